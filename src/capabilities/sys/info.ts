@@ -1,0 +1,86 @@
+/**
+ * sys.info: what this machine is: OS, kernel, uptime, load, memory and CPUs.
+ * Figures come from the proc file system where it exists (so a test can point
+ * it at a fixture), and from node:os otherwise.
+ */
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { define } from "../../core/capability.ts";
+import type { HostFiles } from "../../core/deps.ts";
+import { object } from "../../core/result.ts";
+import { durationWords } from "../../core/words.ts";
+
+export const sysInfo = define({
+  name: "sys.info",
+  summary: "Describe this machine: OS, kernel, uptime, load, memory and CPUs",
+  searchWords: ["hostname", "uname", "os version", "free memory", "load average", "cpu count"],
+  safety: "read",
+  inputs: {},
+  result: {
+    shape: "object",
+    fields: [
+      { name: "uptime_s", doc: "seconds since boot", unit: "seconds" },
+      { name: "memory.total", doc: "memory installed", unit: "bytes" },
+      { name: "memory.available", doc: "memory that can be had without swapping", unit: "bytes" },
+      { name: "memory.used", doc: "total less available", unit: "bytes" },
+    ],
+  },
+  examples: [{ command: "rta sys info", note: "what the machine running rta is" }],
+  async run(_args, ctx) {
+    const host = ctx.deps.host;
+    const uptime = readUptime(host) ?? os.uptime();
+    const memory = readMemory(host);
+    const cpus = os.cpus();
+    return object({
+      hostname: os.hostname(),
+      os: readOsName(host) ?? `${os.type()} ${os.release()}`,
+      platform: process.platform,
+      kernel: os.release(),
+      arch: os.arch(),
+      uptime_s: Math.floor(uptime),
+      uptime: `up ${durationWords(uptime)}`,
+      load: readLoad(host) ?? os.loadavg().map((n) => Math.round(n * 100) / 100),
+      memory,
+      cpus: { count: cpus.length || os.availableParallelism(), model: cpus[0]?.model.trim() ?? "unknown" },
+    });
+  },
+});
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** PRETTY_NAME from os-release, unquoted. */
+export function readOsName(host: HostFiles): string | undefined {
+  const body = readText(host.osReleaseFile);
+  const match = body?.match(/^PRETTY_NAME=(.*)$/m);
+  return match?.[1]?.replace(/^["']|["']$/g, "") || undefined;
+}
+
+function readUptime(host: HostFiles): number | undefined {
+  const first = readText(join(host.procRoot, "uptime"))?.split(/\s+/)[0];
+  const seconds = Number(first);
+  return first && Number.isFinite(seconds) ? seconds : undefined;
+}
+
+function readLoad(host: HostFiles): number[] | undefined {
+  const fields = readText(join(host.procRoot, "loadavg"))?.split(/\s+/).slice(0, 3).map(Number);
+  return fields && fields.length === 3 && fields.every(Number.isFinite) ? fields : undefined;
+}
+
+/** Memory in bytes; `used` is what is not available, as `free` counts it. */
+export function readMemory(host: HostFiles): { total: number; available: number; used: number } {
+  const body = readText(join(host.procRoot, "meminfo"));
+  const kib = (key: string): number | undefined => {
+    const m = body?.match(new RegExp(`^${key}:\\s+(\\d+) kB$`, "m"));
+    return m ? Number(m[1]) * 1024 : undefined;
+  };
+  const total = kib("MemTotal") ?? os.totalmem();
+  const available = kib("MemAvailable") ?? os.freemem();
+  return { total, available, used: total - available };
+}

@@ -1,0 +1,113 @@
+/**
+ * Every capability becomes `rta <area> <thing> [action]`, generated from its
+ * declaration: positional inputs become arguments, the rest `--options`, and
+ * each command takes `--json`. Values are passed to the pipeline as typed as
+ * the command line allows; the pipeline, not this file, decides what is valid.
+ */
+import type { Command } from "commander";
+import { person } from "../core/call.ts";
+import type { Capability, InputSpec } from "../core/capability.ts";
+import { realHost, systemClock } from "../core/deps.ts";
+import { asRtaError } from "../core/errors.ts";
+import { runCall } from "../gate/pipeline.ts";
+import { MemoryRecord } from "../record/append.ts";
+import { PIPE_LIMIT_BYTES, paint, wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { renderHuman } from "./render.ts";
+import { reportError } from "./report.ts";
+
+export function addCapabilityCommands(program: Command, cli: Cli): void {
+  const groups = new Map<string, Command>();
+  for (const cap of cli.catalogue.all()) {
+    let parent = program;
+    for (let depth = 0; depth < cap.words.length - 1; depth++) {
+      const key = cap.words.slice(0, depth + 1).join(" ");
+      let group = groups.get(key);
+      if (!group) {
+        group = parent.command(cap.words[depth] as string).description(`${key} capabilities`);
+        groups.set(key, group);
+      }
+      parent = group;
+    }
+    capabilityCommand(parent.command(cap.words[cap.words.length - 1] as string), cap, cli);
+  }
+}
+
+/** Fills in a leaf command made by its parent, so it inherits the program's output and exit handling. */
+function capabilityCommand(cmd: Command, cap: Capability, cli: Cli): void {
+  cmd.description(cap.summary);
+  const positional: string[] = [];
+  for (const [name, spec] of Object.entries(cap.inputs)) {
+    if (spec.positional) {
+      positional.push(name);
+      const required = spec.required && !spec.fromPipe;
+      cmd.argument(required ? `<${name}>` : `[${name}]`, helpText(spec));
+    } else {
+      const flag = `--${name.replaceAll("_", "-")}`;
+      cmd.option(spec.type === "boolean" ? flag : `${flag} <${name}>`, helpText(spec));
+      if (spec.type === "boolean") cmd.option(`--no-${name.replaceAll("_", "-")}`);
+    }
+  }
+  cmd.option("--json", "print JSON");
+  cmd.action(async (...params: unknown[]) => {
+    const opts = params[positional.length] as Record<string, unknown>;
+    const raw: Record<string, unknown> = {};
+    positional.forEach((name, i) => {
+      if (params[i] !== undefined) raw[name] = params[i];
+    });
+    for (const name of Object.keys(cap.inputs)) {
+      const key = camel(name);
+      if (opts[key] !== undefined) raw[name] = opts[key];
+    }
+    cli.status = await runCapability(cap, raw, opts.json === true, cli);
+  });
+}
+
+async function runCapability(cap: Capability, raw: Record<string, unknown>, json: boolean, cli: Cli): Promise<number> {
+  const { io } = cli;
+  const asJson = wantsJson(io, json);
+  const args: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const spec = cap.inputs[name];
+    args[name] = spec ? fromText(value, spec) : value;
+  }
+  try {
+    for (const [name, spec] of Object.entries(cap.inputs)) {
+      if (spec.fromPipe && args[name] === undefined && !io.stdinIsTTY) {
+        args[name] = (await io.readStdin(PIPE_LIMIT_BYTES)).trim();
+      }
+    }
+  } catch (err) {
+    return reportError(io, asRtaError(err), json);
+  }
+  const deps = { clock: systemClock, host: realHost, record: new MemoryRecord() };
+  const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
+    onUnexpected: (thrown) => {
+      if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
+    },
+  });
+  if (!outcome.ok) return reportError(io, outcome.error, json);
+  io.out(asJson ? `${JSON.stringify(outcome.value)}\n` : renderHuman(outcome.value, paint(io), cap.result));
+  return 0;
+}
+
+/** A command-line string as the input's type, where it reads as one; otherwise left as text for the shape stage to refuse. */
+function fromText(value: unknown, spec: InputSpec): unknown {
+  if (typeof value !== "string") return value;
+  if (spec.type === "integer" && /^-?\d+$/.test(value)) return Number(value);
+  if (spec.type === "number" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  return value;
+}
+
+function helpText(spec: InputSpec): string {
+  const extra: string[] = [];
+  if (spec.options) extra.push(spec.options.join("|"));
+  if (spec.range) extra.push(`${spec.range[0]}..${spec.range[1]}`);
+  if (spec.default !== undefined) extra.push(`default ${spec.default}`);
+  if (spec.fromPipe) extra.push("read from stdin when left out");
+  return extra.length ? `${spec.description} (${extra.join(", ")})` : spec.description;
+}
+
+function camel(name: string): string {
+  return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,83 @@
+/**
+ * `rta explain [capability]`: one capability's card, or the catalogue by area
+ * followed by what is never a tool. The card is a projection of the
+ * declaration (src/core/card.ts); this file only lays it out.
+ */
+import type { ChalkInstance } from "chalk";
+import { type Card, cardOf } from "../core/card.ts";
+import { neverAToolList } from "../core/catalogue.ts";
+import { RtaError } from "../core/errors.ts";
+import { paint, wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { reportError } from "./report.ts";
+
+export function explain(cli: Cli, name: string | undefined, json: boolean | undefined): number {
+  const { io, catalogue } = cli;
+  const asJson = wantsJson(io, json);
+  const p = paint(io);
+  if (name === undefined) {
+    const areas = catalogue.areas().map((area) => ({
+      area,
+      capabilities: catalogue
+        .all()
+        .filter((c) => c.area === area)
+        .map((c) => ({ name: c.name, summary: c.summary, safety: c.safety, mcp: cardOf(c).mcp })),
+    }));
+    const never = neverAToolList();
+    if (asJson) {
+      io.out(`${JSON.stringify({ areas, never_a_tool: never })}\n`);
+      return 0;
+    }
+    let out = "";
+    for (const { area, capabilities } of areas) {
+      out += `${p.bold(area)}\n`;
+      const width = Math.max(...capabilities.map((c) => c.name.length));
+      for (const c of capabilities) {
+        out += `  ${c.name.padEnd(width)}  ${c.summary}  ${p.dim(`[${c.safety}, ${c.mcp}]`)}\n`;
+      }
+    }
+    out += `\n${p.bold("never a tool")}  ${p.dim("(the person's alone: absent from tools/list on every transport)")}\n`;
+    for (const n of never) out += `  ${n}\n`;
+    out += `\nrun ${p.bold("rta explain <capability>")} for its card\n`;
+    io.out(out);
+    return 0;
+  }
+  const cap = catalogue.byName(name) ?? catalogue.byTool(name);
+  if (!cap) {
+    return reportError(
+      io,
+      new RtaError("core.tool.unknown", `unknown capability: ${name}`, "run `rta explain` to list them"),
+      asJson,
+    );
+  }
+  const card = cardOf(cap);
+  io.out(asJson ? `${JSON.stringify(card)}\n` : renderCard(card, p));
+  return 0;
+}
+
+function renderCard(card: Card, p: ChalkInstance): string {
+  let out = `${p.bold(card.name)}  ${card.summary}\n`;
+  if (card.agent_text) out += `${card.agent_text}\n`;
+  out += `\n  command   ${card.command}\n  tool      ${card.tool}\n  safety    ${card.safety}, ${card.mcp}\n`;
+  if (card.reaches) out += `  reaches   the destination named by ${card.reaches}\n`;
+  if (card.offsite) out += `  offsite   asks ${card.offsite}\n`;
+  if (card.reveals) out += "  reveals   the answer is the stored secret itself\n";
+  if (card.also_called.length) out += `  also      ${card.also_called.join(", ")}\n`;
+  out += `\n${p.bold("inputs")}\n`;
+  if (card.inputs.length === 0) out += "  none\n";
+  for (const input of card.inputs) {
+    const notes: string[] = [input.type];
+    if (input.required) notes.push("required");
+    if (input.options) notes.push(`one of ${input.options.join("|")}`);
+    if (input.range) notes.push(`${input.range[0]}..${input.range[1]}`);
+    if (input.default !== undefined) notes.push(`default ${input.default}`);
+    if (input.from_pipe) notes.push("read from stdin on the CLI when left out, required over MCP");
+    if (input.operator_only) notes.push("operator only");
+    out += `  ${input.name}  ${input.description}  ${p.dim(`(${notes.join(", ")})`)}\n`;
+  }
+  out += `\n${p.bold("result")}  ${card.result.shape}\n`;
+  for (const col of card.result.columns ?? []) out += `  ${col.name}  ${col.doc}\n`;
+  out += `\n${p.bold("examples")}\n`;
+  for (const e of card.examples) out += `  ${e.command}\n    ${p.dim(e.note)}\n`;
+  return out;
+}

@@ -1,0 +1,22 @@
+/**
+ * How an error reaches a person: `rta: error: <message> (<code>)` and
+ * `rta: hint: <hint>` on stderr, and the exit status from the code catalogue.
+ * With --json the error value is also printed on stdout, so a script that
+ * reads stdout sees what failed.
+ */
+import { Exit, type RtaError } from "../core/errors.ts";
+import { errorResult } from "../core/result.ts";
+import type { Io } from "./io.ts";
+
+export function reportError(io: Io, err: RtaError, json: boolean): number {
+  io.err(`rta: error: ${err.message} (${err.code})\n`);
+  if (err.hint) io.err(`rta: hint: ${err.hint}\n`);
+  if (json) io.out(`${JSON.stringify(errorResult(err))}\n`);
+  return err.exit;
+}
+
+export function reportUsage(io: Io, message: string, hint: string): number {
+  io.err(`rta: error: ${message} (core.cli.usage)\n`);
+  io.err(`rta: hint: ${hint}\n`);
+  return Exit.usage;
+}

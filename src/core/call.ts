@@ -1,0 +1,35 @@
+/**
+ * A call is the one value every front builds and hands to the pipeline.
+ * A person at the terminal names a capability by its dotted name; an agent
+ * names a tool (`area_thing_action`).
+ */
+
+export type Transport = "stdio" | "http" | "memory";
+
+export interface AgentOrigin {
+  kind: "agent";
+  /** from the registration (`--agent`), else the client's reported name */
+  name: string;
+  /** the client's reported name and version */
+  client: string;
+  /** the server process's session id, written on every record line */
+  session: string;
+  transport: Transport;
+}
+
+export interface PersonOrigin {
+  kind: "person";
+}
+
+export type Origin = AgentOrigin | PersonOrigin;
+
+export interface Call {
+  /** dotted name from a person, tool name from an agent */
+  capability: string;
+  args: Record<string, unknown>;
+  origin: Origin;
+  profile?: string;
+  connection?: string;
+}
+
+export const person: PersonOrigin = { kind: "person" };

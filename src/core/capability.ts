@@ -1,0 +1,124 @@
+/**
+ * The capability declaration. A capability is declared once, as data plus a
+ * `run` function; its CLI command, MCP tool, `rta explain` card and docs row
+ * are projections of this one value.
+ */
+import type { Origin } from "./call.ts";
+import type { Deps } from "./deps.ts";
+import type { ResultValue, Scalar, Shape } from "./result.ts";
+
+/** What an agent needs before a call: `read` is free unless it reaches or reveals. */
+export type Safety = "read" | "write" | "destructive";
+
+export type InputType = "string" | "integer" | "number" | "boolean";
+
+export interface InputSpec {
+  type: InputType;
+  /** what the input means, for the schema, the card and `--help` */
+  description: string;
+  required?: boolean;
+  default?: Scalar;
+  /** the values the declaration takes; anything else is `core.input.option` */
+  options?: readonly string[];
+  /** inclusive bounds; a number outside is `core.input.range` */
+  range?: readonly [number, number];
+  /** a path argument: it goes through the path gate */
+  path?: boolean;
+  /** only the operator sets it (config, connection, CLI); absent from the agent's schema */
+  operatorOnly?: boolean;
+  /** on the CLI it is read from stdin when left out; over MCP it is required */
+  fromPipe?: boolean;
+  /** a profile may set it */
+  profile?: boolean;
+  /** CLI projection: an argument in position rather than an `--option` */
+  positional?: boolean;
+}
+
+export interface ColumnSpec {
+  name: string;
+  doc: string;
+  /** how the CLI renders a number in this column for a person */
+  unit?: "bytes" | "percent" | "seconds";
+}
+
+export interface Example {
+  /** the command line, starting with `rta` */
+  command: string;
+  note: string;
+}
+
+export interface RunContext {
+  origin: Origin;
+  deps: Deps;
+  signal: AbortSignal;
+}
+
+export type Args = Record<string, Scalar | undefined>;
+
+export interface CapabilityDecl {
+  /** `area.thing[.action]`, lowercase */
+  name: string;
+  summary: string;
+  /** what an agent should know beyond the summary */
+  agentText?: string;
+  /** words a person would search for that the name and summary lack */
+  searchWords?: readonly string[];
+  safety: Safety;
+  /** the input that names a destination the caller chooses; such a read costs a grant */
+  reaches?: string;
+  /** a free read that leaves the machine for a fixed service, named here */
+  offsite?: string;
+  /** the answer is a stored secret; costs a grant */
+  reveals?: boolean;
+  inputs: Record<string, InputSpec>;
+  /** columns of a table or log; fields (dotted paths) of an object that carry a unit */
+  result: { shape: Shape; columns?: readonly ColumnSpec[]; fields?: readonly ColumnSpec[] };
+  examples: readonly Example[];
+  run(args: Args, ctx: RunContext): Promise<ResultValue>;
+}
+
+export interface Capability extends CapabilityDecl {
+  area: string;
+  /** the MCP tool name, `area_thing_action` */
+  tool: string;
+  /** the CLI words, `["area", "thing", "action"]` */
+  words: readonly string[];
+}
+
+const NAME = /^[a-z][a-z0-9]*(\.[a-z][a-z0-9-]*){1,2}$/;
+const INPUT_NAME = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * Declares a capability. Refuses (throws at load time, so a test catches it) a
+ * malformed name, a `reaches` that names no input, an option list or range on
+ * an input of the wrong type, and a default the declaration itself would refuse.
+ */
+export function define(decl: CapabilityDecl): Capability {
+  if (!NAME.test(decl.name)) throw new Error(`capability name ${decl.name} is not area.thing[.action]`);
+  for (const [name, input] of Object.entries(decl.inputs)) {
+    if (!INPUT_NAME.test(name)) throw new Error(`${decl.name}: input name ${name} is not snake_case`);
+    if (input.options && input.type !== "string") throw new Error(`${decl.name}.${name}: options need a string input`);
+    if (input.range && input.type !== "integer" && input.type !== "number") {
+      throw new Error(`${decl.name}.${name}: a range needs a numeric input`);
+    }
+    if (input.default !== undefined) {
+      if (input.options && !input.options.includes(String(input.default))) {
+        throw new Error(`${decl.name}.${name}: default is not one of its options`);
+      }
+      if (input.range && typeof input.default === "number") {
+        const [lo, hi] = input.range;
+        if (input.default < lo || input.default > hi) throw new Error(`${decl.name}.${name}: default out of range`);
+      }
+    }
+  }
+  if (decl.reaches !== undefined && !(decl.reaches in decl.inputs)) {
+    throw new Error(`${decl.name}: reaches names no input`);
+  }
+  const words = decl.name.split(".");
+  return { ...decl, area: words[0] as string, tool: words.join("_").replaceAll("-", "_"), words };
+}
+
+/** True when an agent needs a grant to call it: anything above read, and reads that reach or reveal. */
+export function needsGrant(cap: Capability): boolean {
+  return cap.safety !== "read" || cap.reaches !== undefined || cap.reveals === true;
+}

@@ -1,0 +1,76 @@
+/**
+ * The card: what `rta explain <capability>` shows and what an agent can read
+ * as a resource later. A projection of the declaration, like the CLI command
+ * and the MCP tool, so the three cannot disagree.
+ */
+import { type Capability, type ColumnSpec, type InputType, needsGrant, type Safety } from "./capability.ts";
+import type { Scalar, Shape } from "./result.ts";
+
+export interface CardInput {
+  name: string;
+  type: InputType;
+  description: string;
+  required: boolean;
+  default?: Scalar;
+  options?: string[];
+  range?: [number, number];
+  /** on the CLI: read from stdin when left out; over MCP: required */
+  from_pipe?: true;
+  /** set only by the operator; an agent is never offered it */
+  operator_only?: true;
+  path?: true;
+}
+
+export interface Card {
+  name: string;
+  tool: string;
+  command: string;
+  summary: string;
+  agent_text?: string;
+  also_called: string[];
+  safety: Safety;
+  /** what an agent needs: "free (mcp)" or "grant required (mcp)" */
+  mcp: "free (mcp)" | "grant required (mcp)";
+  reaches?: string;
+  offsite?: string;
+  reveals?: true;
+  inputs: CardInput[];
+  result: { shape: Shape; columns?: ColumnSpec[] };
+  examples: { command: string; note: string }[];
+}
+
+export function cardOf(cap: Capability): Card {
+  const card: Card = {
+    name: cap.name,
+    tool: cap.tool,
+    command: `rta ${cap.words.join(" ")}`,
+    summary: cap.summary,
+    also_called: [...(cap.searchWords ?? [])],
+    safety: cap.safety,
+    mcp: needsGrant(cap) ? "grant required (mcp)" : "free (mcp)",
+    inputs: Object.entries(cap.inputs).map(([name, spec]) => {
+      const input: CardInput = {
+        name,
+        type: spec.type,
+        description: spec.description,
+        required: spec.required === true,
+      };
+      if (spec.default !== undefined) input.default = spec.default;
+      if (spec.options) input.options = [...spec.options];
+      if (spec.range) input.range = [spec.range[0], spec.range[1]];
+      if (spec.fromPipe) input.from_pipe = true;
+      if (spec.operatorOnly) input.operator_only = true;
+      if (spec.path) input.path = true;
+      return input;
+    }),
+    result: cap.result.columns
+      ? { shape: cap.result.shape, columns: [...cap.result.columns] }
+      : { shape: cap.result.shape },
+    examples: cap.examples.map((e) => ({ ...e })),
+  };
+  if (cap.agentText) card.agent_text = cap.agentText;
+  if (cap.reaches) card.reaches = cap.reaches;
+  if (cap.offsite) card.offsite = cap.offsite;
+  if (cap.reveals) card.reveals = true;
+  return card;
+}

@@ -1,0 +1,72 @@
+/**
+ * The catalogue: every capability rta offers, looked up by dotted name (a
+ * person) or by tool name (an agent), always listed in one order, plus the
+ * names that are never a tool at any price.
+ */
+import type { Capability } from "./capability.ts";
+
+/**
+ * Never a tool: these answer to the person at the terminal and nobody else.
+ * Every verb of the listed areas, and the listed verbs of other areas. An
+ * agent that could issue itself a grant, lift its own lock or read the roster
+ * of what other agents may do would make the gate theatre.
+ */
+export const NEVER_A_TOOL = {
+  areas: ["agent", "grant", "lock", "operator", "pkg"],
+  verbs: ["audit.clients", "audit.doctor", "kv.copy", "kv.edit", "keys.export", "keys.import"],
+} as const;
+
+/** Plain code-point order, so `_` sorts before letters, as tools/list promises. */
+export function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class Catalogue {
+  private readonly byDotted = new Map<string, Capability>();
+  private readonly byToolName = new Map<string, Capability>();
+  private readonly ordered: readonly Capability[];
+
+  /** Refuses a duplicate name or tool name, and a capability that is never a tool. */
+  constructor(capabilities: readonly Capability[]) {
+    for (const cap of capabilities) {
+      if (this.byDotted.has(cap.name) || this.byToolName.has(cap.tool)) {
+        throw new Error(`capability ${cap.name} is declared twice`);
+      }
+      if (isNeverATool(cap.name)) throw new Error(`capability ${cap.name} is never a tool`);
+      this.byDotted.set(cap.name, cap);
+      this.byToolName.set(cap.tool, cap);
+    }
+    this.ordered = [...capabilities].sort((a, b) => byCodePoint(a.tool, b.tool));
+  }
+
+  /** Every capability, in tool-name order. */
+  all(): readonly Capability[] {
+    return this.ordered;
+  }
+
+  byName(name: string): Capability | undefined {
+    return this.byDotted.get(name);
+  }
+
+  byTool(tool: string): Capability | undefined {
+    return this.byToolName.get(tool);
+  }
+
+  /** The areas offered, in order. */
+  areas(): string[] {
+    return [...new Set(this.ordered.map((c) => c.area))].sort(byCodePoint);
+  }
+}
+
+/** True for a dotted name (`grant.allow`) or tool name (`grant_allow`) that is never a tool. */
+export function isNeverATool(name: string): boolean {
+  const dotted = name.includes(".") ? name : name.replaceAll("_", ".");
+  const area = dotted.split(".")[0] ?? "";
+  if ((NEVER_A_TOOL.areas as readonly string[]).includes(area)) return true;
+  return NEVER_A_TOOL.verbs.some((verb) => dotted === verb || dotted.startsWith(`${verb}.`));
+}
+
+/** The never-a-tool names as a person reads them in `rta explain`. */
+export function neverAToolList(): string[] {
+  return [...NEVER_A_TOOL.areas.map((a) => `${a} (every verb)`), ...NEVER_A_TOOL.verbs.map((v) => v.replace(".", " "))];
+}

@@ -1,0 +1,30 @@
+/**
+ * Where rta keeps its own files. env-paths gives the platform's places for an
+ * app named `rta`; RTA_DATA_DIR and RTA_CONFIG_DIR override them (tests and
+ * containers set these). Nothing here creates a directory: the store that
+ * writes first makes it.
+ */
+import { resolve } from "node:path";
+import envPaths from "env-paths";
+
+export interface Dirs {
+  /** grants, locks, the record, the kv store, installed plugins */
+  data: string;
+  /** config.toml and the team policy */
+  config: string;
+}
+
+/** The record file's name inside the data dir. */
+export const RECORD_FILE = "agent-log.jsonl";
+
+export function dirs(env: Record<string, string | undefined> = process.env): Dirs {
+  const paths = envPaths("rta", { suffix: "" });
+  return {
+    data: resolve(nonEmpty(env.RTA_DATA_DIR) ?? paths.data),
+    config: resolve(nonEmpty(env.RTA_CONFIG_DIR) ?? paths.config),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}

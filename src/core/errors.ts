@@ -1,0 +1,102 @@
+/**
+ * Errors are values. Every refusal or failure rta reports carries a code from
+ * the one catalogue below; the CLI turns a code into an exit status and the MCP
+ * front into a tool result (or, for an unknown tool, a JSON-RPC error).
+ * Messages are lowercase, carry no final period, and never echo a secret.
+ */
+
+/** Exit statuses, chosen once so scripts can branch on them. */
+export const Exit = {
+  ok: 0,
+  /** the capability ran and failed, or something unexpected happened */
+  failure: 1,
+  /** the call was malformed: a typo, a value out of range, a missing input */
+  usage: 2,
+  /** a gate refused the call: grant, lock, fence, path */
+  refused: 3,
+  /** the thing asked about does not exist or is not supported here */
+  unavailable: 4,
+  /** the answer is larger than the caller may receive */
+  tooLarge: 5,
+} as const;
+export type ExitCode = (typeof Exit)[keyof typeof Exit];
+
+interface CodeEntry {
+  /** one line for `docs/errors.md` and for a person reading a record */
+  doc: string;
+  exit: ExitCode;
+}
+
+/** The one catalogue of codes. A code not listed here cannot be raised. */
+export const codes = {
+  "core.tool.unknown": {
+    doc: "no tool or capability has that name (never-a-tool names get this answer too)",
+    exit: Exit.usage,
+  },
+  "core.cli.usage": { doc: "the command line could not be parsed", exit: Exit.usage },
+  "core.mcp.badargs": {
+    doc: "an argument has the wrong shape or the tool has no such argument",
+    exit: Exit.usage,
+  },
+  "core.input.invalid": {
+    doc: "a value given on the command line has the wrong type",
+    exit: Exit.usage,
+  },
+  "core.input.option": { doc: "a value is none of the options the input names", exit: Exit.usage },
+  "core.input.range": { doc: "a number lies outside the input's range", exit: Exit.usage },
+  "core.input.missing": { doc: "a required input was left out or sent empty", exit: Exit.usage },
+  "core.input.toolarge": {
+    doc: "an input read from a pipe is larger than rta accepts",
+    exit: Exit.usage,
+  },
+  "core.internal": {
+    doc: "rta failed in a way it did not expect; the message is kept bare on purpose",
+    exit: Exit.failure,
+  },
+  "core.platform.unsupported": {
+    doc: "the capability needs an operating system feature this machine lacks",
+    exit: Exit.unavailable,
+  },
+  "jwt.malformed": { doc: "the token is not a well-formed JWT", exit: Exit.usage },
+  "proc.unreadable": { doc: "the process table could not be read", exit: Exit.failure },
+  "disk.unreadable": { doc: "the mount table could not be read", exit: Exit.failure },
+  "sys.unreadable": { doc: "a system figure could not be read", exit: Exit.failure },
+} as const satisfies Record<string, CodeEntry>;
+
+export type Code = keyof typeof codes;
+
+/** A refusal or failure with a catalogued code, a message and an optional hint. */
+export class RtaError extends Error {
+  readonly code: Code;
+  readonly hint: string | undefined;
+
+  constructor(code: Code, message: string, hint?: string) {
+    super(message);
+    this.name = "RtaError";
+    this.code = code;
+    this.hint = hint;
+  }
+
+  get exit(): ExitCode {
+    return codes[this.code].exit;
+  }
+}
+
+/**
+ * Turns anything thrown into an RtaError. An unexpected error becomes
+ * `core.internal` with a bare message: its text and stack may carry internals,
+ * so they are kept out of what a caller is shown.
+ */
+export function asRtaError(thrown: unknown): RtaError {
+  if (thrown instanceof RtaError) return thrown;
+  return new RtaError(
+    "core.internal",
+    "rta hit an unexpected failure",
+    "run the same command with RTA_DEBUG=1 to see the details, and report it",
+  );
+}
+
+/** True when `code` is in the catalogue; used where a code arrives as text (records, plugins). */
+export function isCode(code: string): code is Code {
+  return Object.hasOwn(codes, code);
+}

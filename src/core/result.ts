@@ -1,0 +1,87 @@
+/**
+ * Result values. Every capability answers with one JSON object whose `type`
+ * names its shape; the CLI renders it for a person and the MCP front sends it
+ * as JSON text. A table's `total` counts every row there is, so a total larger
+ * than `rows.length` says the list was cut.
+ */
+import type { RtaError } from "./errors.ts";
+
+export type Scalar = string | number | boolean | null;
+
+export interface ObjectResult {
+  type: "object";
+  value: Record<string, unknown>;
+}
+
+export interface TableResult {
+  type: "table";
+  columns: string[];
+  rows: Scalar[][];
+  /** every row there is, including those not sent */
+  total: number;
+}
+
+/** A log is a table in time order; when it is cut, its newest rows are kept. */
+export interface LogResult {
+  type: "log";
+  columns: string[];
+  rows: Scalar[][];
+  total: number;
+}
+
+export interface TextResult {
+  type: "text";
+  text: string;
+}
+
+export interface TreeNode {
+  name: string;
+  value?: Scalar;
+  children?: TreeNode[];
+}
+
+export interface TreeResult {
+  type: "tree";
+  root: TreeNode;
+}
+
+export interface ChartSeries {
+  name: string;
+  points: [Scalar, number][];
+}
+
+export interface ChartResult {
+  type: "chart";
+  unit: string;
+  series: ChartSeries[];
+}
+
+export interface ErrorResult {
+  type: "error";
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export type ResultValue = ObjectResult | TableResult | LogResult | TextResult | TreeResult | ChartResult;
+
+export type Shape = ResultValue["type"];
+
+export function object(value: Record<string, unknown>): ObjectResult {
+  return { type: "object", value };
+}
+
+/** A table of `rows`, of which there are `total` in all (defaults to the rows given). */
+export function table(columns: string[], rows: Scalar[][], total = rows.length): TableResult {
+  return { type: "table", columns, rows, total };
+}
+
+export function text(body: string): TextResult {
+  return { type: "text", text: body };
+}
+
+export function errorResult(err: RtaError): ErrorResult {
+  const out: ErrorResult = { type: "error", code: err.code, message: err.message };
+  if (err.hint !== undefined) out.hint = err.hint;
+  return out;
+}

@@ -1,0 +1,61 @@
+/**
+ * JSON Schema projections of a declaration (draft 2020-12).
+ *
+ * - The published schema is what a client sees as a tool's inputSchema: types,
+ *   descriptions, enums, bounds, defaults and what is required.
+ * - The shape schema is what stage 2 of the pipeline checks: types and unknown
+ *   arguments only. Options, ranges and missing inputs are the declaration's to
+ *   refuse (stage 3), with the codes a person at the CLI gets for the same
+ *   mistake, so they are left out here on purpose.
+ *
+ * An agent's projection leaves out operator-only inputs: to an agent they are
+ * arguments the tool does not have.
+ */
+import type { Capability, InputSpec } from "./capability.ts";
+
+export type Audience = "agent" | "person";
+
+export const SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
+
+export interface JsonSchema {
+  $schema?: string;
+  type: "object";
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[];
+  additionalProperties: false;
+}
+
+/** The inputs the audience may send, in declaration order. */
+export function visibleInputs(cap: Capability, audience: Audience): [string, InputSpec][] {
+  return Object.entries(cap.inputs).filter(([, spec]) => audience === "person" || !spec.operatorOnly);
+}
+
+/** True when the audience must send the input: declared required, or read from a pipe that an agent does not have. */
+export function isRequired(spec: InputSpec, audience: Audience): boolean {
+  return spec.required === true || (audience === "agent" && spec.fromPipe === true);
+}
+
+export function publishedSchema(cap: Capability, audience: Audience): JsonSchema {
+  const properties: JsonSchema["properties"] = {};
+  const required: string[] = [];
+  for (const [name, spec] of visibleInputs(cap, audience)) {
+    const prop: Record<string, unknown> = { type: spec.type, description: spec.description };
+    if (spec.options) prop.enum = [...spec.options];
+    if (spec.range) {
+      prop.minimum = spec.range[0];
+      prop.maximum = spec.range[1];
+    }
+    if (spec.default !== undefined) prop.default = spec.default;
+    properties[name] = prop;
+    if (isRequired(spec, audience)) required.push(name);
+  }
+  const schema: JsonSchema = { type: "object", properties, additionalProperties: false };
+  if (required.length > 0) schema.required = required;
+  return schema;
+}
+
+export function shapeSchema(cap: Capability, audience: Audience): JsonSchema {
+  const properties: JsonSchema["properties"] = {};
+  for (const [name, spec] of visibleInputs(cap, audience)) properties[name] = { type: spec.type };
+  return { $schema: SCHEMA_DIALECT, type: "object", properties, additionalProperties: false };
+}

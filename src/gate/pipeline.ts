@@ -1,0 +1,55 @@
+/**
+ * The one pipeline. Every call, from any front (CLI, MCP over stdio or HTTP, a
+ * plugin), is one `Call` value and passes this function; no front repeats a
+ * check. The stages run in the order of DESIGN section 1, which is part of the
+ * contract: a call refused by an earlier stage spends nothing a later one
+ * guards. Stages that exist today:
+ *
+ *   1  resolve      unknown tool (a never-a-tool name gets the same answer)
+ *   2  shape        core.mcp.badargs (agents) / core.input.invalid (a person)
+ *   3  declaration  core.input.option, core.input.range, core.input.missing
+ *   11 run          the capability's own codes
+ *   14 record       agent calls, in a finally, so refusals are recorded too
+ */
+import type { Call } from "../core/call.ts";
+import type { Catalogue } from "../core/catalogue.ts";
+import type { Deps } from "../core/deps.ts";
+import { asRtaError, type RtaError } from "../core/errors.ts";
+import type { ResultValue } from "../core/result.ts";
+import { checkDeclaration } from "./declaration.ts";
+import { execute } from "./execute.ts";
+import { type CallTrace, recordCall } from "./recordCall.ts";
+import { resolve } from "./resolve.ts";
+import { checkShape } from "./shape.ts";
+
+export type Outcome = { ok: true; value: ResultValue } | { ok: false; error: RtaError };
+
+export interface PipelineOptions {
+  signal?: AbortSignal;
+  /** called with what was thrown when it was not an RtaError, before it is made bare */
+  onUnexpected?: (thrown: unknown) => void;
+}
+
+export async function runCall(
+  call: Call,
+  catalogue: Catalogue,
+  deps: Deps,
+  options: PipelineOptions = {},
+): Promise<Outcome> {
+  const trace: CallTrace = { call, started: deps.clock.now(), outcome: "ok", probe: false };
+  try {
+    const cap = resolve(call, catalogue);
+    const shaped = checkShape(cap, call);
+    const args = checkDeclaration(cap, call, shaped);
+    const value = await execute(cap, args, call, deps, options.signal ?? new AbortController().signal);
+    return { ok: true, value };
+  } catch (thrown) {
+    const error = asRtaError(thrown);
+    if (error !== thrown) options.onUnexpected?.(thrown);
+    trace.outcome = error.code;
+    trace.probe = error.code === "core.tool.unknown";
+    return { ok: false, error };
+  } finally {
+    recordCall(trace, deps);
+  }
+}
