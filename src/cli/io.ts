@@ -2,6 +2,7 @@
  * The terminal, as one value a command is handed, so a test can run a command
  * against buffers. Only src/cli writes to the terminal.
  */
+import { writeSync } from "node:fs";
 import { Chalk, type ChalkInstance } from "chalk";
 import { RtaError } from "../core/errors.ts";
 
@@ -20,13 +21,32 @@ export interface Io {
 
 export function processIo(): Io {
   return {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
+    out: (text) => writeAll(1, text),
+    err: (text) => writeAll(2, text),
     stdoutIsTTY: process.stdout.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: readProcessStdin,
     env: process.env,
   };
+}
+
+/**
+ * Writes all of `text` to a descriptor, synchronously. Cheaper at start-up
+ * than process.stdout, whose stream machinery costs about 10 ms to set up, and
+ * it keeps output and exit status in order. A descriptor left non-blocking by
+ * whoever started rta answers EAGAIN when its pipe is full: wait and go on.
+ */
+export function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text);
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+      Bun.sleepSync(1);
+    }
+  }
 }
 
 async function readProcessStdin(limit: number): Promise<string> {

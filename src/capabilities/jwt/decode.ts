@@ -33,11 +33,14 @@ export const jwtDecode = define({
       command: "rta jwt decode eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSIsImV4cCI6NDEwMjQ0NDgwMH0.c2ln",
       note: "decode a token given as an argument",
     },
-    { command: "pbpaste | rta jwt decode --json", note: "decode a token read from a pipe" },
+    { command: 'echo "$TOKEN" | rta jwt decode --json', note: "decode a token read from a pipe" },
   ],
   async run(args, ctx) {
     const token = String(args.token).trim();
     const parts = token.split(".");
+    if (parts.length === 5) {
+      throw malformed("it has 5 parts, so it is encrypted (JWE), and its claims cannot be read without the key");
+    }
     if (parts.length !== 3) {
       throw malformed(`expected 3 parts separated by dots, found ${parts.length}`);
     }

@@ -65,8 +65,10 @@ export const procList = define({
 /** Every process the proc file system shows; a process that exits mid-scan is skipped. */
 export function readProcesses(host: HostFiles): ProcessRow[] {
   let entries: string[];
+  let uptime: number;
   try {
     entries = readdirSync(host.procRoot);
+    uptime = Number(readFileSync(join(host.procRoot, "uptime"), "utf8").split(" ")[0]);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") {
       throw new RtaError(
@@ -81,7 +83,6 @@ export function readProcesses(host: HostFiles): ProcessRow[] {
       "check that /proc is mounted and readable",
     );
   }
-  const uptime = Number(readFileSync(join(host.procRoot, "uptime"), "utf8").split(" ")[0]);
   const memTotal = readMemory(host).total;
   const users = readUsers(host.passwdFile);
   const rows: ProcessRow[] = [];

@@ -1,0 +1,180 @@
+import { describe, expect, test } from "bun:test";
+import pkg from "../../package.json";
+import { builtins } from "../../src/capabilities/builtins.ts";
+import { noStack, RTA, rta } from "../support/rta.ts";
+
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+const TOKEN = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "alice", exp: 4102444800 })}.c2ln`;
+
+describe("rta --version and explain", () => {
+  test("--version prints the package version", async () => {
+    const r = await rta(["--version"]);
+    expect(r).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  });
+
+  test("explain lists the four capabilities by area and the never-a-tool section", async () => {
+    const r = await rta(["explain"], { env: { NO_COLOR: "1" } });
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout); // not a terminal: JSON
+    expect(j.areas.map((a: { area: string }) => a.area)).toEqual(["disk", "jwt", "proc", "sys"]);
+    const names = j.areas.flatMap((a: { capabilities: { name: string }[] }) => a.capabilities.map((c) => c.name));
+    expect(names).toEqual(["disk.usage", "jwt.decode", "proc.list", "sys.info"]);
+    expect(j.never_a_tool).toContain("grant (every verb)");
+    expect(j.never_a_tool).toContain("kv copy");
+  });
+
+  test("explain proc.list --json is the card as JSON", async () => {
+    const r = await rta(["explain", "proc.list", "--json"]);
+    expect(r.code).toBe(0);
+    const card = JSON.parse(r.stdout);
+    expect(card).toMatchObject({
+      name: "proc.list",
+      tool: "proc_list",
+      command: "rta proc list",
+      safety: "read",
+      mcp: "free (mcp)",
+      result: { shape: "table" },
+    });
+    expect(card.inputs).toEqual([
+      expect.objectContaining({ name: "sort", options: ["cpu", "mem", "pid"], default: "cpu", required: false }),
+      expect.objectContaining({ name: "limit", range: [1, 1000], default: 50, required: false }),
+    ]);
+    expect(card.examples.length).toBeGreaterThan(0);
+  });
+
+  test("explain of an unknown capability is core.tool.unknown", async () => {
+    const r = await rta(["explain", "nope.thing"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(core.tool.unknown)");
+  });
+});
+
+describe("refusals on the command line", () => {
+  test("proc list --limit 0 is core.input.range, listing what is allowed, with no stack trace", async () => {
+    const r = await rta(["proc", "list", "--limit", "0"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      "rta: error: limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give limit a number from 1 to 1000\n",
+    );
+  });
+
+  test("proc list --sort size is core.input.option, listing the options", async () => {
+    const r = await rta(["proc", "list", "--sort", "size"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(core.input.option)");
+    expect(r.stderr).toContain("rta: hint: sort is one of: cpu, mem, pid");
+  });
+
+  test("with --json the error is also printed on stdout as a value", async () => {
+    const r = await rta(["proc", "list", "--limit", "0", "--json"]);
+    expect(JSON.parse(r.stdout)).toEqual({
+      type: "error",
+      code: "core.input.range",
+      message: "limit is 0, outside 1..1000",
+      hint: "give limit a number from 1 to 1000",
+    });
+  });
+
+  test("bad input of every kind gets a code and a hint, never a stack trace", async () => {
+    const cases: [string[], string, number][] = [
+      [["proc", "list", "--limit", "ten"], "core.input.invalid", 2],
+      [["proc", "list", "--limit"], "core.cli.usage", 2],
+      [["proc", "list", "--bogus"], "core.cli.usage", 2],
+      [["nope"], "core.cli.usage", 2],
+      [["jwt", "decode", "a.b"], "jwt.malformed", 2],
+      [["jwt", "decode", ""], "core.input.missing", 2],
+      [["jwt", "decode", "x".repeat(100_000)], "jwt.malformed", 2],
+      [["proc", "list", "--limit", "1e400"], "core.input.invalid", 2],
+    ];
+    for (const [args, code, exit] of cases) {
+      const r = await rta(args);
+      expect({ args, code: r.code }).toEqual({ args, code: exit });
+      expect(r.stderr).toContain(`(${code})`);
+      expect(r.stderr).toMatch(/^rta: hint: .+$/m);
+      expect(noStack(r.stderr)).toBe(true);
+    }
+  });
+
+  test("a token piped in larger than the pipe limit is refused while it is read", async () => {
+    const r = await rta(["jwt", "decode"], { stdin: "x".repeat(2 * 1024 * 1024) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(core.input.toolarge)");
+  });
+});
+
+describe("capabilities from the command line", () => {
+  test("a token piped in and a token as an argument print the same JSON", async () => {
+    const piped = await rta(["jwt", "decode", "--json"], { stdin: `${TOKEN}\n` });
+    const arg = await rta(["jwt", "decode", TOKEN]);
+    expect(piped.code).toBe(0);
+    expect(arg.code).toBe(0);
+    expect(piped.stdout).toBe(arg.stdout);
+    expect(JSON.parse(arg.stdout).value.claims).toEqual({ sub: "alice", exp: 4102444800 });
+  });
+
+  test("no token and nothing piped in is core.input.missing", async () => {
+    const r = await rta(["jwt", "decode"], { stdin: "" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("token is empty (core.input.missing)");
+  });
+
+  test("proc list, sys info and disk usage answer JSON with the declared shape", async () => {
+    const procs = JSON.parse((await rta(["proc", "list", "--limit", "3", "--sort", "pid"])).stdout);
+    expect(procs.type).toBe("table");
+    expect(procs.rows).toHaveLength(3);
+    expect(procs.total).toBeGreaterThanOrEqual(3);
+    expect(procs.rows[0][0]).toBe(1);
+    const info = JSON.parse((await rta(["sys", "info", "--json"])).stdout);
+    expect(info.type).toBe("object");
+    expect(info.value.memory.total).toBeGreaterThan(0);
+    const disks = JSON.parse((await rta(["disk", "usage"])).stdout);
+    expect(disks.rows.some((r: unknown[]) => r[0] === "/")).toBe(true);
+  });
+
+  test("every declared example that needs no pipe runs", async () => {
+    for (const cap of builtins) {
+      for (const ex of cap.examples) {
+        if (ex.command.includes("|") || ex.command.includes("$")) continue;
+        const words = ex.command.split(" ").slice(1);
+        const r = await rta(words);
+        expect({ example: ex.command, code: r.code, stderr: r.stderr }).toEqual({
+          example: ex.command,
+          code: 0,
+          stderr: "",
+        });
+      }
+    }
+  });
+});
+
+describe("on a terminal", () => {
+  // `script` gives the binary a pseudo-terminal, so it renders for a person.
+  async function onTty(command: string, env: Record<string, string> = {}): Promise<string> {
+    const proc = Bun.spawn(["script", "-qec", command, "/dev/null"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+      env: { PATH: process.env.PATH ?? "", TERM: "xterm", ...env },
+    });
+    const out = await new Response(proc.stdout).text();
+    await proc.exited;
+    return out.replaceAll("\r\n", "\n");
+  }
+
+  test("a table is a grid with a count of what was cut; NO_COLOR leaves no escape codes", async () => {
+    const out = await onTty(`${RTA} proc list --limit 2`, { NO_COLOR: "1" });
+    expect(out).toMatch(/^PID\s+USER\s+CPU\s+MEM\s+COMMAND$/m);
+    expect(out).toMatch(/^showing 2 of \d+$/m);
+    expect(out).not.toContain("\x1b[");
+  });
+
+  test("colour is used on a terminal unless NO_COLOR is set", async () => {
+    expect(await onTty(`${RTA} sys info`)).toContain("\x1b[1m");
+  });
+
+  test("an object is rendered with its units", async () => {
+    const out = await onTty(`${RTA} sys info`, { NO_COLOR: "1" });
+    expect(out).toMatch(/^\s+total\s+\d+\.\d (GiB|MiB)$/m);
+  });
+});

@@ -1,0 +1,75 @@
+import { expect, test } from "bun:test";
+import { Chalk } from "chalk";
+import { renderHuman } from "../../src/cli/render.ts";
+import { table } from "../../src/core/result.ts";
+
+const plain = new Chalk({ level: 0 });
+
+test("a table aligns its columns, formats units, and says when it was cut", () => {
+  const out = renderHuman(
+    table(
+      ["mount", "size", "use%"],
+      [
+        ["/", 1536, 22],
+        ["/boot", null, 5],
+      ],
+      3,
+    ),
+    plain,
+    {
+      columns: [
+        { name: "size", doc: "", unit: "bytes" },
+        { name: "use%", doc: "", unit: "percent" },
+      ],
+    },
+  );
+  expect(out).toBe("MOUNT  SIZE     USE%\n/      1.5 KiB  22%\n/boot  -        5%\nshowing 2 of 3\n");
+});
+
+test("an object nests, joins arrays, and marks an empty value", () => {
+  const out = renderHuman(
+    { type: "object", value: { a: 1, list: [1, 2], inner: { b: "x" }, none: null, empty: {} } },
+    plain,
+  );
+  expect(out).toBe("a      1\nlist   1, 2\ninner\n  b  x\nnone   -\nempty  -\n");
+});
+
+test("a tree and a chart are drawn", () => {
+  const tree = renderHuman(
+    {
+      type: "tree",
+      root: {
+        name: "/",
+        children: [
+          { name: "a", children: [{ name: "b" }] },
+          { name: "c", value: 3 },
+        ],
+      },
+    },
+    plain,
+  );
+  expect(tree).toBe("/\n├─ a\n│  └─ b\n└─ c: 3\n");
+  const chart = renderHuman(
+    {
+      type: "chart",
+      unit: "ms",
+      series: [
+        {
+          name: "rtt",
+          points: [
+            ["a", 10],
+            ["b", 5],
+          ],
+        },
+      ],
+    },
+    plain,
+  );
+  expect(chart).toContain("rtt (ms)");
+  expect(chart).toContain(`${"█".repeat(40)} 10`);
+  expect(chart).toContain(`${"█".repeat(20)} 5`);
+});
+
+test("text ends with a newline", () => {
+  expect(renderHuman({ type: "text", text: "hi" }, plain)).toBe("hi\n");
+});

@@ -1,0 +1,54 @@
+/** Test fixtures: temp dirs that clean themselves up, a fixed clock, fake host files. */
+import { afterAll } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Clock, Deps, HostFiles } from "../../src/core/deps.ts";
+import { realHost } from "../../src/core/deps.ts";
+import { MemoryRecord } from "../../src/record/append.ts";
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = "rta-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Writes `files` (relative path -> content) under a new temp dir and returns it. */
+export function tree(files: Record<string, string>): string {
+  const root = tempDir();
+  for (const [rel, body] of Object.entries(files)) {
+    const file = join(root, rel);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, body);
+  }
+  return root;
+}
+
+export function fixedClock(ms: number): Clock & { set(ms: number): void } {
+  let now = ms;
+  return {
+    now: () => now,
+    set: (v) => {
+      now = v;
+    },
+  };
+}
+
+export function testDeps(overrides: Partial<Deps> = {}): Deps & { record: MemoryRecord } {
+  return { clock: fixedClock(1_700_000_000_000), host: realHost, record: new MemoryRecord(), ...overrides } as Deps & {
+    record: MemoryRecord;
+  };
+}
+
+export function hostAt(root: string): HostFiles {
+  return {
+    procRoot: join(root, "proc"),
+    passwdFile: join(root, "etc/passwd"),
+    osReleaseFile: join(root, "etc/os-release"),
+  };
+}
