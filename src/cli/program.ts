@@ -42,6 +42,44 @@ export function buildProgram(cli: Cli): Command {
       cli.status = explain(cli, name, opts.json);
     });
 
+  const collect = (value: string, previous: string[]) => [...previous, value];
+  const mcp = program
+    .command("mcp")
+    .description("serve rta's capabilities to agents over MCP, and register it with clients");
+  mcp
+    .command("serve")
+    .description("speak MCP over stdio; every call passes the gate and is written to the record")
+    .option(
+      "--root <dir>",
+      "a directory path arguments may use (repeatable; default: the current directory)",
+      collect,
+      [],
+    )
+    .option("--agent <name>", "the agent's name for grants and the record (default: the client's reported name)")
+    .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256 (default 8)")
+    .action(async (opts: { root: string[]; agent?: string; maxResult?: string }) => {
+      const { serve } = await import("./mcp.ts");
+      cli.status = await serve(cli, opts);
+    });
+  mcp
+    .command("install")
+    .description("print (or --write) the registration that lets a client launch rta mcp serve")
+    .argument("<client>", "claude, claude-code, cursor, vscode, codex or gemini")
+    .option("--root <dir>", "a directory path arguments may use (repeatable)", collect, [])
+    .option("--agent <name>", "the agent's name (default: the client's name)")
+    .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256")
+    .option("--write", "merge the registration into the client's config file, keeping a backup")
+    .option("--json", "print JSON")
+    .action(
+      async (
+        client: string,
+        opts: { root: string[]; agent?: string; maxResult?: string; write?: boolean; json?: boolean },
+      ) => {
+        const { install } = await import("./mcp.ts");
+        cli.status = install(cli, client, opts);
+      },
+    );
+
   addCapabilityCommands(program, cli);
   return program;
 }

@@ -51,6 +51,18 @@ export interface RunContext {
   origin: Origin;
   deps: Deps;
   signal: AbortSignal;
+  /**
+   * A writer for a table or log produced row by row. It measures each row as
+   * it comes and, for an agent, keeps only what the model will be sent, so a
+   * large listing is never held whole; it refuses once the hard bound is passed.
+   */
+  rows(columns: string[], kind?: "table" | "log"): RowWriter;
+}
+
+export interface RowWriter {
+  add(row: Scalar[]): void;
+  /** the result; `total` when there are more rows than were written */
+  finish(total?: number): ResultValue;
 }
 
 export type Args = Record<string, Scalar | undefined>;

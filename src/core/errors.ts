@@ -49,6 +49,22 @@ export const codes = {
     doc: "an input read from a pipe is larger than rta accepts",
     exit: Exit.usage,
   },
+  "core.result.toolarge": {
+    doc: "the result passed the server's hard bound (--max-result); the call ran, ask for less",
+    exit: Exit.tooLarge,
+  },
+  "core.mcp.result.toolarge": {
+    doc: "a tree, chart or object passed the 80 KiB a model is sent and cannot be cut; narrow the call",
+    exit: Exit.tooLarge,
+  },
+  "core.mcp.result.cut": {
+    doc: "a warning: a table or log was cut to fit the 80 KiB a model is sent; its total counts every row",
+    exit: Exit.ok,
+  },
+  "core.config.unreadable": {
+    doc: "a config file could not be read as its format, so rta will not write into it",
+    exit: Exit.failure,
+  },
   "core.internal": {
     doc: "rta failed in a way it did not expect; the message is kept bare on purpose",
     exit: Exit.failure,

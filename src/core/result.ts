@@ -13,12 +13,19 @@ export interface ObjectResult {
   value: Record<string, unknown>;
 }
 
+/** Said beside a result that was cut for the model, e.g. `core.mcp.result.cut`. */
+export interface Warning {
+  code: string;
+  message: string;
+}
+
 export interface TableResult {
   type: "table";
   columns: string[];
   rows: Scalar[][];
   /** every row there is, including those not sent */
   total: number;
+  warning?: Warning;
 }
 
 /** A log is a table in time order; when it is cut, its newest rows are kept. */
@@ -27,6 +34,7 @@ export interface LogResult {
   columns: string[];
   rows: Scalar[][];
   total: number;
+  warning?: Warning;
 }
 
 export interface TextResult {

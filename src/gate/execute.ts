@@ -1,12 +1,14 @@
 /**
  * Stage 11, run: the capability's own work, with the call's origin, the
- * dependencies and an abort signal. What it throws that is not an RtaError
- * becomes `core.internal` in the pipeline, with a bare message.
+ * dependencies, an abort signal and a row writer held to the call's limits.
+ * What it throws that is not an RtaError becomes `core.internal` in the
+ * pipeline, with a bare message.
  */
 import type { Call } from "../core/call.ts";
 import type { Args, Capability } from "../core/capability.ts";
 import type { Deps } from "../core/deps.ts";
 import type { ResultValue } from "../core/result.ts";
+import { type Limits, TableWriter } from "./bound.ts";
 
 export function execute(
   cap: Capability,
@@ -14,6 +16,12 @@ export function execute(
   call: Call,
   deps: Deps,
   signal: AbortSignal,
+  limits: Limits,
 ): Promise<ResultValue> {
-  return cap.run(args, { origin: call.origin, deps, signal });
+  return cap.run(args, {
+    origin: call.origin,
+    deps,
+    signal,
+    rows: (columns, kind = "table") => new TableWriter(columns, kind, limits),
+  });
 }

@@ -9,6 +9,7 @@
  *   2  shape        core.mcp.badargs (agents) / core.input.invalid (a person)
  *   3  declaration  core.input.option, core.input.range, core.input.missing
  *   11 run          the capability's own codes
+ *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
  *   14 record       agent calls, in a finally, so refusals are recorded too
  */
 import type { Call } from "../core/call.ts";
@@ -16,6 +17,7 @@ import type { Catalogue } from "../core/catalogue.ts";
 import type { Deps } from "../core/deps.ts";
 import { asRtaError, type RtaError } from "../core/errors.ts";
 import type { ResultValue } from "../core/result.ts";
+import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
 import { checkDeclaration } from "./declaration.ts";
 import { execute } from "./execute.ts";
 import { type CallTrace, recordCall } from "./recordCall.ts";
@@ -26,6 +28,8 @@ export type Outcome = { ok: true; value: ResultValue } | { ok: false; error: Rta
 
 export interface PipelineOptions {
   signal?: AbortSignal;
+  /** the agent's result bounds (the server's --max-result); a person is never bounded */
+  limits?: Limits;
   /** called with what was thrown when it was not an RtaError, before it is made bare */
   onUnexpected?: (thrown: unknown) => void;
 }
@@ -41,7 +45,9 @@ export async function runCall(
     const cap = resolve(call, catalogue);
     const shaped = checkShape(cap, call);
     const args = checkDeclaration(cap, call, shaped);
-    const value = await execute(cap, args, call, deps, options.signal ?? new AbortController().signal);
+    const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
+    const ran = await execute(cap, args, call, deps, options.signal ?? new AbortController().signal, limits);
+    const value = bound(ran, limits);
     return { ok: true, value };
   } catch (thrown) {
     const error = asRtaError(thrown);

@@ -7,7 +7,6 @@ import { readFileSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { type Scalar, table } from "../../core/result.ts";
 
 /** Kernel file systems that hold no data of their own; `df` hides them too. */
 const PSEUDO = new Set([
@@ -68,12 +67,12 @@ export const diskUsage = define({
         "disk.usage reads /proc/self/mounts, which Linux provides",
       );
     }
-    const rows: Scalar[][] = [];
+    const out = ctx.rows(["mount", "filesystem", "type", "size", "used", "available", "use%"]);
     for (const m of parseMounts(body)) {
       const usage = usageOf(m.mount);
-      if (usage) rows.push([m.mount, m.device, m.type, usage.size, usage.used, usage.available, usage.percent]);
+      if (usage) out.add([m.mount, m.device, m.type, usage.size, usage.used, usage.available, usage.percent]);
     }
-    return table(["mount", "filesystem", "type", "size", "used", "available", "use%"], rows);
+    return out.finish();
   },
 });
 

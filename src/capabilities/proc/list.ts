@@ -8,7 +8,6 @@ import { join } from "node:path";
 import { define } from "../../core/capability.ts";
 import type { HostFiles } from "../../core/deps.ts";
 import { RtaError } from "../../core/errors.ts";
-import { type Scalar, table } from "../../core/result.ts";
 import { readMemory } from "../sys/info.ts";
 
 /** USER_HZ: the unit of the times in /proc/<pid>/stat; 100 on every Linux architecture in use. */
@@ -56,9 +55,9 @@ export const procList = define({
     const rows = readProcesses(ctx.deps.host);
     const key = args.sort as (typeof SORTS)[number];
     rows.sort(key === "pid" ? (a, b) => a.pid - b.pid : (a, b) => b[key] - a[key] || a.pid - b.pid);
-    const limit = args.limit as number;
-    const out: Scalar[][] = rows.slice(0, limit).map((r) => [r.pid, r.user, r.cpu, r.mem, r.command]);
-    return table(["pid", "user", "cpu", "mem", "command"], out, rows.length);
+    const out = ctx.rows(["pid", "user", "cpu", "mem", "command"]);
+    for (const r of rows.slice(0, args.limit as number)) out.add([r.pid, r.user, r.cpu, r.mem, r.command]);
+    return out.finish(rows.length);
   },
 });
 

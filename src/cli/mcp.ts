@@ -1,0 +1,171 @@
+/**
+ * `rta mcp serve` and `rta mcp install`. Serving is a front: it builds the
+ * context and hands every call to the one pipeline through the server
+ * factory; nothing here decides what an agent may do.
+ */
+import { randomBytes } from "node:crypto";
+import { join, resolve } from "node:path";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { builtins } from "../capabilities/builtins.ts";
+import { Catalogue } from "../core/catalogue.ts";
+import { realHost, systemClock } from "../core/deps.ts";
+import { dirs, RECORD_FILE } from "../core/dirs.ts";
+import { Exit, RtaError } from "../core/errors.ts";
+import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
+import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
+import { createServer } from "../mcp/server.ts";
+import { BoundedStdioTransport } from "../mcp/stdio.ts";
+import { FileRecord } from "../record/append.ts";
+import { wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { reportError } from "./report.ts";
+
+export interface ServeOptions {
+  root: string[];
+  agent?: string;
+  maxResult?: string;
+}
+
+/** A new id for each server process: one word, written on every record line. */
+export function newSessionId(): string {
+  return randomBytes(4).toString("hex");
+}
+
+export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
+  const { io } = cli;
+  let maxResult: number | undefined;
+  let agent: string | undefined;
+  try {
+    maxResult = parseMaxResult(opts.maxResult);
+    agent = parseAgent(opts.agent);
+  } catch (err) {
+    return reportError(io, err as RtaError, false);
+  }
+  const roots = (opts.root.length > 0 ? opts.root : [process.cwd()]).map((r) => resolve(r));
+  const session = newSessionId();
+  const recordFile = join(dirs(io.env).data, RECORD_FILE);
+  let warned = false;
+  const record = new FileRecord(recordFile, (err) => {
+    if (warned) return;
+    warned = true;
+    io.err(`rta: warning: calls cannot be written to the record: ${(err as Error).message}\n`);
+  });
+
+  io.err("rta mcp server listening on stdio\n");
+  io.err(`path arguments confined to: ${roots.join(", ")}\n`);
+  io.err(`record: ${recordFile} (session ${session})\n`);
+
+  const transport = new BoundedStdioTransport({
+    input: process.stdin,
+    output: process.stdout,
+    say: (line) => io.err(`${line}\n`),
+  });
+  const ctx = {
+    catalogue: new Catalogue(builtins),
+    deps: { clock: systemClock, host: realHost, record },
+    session,
+    transport: "stdio" as const,
+    limits: agentLimits(maxResult),
+    ...(agent ? { agent } : {}),
+    onUnexpected: (thrown: unknown) => {
+      if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
+    },
+  };
+  const handle = serveStdio(() => createServer(ctx), {
+    transport,
+    onerror: (err) => {
+      if (io.env.RTA_DEBUG) io.err(`rta: protocol: ${err.message}\n`);
+    },
+  });
+  await transport.ended();
+  await handle.close();
+  record.close();
+  return transport.endedOnLimit ? Exit.failure : Exit.ok;
+}
+
+function parseMaxResult(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const [lo, hi] = MAX_RESULT_RANGE_MIB;
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(n) || n < lo || n > hi) {
+    throw new RtaError(
+      "core.input.range",
+      `--max-result is ${JSON.stringify(text)}, outside ${lo}..${hi}`,
+      `give --max-result a whole number of MiB from ${lo} to ${hi}`,
+    );
+  }
+  return n;
+}
+
+/** An agent's name is a word a grant can name: letters, digits, dot, dash, underscore. */
+function parseAgent(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+    throw new RtaError(
+      "core.input.invalid",
+      `--agent ${JSON.stringify(name)} is not a name`,
+      "use letters, digits, '.', '-' or '_', starting with a letter or digit",
+    );
+  }
+  return name;
+}
+
+export interface InstallOptions {
+  root: string[];
+  agent?: string;
+  maxResult?: string;
+  write?: boolean;
+  json?: boolean;
+}
+
+export function install(cli: Cli, client: string, opts: InstallOptions): number {
+  const { io } = cli;
+  const asJson = wantsJson(io, opts.json);
+  if (!isClient(client)) {
+    return reportError(
+      io,
+      new RtaError(
+        "core.input.option",
+        `client cannot be ${JSON.stringify(client)}`,
+        `client is one of: ${CLIENTS.join(", ")}`,
+      ),
+      opts.json === true,
+    );
+  }
+  let reg: ReturnType<typeof registration>;
+  try {
+    const maxResultMiB = parseMaxResult(opts.maxResult);
+    const agent = parseAgent(opts.agent);
+    reg = registration(client, {
+      binary: process.execPath,
+      roots: opts.root,
+      ...(agent ? { agent } : {}),
+      ...(maxResultMiB ? { maxResultMiB } : {}),
+    });
+  } catch (err) {
+    return reportError(io, err as RtaError, opts.json === true);
+  }
+  const file = configPath(client);
+  if (!opts.write) {
+    if (asJson) io.out(`${JSON.stringify({ client, file, command: reg.command, args: reg.args })}\n`);
+    else io.out(`# add this to ${file} (or run again with --write to merge it in)\n${renderRegistration(reg)}`);
+    return Exit.ok;
+  }
+  try {
+    const written = writeRegistration(reg, file);
+    if (asJson) io.out(`${JSON.stringify({ client, ...written, command: reg.command, args: reg.args })}\n`);
+    else io.out(`wrote ${written.file}${written.backup ? ` (the old file is kept as ${written.backup})` : ""}\n`);
+    return Exit.ok;
+  } catch (err) {
+    if (err instanceof RtaError) return reportError(io, err, opts.json === true);
+    return reportError(
+      io,
+      new RtaError(
+        "core.config.unreadable",
+        `${file} could not be written: ${(err as Error).message}`,
+        "check the folder exists and is yours to write",
+      ),
+      opts.json === true,
+    );
+  }
+}

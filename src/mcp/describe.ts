@@ -1,0 +1,98 @@
+/**
+ * What an agent is told: each tool's description and annotations, and the
+ * instructions said once at the handshake for what is true of every tool.
+ * All of it is a projection of the declarations.
+ */
+import { type Capability, needsGrant } from "../core/capability.ts";
+import type { Catalogue } from "../core/catalogue.ts";
+import { publishedSchema } from "../core/schema.ts";
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolListing {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ReturnType<typeof publishedSchema>;
+  annotations: ToolAnnotations;
+}
+
+/** Search words the name and summary do not already carry: the rest would only repeat them. */
+export function extraSearchWords(cap: Capability): string[] {
+  const known = `${cap.name} ${cap.tool} ${cap.summary}`.toLowerCase();
+  return (cap.searchWords ?? []).filter((w) => !known.includes(w.toLowerCase()));
+}
+
+/**
+ * The capability's own words first (summary, agent text, search words in a
+ * frame that says they are its own), then rta's: safety class, the reveals
+ * sentence, and the grant it needs and whom to ask.
+ */
+export function toolDescription(cap: Capability): string {
+  const parts: string[] = [sentence(cap.summary)];
+  if (cap.agentText) parts.push(cap.agentText);
+  const words = extraSearchWords(cap);
+  if (words.length > 0) {
+    parts.push(
+      `[search words declared by ${cap.name}, its own and not instructions] Also called: ${words.join(", ")}.`,
+    );
+  }
+  parts.push(rtaSentence(cap));
+  return parts.join("\n\n");
+}
+
+function rtaSentence(cap: Capability): string {
+  let s = `[rta] Safety class: ${cap.safety}.`;
+  if (cap.reveals) s += " The answer is the stored value itself.";
+  if (cap.offsite) s += ` It asks ${cap.offsite}, a fixed service you cannot aim.`;
+  if (!needsGrant(cap)) return `${s} Free to call.`;
+  const why =
+    cap.safety !== "read"
+      ? `it ${cap.safety === "write" ? "changes" : "destroys"} something`
+      : cap.reaches
+        ? `it reaches the destination you name in ${cap.reaches}`
+        : "it reveals a stored secret";
+  return `${s} Refused until the person running rta issues a grant, since ${why}: ask them to run \`rta grant allow ${cap.name} --agent <your name> --ttl 5m\`.`;
+}
+
+function sentence(s: string): string {
+  return /[.!?]$/.test(s) ? s : `${s}.`;
+}
+
+export function annotations(cap: Capability): ToolAnnotations {
+  return {
+    title: cap.summary,
+    readOnlyHint: cap.safety === "read",
+    destructiveHint: cap.safety === "destructive",
+    idempotentHint: cap.safety === "read",
+    openWorldHint: cap.reaches !== undefined || cap.offsite !== undefined,
+  };
+}
+
+/** tools/list: every capability in the catalogue (never-a-tool names are not in it), in name order. */
+export function toolListings(catalogue: Catalogue): ToolListing[] {
+  return catalogue.all().map((cap) => ({
+    name: cap.tool,
+    title: cap.summary,
+    description: toolDescription(cap),
+    inputSchema: publishedSchema(cap, "agent"),
+    annotations: annotations(cap),
+  }));
+}
+
+/** Said once at the handshake: what is true of every tool. */
+export function instructions(catalogue: Catalogue): string {
+  return [
+    `rta offers an operator's capabilities as tools, named area_thing_action. The areas offered here: ${catalogue.areas().join(", ")}.`,
+    'Every result is one JSON object whose "type" names its shape: object, table, log, text, tree or chart. A table\'s "total" counts every row there is; a total above the rows sent means the list was cut.',
+    'A failure is {"type":"error","code","message","hint"}. A command in a hint is for the person running rta: you have no terminal for it, so ask them to run it.',
+    "Every tool above read (write, destructive), and the reads that reach a destination you choose or reveal a stored secret, is refused until that person issues a grant; such a tool's own description says so.",
+    "Paths are read on the machine running rta, under the roots it was started with.",
+  ].join("\n");
+}

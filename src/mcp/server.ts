@@ -1,0 +1,91 @@
+/**
+ * One server factory for every MCP transport: the catalogue projected as
+ * tools, each call handed to the one pipeline with the agent as its origin.
+ * The SDK serves both eras from this factory: the 2026-07-28 stateless
+ * revision (`server/discover`, `_meta` on every request) and the 2025-11-25
+ * `initialize` flow.
+ */
+import {
+  CLIENT_INFO_META_KEY,
+  type Implementation,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+  type Tool,
+} from "@modelcontextprotocol/server";
+import { version } from "../../package.json";
+import type { AgentOrigin, Transport } from "../core/call.ts";
+import type { Catalogue } from "../core/catalogue.ts";
+import type { Deps } from "../core/deps.ts";
+import { errorResult } from "../core/result.ts";
+import type { Limits } from "../gate/bound.ts";
+import { runCall } from "../gate/pipeline.ts";
+import { instructions, toolListings } from "./describe.ts";
+
+export interface ServeContext {
+  catalogue: Catalogue;
+  deps: Deps;
+  /** the session id of this server process, written on every record line */
+  session: string;
+  transport: Transport;
+  /** from the registration (`--agent`); else the client's reported name */
+  agent?: string;
+  limits: Limits;
+  /** called with what a capability threw that was not an RtaError */
+  onUnexpected?: (thrown: unknown) => void;
+}
+
+/** The tool list does not change for the life of a server: clients may keep it a minute. */
+const TOOLS_LIST_TTL_MS = 60_000;
+
+/** Builds a server for one connection. Cheap and free of side effects: the SDK may call it twice while it settles the era. */
+export function createServer(ctx: ServeContext): Server {
+  const server = new Server(
+    { name: "rta", version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: instructions(ctx.catalogue),
+      cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
+    },
+  );
+  // The schemas are plain JSON built from the declarations; the SDK's JSON type is narrower than our Record<string, unknown>.
+  const tools = toolListings(ctx.catalogue) as unknown as Tool[];
+
+  server.setRequestHandler("tools/list", async () => ({ tools }));
+
+  server.setRequestHandler("tools/call", async (req, reqCtx) => {
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx));
+    const outcome = await runCall(
+      { capability: req.params.name, args: req.params.arguments ?? {}, origin },
+      ctx.catalogue,
+      ctx.deps,
+      { limits: ctx.limits, signal: reqCtx.mcpReq.signal, onUnexpected: ctx.onUnexpected },
+    );
+    if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(outcome.value) }] };
+    // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
+    if (outcome.error.code === "core.tool.unknown") {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message);
+    }
+    return { content: [{ type: "text", text: JSON.stringify(errorResult(outcome.error)) }], isError: true };
+  });
+
+  return server;
+}
+
+/** The client's name and version: per request in the 2026-07-28 era, from initialize in the 2025-11-25 one. */
+function clientInfo(server: Server, reqCtx: ServerContext): Implementation | undefined {
+  const envelope = reqCtx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
+}
+
+function agentOrigin(ctx: ServeContext, client: Implementation | undefined): AgentOrigin {
+  const reported = client?.name?.trim() || "unknown";
+  return {
+    kind: "agent",
+    name: ctx.agent ?? reported,
+    client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
+    session: ctx.session,
+    transport: ctx.transport,
+  };
+}

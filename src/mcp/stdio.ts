@@ -1,0 +1,121 @@
+/**
+ * MCP over stdio with the request bound. The SDK's own stdio transport splits
+ * on newlines and holds up to 10 MB of a line; this one follows the JSON
+ * structure (JsonFramer), so a message spread across lines is measured whole,
+ * and a message past 4 MiB ends the session with the limit named on stderr.
+ * Its id cannot be known without holding it, and a request that was dropped
+ * would be a call its client waits on for good, so the session ends instead.
+ */
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import { deserializeMessage } from "@modelcontextprotocol/server";
+import { JsonFramer } from "./jsonFramer.ts";
+
+/** No model writes four mebibytes of arguments to one call; a request past it is held to be hostile or a mistake. */
+export const REQUEST_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/** JSON-RPC's code for text that is not JSON. */
+const PARSE_ERROR = -32700;
+
+export interface StdioStreams {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** told why the session ended, when it ended on a limit */
+  say: (line: string) => void;
+}
+
+export class BoundedStdioTransport implements Transport {
+  onmessage?: Transport["onmessage"];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  sessionId?: string;
+
+  /** true once a request past the limit ended the session */
+  endedOnLimit = false;
+  private closed = false;
+  private readonly framer: JsonFramer;
+  private readonly done: Promise<void>;
+  private resolveDone!: () => void;
+
+  constructor(
+    private readonly streams: StdioStreams,
+    limit = REQUEST_LIMIT_BYTES,
+  ) {
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.framer = new JsonFramer(
+      limit,
+      (frame) => {
+        if (frame.kind === "malformed") return this.parseError();
+        let message: JSONRPCMessage;
+        try {
+          message = deserializeMessage(frame.text);
+        } catch {
+          return this.parseError();
+        }
+        this.onmessage?.(message);
+      },
+      () => {
+        this.endedOnLimit = true;
+        this.streams.say(
+          `rta: a request was larger than the ${limit / 1024 / 1024} MiB limit; ending the session (send smaller calls)`,
+        );
+        void this.close();
+      },
+    );
+  }
+
+  /** Resolves when the session has ended: stdin closed, a limit passed, or close() was called. */
+  ended(): Promise<void> {
+    return this.done;
+  }
+
+  async start(): Promise<void> {
+    const { input } = this.streams;
+    input.on("data", this.onData);
+    input.on("end", this.onEnd);
+    input.on("error", this.onInputError);
+  }
+
+  private onData = (chunk: Buffer | string) => {
+    this.framer.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  };
+
+  private onEnd = () => {
+    this.framer.end();
+    void this.close();
+  };
+
+  private onInputError = (err: Error) => {
+    this.onerror?.(err);
+    void this.close();
+  };
+
+  private parseError(): void {
+    void this.send({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: PARSE_ERROR, message: "Parse error" },
+    } as unknown as JSONRPCMessage);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return;
+    const { output } = this.streams;
+    if (!output.write(`${JSON.stringify(message)}\n`)) {
+      await new Promise<void>((resolve) => output.once("drain", () => resolve()));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const { input } = this.streams;
+    input.off("data", this.onData);
+    input.off("end", this.onEnd);
+    input.off("error", this.onInputError);
+    input.pause();
+    this.onclose?.();
+    this.resolveDone();
+  }
+}
