@@ -6,8 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { builtins } from "../capabilities/builtins.ts";
-import { Catalogue } from "../core/catalogue.ts";
+import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
 import { realHost, systemClock } from "../core/deps.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
@@ -61,7 +60,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     say: (line) => io.err(`${line}\n`),
   });
   const ctx = {
-    catalogue: new Catalogue(builtins),
+    catalogue: builtinCatalogue(),
     deps: { clock: systemClock, host: realHost, record },
     session,
     transport: "stdio" as const,

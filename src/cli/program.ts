@@ -5,8 +5,8 @@
  */
 import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
-import { builtins } from "../capabilities/builtins.ts";
-import { Catalogue } from "../core/catalogue.ts";
+import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
+import type { Catalogue } from "../core/catalogue.ts";
 import { Exit } from "../core/errors.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
 import { type Io, processIo } from "./io.ts";
@@ -86,7 +86,7 @@ export function buildProgram(cli: Cli): Command {
 
 /** Runs the command line and returns the exit status; never throws. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
-  const cli: Cli = { io, catalogue: new Catalogue(builtins), status: Exit.ok };
+  const cli: Cli = { io, catalogue: builtinCatalogue(), status: Exit.ok };
   const program = buildProgram(cli);
   try {
     await program.parseAsync(argv, { from: "user" });

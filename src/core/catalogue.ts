@@ -4,6 +4,15 @@
  * names that are never a tool at any price.
  */
 import type { Capability } from "./capability.ts";
+import type { Audience } from "./schema.ts";
+
+/** A compiled shape check (ajv standalone code), with ajv's errors after a failure. */
+export type Validate = ((data: unknown) => boolean) & {
+  errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null;
+};
+
+/** `proc.list#agent` -> its validator; see src/gate/shapeSchemas.ts. */
+export type ValidatorSet = Record<string, Validate>;
 
 /**
  * Never a tool: these answer to the person at the terminal and nobody else.
@@ -26,8 +35,14 @@ export class Catalogue {
   private readonly byToolName = new Map<string, Capability>();
   private readonly ordered: readonly Capability[];
 
-  /** Refuses a duplicate name or tool name, and a capability that is never a tool. */
-  constructor(capabilities: readonly Capability[]) {
+  /**
+   * Refuses a duplicate name or tool name, and a capability that is never a
+   * tool. `validators` are the shape checks generated from these declarations.
+   */
+  constructor(
+    capabilities: readonly Capability[],
+    private readonly validators: ValidatorSet = {},
+  ) {
     for (const cap of capabilities) {
       if (this.byDotted.has(cap.name) || this.byToolName.has(cap.tool)) {
         throw new Error(`capability ${cap.name} is declared twice`);
@@ -50,6 +65,11 @@ export class Catalogue {
 
   byTool(tool: string): Capability | undefined {
     return this.byToolName.get(tool);
+  }
+
+  /** The shape check for a capability and audience; undefined when none was generated for it. */
+  validator(name: string, audience: Audience): Validate | undefined {
+    return this.validators[`${name}#${audience}`];
   }
 
   /** The areas offered, in order. */

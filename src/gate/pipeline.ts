@@ -43,7 +43,7 @@ export async function runCall(
   const trace: CallTrace = { call, started: deps.clock.now(), outcome: "ok", probe: false };
   try {
     const cap = resolve(call, catalogue);
-    const shaped = checkShape(cap, call);
+    const shaped = checkShape(cap, call, catalogue);
     const args = checkDeclaration(cap, call, shaped);
     const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
     const ran = await execute(cap, args, call, deps, options.signal ?? new AbortController().signal, limits);

@@ -7,11 +7,10 @@
  */
 import type { Call } from "../core/call.ts";
 import type { Capability } from "../core/capability.ts";
+import type { Catalogue } from "../core/catalogue.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Audience } from "../core/schema.ts";
 import { visibleInputs } from "../core/schema.ts";
-import { validators } from "../generated/validators.ts";
-import { validatorKey } from "./shapeSchemas.ts";
 
 interface AjvError {
   instancePath: string;
@@ -19,11 +18,9 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
-type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
-
-export function checkShape(cap: Capability, call: Call): Record<string, unknown> {
+export function checkShape(cap: Capability, call: Call, catalogue: Catalogue): Record<string, unknown> {
   const audience: Audience = call.origin.kind === "agent" ? "agent" : "person";
-  const validate = (validators as Record<string, Validate>)[validatorKey(cap.name, audience)];
+  const validate = catalogue.validator(cap.name, audience);
   if (!validate) throw new Error(`no generated validator for ${cap.name}; run the build`);
   if (validate(call.args)) return call.args;
   const first = validate.errors?.[0];

@@ -18,6 +18,7 @@ export function shapeSchemas(catalogue: Catalogue): Map<string, JsonSchema> {
   return out;
 }
 
+/** The key a ValidatorSet holds a capability's check under (see Catalogue.validator). */
 export function validatorKey(name: string, audience: Audience): string {
   return `${name}#${audience}`;
 }

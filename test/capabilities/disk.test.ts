@@ -1,8 +1,7 @@
 import { expect, test } from "bun:test";
-import { builtins } from "../../src/capabilities/builtins.ts";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { parseMounts } from "../../src/capabilities/disk/usage.ts";
 import { person } from "../../src/core/call.ts";
-import { Catalogue } from "../../src/core/catalogue.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { testDeps } from "../support/fixtures.ts";
 
@@ -26,11 +25,7 @@ test("pseudo file systems are left out, escapes decoded, and a mount point mount
 });
 
 test("on this machine the root file system is listed with consistent figures", async () => {
-  const out = await runCall(
-    { capability: "disk.usage", args: {}, origin: person },
-    new Catalogue(builtins),
-    testDeps(),
-  );
+  const out = await runCall({ capability: "disk.usage", args: {}, origin: person }, builtinCatalogue(), testDeps());
   if (!out.ok || out.value.type !== "table") throw new Error("expected a table");
   const root = out.value.rows.find((r) => r[0] === "/");
   expect(root).toBeDefined();

@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { builtins } from "../../src/capabilities/builtins.ts";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { Call } from "../../src/core/call.ts";
 import { person } from "../../src/core/call.ts";
-import { Catalogue } from "../../src/core/catalogue.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { fixedClock, testDeps } from "../support/fixtures.ts";
 
@@ -13,7 +12,7 @@ const token = (claims: Record<string, unknown>, header: Record<string, unknown> 
 
 async function decode(t: string) {
   const call: Call = { capability: "jwt.decode", args: { token: t }, origin: person };
-  return runCall(call, new Catalogue(builtins), testDeps({ clock: fixedClock(NOW * 1000) }));
+  return runCall(call, builtinCatalogue(), testDeps({ clock: fixedClock(NOW * 1000) }));
 }
 
 describe("jwt.decode", () => {

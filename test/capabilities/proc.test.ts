@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { builtins } from "../../src/capabilities/builtins.ts";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { readProcesses } from "../../src/capabilities/proc/list.ts";
 import { person } from "../../src/core/call.ts";
-import { Catalogue } from "../../src/core/catalogue.ts";
 import { realHost } from "../../src/core/deps.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { hostAt, testDeps, tree } from "../support/fixtures.ts";
@@ -55,7 +54,7 @@ describe("proc.list", () => {
   test("sorts, limits, and keeps the true total", async () => {
     const deps = testDeps({ host: hostAt(fixture()) });
     const run = async (args: Record<string, unknown>) => {
-      const out = await runCall({ capability: "proc.list", args, origin: person }, new Catalogue(builtins), deps);
+      const out = await runCall({ capability: "proc.list", args, origin: person }, builtinCatalogue(), deps);
       if (!out.ok || out.value.type !== "table") throw new Error("expected a table");
       return out.value;
     };
@@ -70,7 +69,7 @@ describe("proc.list", () => {
 
   test("a machine without a proc file system is told so", async () => {
     const deps = testDeps({ host: hostAt(tree({ "etc/passwd": "" })) });
-    const out = await runCall({ capability: "proc.list", args: {}, origin: person }, new Catalogue(builtins), deps);
+    const out = await runCall({ capability: "proc.list", args: {}, origin: person }, builtinCatalogue(), deps);
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.error.code).toBe("core.platform.unsupported");
   });

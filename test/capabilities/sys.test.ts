@@ -1,7 +1,6 @@
 import { expect, test } from "bun:test";
-import { builtins } from "../../src/capabilities/builtins.ts";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { person } from "../../src/core/call.ts";
-import { Catalogue } from "../../src/core/catalogue.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { hostAt, testDeps, tree } from "../support/fixtures.ts";
 
@@ -14,7 +13,7 @@ test("sys.info reads OS name, uptime, load and memory from the host's files", as
   });
   const out = await runCall(
     { capability: "sys.info", args: {}, origin: person },
-    new Catalogue(builtins),
+    builtinCatalogue(),
     testDeps({ host: hostAt(root) }),
   );
   if (!out.ok || out.value.type !== "object") throw new Error("expected an object");
@@ -30,7 +29,7 @@ test("sys.info reads OS name, uptime, load and memory from the host's files", as
 });
 
 test("sys.info on this machine answers every field", async () => {
-  const out = await runCall({ capability: "sys.info", args: {}, origin: person }, new Catalogue(builtins), testDeps());
+  const out = await runCall({ capability: "sys.info", args: {}, origin: person }, builtinCatalogue(), testDeps());
   if (!out.ok || out.value.type !== "object") throw new Error("expected an object");
   for (const key of ["hostname", "os", "kernel", "arch", "uptime_s", "load", "memory", "cpus"]) {
     expect(out.value.value[key]).toBeDefined();

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { builtins } from "../../src/capabilities/builtins.ts";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { jwtDecode } from "../../src/capabilities/jwt/decode.ts";
 import { procList } from "../../src/capabilities/proc/list.ts";
 import type { AgentOrigin, Call } from "../../src/core/call.ts";
 import { person } from "../../src/core/call.ts";
-import { Catalogue } from "../../src/core/catalogue.ts";
 import { table } from "../../src/core/result.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { fixedClock, testDeps } from "../support/fixtures.ts";
+import { catalogueOf } from "../support/validators.ts";
 
 const agent: AgentOrigin = {
   kind: "agent",
@@ -16,7 +16,7 @@ const agent: AgentOrigin = {
   session: "s1",
   transport: "memory",
 };
-const catalogue = new Catalogue(builtins);
+const catalogue = builtinCatalogue();
 const TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln";
 
 function agentCall(capability: string, args: Record<string, unknown> = {}): Call {
@@ -105,7 +105,7 @@ describe("stage 3, declaration", () => {
         return table([], []);
       },
     };
-    const cat = new Catalogue([spy]);
+    const cat = catalogueOf([spy]);
     const outcome = await runCall(agentCall("proc_list"), cat, testDeps());
     expect(outcome.ok).toBe(true);
     expect(seen).toEqual({ sort: "cpu", limit: 50 });
@@ -150,7 +150,7 @@ describe("stage 11, run, and stage 14, record", () => {
     };
     const deps = testDeps();
     let seen: unknown;
-    const outcome = await runCall(agentCall("jwt_decode", { token: TOKEN }), new Catalogue([boom]), deps, {
+    const outcome = await runCall(agentCall("jwt_decode", { token: TOKEN }), catalogueOf([boom]), deps, {
       onUnexpected: (t) => {
         seen = t;
       },

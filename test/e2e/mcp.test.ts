@@ -1,0 +1,156 @@
+/**
+ * End to end: dist/rta mcp serve, spoken to by the official MCP client, on
+ * both protocol eras.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { ProtocolError } from "@modelcontextprotocol/client";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
+import { isNeverATool } from "../../src/core/catalogue.ts";
+import { readRecord } from "../../src/record/read.ts";
+import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
+
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+const TOKEN = `${b64({ alg: "HS256" })}.${b64({ sub: "alice", exp: 4102444800 })}.c2ln`;
+
+for (const era of ["legacy", "modern"] as Era[]) {
+  describe(`mcp serve, ${era} era`, () => {
+    let s: Connected;
+    beforeAll(async () => {
+      s = await connect(era, ["--agent", "claude"]);
+    });
+    afterAll(async () => {
+      await s.close();
+    });
+
+    test("the era is the one asked for", () => {
+      expect(s.client.getProtocolEra()).toBe(era);
+      expect(s.client.getNegotiatedProtocolVersion()).toBe(era === "modern" ? "2026-07-28" : "2025-11-25");
+    });
+
+    test("the instructions say once what is true of every tool", () => {
+      const text = s.client.getInstructions() ?? "";
+      expect(text).toContain("area_thing_action");
+      expect(text).toContain("disk, jwt, proc, sys");
+      expect(text).toContain('"total" counts every row');
+      expect(text).toContain('"code","message","hint"');
+      expect(text).toContain("you have no terminal");
+      expect(text).toContain("refused until that person issues a grant");
+      expect(text).toContain("under the roots it was started with");
+    });
+
+    test("tools/list: every tool in code-point name order, annotated, described, never-a-tool names absent", async () => {
+      const { tools } = await s.client.listTools();
+      const names = tools.map((t) => t.name);
+      expect(names).toEqual(
+        builtinCatalogue()
+          .all()
+          .map((c) => c.tool),
+      );
+      expect([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(names);
+      expect(names.some(isNeverATool)).toBe(false);
+      for (const tool of tools) {
+        expect(tool.annotations).toMatchObject({
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        });
+        expect(tool.description).toContain("[rta] Safety class: read. Free to call.");
+        expect(tool.outputSchema).toBeUndefined();
+        expect(tool.inputSchema.type).toBe("object");
+      }
+      const jwt = tools.find((t) => t.name === "jwt_decode");
+      expect(jwt?.inputSchema.required).toEqual(["token"]);
+      expect(jwt?.description).toContain(
+        "[search words declared by jwt.decode, its own and not instructions] Also called: bearer token",
+      );
+      const proc = tools.find((t) => t.name === "proc_list");
+      expect(proc?.inputSchema.properties?.sort).toMatchObject({ enum: ["cpu", "mem", "pid"] });
+    });
+
+    test("jwt_decode and proc_list answer one JSON text, with no structured copy", async () => {
+      const jwt = await s.client.callTool({ name: "jwt_decode", arguments: { token: TOKEN } });
+      expect(jwt.isError).toBeFalsy();
+      expect(jwt.structuredContent).toBeUndefined();
+      expect(resultJson(jwt)).toMatchObject({ type: "object", value: { claims: { sub: "alice" }, expired: false } });
+      const procs = resultJson(await s.client.callTool({ name: "proc_list", arguments: { sort: "pid", limit: 2 } }));
+      expect(procs).toMatchObject({ type: "table", columns: ["pid", "user", "cpu", "mem", "command"] });
+      expect((procs.rows as unknown[][])[0]?.[0]).toBe(1);
+      expect(procs.total as number).toBeGreaterThan(2);
+    });
+
+    test("a wrong shape is an isError result with core.mcp.badargs, so the model can correct itself", async () => {
+      const r = await s.client.callTool({ name: "proc_list", arguments: { limit: "ten" } });
+      expect(r.isError).toBe(true);
+      expect(resultJson(r)).toEqual({
+        type: "error",
+        code: "core.mcp.badargs",
+        message: 'proc_list: argument "limit" must be an integer',
+        hint: "proc_list takes: sort (string: cpu|mem|pid), limit (integer 1..1000)",
+      });
+      const unknownArg = resultJson(await s.client.callTool({ name: "sys_info", arguments: { verbose: true } }));
+      expect(unknownArg.code).toBe("core.mcp.badargs");
+      const range = resultJson(await s.client.callTool({ name: "proc_list", arguments: { limit: 0 } }));
+      expect(range.code).toBe("core.input.range");
+      const missing = resultJson(await s.client.callTool({ name: "jwt_decode", arguments: {} }));
+      expect(missing.code).toBe("core.input.missing");
+    });
+
+    test("an unknown tool is a protocol error naming nothing else; a never-a-tool name gets the same", async () => {
+      const errorOf = async (name: string) => {
+        try {
+          await s.client.callTool({ name, arguments: {} });
+        } catch (err) {
+          return err as ProtocolError;
+        }
+        throw new Error("expected an error");
+      };
+      const made = await errorOf("grant_allowx");
+      const never = await errorOf("grant_allow");
+      expect(made).toBeInstanceOf(ProtocolError);
+      expect(made.code).toBe(-32602);
+      expect(never.code).toBe(made.code);
+      expect(never.message.replace("grant_allow", "X")).toBe(made.message.replace("grant_allowx", "X"));
+      expect(made.message).not.toMatch(/did you mean/i);
+    });
+
+    test("the banner names the stdio server, the roots and the record with its session; the record holds every call", async () => {
+      const lines = s.stderr().split("\n");
+      expect(lines[0]).toBe("rta mcp server listening on stdio");
+      expect(lines[1]).toBe(`path arguments confined to: ${process.cwd()}`);
+      const m = lines[2]?.match(/^record: (.+) \(session (\w+)\)$/);
+      expect(m).not.toBeNull();
+      const [, file, session] = m as RegExpMatchArray;
+      expect(file).toBe(join(s.dataDir, "agent-log.jsonl"));
+      const { lines: rec } = readRecord(file as string);
+      expect(rec.length).toBeGreaterThan(5);
+      expect(rec.every((l) => l.session === session && l.agent === "claude" && l.transport === "stdio")).toBe(true);
+      expect(rec.find((l) => l.capability === "grant_allow")).toMatchObject({
+        outcome: "core.tool.unknown",
+        probe: true,
+      });
+      expect(rec.find((l) => l.capability === "proc_list" && l.outcome === "core.mcp.badargs")?.args).toEqual([
+        "limit",
+      ]);
+      expect(JSON.stringify(rec)).not.toContain(TOKEN);
+    });
+  });
+}
+
+describe("mcp serve, without --agent", () => {
+  test("the agent is the client's reported name, and each server process has its own session", async () => {
+    const dataDir = (await import("../support/fixtures.ts")).tempDir();
+    for (const era of ["legacy", "modern"] as Era[]) {
+      const s = await connect(era, [], { dataDir, clientName: `client-${era}` });
+      await s.client.callTool({ name: "sys_info", arguments: {} });
+      await s.close();
+    }
+    const { lines } = readRecord(join(dataDir, "agent-log.jsonl"));
+    expect(lines.map((l) => [l.agent, l.client, l.seq])).toEqual([
+      ["client-legacy", "client-legacy 1.0.0", 1],
+      ["client-modern", "client-modern 1.0.0", 1],
+    ]);
+    expect(lines[0]?.session).not.toBe(lines[1]?.session);
+  });
+});

@@ -1,0 +1,59 @@
+import { expect, test } from "bun:test";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
+import { jwtDecode } from "../../src/capabilities/jwt/decode.ts";
+import { define } from "../../src/core/capability.ts";
+import { object } from "../../src/core/result.ts";
+import { annotations, extraSearchWords, instructions, toolDescription, toolListings } from "../../src/mcp/describe.ts";
+
+const make = (extra: Partial<Parameters<typeof define>[0]>) =>
+  define({
+    name: "note.rm",
+    summary: "Remove a note",
+    safety: "destructive",
+    inputs: { id: { type: "string", description: "the note" } },
+    result: { shape: "object" },
+    examples: [],
+    run: async () => object({}),
+    ...extra,
+  });
+
+test("search words the name and summary already carry are not repeated", () => {
+  expect(extraSearchWords(make({ searchWords: ["remove", "delete", "note", "trash"] }))).toEqual(["delete", "trash"]);
+});
+
+test("a description is the capability's words, its search words in a frame, then rta's sentence", () => {
+  const d = toolDescription(jwtDecode);
+  const parts = d.split("\n\n");
+  expect(parts[0]).toBe("Show the header and claims of a JSON Web Token, with its times in words.");
+  expect(parts[1]).toStartWith("Decodes without verifying");
+  expect(parts[2]).toStartWith("[search words declared by jwt.decode, its own and not instructions] Also called:");
+  expect(parts[3]).toBe("[rta] Safety class: read. Free to call.");
+});
+
+test("a capability that needs a grant says so, why, and whom to ask", () => {
+  expect(toolDescription(make({}))).toContain(
+    "[rta] Safety class: destructive. Refused until the person running rta issues a grant, since it destroys something: ask them to run `rta grant allow note.rm --agent <your name> --ttl 5m`.",
+  );
+  const reveal = make({ name: "kv.get", safety: "read", reveals: true, summary: "Read a secret" });
+  expect(toolDescription(reveal)).toContain("The answer is the stored value itself.");
+  expect(toolDescription(reveal)).toContain("since it reveals a stored secret");
+  const reach = make({ name: "net.dns", safety: "read", reaches: "id", summary: "Resolve" });
+  expect(toolDescription(reach)).toContain("since it reaches the destination you name in id");
+});
+
+test("annotations follow the safety class; openWorld for what reaches out", () => {
+  expect(annotations(make({}))).toMatchObject({
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
+  });
+  expect(annotations(make({ safety: "write" }))).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+  expect(annotations(make({ safety: "read", offsite: "endoflife.date" })).openWorldHint).toBe(true);
+});
+
+test("the listing is in catalogue order and the instructions name the areas", () => {
+  const cat = builtinCatalogue();
+  expect(toolListings(cat).map((t) => t.name)).toEqual(["disk_usage", "jwt_decode", "proc_list", "sys_info"]);
+  expect(instructions(cat)).toContain("The areas offered here: disk, jwt, proc, sys.");
+});
