@@ -7,10 +7,9 @@
 import type { Command } from "commander";
 import { person } from "../core/call.ts";
 import type { Capability, InputSpec } from "../core/capability.ts";
-import { realHost, systemClock } from "../core/deps.ts";
 import { asRtaError } from "../core/errors.ts";
 import { runCall } from "../gate/pipeline.ts";
-import { MemoryRecord } from "../record/append.ts";
+import { processDeps } from "./deps.ts";
 import { PIPE_LIMIT_BYTES, paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
@@ -80,7 +79,7 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
   } catch (err) {
     return reportError(io, asRtaError(err), json);
   }
-  const deps = { clock: systemClock, host: realHost, record: new MemoryRecord() };
+  const deps = processDeps(io.env);
   const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
     onUnexpected: (thrown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);

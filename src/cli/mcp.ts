@@ -6,7 +6,6 @@
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { realHost, systemClock } from "../core/deps.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
@@ -14,6 +13,7 @@ import { CLIENTS, configPath, isClient, registration, renderRegistration, writeR
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
 import { FileRecord } from "../record/append.ts";
+import { processDeps } from "./deps.ts";
 import { wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
 import { reportError } from "./report.ts";
@@ -60,7 +60,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   });
   const ctx = {
     catalogue: cli.catalogue,
-    deps: { clock: systemClock, host: realHost, record },
+    deps: processDeps(io.env, record),
     session,
     transport: "stdio" as const,
     limits: agentLimits(maxResult),

@@ -82,6 +82,8 @@ export interface CapabilityDecl {
   offsite?: string;
   /** the answer is a stored secret; costs a grant */
   reveals?: boolean;
+  /** the input naming the one record a grant can be narrowed to (a note id, a kv key, a pid) */
+  record?: string;
   inputs: Record<string, InputSpec>;
   /** columns of a table or log; fields (dotted paths) of an object that carry a unit */
   result: { shape: Shape; columns?: readonly ColumnSpec[]; fields?: readonly ColumnSpec[] };
@@ -125,6 +127,9 @@ export function define(decl: CapabilityDecl): Capability {
   }
   if (decl.reaches !== undefined && !(decl.reaches in decl.inputs)) {
     throw new Error(`${decl.name}: reaches names no input`);
+  }
+  if (decl.record !== undefined && !(decl.record in decl.inputs)) {
+    throw new Error(`${decl.name}: record names no input`);
   }
   const words = decl.name.split(".");
   return { ...decl, area: words[0] as string, tool: words.join("_").replaceAll("-", "_"), words };

@@ -2,7 +2,11 @@
  * Dependencies come in as one value, so every stage and capability can be
  * tested with fakes: a fixed clock, a fixture /proc, a record in a temp dir.
  */
+
+import type { GateStore } from "../gate/gateStore.ts";
+import type { PolicySource } from "../gate/policy.ts";
 import type { RecordSink } from "../record/append.ts";
+import type { Dirs } from "./dirs.ts";
 
 export interface Clock {
   /** milliseconds since the epoch */
@@ -24,6 +28,21 @@ export interface Deps {
   host: HostFiles;
   /** where agent calls are written; a person's calls are not recorded */
   record: RecordSink;
+  /** the grant and lock store, opened on first use: a person's own calls never touch it */
+  gate: () => GateStore;
+  /** the team ceiling, read again when its file changes */
+  policy: PolicySource;
+  /** rta's own data and config dirs */
+  dirs: Dirs;
+}
+
+/** A value made on first use and kept. */
+export function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= make();
+    return value;
+  };
 }
 
 export const systemClock: Clock = { now: () => Date.now() };

@@ -65,6 +65,21 @@ export const codes = {
     doc: "a config file could not be read as its format, so rta will not write into it",
     exit: Exit.failure,
   },
+  "core.grant.required": {
+    doc: "the call needs a grant a person issued (a write, a destructive call, a read that reaches or reveals)",
+    exit: Exit.refused,
+  },
+  "core.grant.ceiling": {
+    doc: "the team policy does not let this grant be issued or spent (never, max_ttl, max_uses, agents)",
+    exit: Exit.refused,
+  },
+  "core.grant.unknown": { doc: "no grant or lock has that id, or none matched", exit: Exit.unavailable },
+  "core.lock.locked": { doc: "a person locked this agent or capability: the instant no", exit: Exit.refused },
+  "core.policy.unreadable": {
+    doc: "the team policy file could not be read; grants are refused until it can be",
+    exit: Exit.failure,
+  },
+  "core.store.unavailable": { doc: "the grant and lock store could not be opened", exit: Exit.failure },
   "core.internal": {
     doc: "rta failed in a way it did not expect; the message is kept bare on purpose",
     exit: Exit.failure,
@@ -74,6 +89,9 @@ export const codes = {
     exit: Exit.unavailable,
   },
   "jwt.malformed": { doc: "the token is not a well-formed JWT", exit: Exit.usage },
+  "note.notfound": { doc: "no note has that id", exit: Exit.unavailable },
+  "proc.notfound": { doc: "no process has that pid", exit: Exit.unavailable },
+  "proc.denied": { doc: "the process is not rta's to signal", exit: Exit.refused },
   "proc.unreadable": { doc: "the process table could not be read", exit: Exit.failure },
   "disk.unreadable": { doc: "the mount table could not be read", exit: Exit.failure },
   "sys.unreadable": { doc: "a system figure could not be read", exit: Exit.failure },

@@ -8,6 +8,8 @@
  *   1  resolve      unknown tool (a never-a-tool name gets the same answer)
  *   2  shape        core.mcp.badargs (agents) / core.input.invalid (a person)
  *   3  declaration  core.input.option, core.input.range, core.input.missing
+ *   4  lock         core.lock.locked (agents; free reads too)
+ *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read)
  *   11 run          the capability's own codes
  *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
  *   14 record       agent calls, in a finally, so refusals are recorded too
@@ -20,6 +22,8 @@ import type { ResultValue } from "../core/result.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
 import { checkDeclaration } from "./declaration.ts";
 import { execute } from "./execute.ts";
+import { spendGrant } from "./grants.ts";
+import { checkLock } from "./locks.ts";
 import { type CallTrace, recordCall } from "./recordCall.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
@@ -45,6 +49,12 @@ export async function runCall(
     const cap = resolve(call, catalogue);
     const shaped = checkShape(cap, call, catalogue);
     const args = checkDeclaration(cap, call, shaped);
+    if (call.origin.kind === "agent") {
+      const agentCall = { ...call, origin: call.origin };
+      const now = deps.clock.now();
+      checkLock(cap, call.origin, deps.gate(), now);
+      trace.grant = spendGrant(cap, agentCall, args, deps.gate(), deps.policy.current(), now)?.id;
+    }
     const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
     const ran = await execute(cap, args, call, deps, options.signal ?? new AbortController().signal, limits);
     const value = bound(ran, limits);

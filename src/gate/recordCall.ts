@@ -10,6 +10,8 @@ export interface CallTrace {
   started: number;
   outcome: string;
   probe: boolean;
+  /** the id of the grant the call spent a use of */
+  grant?: string;
 }
 
 export function recordCall(trace: CallTrace, deps: Deps): void {
@@ -26,6 +28,7 @@ export function recordCall(trace: CallTrace, deps: Deps): void {
     capability: call.capability,
     outcome: trace.outcome,
     ...(trace.probe ? { probe: true as const } : {}),
+    ...(trace.grant ? { grant: trace.grant } : {}),
     duration_ms: Math.max(0, deps.clock.now() - trace.started),
     args,
   });

@@ -23,6 +23,8 @@ export interface RecordLine {
   outcome: string;
   /** the call named no tool, or one that is never a tool */
   probe?: true;
+  /** the grant the call spent a use of */
+  grant?: string;
   duration_ms: number;
   /** the names of the arguments sent, never their values */
   args: string[];

@@ -4,7 +4,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Clock, Deps, HostFiles } from "../../src/core/deps.ts";
-import { realHost } from "../../src/core/deps.ts";
+import { once, realHost } from "../../src/core/deps.ts";
+import { GateStore } from "../../src/gate/gateStore.ts";
+import { PolicySource } from "../../src/gate/policy.ts";
 import { MemoryRecord } from "../../src/record/append.ts";
 
 const made: string[] = [];
@@ -39,10 +41,18 @@ export function fixedClock(ms: number): Clock & { set(ms: number): void } {
   };
 }
 
+/** Dependencies for a test: a fixed clock, the real host, a record in memory, a fresh grant store, no policy. */
 export function testDeps(overrides: Partial<Deps> = {}): Deps & { record: MemoryRecord } {
-  return { clock: fixedClock(1_700_000_000_000), host: realHost, record: new MemoryRecord(), ...overrides } as Deps & {
-    record: MemoryRecord;
-  };
+  const dir = tempDir();
+  return {
+    clock: fixedClock(1_700_000_000_000),
+    host: realHost,
+    record: new MemoryRecord(),
+    gate: once(() => new GateStore(join(dir, "data", "gate.db"))),
+    policy: new PolicySource(join(dir, "config", "policy.toml")),
+    dirs: { data: join(dir, "data"), config: join(dir, "config") },
+    ...overrides,
+  } as Deps & { record: MemoryRecord };
 }
 
 export function hostAt(root: string): HostFiles {

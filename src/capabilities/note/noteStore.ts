@@ -1,0 +1,85 @@
+/**
+ * Notes: one JSON file per note in `<data dir>/notes`. Every write is a
+ * temporary file in the same folder, then a rename, so a killed process
+ * leaves the old note or the new one, never half of either. A note id is a
+ * slug and a random suffix; nothing else names a file, so no input can reach
+ * outside the folder.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RtaError } from "../../core/errors.ts";
+
+export interface Note {
+  id: string;
+  title: string;
+  body: string;
+  created: string;
+  updated: string;
+}
+
+const ID = /^[a-z0-9][a-z0-9-]{0,79}$/;
+
+export function notesDir(dataDir: string): string {
+  return join(dataDir, "notes");
+}
+
+export function newNoteId(title: string): string {
+  const slug = title
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60);
+  return `${slug || "note"}-${randomBytes(3).toString("hex")}`;
+}
+
+export function writeNote(dir: string, note: Note): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${note.id}.json`);
+  const temp = join(dir, `.${note.id}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`);
+  writeFileSync(temp, `${JSON.stringify(note, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temp, file);
+}
+
+export function readNote(dir: string, id: string): Note {
+  if (!ID.test(id)) throw notFound(id);
+  try {
+    return JSON.parse(readFileSync(join(dir, `${id}.json`), "utf8")) as Note;
+  } catch {
+    throw notFound(id);
+  }
+}
+
+export function removeNote(dir: string, id: string): void {
+  readNote(dir, id);
+  rmSync(join(dir, `${id}.json`));
+}
+
+/** Every note, newest first; a file that does not read as a note is skipped. */
+export function listNotes(dir: string): Note[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const notes: Note[] = [];
+  for (const name of names) {
+    if (!name.endsWith(".json") || name.startsWith(".")) continue;
+    try {
+      notes.push(readNote(dir, name.slice(0, -5)));
+    } catch {
+      // not a note: left alone
+    }
+  }
+  return notes.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
+}
+
+function notFound(id: string): RtaError {
+  return new RtaError(
+    "note.notfound",
+    `no note has the id ${JSON.stringify(id)}`,
+    "note.list shows the notes there are",
+  );
+}

@@ -1,0 +1,22 @@
+/** note.rm: removes one note (destructive: an agent needs a grant, which can name the note). */
+import { define } from "../../core/capability.ts";
+import { object } from "../../core/result.ts";
+import { notesDir, removeNote } from "./noteStore.ts";
+
+export const noteRm = define({
+  name: "note.rm",
+  summary: "Remove one note",
+  searchWords: ["delete note", "erase"],
+  safety: "destructive",
+  inputs: {
+    id: { type: "string", description: "the note's id, as note.list shows it", required: true, positional: true },
+  },
+  record: "id",
+  result: { shape: "object" },
+  examples: [{ command: "rta note rm deploy-checklist-3fa2c1", note: "remove a note" }],
+  async run(args, ctx) {
+    const id = String(args.id);
+    removeNote(notesDir(ctx.deps.dirs.data), id);
+    return object({ id, removed: true });
+  },
+});

@@ -1,0 +1,252 @@
+/**
+ * `rta grant allow | list | revoke`: a person's consent, time-boxed and
+ * counted. Never a tool: no agent can reach these verbs.
+ */
+import { readFileSync } from "node:fs";
+import { userInfo } from "node:os";
+import { version } from "../../package.json";
+import type { Capability } from "../core/capability.ts";
+import { formatDuration, parseDuration } from "../core/duration.ts";
+import { Exit, RtaError } from "../core/errors.ts";
+import { type Scalar, table } from "../core/result.ts";
+import { relativeWords } from "../core/words.ts";
+import { argsDigest, hostOf } from "../gate/argsDigest.ts";
+import { checkDeclaration } from "../gate/declaration.ts";
+import type { Grant } from "../gate/gateStore.ts";
+import { checkCeiling } from "../gate/policy.ts";
+import { checkShape } from "../gate/shape.ts";
+import { processDeps } from "./deps.ts";
+import { paint, wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { renderHuman } from "./render.ts";
+import { reportError } from "./report.ts";
+
+export interface AllowOptions {
+  agent: string;
+  ttl: string;
+  maxUses?: string;
+  connection?: string;
+  profile?: string;
+  host?: string;
+  args?: string;
+  json?: boolean;
+}
+
+/** Who issued a grant or a lock: the operating system's user, by name where the user database has one. */
+export function issuer(): string {
+  let name = "";
+  try {
+    name = userInfo().username;
+  } catch {
+    // no entry for this uid: looked up below
+  }
+  if (name && name !== "unknown") return name;
+  const uid = process.getuid?.();
+  if (uid === undefined) return "unknown";
+  try {
+    const line = readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .find((l) => l.split(":")[2] === String(uid));
+    if (line) return line.split(":")[0] as string;
+  } catch {
+    // no user database: the uid says who
+  }
+  return `uid ${uid}`;
+}
+
+/** A capability or an area the catalogue offers; never-a-tool names are in neither. */
+export function resolveTarget(cli: Cli, target: string): { cap?: Capability; area?: string } {
+  const cap = cli.catalogue.byName(target);
+  if (cap) return { cap };
+  if (cli.catalogue.areas().includes(target)) return { area: target };
+  throw new RtaError(
+    "core.tool.unknown",
+    `no capability or area is named ${JSON.stringify(target)}`,
+    "run `rta explain` to list them",
+  );
+}
+
+export function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): number {
+  const { io } = cli;
+  try {
+    const { cap } = resolveTarget(cli, target);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(opts.agent)) {
+      throw new RtaError(
+        "core.input.invalid",
+        `--agent ${JSON.stringify(opts.agent)} is not a name`,
+        "use letters, digits, '.', '-' or '_'",
+      );
+    }
+    const ttlMs = parseDuration(opts.ttl);
+    let maxUses: number | null = null;
+    if (opts.maxUses !== undefined) {
+      maxUses = /^\d+$/.test(opts.maxUses) ? Number(opts.maxUses) : 0;
+      if (maxUses < 1)
+        throw new RtaError(
+          "core.input.range",
+          `--max-uses is ${JSON.stringify(opts.maxUses)}`,
+          "give --max-uses a whole number from 1",
+        );
+    }
+    if (record !== undefined && cap?.record === undefined) {
+      throw new RtaError("core.input.invalid", `${target} has no record to narrow a grant to`, "leave the record out");
+    }
+    let digest: string | null = null;
+    if (opts.args !== undefined) {
+      if (!cap)
+        throw new RtaError(
+          "core.input.invalid",
+          "--args binds a grant to one call of one capability, not an area",
+          `name a capability of ${target}`,
+        );
+      digest = argsDigest(boundArgs(cli, cap, opts.args));
+    }
+    const deps = processDeps(io.env);
+    const policy = deps.policy.current();
+    const targets = cap ? [cap.name, cap.area] : [target];
+    if (maxUses === null && policy.maxUses !== undefined) maxUses = policy.maxUses;
+    checkCeiling(policy, { targets, agent: opts.agent, ttlMs, maxUses });
+    const now = deps.clock.now();
+    const grant = deps.gate().issue({
+      target,
+      record: record ?? null,
+      agent: opts.agent,
+      connection: opts.connection ?? null,
+      profile: opts.profile ?? null,
+      host: opts.host !== undefined ? hostOf(opts.host) : null,
+      args_digest: digest,
+      max_uses: maxUses,
+      issued_at: now,
+      expires_at: now + ttlMs,
+      issued_by: issuer(),
+      build: `rta ${version}`,
+      digest: null,
+    });
+    if (wantsJson(io, opts.json)) io.out(`${JSON.stringify(grant)}\n`);
+    else io.out(`${describeGrant(grant, now)}\n`);
+    return Exit.ok;
+  } catch (err) {
+    return reportError(
+      io,
+      err instanceof RtaError ? err : new RtaError("core.internal", "the grant could not be issued"),
+      opts.json === true,
+    );
+  }
+}
+
+/** The arguments `--args` names, checked as an agent's call would be and filled with defaults, as the gate sees them. */
+function boundArgs(cli: Cli, cap: Capability, text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new RtaError(
+      "core.input.invalid",
+      "--args is not JSON",
+      `give the call's arguments as a JSON object, e.g. --args '{"id":"x"}'`,
+    );
+  }
+  const call = {
+    capability: cap.tool,
+    args: parsed as Record<string, unknown>,
+    origin: { kind: "agent" as const, name: "-", client: "-", session: "-", transport: "memory" as const },
+  };
+  return checkDeclaration(cap, call, checkShape(cap, call, cli.catalogue));
+}
+
+export function describeGrant(g: Grant, now: number): string {
+  const narrowed = narrowing(g);
+  const uses = g.max_uses === null ? "any number of uses" : `${g.max_uses} use${g.max_uses === 1 ? "" : "s"}`;
+  const until = new Date(g.expires_at).toISOString().replace(/\.\d+Z$/, "Z");
+  return `granted ${g.id}: ${g.target}${narrowed ? ` (${narrowed})` : ""} for agent ${g.agent}, until ${until} (${formatDuration(g.expires_at - now)}), ${uses}`;
+}
+
+function narrowing(g: Grant): string {
+  const parts: string[] = [];
+  if (g.record !== null) parts.push(`record ${g.record}`);
+  if (g.host !== null) parts.push(`host ${g.host}`);
+  if (g.connection !== null) parts.push(`connection ${g.connection}`);
+  if (g.profile !== null) parts.push(`profile ${g.profile}`);
+  if (g.args_digest !== null) parts.push(`args ${g.args_digest.slice(0, 12)}`);
+  return parts.join(", ");
+}
+
+export function grantState(g: Grant, now: number): "live" | "spent" | "expired" | "revoked" {
+  if (g.revoked_at !== null) return "revoked";
+  if (g.expires_at <= now) return "expired";
+  if (g.max_uses !== null && g.uses >= g.max_uses) return "spent";
+  return "live";
+}
+
+export function list(cli: Cli, opts: { detail?: boolean; json?: boolean }): number {
+  const { io } = cli;
+  try {
+    const deps = processDeps(io.env);
+    const now = deps.clock.now();
+    const grants = deps.gate().list();
+    const columns = ["id", "target", "agent", "narrowed to", "uses", "expires", "state"];
+    if (opts.detail) columns.push("issued", "issued by", "build");
+    const rows: Scalar[][] = grants.map((g) => {
+      const row: Scalar[] = [
+        g.id,
+        g.target,
+        g.agent,
+        narrowing(g) || "-",
+        `${g.uses}/${g.max_uses ?? "any"}`,
+        relativeWords(g.expires_at / 1000, now / 1000),
+        grantState(g, now),
+      ];
+      if (opts.detail)
+        row.push(
+          new Date(g.issued_at).toISOString(),
+          g.issued_by,
+          g.digest ? `${g.build} (plugin ${g.digest.slice(0, 12)})` : `${g.build} (built-in)`,
+        );
+      return row;
+    });
+    if (wantsJson(io, opts.json)) {
+      io.out(`${JSON.stringify({ grants: grants.map((g) => ({ ...g, state: grantState(g, now) })) })}\n`);
+    } else if (rows.length === 0) io.out("no grants\n");
+    else io.out(renderHuman(table(columns, rows), paint(io)));
+    return Exit.ok;
+  } catch (err) {
+    return reportError(
+      io,
+      err instanceof RtaError ? err : new RtaError("core.internal", "the grants could not be listed"),
+      opts.json === true,
+    );
+  }
+}
+
+export function revoke(
+  cli: Cli,
+  id: string | undefined,
+  opts: { agent?: string; all?: boolean; json?: boolean },
+): number {
+  const { io } = cli;
+  const chosen = [id !== undefined, opts.agent !== undefined, opts.all === true].filter(Boolean).length;
+  if (chosen !== 1) {
+    return reportError(
+      io,
+      new RtaError(
+        "core.input.missing",
+        "say which grants to revoke",
+        "give one of: a grant id, --agent NAME, or --all",
+      ),
+      opts.json === true,
+    );
+  }
+  const deps = processDeps(io.env);
+  const by = id !== undefined ? { id } : opts.agent !== undefined ? { agent: opts.agent } : { all: true };
+  const n = deps.gate().revoke(by, deps.clock.now());
+  if (n === 0) {
+    return reportError(
+      io,
+      new RtaError("core.grant.unknown", "no live grant matched", "`rta grant list` shows the grants there are"),
+      opts.json === true,
+    );
+  }
+  if (wantsJson(io, opts.json)) io.out(`${JSON.stringify({ revoked: n })}\n`);
+  else io.out(`revoked ${n} grant${n === 1 ? "" : "s"}\n`);
+  return Exit.ok;
+}

@@ -1,0 +1,113 @@
+/**
+ * `rta lock [target] | lock list | lock lift`: the instant no. A lock stops
+ * the calls it covers, free reads included, from the next call of a server
+ * that is already running. Never a tool.
+ */
+import { parseDuration } from "../core/duration.ts";
+import { Exit, RtaError } from "../core/errors.ts";
+import { type Scalar, table } from "../core/result.ts";
+import { relativeWords } from "../core/words.ts";
+import type { Lock } from "../gate/gateStore.ts";
+import { processDeps } from "./deps.ts";
+import { issuer, resolveTarget } from "./grant.ts";
+import { paint, wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { renderHuman } from "./render.ts";
+import { reportError } from "./report.ts";
+
+export function lock(
+  cli: Cli,
+  target: string | undefined,
+  opts: { agent?: string; ttl?: string; json?: boolean },
+): number {
+  const { io } = cli;
+  try {
+    if (target !== undefined) resolveTarget(cli, target);
+    const deps = processDeps(io.env);
+    const now = deps.clock.now();
+    const l = deps.gate().lock({
+      agent: opts.agent ?? null,
+      target: target ?? null,
+      issued_at: now,
+      expires_at: opts.ttl !== undefined ? now + parseDuration(opts.ttl) : null,
+      issued_by: issuer(),
+    });
+    if (wantsJson(io, opts.json)) io.out(`${JSON.stringify(l)}\n`);
+    else io.out(`locked ${l.id}: ${describeLock(l, now)}; lift it with \`rta lock lift ${l.id}\`\n`);
+    return Exit.ok;
+  } catch (err) {
+    return reportError(
+      io,
+      err instanceof RtaError ? err : new RtaError("core.internal", "the lock could not be set"),
+      opts.json === true,
+    );
+  }
+}
+
+function describeLock(l: Lock, now: number): string {
+  const what = l.target ?? "every capability";
+  const whom = l.agent ? `for agent ${l.agent}` : "for every agent";
+  const until =
+    l.expires_at === null
+      ? "until lifted"
+      : `until ${new Date(l.expires_at).toISOString()} (${relativeWords(l.expires_at / 1000, now / 1000)})`;
+  return `${what} ${whom}, ${until}`;
+}
+
+function lockState(l: Lock, now: number): "active" | "lifted" | "expired" {
+  if (l.lifted_at !== null) return "lifted";
+  if (l.expires_at !== null && l.expires_at <= now) return "expired";
+  return "active";
+}
+
+export function lockList(cli: Cli, opts: { json?: boolean }): number {
+  const { io } = cli;
+  const deps = processDeps(io.env);
+  const now = deps.clock.now();
+  const locks = deps.gate().locks();
+  if (wantsJson(io, opts.json)) {
+    io.out(`${JSON.stringify({ locks: locks.map((l) => ({ ...l, state: lockState(l, now) })) })}\n`);
+    return Exit.ok;
+  }
+  if (locks.length === 0) {
+    io.out("no locks\n");
+    return Exit.ok;
+  }
+  const rows: Scalar[][] = locks.map((l) => [
+    l.id,
+    l.target ?? "everything",
+    l.agent ?? "every agent",
+    l.expires_at === null ? "until lifted" : relativeWords(l.expires_at / 1000, now / 1000),
+    lockState(l, now),
+  ]);
+  io.out(renderHuman(table(["id", "target", "agent", "expires", "state"], rows), paint(io)));
+  return Exit.ok;
+}
+
+export function lift(
+  cli: Cli,
+  id: string | undefined,
+  opts: { agent?: string; all?: boolean; json?: boolean },
+): number {
+  const { io } = cli;
+  const chosen = [id !== undefined, opts.agent !== undefined, opts.all === true].filter(Boolean).length;
+  if (chosen !== 1) {
+    return reportError(
+      io,
+      new RtaError("core.input.missing", "say which locks to lift", "give one of: a lock id, --agent NAME, or --all"),
+      opts.json === true,
+    );
+  }
+  const deps = processDeps(io.env);
+  const by = id !== undefined ? { id } : opts.agent !== undefined ? { agent: opts.agent } : { all: true };
+  const n = deps.gate().lift(by, deps.clock.now());
+  if (n === 0)
+    return reportError(
+      io,
+      new RtaError("core.grant.unknown", "no active lock matched", "`rta lock list` shows the locks there are"),
+      opts.json === true,
+    );
+  if (wantsJson(io, opts.json)) io.out(`${JSON.stringify({ lifted: n })}\n`);
+  else io.out(`lifted ${n} lock${n === 1 ? "" : "s"}\n`);
+  return Exit.ok;
+}

@@ -1,0 +1,274 @@
+/**
+ * The grant and lock store: bun:sqlite in the data dir, in WAL mode with a
+ * busy timeout, so several server processes can share it. Spending a use is
+ * one BEGIN IMMEDIATE transaction: the write lock is taken before the grant is
+ * read, so two servers never spend one use twice.
+ */
+import { Database, type Statement } from "bun:sqlite";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { RtaError } from "../core/errors.ts";
+
+/** The store's file name inside the data dir. */
+export const GATE_STORE_FILE = "gate.db";
+
+/** How long a writer waits for another process's transaction before giving up. */
+const BUSY_TIMEOUT_MS = 5000;
+
+export interface Grant {
+  id: string;
+  /** a capability's dotted name, an area, or a plugin name */
+  target: string;
+  /** one record the grant is narrowed to (a note id, a kv key), or null for any */
+  record: string | null;
+  agent: string;
+  connection: string | null;
+  profile: string | null;
+  host: string | null;
+  /** the digest of the one exact call the grant covers, or null for any */
+  args_digest: string | null;
+  /** null: any number of uses until it expires */
+  max_uses: number | null;
+  uses: number;
+  issued_at: number;
+  expires_at: number;
+  issued_by: string;
+  /** the build the grant is bound to: `rta <version>` for a built-in */
+  build: string;
+  /** the digest of the plugin artifact it was issued against; null for a built-in */
+  digest: string | null;
+  revoked_at: number | null;
+}
+
+export type NewGrant = Omit<Grant, "id" | "uses" | "revoked_at">;
+
+export interface Lock {
+  id: string;
+  /** null: every agent */
+  agent: string | null;
+  /** a capability or area; null: everything */
+  target: string | null;
+  issued_at: number;
+  /** null: until lifted */
+  expires_at: number | null;
+  issued_by: string;
+  lifted_at: number | null;
+}
+
+export type NewLock = Omit<Lock, "id" | "lifted_at">;
+
+/** What a call is matched against. */
+export interface GrantQuery {
+  /** the capability's name, its area, and its plugin when it has one */
+  targets: string[];
+  agent: string;
+  record: string | null;
+  connection: string | null;
+  profile: string | null;
+  host: string | null;
+  args_digest: string;
+  now: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS grants (
+  id TEXT PRIMARY KEY,
+  target TEXT NOT NULL,
+  record TEXT,
+  agent TEXT NOT NULL,
+  connection TEXT,
+  profile TEXT,
+  host TEXT,
+  args_digest TEXT,
+  max_uses INTEGER,
+  uses INTEGER NOT NULL DEFAULT 0,
+  issued_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  issued_by TEXT NOT NULL,
+  build TEXT NOT NULL,
+  digest TEXT,
+  revoked_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS grants_by_agent ON grants (agent, target);
+CREATE TABLE IF NOT EXISTS locks (
+  id TEXT PRIMARY KEY,
+  agent TEXT,
+  target TEXT,
+  issued_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  issued_by TEXT NOT NULL,
+  lifted_at INTEGER
+);
+`;
+
+/** The narrowing columns: a grant that sets one matches only a call with that value. */
+const MATCH = `
+  agent = $agent AND target IN (SELECT value FROM json_each($targets))
+  AND (record IS NULL OR record = $record)
+  AND (connection IS NULL OR connection = $connection)
+  AND (profile IS NULL OR profile = $profile)
+  AND (host IS NULL OR host = $host)
+  AND (args_digest IS NULL OR args_digest = $args_digest)
+  AND revoked_at IS NULL`;
+
+export class GateStore {
+  private readonly db: Database;
+  private readonly findLive: Statement<Grant>;
+  private readonly findAny: Statement<Grant>;
+  private readonly spendOne: Statement;
+  private readonly activeLock: Statement<Lock>;
+
+  /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
+  constructor(readonly file: string) {
+    try {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      this.db = new Database(file, { create: true, strict: true });
+      chmodSync(file, 0o600);
+      this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.db.exec("PRAGMA journal_mode = WAL");
+      this.db.exec("PRAGMA synchronous = NORMAL");
+      this.db.exec(SCHEMA);
+    } catch (err) {
+      throw new RtaError(
+        "core.store.unavailable",
+        `the grant store could not be opened: ${(err as Error).message}`,
+        "check that the data dir is yours and writable (rta doctor will say more)",
+      );
+    }
+    this.findLive = this.db.query(
+      `SELECT * FROM grants WHERE ${MATCH} AND expires_at > $now AND (max_uses IS NULL OR uses < max_uses)
+       ORDER BY expires_at ASC LIMIT 1`,
+    );
+    this.findAny = this.db.query(`SELECT * FROM grants WHERE ${MATCH} ORDER BY issued_at DESC LIMIT 1`);
+    this.spendOne = this.db.query(
+      "UPDATE grants SET uses = uses + 1 WHERE id = $id AND (max_uses IS NULL OR uses < max_uses)",
+    );
+    this.activeLock = this.db.query(
+      `SELECT * FROM locks WHERE lifted_at IS NULL AND (expires_at IS NULL OR expires_at > $now)
+       AND (agent IS NULL OR agent = $agent)
+       AND (target IS NULL OR target IN (SELECT value FROM json_each($targets)))
+       ORDER BY issued_at ASC LIMIT 1`,
+    );
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  issue(grant: NewGrant): Grant {
+    for (;;) {
+      const id = `g${randomBytes(4).toString("hex")}`;
+      try {
+        this.db
+          .query(
+            `INSERT INTO grants (id, target, record, agent, connection, profile, host, args_digest, max_uses, issued_at,
+             expires_at, issued_by, build, digest)
+             VALUES ($id, $target, $record, $agent, $connection, $profile, $host, $args_digest, $max_uses, $issued_at,
+             $expires_at, $issued_by, $build, $digest)`,
+          )
+          .run({ id, ...grant });
+        return { ...grant, id, uses: 0, revoked_at: null };
+      } catch (err) {
+        if (!String((err as Error).message).includes("UNIQUE")) throw err;
+      }
+    }
+  }
+
+  /**
+   * Spends one use of a live grant that matches, atomically across processes.
+   * Returns the grant spent, or undefined when none is live for this call.
+   */
+  spend(q: GrantQuery): Grant | undefined {
+    const params = queryParams(q);
+    return this.db
+      .transaction(() => {
+        const grant = this.findLive.get(params);
+        if (!grant) return undefined;
+        const changed = this.spendOne.run({ id: grant.id }).changes;
+        return changed === 1 ? { ...grant, uses: grant.uses + 1 } : undefined;
+      })
+      .immediate();
+  }
+
+  /** Gives back a use spent by a call that was then refused before it ran. */
+  giveBack(id: string): void {
+    this.db.query("UPDATE grants SET uses = uses - 1 WHERE id = $id AND uses > 0").run({ id });
+  }
+
+  /** The most recent grant that would match but for time or uses: to say whether it expired or was spent. */
+  lastMatching(q: GrantQuery): Grant | undefined {
+    return this.findAny.get(queryParams(q)) ?? undefined;
+  }
+
+  list(): Grant[] {
+    return this.db.query<Grant, []>("SELECT * FROM grants ORDER BY issued_at ASC, id ASC").all();
+  }
+
+  get(id: string): Grant | undefined {
+    return this.db.query<Grant, { id: string }>("SELECT * FROM grants WHERE id = $id").get({ id }) ?? undefined;
+  }
+
+  /** Revokes grants by id, by agent, or all; returns how many were live. */
+  revoke(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
+    if (by.id)
+      return this.db
+        .query("UPDATE grants SET revoked_at = $now WHERE id = $id AND revoked_at IS NULL")
+        .run({ id: by.id, now }).changes;
+    if (by.agent) {
+      return this.db
+        .query("UPDATE grants SET revoked_at = $now WHERE agent = $agent AND revoked_at IS NULL")
+        .run({ agent: by.agent, now }).changes;
+    }
+    if (by.all)
+      return this.db.query("UPDATE grants SET revoked_at = $now WHERE revoked_at IS NULL").run({ now }).changes;
+    return 0;
+  }
+
+  lock(lock: NewLock): Lock {
+    const id = `l${randomBytes(4).toString("hex")}`;
+    this.db
+      .query(
+        `INSERT INTO locks (id, agent, target, issued_at, expires_at, issued_by)
+         VALUES ($id, $agent, $target, $issued_at, $expires_at, $issued_by)`,
+      )
+      .run({ id, ...lock });
+    return { ...lock, id, lifted_at: null };
+  }
+
+  /** The lock that stops this agent's call to one of `targets`, if any. */
+  lockFor(agent: string, targets: string[], now: number): Lock | undefined {
+    return this.activeLock.get({ agent, targets: JSON.stringify(targets), now }) ?? undefined;
+  }
+
+  locks(): Lock[] {
+    return this.db.query<Lock, []>("SELECT * FROM locks ORDER BY issued_at ASC, id ASC").all();
+  }
+
+  /** Lifts locks by id, by agent (its own locks, not the ones on everyone), or all; returns how many were active. */
+  lift(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
+    const active = "lifted_at IS NULL AND (expires_at IS NULL OR expires_at > $now)";
+    if (by.id)
+      return this.db.query(`UPDATE locks SET lifted_at = $now WHERE id = $id AND ${active}`).run({ id: by.id, now })
+        .changes;
+    if (by.agent)
+      return this.db
+        .query(`UPDATE locks SET lifted_at = $now WHERE agent = $agent AND ${active}`)
+        .run({ agent: by.agent, now }).changes;
+    if (by.all) return this.db.query(`UPDATE locks SET lifted_at = $now WHERE ${active}`).run({ now }).changes;
+    return 0;
+  }
+}
+
+function queryParams(q: GrantQuery): Record<string, string | number | null> {
+  return {
+    agent: q.agent,
+    targets: JSON.stringify(q.targets),
+    record: q.record,
+    connection: q.connection,
+    profile: q.profile,
+    host: q.host,
+    args_digest: q.args_digest,
+    now: q.now,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Stage 6, grant: what an agent may do beyond free reads. A write, a
+ * destructive call, a read that reaches a destination the agent names and a
+ * read that reveals a stored secret each spend one use of a live grant a
+ * person issued, matched on capability (or area), agent and, where the grant
+ * names them, record, connection, profile, host and the exact arguments.
+ * The team ceiling is applied again here, in case the policy changed since
+ * the grant was issued.
+ */
+import type { AgentOrigin, Call } from "../core/call.ts";
+import { type Args, type Capability, needsGrant } from "../core/capability.ts";
+import { formatDuration } from "../core/duration.ts";
+import { RtaError } from "../core/errors.ts";
+import { argsDigest, hostOf } from "./argsDigest.ts";
+import type { GateStore, Grant, GrantQuery } from "./gateStore.ts";
+import { gateTargets } from "./locks.ts";
+import { checkCeiling, type Policy } from "./policy.ts";
+
+/** Returns the grant spent, or undefined for a free read; refuses with core.grant.required or core.grant.ceiling. */
+export function spendGrant(
+  cap: Capability,
+  call: Call & { origin: AgentOrigin },
+  args: Args,
+  store: GateStore,
+  policy: Policy,
+  now: number,
+): Grant | undefined {
+  if (!needsGrant(cap)) return undefined;
+  const q = grantQuery(cap, call, args, now);
+  // What the ceiling says of the target and the agent holds whatever grant exists.
+  checkCeiling(policy, { targets: q.targets, agent: q.agent, ttlMs: 0, maxUses: 0 });
+  const grant = store.spend(q);
+  if (!grant) throw required(cap, q, store.lastMatching(q), now);
+  try {
+    checkCeiling(policy, {
+      targets: q.targets,
+      agent: q.agent,
+      ttlMs: grant.expires_at - grant.issued_at,
+      maxUses: grant.max_uses,
+    });
+  } catch (err) {
+    store.giveBack(grant.id);
+    throw err;
+  }
+  return grant;
+}
+
+export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }, args: Args, now: number): GrantQuery {
+  const record = cap.record !== undefined && args[cap.record] !== undefined ? String(args[cap.record]) : null;
+  return {
+    targets: gateTargets(cap),
+    agent: call.origin.name,
+    record,
+    connection: call.connection ?? null,
+    profile: call.profile ?? null,
+    host: cap.reaches !== undefined ? hostOf(args[cap.reaches]) : null,
+    args_digest: argsDigest(args),
+    now,
+  };
+}
+
+function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: number): RtaError {
+  let why = "";
+  if (last?.revoked_at != null) why = `: grant ${last.id} was revoked`;
+  else if (last && last.expires_at <= now)
+    why = `: grant ${last.id} expired ${formatDuration(now - last.expires_at)} ago`;
+  else if (last && last.max_uses !== null && last.uses >= last.max_uses)
+    why = `: grant ${last.id} was spent (${last.uses} of ${last.max_uses} uses)`;
+  return new RtaError(
+    "core.grant.required",
+    `${cap.name} needs a grant for agent ${q.agent}${why}`,
+    `a person can allow it by running \`${allowCommand(cap, q)}\``,
+  );
+}
+
+/** The narrowest command that would let this call through. */
+export function allowCommand(cap: Capability, q: GrantQuery): string {
+  const words = ["rta", "grant", "allow", cap.name];
+  if (q.record !== null) words.push(shellWord(q.record));
+  words.push("--agent", q.agent, "--ttl", "5m");
+  if (q.host !== null) words.push("--host", shellWord(q.host));
+  if (q.connection !== null) words.push("--connection", shellWord(q.connection));
+  if (q.profile !== null) words.push("--profile", shellWord(q.profile));
+  return words.join(" ");
+}
+
+/** A word as a POSIX shell reads it back: bare when it is safe, single-quoted otherwise. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}

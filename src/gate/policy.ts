@@ -1,0 +1,136 @@
+/**
+ * The team ceiling: `policy.toml` in the config dir caps what a grant can do.
+ *
+ *   never = ["note.rm", "proc"]   # capabilities or areas no grant can reach
+ *   max_ttl = "8h"                 # the longest a grant may last
+ *   max_uses = 100                 # the most uses one grant may carry
+ *   agents = ["claude", "cursor"]  # the only agents that may be granted anything
+ *
+ * It is applied when a grant is issued, and again at call time in case the
+ * policy changed since. It does not reach free reads: a lock does.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parseDuration } from "../core/duration.ts";
+import { RtaError } from "../core/errors.ts";
+
+export const POLICY_FILE = "policy.toml";
+
+export interface Policy {
+  never: string[];
+  /** ms, or undefined for no ceiling */
+  maxTtl?: number;
+  maxUses?: number;
+  /** undefined: any agent */
+  agents?: string[];
+}
+
+export const NO_POLICY: Policy = { never: [] };
+
+/** Reads and checks the policy text; refuses (core.policy.unreadable) what it cannot take, naming the key. */
+export function parsePolicy(text: string): Policy {
+  let raw: Record<string, unknown>;
+  try {
+    raw = Bun.TOML.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    throw unreadable(`it is not TOML: ${(err as Error).message}`);
+  }
+  const policy: Policy = { never: [] };
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === "never" || key === "agents") {
+      if (!Array.isArray(value) || !value.every((v) => typeof v === "string"))
+        throw unreadable(`${key} must be a list of names`);
+      policy[key] = value as string[];
+    } else if (key === "max_ttl") {
+      if (typeof value !== "string") throw unreadable('max_ttl must be a duration such as "8h"');
+      try {
+        policy.maxTtl = parseDuration(value, "max_ttl");
+      } catch {
+        throw unreadable(`max_ttl ${JSON.stringify(value)} is not a duration such as "8h"`);
+      }
+    } else if (key === "max_uses") {
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
+        throw unreadable("max_uses must be a whole number from 1");
+      policy.maxUses = value;
+    } else {
+      throw unreadable(`it has no setting ${JSON.stringify(key)} (never, max_ttl, max_uses and agents are known)`);
+    }
+  }
+  return policy;
+}
+
+function unreadable(why: string): RtaError {
+  return new RtaError(
+    "core.policy.unreadable",
+    `the team policy cannot be read: ${why}`,
+    `fix ${POLICY_FILE} in rta's config dir; until then no grant is issued or spent`,
+  );
+}
+
+/**
+ * Reads the policy from the config dir, again only when the file changed, so a
+ * policy edited while a server runs holds from its next call. A missing file
+ * is no ceiling; a file that does not read refuses every grant until it does.
+ */
+export class PolicySource {
+  private cached: { mtimeMs: number; size: number; policy: Policy } | undefined;
+
+  constructor(readonly file: string) {}
+
+  static inConfigDir(configDir: string): PolicySource {
+    return new PolicySource(join(configDir, POLICY_FILE));
+  }
+
+  current(): Policy {
+    let st: { mtimeMs: number; size: number };
+    try {
+      st = statSync(this.file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return NO_POLICY;
+      throw unreadable((err as Error).message);
+    }
+    if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.policy;
+    const policy = parsePolicy(readFileSync(this.file, "utf8"));
+    this.cached = { mtimeMs: st.mtimeMs, size: st.size, policy };
+    return policy;
+  }
+}
+
+/** The request a grant makes, as the ceiling sees it. */
+export interface GrantShape {
+  /** the capability name, its area, and its plugin when it has one */
+  targets: string[];
+  agent: string;
+  ttlMs: number;
+  maxUses: number | null;
+}
+
+/** Refuses, as core.grant.ceiling, a grant the policy caps; returns the uses the grant may carry. */
+export function checkCeiling(policy: Policy, g: GrantShape): void {
+  const never = g.targets.find((t) => policy.never.includes(t));
+  if (never !== undefined) {
+    throw ceiling(
+      `the team policy says ${never} is never granted`,
+      "no grant can reach it; ask whoever keeps the team policy",
+    );
+  }
+  if (policy.agents && !policy.agents.includes(g.agent)) {
+    throw ceiling(
+      `the team policy does not let agent ${g.agent} be granted anything`,
+      `the agents it names: ${policy.agents.join(", ")}`,
+    );
+  }
+  if (policy.maxTtl !== undefined && g.ttlMs > policy.maxTtl) {
+    throw ceiling("the grant would last longer than the team policy's max_ttl", "issue it with a shorter --ttl");
+  }
+  if (policy.maxUses !== undefined && (g.maxUses === null || g.maxUses > policy.maxUses)) {
+    throw ceiling(
+      `the team policy caps a grant at ${policy.maxUses} uses`,
+      `issue it with --max-uses ${policy.maxUses} or fewer`,
+    );
+  }
+}
+
+function ceiling(message: string, hint: string): RtaError {
+  return new RtaError("core.grant.ceiling", message, hint);
+}
