@@ -24,6 +24,8 @@ export function buildProgram(cli: Cli): Command {
     .description("capabilities for operators, on the terminal and as MCP tools for agents, behind one gate")
     .version(version, "-V, --version")
     .showSuggestionAfterError(false)
+    // Options after a subcommand's name are that subcommand's: `lock lift --agent x` is lift's --agent, not lock's.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (s) => cli.io.out(s),
@@ -87,6 +89,7 @@ export function buildProgram(cli: Cli): Command {
 
   const lockCmd = program
     .command("lock")
+    .enablePositionalOptions()
     .description("the instant no: stop an agent's calls, free reads included (never a tool)")
     .argument("[target]", "a capability or an area (default: everything)")
     .option("--agent <name>", "only this agent (default: every agent)")

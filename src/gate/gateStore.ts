@@ -109,8 +109,7 @@ const MATCH = `
   AND (connection IS NULL OR connection = $connection)
   AND (profile IS NULL OR profile = $profile)
   AND (host IS NULL OR host = $host)
-  AND (args_digest IS NULL OR args_digest = $args_digest)
-  AND revoked_at IS NULL`;
+  AND (args_digest IS NULL OR args_digest = $args_digest)`;
 
 export class GateStore {
   private readonly db: Database;
@@ -137,10 +136,11 @@ export class GateStore {
       );
     }
     this.findLive = this.db.query(
-      `SELECT * FROM grants WHERE ${MATCH} AND expires_at > $now AND (max_uses IS NULL OR uses < max_uses)
+      `SELECT * FROM grants WHERE ${MATCH} AND revoked_at IS NULL AND expires_at > $now
+       AND (max_uses IS NULL OR uses < max_uses)
        ORDER BY expires_at ASC LIMIT 1`,
     );
-    this.findAny = this.db.query(`SELECT * FROM grants WHERE ${MATCH} ORDER BY issued_at DESC LIMIT 1`);
+    this.findAny = this.db.query(`SELECT * FROM grants WHERE ${MATCH} ORDER BY issued_at DESC, rowid DESC LIMIT 1`);
     this.spendOne = this.db.query(
       "UPDATE grants SET uses = uses + 1 WHERE id = $id AND (max_uses IS NULL OR uses < max_uses)",
     );
@@ -202,7 +202,7 @@ export class GateStore {
   }
 
   list(): Grant[] {
-    return this.db.query<Grant, []>("SELECT * FROM grants ORDER BY issued_at ASC, id ASC").all();
+    return this.db.query<Grant, []>("SELECT * FROM grants ORDER BY issued_at ASC, rowid ASC").all();
   }
 
   get(id: string): Grant | undefined {
@@ -242,7 +242,7 @@ export class GateStore {
   }
 
   locks(): Lock[] {
-    return this.db.query<Lock, []>("SELECT * FROM locks ORDER BY issued_at ASC, id ASC").all();
+    return this.db.query<Lock, []>("SELECT * FROM locks ORDER BY issued_at ASC, rowid ASC").all();
   }
 
   /** Lifts locks by id, by agent (its own locks, not the ones on everyone), or all; returns how many were active. */

@@ -28,7 +28,7 @@ describe("the catalogue", () => {
     expect(cat.byTool("proc_list")?.name).toBe("proc.list");
     expect(cat.byName("proc_list")).toBeUndefined();
     expect(cat.byTool("proc.list")).toBeUndefined();
-    expect(cat.areas()).toEqual(["disk", "jwt", "proc", "sys"]);
+    expect(cat.areas()).toEqual(["disk", "jwt", "note", "proc", "sys"]);
   });
 
   test("refuses a capability declared twice, and one that is never a tool", () => {
@@ -37,10 +37,15 @@ describe("the catalogue", () => {
     expect(() => new Catalogue([make("kv.edit")])).toThrow(/never a tool/);
   });
 
-  test("the built-ins are the four first capabilities", () => {
+  test("the built-ins, in tool-name order", () => {
     expect(new Catalogue(builtins).all().map((c) => c.name)).toEqual([
       "disk.usage",
       "jwt.decode",
+      "note.add",
+      "note.list",
+      "note.rm",
+      "note.show",
+      "proc.kill",
       "proc.list",
       "sys.info",
     ]);

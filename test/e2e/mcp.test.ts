@@ -31,7 +31,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
     test("the instructions say once what is true of every tool", () => {
       const text = s.client.getInstructions() ?? "";
       expect(text).toContain("area_thing_action");
-      expect(text).toContain("disk, jwt, proc, sys");
+      expect(text).toContain("disk, jwt, note, proc, sys");
       expect(text).toContain('"total" counts every row');
       expect(text).toContain('"code","message","hint"');
       expect(text).toContain("you have no terminal");
@@ -50,13 +50,18 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(names);
       expect(names.some(isNeverATool)).toBe(false);
       for (const tool of tools) {
+        const safety = builtinCatalogue().byTool(tool.name)?.safety ?? "";
         expect(tool.annotations).toMatchObject({
-          readOnlyHint: true,
-          destructiveHint: false,
-          idempotentHint: true,
+          readOnlyHint: safety === "read",
+          destructiveHint: safety === "destructive",
+          idempotentHint: safety === "read",
           openWorldHint: false,
         });
-        expect(tool.description).toContain("[rta] Safety class: read. Free to call.");
+        expect(tool.description).toContain(
+          safety === "read"
+            ? "[rta] Safety class: read. Free to call."
+            : `[rta] Safety class: ${safety}. Refused until the person running rta issues a grant`,
+        );
         expect(tool.outputSchema).toBeUndefined();
         expect(tool.inputSchema.type).toBe("object");
       }

@@ -54,6 +54,7 @@ test("annotations follow the safety class; openWorld for what reaches out", () =
 
 test("the listing is in catalogue order and the instructions name the areas", () => {
   const cat = builtinCatalogue();
-  expect(toolListings(cat).map((t) => t.name)).toEqual(["disk_usage", "jwt_decode", "proc_list", "sys_info"]);
-  expect(instructions(cat)).toContain("The areas offered here: disk, jwt, proc, sys.");
+  expect(toolListings(cat).map((t) => t.name)).toEqual(cat.all().map((c) => c.tool));
+  expect(toolListings(cat)[0]?.name).toBe("disk_usage");
+  expect(instructions(cat)).toContain("The areas offered here: disk, jwt, note, proc, sys.");
 });

@@ -1,0 +1,178 @@
+/**
+ * End to end: grants and locks issued on the CLI while dist/rta mcp serve
+ * runs, spoken to by the official client.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readRecord } from "../../src/record/read.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { RTA, rta } from "../support/rta.ts";
+
+/** Runs a command line exactly as a person would paste it into a shell, with `rta` as the built binary. */
+async function runLiterally(command: string, env: Record<string, string>) {
+  if (!command.startsWith("rta ")) throw new Error(`not an rta command: ${command}`);
+  const proc = Bun.spawn(["sh", "-c", `"$RTA_BIN" ${command.slice(4)}`], {
+    env: { PATH: process.env.PATH ?? "", RTA_BIN: RTA, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+  return { code, stderr };
+}
+
+function dirsEnv() {
+  const data = tempDir();
+  const config = tempDir();
+  return { data, config, env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config } };
+}
+
+describe("the hint works", () => {
+  test("the command in a refusal's hint, run literally, lets the same call through; after its ttl it is refused again", async () => {
+    const { data, config, env } = dirsEnv();
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const refused = resultJson(
+        await s.client.callTool({ name: "note_add", arguments: { title: "plan", body: "step one" } }),
+      );
+      expect(refused.code).toBe("core.grant.required");
+      const command = (refused.hint as string).match(/`([^`]+)`/)?.[1] ?? "";
+      expect(command).toBe("rta grant allow note.add --agent claude --ttl 5m");
+      // A short ttl instead of five minutes, so the test can watch it expire.
+      const ran = await runLiterally(command.replace("--ttl 5m", "--ttl 2s"), env);
+      expect(ran).toEqual({ code: 0, stderr: "" });
+      const ok = await s.client.callTool({ name: "note_add", arguments: { title: "plan", body: "step one" } });
+      expect(ok.isError).toBeFalsy();
+      expect(resultJson(ok)).toMatchObject({ type: "object", value: { title: "plan", bytes: 8 } });
+      await Bun.sleep(2100);
+      const expired = resultJson(
+        await s.client.callTool({ name: "note_add", arguments: { title: "plan", body: "again" } }),
+      );
+      expect(expired.code).toBe("core.grant.required");
+      expect(expired.message).toMatch(/expired/);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("locks", () => {
+  test("a lock set while the server runs stops the agent's next call, free reads included; lifting it restores them", async () => {
+    const { data, config, env } = dirsEnv();
+    const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      expect((await s.client.callTool({ name: "sys_info", arguments: {} })).isError).toBeFalsy();
+      expect((await rta(["lock", "--agent", "claude"], { env })).code).toBe(0);
+      const locked = resultJson(await s.client.callTool({ name: "sys_info", arguments: {} }));
+      expect(locked.code).toBe("core.lock.locked");
+      expect((await rta(["lock", "lift", "--agent", "claude"], { env })).code).toBe(0);
+      expect((await s.client.callTool({ name: "sys_info", arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("the team ceiling", () => {
+  test("never makes grant allow refuse, and refuses a call under a grant issued before the policy changed", async () => {
+    const { data, config, env } = dirsEnv();
+    expect((await rta(["grant", "allow", "note.add", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+    mkdirSync(config, { recursive: true });
+    writeFileSync(join(config, "policy.toml"), 'never = ["note.add"]\n');
+    const refusedIssue = await rta(["grant", "allow", "note.add", "--agent", "claude", "--ttl", "10m"], { env });
+    expect(refusedIssue.code).toBe(3);
+    expect(refusedIssue.stderr).toContain(
+      "rta: error: the team policy says note.add is never granted (core.grant.ceiling)",
+    );
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const r = resultJson(await s.client.callTool({ name: "note_add", arguments: { title: "x", body: "y" } }));
+      expect(r.code).toBe("core.grant.ceiling");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("concurrency", () => {
+  for (const maxUses of [1, 50]) {
+    test(`two servers sharing a data dir spend a ${maxUses}-use grant exactly ${maxUses} time(s) across 200 concurrent calls`, async () => {
+      const { data, config, env } = dirsEnv();
+      const issued = await rta(
+        ["grant", "allow", "note.add", "--agent", "claude", "--ttl", "10m", "--max-uses", String(maxUses), "--json"],
+        { env },
+      );
+      expect(issued.code).toBe(0);
+      const grantId = JSON.parse(issued.stdout).id as string;
+      const servers = await Promise.all(
+        [0, 1].map(() => connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } })),
+      );
+      try {
+        const calls = Array.from({ length: 200 }, (_, i) =>
+          (servers[i % 2] as (typeof servers)[number]).client.callTool({
+            name: "note_add",
+            arguments: { title: `n${i}`, body: "x" },
+          }),
+        );
+        const results = await Promise.all(calls);
+        const ok = results.filter((r) => !r.isError).length;
+        const refused = results.filter((r) => r.isError && resultJson(r).code === "core.grant.required").length;
+        expect(ok).toBe(maxUses);
+        expect(refused).toBe(200 - maxUses);
+      } finally {
+        await Promise.all(servers.map((s) => s.close()));
+      }
+      const spent = readRecord(join(data, "agent-log.jsonl")).lines.filter((l) => l.grant === grantId);
+      expect(spent).toHaveLength(maxUses);
+      const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout);
+      expect(listed.grants[0]).toMatchObject({ id: grantId, uses: maxUses, max_uses: maxUses, state: "spent" });
+    });
+  }
+});
+
+describe("the grant verbs on the command line", () => {
+  test("allow prints what the grant covers, until when, and how many uses; list and revoke manage them", async () => {
+    const { env } = dirsEnv();
+    const proc = Bun.spawn(
+      ["script", "-qec", `${RTA} grant allow note.rm deploy-1 --agent claude --ttl 5m --max-uses 1`, "/dev/null"],
+      {
+        stdout: "pipe",
+        env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env },
+      },
+    );
+    const human = await new Response(proc.stdout).text();
+    expect(human).toMatch(
+      /^granted g[0-9a-f]{8}: note\.rm \(record deploy-1\) for agent claude, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(5m\), 1 use\r?\n$/,
+    );
+    const detail = JSON.parse((await rta(["grant", "list", "--detail", "--json"], { env })).stdout).grants[0];
+    expect(detail).toMatchObject({
+      target: "note.rm",
+      record: "deploy-1",
+      agent: "claude",
+      build: expect.stringMatching(/^rta /),
+      digest: null,
+      state: "live",
+    });
+    expect((await rta(["grant", "revoke", "--agent", "claude"], { env })).stdout).toBe('{"revoked":1}\n');
+    const none = await rta(["grant", "revoke", "--all"], { env });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain("(core.grant.unknown)");
+  });
+
+  test("a never-a-tool name, a made-up one and a bad ttl are refused with a code", async () => {
+    const { env } = dirsEnv();
+    for (const [args, code] of [
+      [["grant", "allow", "grant.allow", "--agent", "claude", "--ttl", "5m"], "core.tool.unknown"],
+      [["grant", "allow", "nope.thing", "--agent", "claude", "--ttl", "5m"], "core.tool.unknown"],
+      [["grant", "allow", "note.add", "--agent", "claude", "--ttl", "soon"], "core.input.invalid"],
+      [["grant", "allow", "note.add", "--agent", "claude"], "core.cli.usage"],
+      [["grant", "allow", "note.rm", "--agent", "claude", "--ttl", "5m", "--args", "{bad"], "core.input.invalid"],
+      [["grant", "allow", "note.rm", "--agent", "claude", "--ttl", "5m", "--args", '{"idd":"x"}'], "core.mcp.badargs"],
+    ] as [string[], string][]) {
+      const r = await rta(args, { env });
+      expect({ args, ok: r.stderr.includes(`(${code})`) }).toEqual({ args, ok: true });
+      expect(r.code).not.toBe(0);
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, test } from "bun:test";
+import { utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { checkCeiling, NO_POLICY, PolicySource, parsePolicy } from "../../src/gate/policy.ts";
+import { tempDir } from "../support/fixtures.ts";
+
+const shape = { targets: ["note.rm", "note"], agent: "claude", ttlMs: 300_000, maxUses: 1 };
+
+describe("the policy file", () => {
+  test("reads never, max_ttl, max_uses and agents", () => {
+    expect(parsePolicy('never = ["note.rm"]\nmax_ttl = "1h"\nmax_uses = 5\nagents = ["claude"]\n')).toEqual({
+      never: ["note.rm"],
+      maxTtl: 3_600_000,
+      maxUses: 5,
+      agents: ["claude"],
+    });
+  });
+
+  test("refuses what it cannot take, naming the key", () => {
+    expect(() => parsePolicy('never = "x"')).toThrow(/never must be a list/);
+    expect(() => parsePolicy('max_ttl = "soon"')).toThrow(/max_ttl/);
+    expect(() => parsePolicy("max_uses = 0")).toThrow(/max_uses/);
+    expect(() => parsePolicy("nevr = []")).toThrow(/no setting "nevr"/);
+    expect(() => parsePolicy("[[[")).toThrow(/not TOML/);
+  });
+
+  test("is read again when the file changes, and a missing file is no ceiling", () => {
+    const dir = tempDir();
+    const src = PolicySource.inConfigDir(dir);
+    expect(src.current()).toBe(NO_POLICY);
+    writeFileSync(join(dir, "policy.toml"), 'never = ["a"]\n');
+    expect(src.current().never).toEqual(["a"]);
+    writeFileSync(join(dir, "policy.toml"), 'never = ["a", "b"]\n');
+    utimesSync(join(dir, "policy.toml"), new Date(), new Date(Date.now() + 5000));
+    expect(src.current().never).toEqual(["a", "b"]);
+  });
+});
+
+describe("the ceiling", () => {
+  const code = (fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      return (err as { code: string; message: string }).code;
+    }
+    return "passed";
+  };
+
+  test("never reaches a capability or its whole area", () => {
+    expect(code(() => checkCeiling({ never: ["note.rm"] }, shape))).toBe("core.grant.ceiling");
+    expect(code(() => checkCeiling({ never: ["note"] }, shape))).toBe("core.grant.ceiling");
+    expect(code(() => checkCeiling({ never: ["note.add"] }, shape))).toBe("passed");
+  });
+
+  test("agents, max_ttl and max_uses cap the grant", () => {
+    expect(code(() => checkCeiling({ never: [], agents: ["cursor"] }, shape))).toBe("core.grant.ceiling");
+    expect(code(() => checkCeiling({ never: [], maxTtl: 60_000 }, shape))).toBe("core.grant.ceiling");
+    expect(code(() => checkCeiling({ never: [], maxUses: 3 }, { ...shape, maxUses: 5 }))).toBe("core.grant.ceiling");
+    expect(code(() => checkCeiling({ never: [], maxUses: 3 }, { ...shape, maxUses: null }))).toBe("core.grant.ceiling");
+    expect(code(() => checkCeiling({ never: [], maxUses: 3, maxTtl: 600_000, agents: ["claude"] }, shape))).toBe(
+      "passed",
+    );
+  });
+});
