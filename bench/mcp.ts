@@ -75,14 +75,23 @@ async function rssRefusingHugeMessage(cmd: string[]): Promise<number> {
   return (await d.close()).maxRSS;
 }
 
-async function rssCuttingBigTable(cmd: string[]): Promise<{ rss: number; rows: number; total: number }> {
+async function rssIdle(cmd: string[]): Promise<number> {
   const d = new Driver(cmd, env);
   await d.initialize();
+  await d.request("tools/call", { name: "bench_table", arguments: { mb: 1 } });
+  return (await d.close()).maxRSS;
+}
+
+async function rssCuttingBigTable(cmd: string[]): Promise<{ rss: number; rows: number; total: number; ms: number }> {
+  const d = new Driver(cmd, env);
+  await d.initialize();
+  const t0 = performance.now();
   const r = await d.request("tools/call", { name: "bench_table", arguments: { mb: 50 } });
+  const ms = performance.now() - t0;
   const text = ((r.result as { content: { text: string }[] }).content[0]?.text ?? "{}") as string;
   const table = JSON.parse(text) as { rows: unknown[]; total: number };
   const { maxRSS } = await d.close();
-  return { rss: maxRSS, rows: table.rows?.length ?? 0, total: table.total ?? 0 };
+  return { rss: maxRSS, rows: table.rows?.length ?? 0, total: table.total ?? 0, ms };
 }
 
 try {
@@ -95,7 +104,9 @@ try {
   const rtaCps = await callsPerSecond(rtaCmd, "sys_info");
   const floorHuge = await rssRefusingHugeMessage([floor]);
   const rtaHuge = await rssRefusingHugeMessage(rtaCmd);
-  const cut = await rssCuttingBigTable([big, "mcp", "serve", "--max-result", "64"]);
+  const bigCmd = [big, "mcp", "serve", "--max-result", "64"];
+  const idle = await rssIdle(bigCmd);
+  const cut = await rssCuttingBigTable(bigCmd);
   const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
   console.log("mcp over stdio (floor: bare SDK v2 server, one echo tool, compiled the same way)");
   console.log(
@@ -108,7 +119,7 @@ try {
     `  peak RSS refusing 100 MB msg  floor ${mib(floorHuge)} (SDK transport, 10 MB line cap)   rta ${mib(rtaHuge)} (target <= 80 MiB)`,
   );
   console.log(
-    `  peak RSS cutting 50 MB table  rta ${mib(cut.rss)} (target <= 80 MiB); sent ${cut.rows} of ${cut.total} rows`,
+    `  peak RSS cutting 50 MB table  rta ${mib(cut.rss)} (target <= 80 MiB; the same server after a 1 MB table: ${mib(idle)}); sent ${cut.rows} of ${cut.total} rows in ${cut.ms.toFixed(0)} ms`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -32,7 +32,7 @@ export const DEFAULT_MAX_RESULT_MIB = 8;
 /** `--max-result` takes 1..256 MiB: past 256 the server's own memory is the problem. */
 export const MAX_RESULT_RANGE_MIB: readonly [number, number] = [1, 256];
 /** How many bytes of rows pass between hints to the garbage collector while a large table streams. */
-const COLLECT_EVERY_BYTES = 4 * MiB;
+const COLLECT_EVERY_BYTES = 1 * MiB;
 /** Room kept for the warning a cut result carries. */
 const WARNING_ROOM = 256;
 

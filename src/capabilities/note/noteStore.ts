@@ -26,8 +26,9 @@ export function notesDir(dataDir: string): string {
 
 export function newNoteId(title: string): string {
   const slug = title
-    .toLowerCase()
     .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 60);
