@@ -9,9 +9,10 @@ import { runCall } from "../../src/gate/pipeline.ts";
 import { fixedClock, testDeps } from "../support/fixtures.ts";
 
 const catalogue = builtinCatalogue();
-async function run(deps: Deps, capability: string, args: Record<string, unknown> = {}) {
+/** The result value, or `{ code, message }` for a refusal, loosely typed for the assertions. */
+async function run(deps: Deps, capability: string, args: Record<string, unknown> = {}): Promise<unknown> {
   const out = await runCall({ capability, args, origin: person }, catalogue, deps);
-  if (!out.ok) return { code: out.error.code, message: out.error.message } as const;
+  if (!out.ok) return { code: out.error.code, message: out.error.message };
   return out.value;
 }
 
