@@ -158,7 +158,7 @@ export function describeGrant(g: Grant, now: number): string {
   const narrowed = narrowing(g);
   const uses = g.max_uses === null ? "any number of uses" : `${g.max_uses} use${g.max_uses === 1 ? "" : "s"}`;
   const until = new Date(g.expires_at).toISOString().replace(/\.\d+Z$/, "Z");
-  return `granted ${g.id}: ${g.target}${narrowed ? ` (${narrowed})` : ""} for agent ${g.agent}, until ${until} (${formatDuration(g.expires_at - now)}), ${uses}`;
+  return `granted ${g.id}: ${g.target}${narrowed ? ` (${narrowed})` : ""} for agent ${g.agent}, until ${until} (in ${formatDuration(g.expires_at - now)}), ${uses}`;
 }
 
 function narrowing(g: Grant): string {

@@ -34,6 +34,8 @@ export interface Card {
   reaches?: string;
   offsite?: string;
   reveals?: true;
+  /** the input a grant can be narrowed to one record of */
+  record?: string;
   inputs: CardInput[];
   result: { shape: Shape; columns?: ColumnSpec[] };
   examples: { command: string; note: string }[];
@@ -72,5 +74,6 @@ export function cardOf(cap: Capability): Card {
   if (cap.reaches) card.reaches = cap.reaches;
   if (cap.offsite) card.offsite = cap.offsite;
   if (cap.reveals) card.reveals = true;
+  if (cap.record) card.record = cap.record;
   return card;
 }

@@ -143,7 +143,7 @@ describe("the grant verbs on the command line", () => {
     );
     const human = await new Response(proc.stdout).text();
     expect(human).toMatch(
-      /^granted g[0-9a-f]{8}: note\.rm \(record deploy-1\) for agent claude, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(5m\), 1 use\r?\n$/,
+      /^granted g[0-9a-f]{8}: note\.rm \(record deploy-1\) for agent claude, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 5m\), 1 use\r?\n$/,
     );
     const detail = JSON.parse((await rta(["grant", "list", "--detail", "--json"], { env })).stdout).grants[0];
     expect(detail).toMatchObject({
