@@ -62,7 +62,8 @@ function renderCard(card: Card, p: ChalkInstance): string {
   if (card.reaches) out += `  reaches   the destination named by ${card.reaches}\n`;
   if (card.offsite) out += `  offsite   asks ${card.offsite}\n`;
   if (card.reveals) out += "  reveals   the answer is the stored secret itself\n";
-  if (card.record) out += `  record    a grant can be narrowed to one ${card.record}: rta grant allow ${card.name} <${card.record}> ...\n`;
+  if (card.record)
+    out += `  record    a grant can be narrowed to one ${card.record}: rta grant allow ${card.name} <${card.record}> ...\n`;
   if (card.also_called.length) out += `  also      ${card.also_called.join(", ")}\n`;
   out += `\n${p.bold("inputs")}\n`;
   if (card.inputs.length === 0) out += "  none\n";
