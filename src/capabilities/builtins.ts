@@ -4,7 +4,19 @@
  */
 import type { Capability } from "../core/capability.ts";
 import { diskUsage } from "./disk/usage.ts";
+import { fsFind } from "./fs/find.ts";
+import { fsGrep } from "./fs/grep.ts";
+import { fsHash } from "./fs/hash.ts";
+import { fsList } from "./fs/list.ts";
+import { fsMkdir } from "./fs/mkdir.ts";
+import { fsMove } from "./fs/move.ts";
+import { fsRead } from "./fs/read.ts";
+import { fsRm } from "./fs/rm.ts";
+import { fsStat } from "./fs/stat.ts";
+import { fsTree } from "./fs/tree.ts";
+import { fsWrite } from "./fs/write.ts";
 import { jwtDecode } from "./jwt/decode.ts";
+import { logTail } from "./log/tail.ts";
 import { noteAdd } from "./note/add.ts";
 import { noteList } from "./note/list.ts";
 import { noteRm } from "./note/rm.ts";
@@ -15,7 +27,19 @@ import { sysInfo } from "./sys/info.ts";
 
 export const builtins: readonly Capability[] = [
   diskUsage,
+  fsFind,
+  fsGrep,
+  fsHash,
+  fsList,
+  fsMkdir,
+  fsMove,
+  fsRead,
+  fsRm,
+  fsStat,
+  fsTree,
+  fsWrite,
   jwtDecode,
+  logTail,
   noteAdd,
   noteList,
   noteRm,

@@ -7,10 +7,19 @@ import { join } from "node:path";
 import { type Deps, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs } from "../core/dirs.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
+import { agentRules, PathGate } from "../gate/pathGate.ts";
 import { PolicySource } from "../gate/policy.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
 
-export function processDeps(env: Record<string, string | undefined>, record: RecordSink = new MemoryRecord()): Deps {
+/**
+ * `roots` are the directories agents' path arguments are confined to (the
+ * current directory when none is given); rta's own dirs are withheld from them.
+ */
+export function processDeps(
+  env: Record<string, string | undefined>,
+  record: RecordSink = new MemoryRecord(),
+  roots: string[] = [process.cwd()],
+): Deps {
   const d = dirs(env);
   return {
     clock: systemClock,
@@ -19,5 +28,6 @@ export function processDeps(env: Record<string, string | undefined>, record: Rec
     gate: once(() => new GateStore(join(d.data, GATE_STORE_FILE))),
     policy: PolicySource.inConfigDir(d.config),
     dirs: d,
+    roots: new PathGate(roots, agentRules(d)),
   };
 }

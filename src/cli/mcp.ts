@@ -49,9 +49,14 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     io.err(`rta: warning: calls cannot be written to the record: ${(err as Error).message}\n`);
   });
 
+  const deps = processDeps(io.env, record, roots);
   io.err("rta mcp server listening on stdio\n");
   io.err(`path arguments confined to: ${roots.join(", ")}\n`);
   io.err(`record: ${recordFile} (session ${session})\n`);
+  for (const root of deps.roots.status()) {
+    if (!root.readable)
+      io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
+  }
 
   const transport = new BoundedStdioTransport({
     input: process.stdin,
@@ -60,7 +65,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   });
   const ctx = {
     catalogue: cli.catalogue,
-    deps: processDeps(io.env, record),
+    deps,
     session,
     transport: "stdio" as const,
     limits: agentLimits(maxResult),

@@ -3,6 +3,7 @@
  * `run` function; its CLI command, MCP tool, `rta explain` card and docs row
  * are projections of this one value.
  */
+import type { GatedPath, OpenOptions, PathIntent } from "../gate/pathGate.ts";
 import type { Origin } from "./call.ts";
 import type { Deps } from "./deps.ts";
 import type { ResultValue, Scalar, Shape } from "./result.ts";
@@ -22,8 +23,10 @@ export interface InputSpec {
   options?: readonly string[];
   /** inclusive bounds; a number outside is `core.input.range` */
   range?: readonly [number, number];
-  /** a path argument: it goes through the path gate */
-  path?: boolean;
+  /** a path argument: it goes through the path gate, opened to read (it must exist) or to write (its parent must) */
+  path?: PathIntent;
+  /** for a path to write: the boolean input that asks for missing parent directories to be made */
+  parentsFrom?: string;
   /** only the operator sets it (config, connection, CLI); absent from the agent's schema */
   operatorOnly?: boolean;
   /** on the CLI it is read from stdin when left out; over MCP it is required */
@@ -57,6 +60,19 @@ export interface RunContext {
    * large listing is never held whole; it refuses once the hard bound is passed.
    */
   rows(columns: string[], kind?: "table" | "log"): RowWriter;
+  /** each path input, opened by the path gate before the run (stage 10) */
+  paths: Record<string, GatedPath>;
+  /** the same gate, for a capability that opens more as it goes (mkdir -p, a walk's files) */
+  gate: PathAccess;
+}
+
+/** What a capability may ask of the path gate while it runs. */
+export interface PathAccess {
+  open(sent: string, intent: PathIntent, options?: OpenOptions): GatedPath;
+  /** a real path a walk must skip: rta's own dirs, the kernel's trees */
+  isWithheld(real: string): boolean;
+  /** a regular file with more than one hard link may be read */
+  hardlinks: boolean;
 }
 
 export interface RowWriter {
@@ -84,6 +100,8 @@ export interface CapabilityDecl {
   reveals?: boolean;
   /** the input naming the one record a grant can be narrowed to (a note id, a kv key, a pid) */
   record?: string;
+  /** roots this capability's paths may also use, beside the server's (log.tail: /var/log) */
+  defaultRoots?: readonly string[];
   inputs: Record<string, InputSpec>;
   /** columns of a table or log; fields (dotted paths) of an object that carry a unit */
   result: { shape: Shape; columns?: readonly ColumnSpec[]; fields?: readonly ColumnSpec[] };

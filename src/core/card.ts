@@ -18,7 +18,8 @@ export interface CardInput {
   from_pipe?: true;
   /** set only by the operator; an agent is never offered it */
   operator_only?: true;
-  path?: true;
+  /** a path, opened under a root to read or to write */
+  path?: "read" | "write";
 }
 
 export interface Card {
@@ -62,7 +63,7 @@ export function cardOf(cap: Capability): Card {
       if (spec.range) input.range = [spec.range[0], spec.range[1]];
       if (spec.fromPipe) input.from_pipe = true;
       if (spec.operatorOnly) input.operator_only = true;
-      if (spec.path) input.path = true;
+      if (spec.path) input.path = spec.path;
       return input;
     }),
     result: cap.result.columns

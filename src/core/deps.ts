@@ -4,6 +4,7 @@
  */
 
 import type { GateStore } from "../gate/gateStore.ts";
+import type { PathGate } from "../gate/pathGate.ts";
 import type { PolicySource } from "../gate/policy.ts";
 import type { RecordSink } from "../record/append.ts";
 import type { Dirs } from "./dirs.ts";
@@ -34,6 +35,8 @@ export interface Deps {
   policy: PolicySource;
   /** rta's own data and config dirs */
   dirs: Dirs;
+  /** the path gate for agents' calls: the server's roots, rta's own dirs withheld */
+  roots: PathGate;
 }
 
 /** A value made on first use and kept. */

@@ -81,7 +81,10 @@ export const codes = {
   },
   "core.store.unavailable": { doc: "the grant and lock store could not be opened", exit: Exit.failure },
   "core.path.outside": { doc: "the path is outside every root, or climbs above its root", exit: Exit.refused },
-  "core.path.symlink": { doc: "the path passes through a link that leaves its root, or a loop of links", exit: Exit.refused },
+  "core.path.symlink": {
+    doc: "the path passes through a link that leaves its root, or a loop of links",
+    exit: Exit.refused,
+  },
   "core.path.hardlink": {
     doc: "a file with more than one hard link, which could be a file outside the root (allowed in config)",
     exit: Exit.refused,
@@ -90,7 +93,10 @@ export const codes = {
     doc: "rta's own dirs, the kernel's trees, .git internals for writes and git's credential files are withheld",
     exit: Exit.refused,
   },
-  "core.path.unreadable": { doc: "the path lies under a root, or in a directory, the server cannot read", exit: Exit.refused },
+  "core.path.unreadable": {
+    doc: "the path lies under a root, or in a directory, the server cannot read",
+    exit: Exit.refused,
+  },
   "core.path.invalid": { doc: "the path holds a NUL byte or is longer than the system allows", exit: Exit.usage },
   "fs.notfound": { doc: "nothing is at that path", exit: Exit.unavailable },
   "fs.exists": { doc: "something is already at that path", exit: Exit.failure },

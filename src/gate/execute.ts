@@ -5,10 +5,11 @@
  * pipeline, with a bare message.
  */
 import type { Call } from "../core/call.ts";
-import type { Args, Capability } from "../core/capability.ts";
+import type { Args, Capability, PathAccess } from "../core/capability.ts";
 import type { Deps } from "../core/deps.ts";
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
+import type { GatedPath } from "./pathGate.ts";
 
 export function execute(
   cap: Capability,
@@ -17,11 +18,15 @@ export function execute(
   deps: Deps,
   signal: AbortSignal,
   limits: Limits,
+  paths: Record<string, GatedPath>,
+  gate: PathAccess,
 ): Promise<ResultValue> {
   return cap.run(args, {
     origin: call.origin,
     deps,
     signal,
     rows: (columns, kind = "table") => new TableWriter(columns, kind, limits),
+    paths,
+    gate,
   });
 }

@@ -21,12 +21,14 @@ import {
   constants,
   fstatSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readlinkSync,
   realpathSync,
   type Stats,
 } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
 
 /** Linux's O_PATH: a descriptor that names a directory without the right to list it, enough to walk through. */
@@ -40,6 +42,11 @@ const MAX_PATH_BYTES = 4096;
 const SYSTEM_WITHHELD = ["/proc", "/sys"];
 
 export type PathIntent = "read" | "write";
+
+export interface OpenOptions {
+  /** for a write: make the missing directories above the last name, each inside the one before */
+  makeParents?: boolean;
+}
 
 export interface GateRules {
   /** real paths that are never opened, even under a root: rta's data and config dirs */
@@ -98,11 +105,17 @@ export function isUnder(path: string, base: string): boolean {
   return path === base || path.startsWith(`${base}/`);
 }
 
-function code(c: "outside" | "symlink" | "hardlink" | "withheld" | "unreadable" | "invalid", sent: string, message: string, hint: string): RtaError {
+function code(
+  c: "outside" | "symlink" | "hardlink" | "withheld" | "unreadable" | "invalid",
+  sent: string,
+  message: string,
+  hint: string,
+): RtaError {
   return new RtaError(`core.path.${c}`, `${JSON.stringify(sent)} ${message}`, hint);
 }
 
-const OUTSIDE_HINT = "paths are confined to the roots the server was started with; ask the person running rta to add a root";
+const OUTSIDE_HINT =
+  "paths are confined to the roots the server was started with; ask the person running rta to add a root";
 
 export class PathGate {
   readonly roots: string[];
@@ -141,17 +154,24 @@ export class PathGate {
    * first root; an absolute one must fall under one of them. The caller
    * closes what it is given (see closeGated).
    */
-  open(sent: string, intent: PathIntent): GatedPath {
-    if (sent.includes("\0")) throw code("invalid", sent.replaceAll("\0", "\\0"), "holds a NUL byte", "send the path without it");
-    if (Buffer.byteLength(sent) > MAX_PATH_BYTES) throw code("invalid", `${sent.slice(0, 40)}...`, `is longer than ${MAX_PATH_BYTES} bytes`, "send a shorter path");
+  open(sent: string, intent: PathIntent, options: OpenOptions = {}): GatedPath {
+    if (sent.includes("\0"))
+      throw code("invalid", sent.replaceAll("\0", "\\0"), "holds a NUL byte", "send the path without it");
+    if (Buffer.byteLength(sent) > MAX_PATH_BYTES)
+      throw code("invalid", `${sent.slice(0, 40)}...`, `is longer than ${MAX_PATH_BYTES} bytes`, "send a shorter path");
     const { root, parts } = this.pick(sent);
     let rootFd: number;
     try {
       rootFd = openSync(root, O_RDONLY | O_DIRECTORY);
     } catch {
-      throw code("unreadable", sent, "lies under a root the server cannot read", "the person running rta can see why in the server's banner, and fix it");
+      throw code(
+        "unreadable",
+        sent,
+        "lies under a root the server cannot read",
+        "the person running rta can see why in the server's banner, and fix it",
+      );
     }
-    return this.walk(sent, intent, root, rootFd, readlinkSync(inFd(rootFd)), parts);
+    return this.walk(sent, intent, root, rootFd, readlinkSync(inFd(rootFd)), parts, options.makeParents === true);
   }
 
   private pick(sent: string): { root: string; parts: string[] } {
@@ -169,7 +189,15 @@ export class PathGate {
   }
 
   /** Walks from the root's descriptor; every descriptor it opened is closed but the one it hands back. */
-  private walk(sent: string, intent: PathIntent, root: string, rootFd: number, rootReal: string, parts: string[]): GatedPath {
+  private walk(
+    sent: string,
+    intent: PathIntent,
+    root: string,
+    rootFd: number,
+    rootReal: string,
+    parts: string[],
+    makeParents: boolean,
+  ): GatedPath {
     const stack: number[] = [rootFd];
     const rel: string[] = [];
     const queue = parts.filter((p) => p !== "" && p !== ".");
@@ -183,7 +211,9 @@ export class PathGate {
         const name = queue.shift() as string;
         if (name === "..") {
           if (stack.length === 1) {
-            throw hops > 0 ? code("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT) : code("outside", sent, "climbs above its root", OUTSIDE_HINT);
+            throw hops > 0
+              ? code("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT)
+              : code("outside", sent, "climbs above its root", OUTSIDE_HINT);
           }
           closeSync(stack.pop() as number);
           rel.pop();
@@ -191,7 +221,12 @@ export class PathGate {
         }
         const last = queue.length === 0;
         if (this.rules.git && intent === "write" && name === ".git") {
-          throw code("withheld", sent, "is inside .git, which is never written", "work on the files of the repository, not its internals");
+          throw code(
+            "withheld",
+            sent,
+            "is inside .git, which is never written",
+            "work on the files of the repository, not its internals",
+          );
         }
         let st: Stats;
         try {
@@ -202,12 +237,25 @@ export class PathGate {
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: null, root };
           }
+          if (e === "ENOENT" && makeParents && intent === "write") {
+            // Made inside the directory already opened, then walked into like any other.
+            mkdirSync(inFd(top(), name), 0o755);
+            queue.unshift(name);
+            continue;
+          }
           if (e === "ENOENT" || e === "ENOTDIR") throw notFound(sent);
-          if (e === "EACCES") throw code("unreadable", sent, "cannot be read by the server", "the person running rta can change its mode");
+          if (e === "EACCES")
+            throw code(
+              "unreadable",
+              sent,
+              "cannot be read by the server",
+              "the person running rta can change its mode",
+            );
           throw err;
         }
         if (st.isSymbolicLink()) {
-          if (++hops > MAX_LINK_HOPS) throw code("symlink", sent, "passes through a loop of links", "send the path the links point to");
+          if (++hops > MAX_LINK_HOPS)
+            throw code("symlink", sent, "passes through a loop of links", "send the path the links point to");
           if (last && intent === "write") {
             // Writing at a link's name replaces the link (rename does not follow it); it never writes where it points.
             const parentFd = stack.pop() as number;
@@ -217,10 +265,16 @@ export class PathGate {
           if (isAbsolute(target)) {
             const clean = target.replace(/\/+/g, "/");
             const base = [rootReal, root].find((b) => isUnder(clean, b));
-            if (base === undefined) throw code("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT);
+            if (base === undefined)
+              throw code("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT);
             leave(1);
             rel.length = 0;
-            queue.unshift(...clean.slice(base === "/" ? 1 : base.length).split("/").filter((p) => p !== "" && p !== "."));
+            queue.unshift(
+              ...clean
+                .slice(base === "/" ? 1 : base.length)
+                .split("/")
+                .filter((p) => p !== "" && p !== "."),
+            );
           } else {
             queue.unshift(...target.split("/").filter((p) => p !== "" && p !== "."));
           }
@@ -246,7 +300,8 @@ export class PathGate {
         this.confirm(sent, fd, rootReal, name);
       }
       // The path names the root itself (or climbed back to it).
-      if (intent === "write") throw code("outside", sent, "is a root, which cannot be written as a whole", "name something inside it");
+      if (intent === "write")
+        throw code("outside", sent, "is a root, which cannot be written as a whole", "name something inside it");
       const fd = openSync(inFd(top()), O_RDONLY | O_DIRECTORY);
       return { intent, sent, rel: rel.join("/"), fd, stat: fstatSync(fd), root };
     } finally {
@@ -255,10 +310,24 @@ export class PathGate {
   }
 
   /** Opens the last component for reading, or hands its parent back for writing, after the final checks. */
-  private finish(sent: string, intent: PathIntent, root: string, rootReal: string, stack: number[], rel: string[], name: string, st: Stats): GatedPath {
+  private finish(
+    sent: string,
+    intent: PathIntent,
+    root: string,
+    rootReal: string,
+    stack: number[],
+    rel: string[],
+    name: string,
+    st: Stats,
+  ): GatedPath {
     const relPath = [...rel, name].join("/");
     if (this.rules.git && intent === "read" && isGitSecret(rel, name)) {
-      throw code("withheld", sent, "can carry credentials, so it is not read", "read the repository's files, not its credential stores");
+      throw code(
+        "withheld",
+        sent,
+        "can carry credentials, so it is not read",
+        "read the repository's files, not its credential stores",
+      );
     }
     if (st.isFile() && st.nlink > 1 && !this.rules.hardlinks) {
       throw code(
@@ -280,7 +349,8 @@ export class PathGate {
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
       if (e === "ENOENT") throw notFound(sent);
-      if (e === "EACCES") throw code("unreadable", sent, "cannot be read by the server", "the person running rta can change its mode");
+      if (e === "EACCES")
+        throw code("unreadable", sent, "cannot be read by the server", "the person running rta can change its mode");
       throw code("symlink", sent, "changed while it was opened", "try again");
     }
     const opened = fstatSync(fd);
@@ -342,8 +412,43 @@ export function closeGated(p: GatedPath): void {
   }
 }
 
-/** The gate a person's own calls use: no roots but the whole file system, nothing withheld. */
-export function personGate(cwd = process.cwd()): { open(sent: string, intent: PathIntent): GatedPath } {
-  const gate = new PathGate(["/"], { withheld: [], hardlinks: true, git: false, system: false });
-  return { open: (sent, intent) => gate.open(resolve(cwd, sent), intent) };
+/** The rules for agents: rta's own dirs and the kernel's trees withheld, no hard links, .git guarded. */
+export function agentRules(dirs: { data: string; config: string }, hardlinks = false): GateRules {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return {
+    withheld: [...new Set([resolve(dirs.data), real(dirs.data), resolve(dirs.config), real(dirs.config)])],
+    hardlinks,
+    git: true,
+    system: true,
+  };
+}
+
+/** A gate as a capability sees it while it runs. */
+export function accessOf(gate: PathGate, cwd?: string): PathAccess {
+  return {
+    open: (sent, intent, options) => {
+      if (cwd === undefined) return gate.open(sent, intent, options);
+      // Opened from the current directory, but shown as the person typed it.
+      return { ...gate.open(resolve(cwd, sent), intent, options), sent };
+    },
+    isWithheld: (real) => gate.isWithheld(real),
+    hardlinks: gate.rules.hardlinks,
+  };
+}
+
+/** The gate a person's own calls use: the whole file system from the current directory, nothing withheld. */
+export function personAccess(cwd = process.cwd()): PathAccess {
+  return accessOf(new PathGate(["/"], { withheld: [], hardlinks: true, git: false, system: false }), cwd);
+}
+
+/** The same gate with a capability's declared default roots added after the server's. */
+export function withRoots(gate: PathGate, extra: readonly string[] | undefined): PathGate {
+  if (!extra || extra.length === 0) return gate;
+  return new PathGate([...gate.roots, ...extra.filter((r) => !gate.roots.includes(r))], gate.rules);
 }

@@ -10,6 +10,7 @@
  *   3  declaration  core.input.option, core.input.range, core.input.missing
  *   4  lock         core.lock.locked (agents; free reads too)
  *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read)
+ *   10 paths        core.path.* (every path argument opened under a root)
  *   11 run          the capability's own codes
  *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
  *   14 record       agent calls, in a finally, so refusals are recorded too
@@ -24,6 +25,8 @@ import { checkDeclaration } from "./declaration.ts";
 import { execute } from "./execute.ts";
 import { spendGrant } from "./grants.ts";
 import { checkLock } from "./locks.ts";
+import { accessOf, personAccess, withRoots } from "./pathGate.ts";
+import { closePaths, openPaths } from "./paths.ts";
 import { type CallTrace, recordCall } from "./recordCall.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
@@ -55,10 +58,17 @@ export async function runCall(
       checkLock(cap, call.origin, deps.gate(), now);
       trace.grant = spendGrant(cap, agentCall, args, deps.gate(), deps.policy.current(), now)?.id;
     }
-    const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
-    const ran = await execute(cap, args, call, deps, options.signal ?? new AbortController().signal, limits);
-    const value = bound(ran, limits);
-    return { ok: true, value };
+    const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
+    const paths = openPaths(cap, args, gate);
+    try {
+      const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
+      const signal = options.signal ?? new AbortController().signal;
+      const ran = await execute(cap, args, call, deps, signal, limits, paths, gate);
+      const value = bound(ran, limits);
+      return { ok: true, value };
+    } finally {
+      closePaths(paths);
+    }
   } catch (thrown) {
     const error = asRtaError(thrown);
     if (error !== thrown) options.onUnexpected?.(thrown);

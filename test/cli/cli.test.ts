@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { builtins } from "../../src/capabilities/builtins.ts";
 import { noStack, RTA, rta } from "../support/rta.ts";
 
@@ -16,19 +17,13 @@ describe("rta --version and explain", () => {
     const r = await rta(["explain"], { env: { NO_COLOR: "1" } });
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout); // not a terminal: JSON
-    expect(j.areas.map((a: { area: string }) => a.area)).toEqual(["disk", "jwt", "note", "proc", "sys"]);
+    expect(j.areas.map((a: { area: string }) => a.area)).toEqual(builtinCatalogue().areas());
     const names = j.areas.flatMap((a: { capabilities: { name: string }[] }) => a.capabilities.map((c) => c.name));
-    expect(names).toEqual([
-      "disk.usage",
-      "jwt.decode",
-      "note.add",
-      "note.list",
-      "note.rm",
-      "note.show",
-      "proc.kill",
-      "proc.list",
-      "sys.info",
-    ]);
+    expect(names).toEqual(
+      builtinCatalogue()
+        .all()
+        .map((c) => c.name),
+    );
     expect(j.never_a_tool).toContain("grant (every verb)");
     expect(j.never_a_tool).toContain("kv copy");
   });

@@ -28,7 +28,7 @@ describe("the catalogue", () => {
     expect(cat.byTool("proc_list")?.name).toBe("proc.list");
     expect(cat.byName("proc_list")).toBeUndefined();
     expect(cat.byTool("proc.list")).toBeUndefined();
-    expect(cat.areas()).toEqual(["disk", "jwt", "note", "proc", "sys"]);
+    expect(cat.areas()).toEqual(["disk", "fs", "jwt", "log", "note", "proc", "sys"]);
   });
 
   test("refuses a capability declared twice, and one that is never a tool", () => {
@@ -40,7 +40,19 @@ describe("the catalogue", () => {
   test("the built-ins, in tool-name order", () => {
     expect(new Catalogue(builtins).all().map((c) => c.name)).toEqual([
       "disk.usage",
+      "fs.find",
+      "fs.grep",
+      "fs.hash",
+      "fs.list",
+      "fs.mkdir",
+      "fs.move",
+      "fs.read",
+      "fs.rm",
+      "fs.stat",
+      "fs.tree",
+      "fs.write",
       "jwt.decode",
+      "log.tail",
       "note.add",
       "note.list",
       "note.rm",

@@ -31,7 +31,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
     test("the instructions say once what is true of every tool", () => {
       const text = s.client.getInstructions() ?? "";
       expect(text).toContain("area_thing_action");
-      expect(text).toContain("disk, jwt, note, proc, sys");
+      expect(text).toContain(`The areas offered here: ${builtinCatalogue().areas().join(", ")}.`);
       expect(text).toContain('"total" counts every row');
       expect(text).toContain('"code","message","hint"');
       expect(text).toContain("you have no terminal");

@@ -173,7 +173,10 @@ describe("the path gate: adversarial corpus", () => {
     expect(cases.length).toBeGreaterThanOrEqual(60);
   });
   for (const [sent, intent, expected] of cases) {
-    const label = typeof sent === "string" ? JSON.stringify(sent.length > 60 ? `${sent.slice(0, 60)}...` : sent) : sent.toString().replace(/^\(\) => /, "");
+    const label =
+      typeof sent === "string"
+        ? JSON.stringify(sent.length > 60 ? `${sent.slice(0, 60)}...` : sent)
+        : sent.toString().replace(/^\(\) => /, "");
     test(`${intent} ${label} -> ${expected}`, () => {
       expect(outcome(gate, typeof sent === "string" ? sent : sent(), intent)).toBe(expected);
     });
@@ -181,7 +184,13 @@ describe("the path gate: adversarial corpus", () => {
 });
 
 describe("the kernel's own trees, reached from a root of /", () => {
-  for (const sent of ["/proc/self/environ", "/proc/self/root/etc/hostname", "/proc/self/cwd", "/proc/self/root", "/sys/kernel"]) {
+  for (const sent of [
+    "/proc/self/environ",
+    "/proc/self/root/etc/hostname",
+    "/proc/self/cwd",
+    "/proc/self/root",
+    "/sys/kernel",
+  ]) {
     test(`${sent} -> core.path.withheld`, () => {
       expect(outcome(slash, sent, "read")).toBe("core.path.withheld");
     });
@@ -218,9 +227,18 @@ describe("what is opened", () => {
   });
 
   test("an unreadable root is reported with the fix, and other roots keep working", () => {
-    const g = new PathGate([join(base, "missing-root"), root], { withheld: [], hardlinks: false, git: true, system: true });
+    const g = new PathGate([join(base, "missing-root"), root], {
+      withheld: [],
+      hardlinks: false,
+      git: true,
+      system: true,
+    });
     expect(g.status()).toEqual([
-      { path: join(base, "missing-root"), readable: false, problem: "it does not exist; create it or drop that --root" },
+      {
+        path: join(base, "missing-root"),
+        readable: false,
+        problem: "it does not exist; create it or drop that --root",
+      },
       { path: root, readable: true },
     ]);
     expect(outcome(g, "x", "read")).toBe("core.path.unreadable");

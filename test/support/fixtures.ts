@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import type { Clock, Deps, HostFiles } from "../../src/core/deps.ts";
 import { once, realHost } from "../../src/core/deps.ts";
 import { GateStore } from "../../src/gate/gateStore.ts";
+import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
 import { PolicySource } from "../../src/gate/policy.ts";
 import { MemoryRecord } from "../../src/record/append.ts";
 
@@ -51,6 +52,7 @@ export function testDeps(overrides: Partial<Deps> = {}): Deps & { record: Memory
     gate: once(() => new GateStore(join(dir, "data", "gate.db"))),
     policy: new PolicySource(join(dir, "config", "policy.toml")),
     dirs: { data: join(dir, "data"), config: join(dir, "config") },
+    roots: new PathGate([dir], agentRules({ data: join(dir, "data"), config: join(dir, "config") })),
     ...overrides,
   } as Deps & { record: MemoryRecord };
 }

@@ -1,0 +1,58 @@
+/** fs.find: files under a directory by name glob, type and size. */
+import { define } from "../../core/capability.ts";
+import { RtaError } from "../../core/errors.ts";
+import type { ReadPath } from "../../gate/pathGate.ts";
+import { notDir, typeOf, walk } from "./fdio.ts";
+
+export const fsFind = define({
+  name: "fs.find",
+  summary: "Find files under a directory by name, type and size",
+  searchWords: ["search files", "locate", "glob", "find by name"],
+  safety: "read",
+  inputs: {
+    path: { type: "string", description: "where to look", default: ".", path: "read", positional: true },
+    name: { type: "string", description: "a glob the name must match, e.g. *.ts", default: "*" },
+    type: { type: "string", description: "what to find", options: ["file", "dir", "link", "any"], default: "any" },
+    min_size: { type: "integer", description: "at least this many bytes", range: [0, Number.MAX_SAFE_INTEGER] },
+    max_size: { type: "integer", description: "at most this many bytes", range: [0, Number.MAX_SAFE_INTEGER] },
+    depth: { type: "integer", description: "how many levels down to look", range: [1, 64], default: 20 },
+    limit: { type: "integer", description: "how many to return", range: [1, 10_000], default: 1000 },
+  },
+  result: {
+    shape: "table",
+    columns: [
+      { name: "path", doc: "where it is, from the directory searched" },
+      { name: "type", doc: "file, dir, link or other" },
+      { name: "size", doc: "size in bytes", unit: "bytes" },
+      { name: "mtime", doc: "last modified (UTC)" },
+    ],
+  },
+  examples: [{ command: 'rta fs find src --name "*.ts" --type file', note: "every TypeScript file under src" }],
+  async run(args, ctx) {
+    const dir = ctx.paths.path as ReadPath;
+    if (!dir.stat.isDirectory()) throw notDir(dir.sent);
+    let glob: Bun.Glob;
+    try {
+      glob = new Bun.Glob(String(args.name));
+    } catch {
+      throw new RtaError(
+        "fs.badpattern",
+        `${JSON.stringify(args.name)} is not a glob`,
+        "use * for any run of characters and ? for one",
+      );
+    }
+    const out = ctx.rows(["path", "type", "size", "mtime"]);
+    const limit = args.limit as number;
+    let found = 0;
+    walk(dir.fd, ctx.gate, args.depth as number, (e) => {
+      const type = typeOf(e.stat);
+      if (args.type !== "any" && type !== args.type) return true;
+      if (!glob.match(e.name)) return true;
+      if (args.min_size !== undefined && e.stat.size < (args.min_size as number)) return true;
+      if (args.max_size !== undefined && e.stat.size > (args.max_size as number)) return true;
+      if (++found <= limit) out.add([e.rel, type, e.stat.size, e.stat.mtime.toISOString()]);
+      return true;
+    });
+    return out.finish(found);
+  },
+});

@@ -1,0 +1,31 @@
+/** fs.hash: the sha256 of a file, read through its descriptor in chunks. */
+import { createHash } from "node:crypto";
+import { define } from "../../core/capability.ts";
+import { object } from "../../core/result.ts";
+import type { ReadPath } from "../../gate/pathGate.ts";
+import { notFile, readRange } from "./fdio.ts";
+
+const CHUNK = 1024 * 1024;
+
+export const fsHash = define({
+  name: "fs.hash",
+  summary: "Compute the sha256 digest of a file",
+  searchWords: ["checksum", "sha256sum", "digest", "verify download"],
+  safety: "read",
+  inputs: { path: { type: "string", description: "the file", required: true, path: "read", positional: true } },
+  result: { shape: "object", fields: [{ name: "size", doc: "bytes hashed", unit: "bytes" }] },
+  examples: [{ command: "rta fs hash package-lock.json", note: "the lock file's digest" }],
+  async run(_args, ctx) {
+    const p = ctx.paths.path as ReadPath;
+    if (!p.stat.isFile()) throw notFile(p.sent);
+    const hash = createHash("sha256");
+    let pos = 0;
+    for (;;) {
+      const chunk = readRange(p.fd, pos, CHUNK);
+      if (chunk.length === 0) break;
+      hash.update(chunk);
+      pos += chunk.length;
+    }
+    return object({ path: p.sent, sha256: hash.digest("hex"), size: pos });
+  },
+});

@@ -1,0 +1,42 @@
+/** fs.list: a directory's entries: name, type, size, mtime and mode. */
+import { define } from "../../core/capability.ts";
+import type { ReadPath } from "../../gate/pathGate.ts";
+import { entriesOf, modeString, notDir, typeOf } from "./fdio.ts";
+
+export const fsList = define({
+  name: "fs.list",
+  summary: "List a directory's entries with type, size, modification time and mode",
+  searchWords: ["ls", "dir", "folder contents", "files in"],
+  safety: "read",
+  inputs: {
+    path: {
+      type: "string",
+      description: "the directory, relative to the first root or absolute under a root",
+      default: ".",
+      path: "read",
+      positional: true,
+    },
+    hidden: { type: "boolean", description: "include names that start with a dot", default: false },
+  },
+  result: {
+    shape: "table",
+    columns: [
+      { name: "name", doc: "the entry's name" },
+      { name: "type", doc: "file, dir, link or other" },
+      { name: "size", doc: "size in bytes", unit: "bytes" },
+      { name: "mtime", doc: "last modified (UTC)" },
+      { name: "mode", doc: "permission bits, as ls shows them" },
+    ],
+  },
+  examples: [{ command: "rta fs list . --hidden", note: "everything in the current directory" }],
+  async run(args, ctx) {
+    const dir = ctx.paths.path as ReadPath;
+    if (!dir.stat.isDirectory()) throw notDir(dir.sent);
+    const out = ctx.rows(["name", "type", "size", "mtime", "mode"]);
+    for (const { name, stat } of entriesOf(dir.fd)) {
+      if (!args.hidden && name.startsWith(".")) continue;
+      out.add([name, typeOf(stat), stat.size, stat.mtime.toISOString(), modeString(stat.mode)]);
+    }
+    return out.finish();
+  },
+});

@@ -1,0 +1,103 @@
+/**
+ * fs.read: a text file, by byte range or by line range. It reads only what it
+ * returns (1 MiB by default), so a 100 MB file costs what the answer costs.
+ * Binary is detected and refused with a hint.
+ */
+import { define } from "../../core/capability.ts";
+import { RtaError } from "../../core/errors.ts";
+import { text } from "../../core/result.ts";
+import type { ReadPath } from "../../gate/pathGate.ts";
+import { looksBinary, notFile, readRange } from "./fdio.ts";
+
+const MiB = 1024 * 1024;
+/** What one read returns at most: more than a model can use, and the answer is bounded anyway. */
+const DEFAULT_LENGTH = MiB;
+/** How much is read at a time while lines are counted. */
+const CHUNK = 64 * 1024;
+
+export const fsRead = define({
+  name: "fs.read",
+  summary: "Read a text file, whole or by byte or line range",
+  agentText:
+    "Give offset and length for bytes, or from_line and lines for lines (the first line is 1). The answer ends on a line saying what was left out and how to read on.",
+  searchWords: ["cat", "open file", "view file", "head", "contents"],
+  safety: "read",
+  inputs: {
+    path: { type: "string", description: "the file", required: true, path: "read", positional: true },
+    offset: { type: "integer", description: "the first byte to read", range: [0, Number.MAX_SAFE_INTEGER] },
+    length: {
+      type: "integer",
+      description: "how many bytes to read at most",
+      range: [1, 8 * MiB],
+      default: DEFAULT_LENGTH,
+    },
+    from_line: { type: "integer", description: "the first line to read, from 1", range: [1, Number.MAX_SAFE_INTEGER] },
+    lines: { type: "integer", description: "how many lines to read", range: [1, 1_000_000] },
+  },
+  result: { shape: "text" },
+  examples: [
+    { command: "rta fs read README.md", note: "the whole file, up to 1 MiB" },
+    { command: "rta fs read README.md --from-line 10 --lines 5", note: "lines 10 to 14" },
+  ],
+  async run(args, ctx) {
+    const p = ctx.paths.path as ReadPath;
+    if (!p.stat.isFile()) throw notFile(p.sent);
+    const size = p.stat.size;
+    if (size > 0 && looksBinary(readRange(p.fd, 0, Math.min(8192, size)))) {
+      throw new RtaError(
+        "fs.binary",
+        `${JSON.stringify(p.sent)} holds binary data`,
+        "fs.stat and fs.hash describe it without reading it as text",
+      );
+    }
+    const length = args.length as number;
+    if (args.from_line !== undefined || args.lines !== undefined) {
+      return text(
+        readLines(
+          p.fd,
+          size,
+          (args.from_line as number | undefined) ?? 1,
+          (args.lines as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+          length,
+        ),
+      );
+    }
+    const offset = (args.offset as number | undefined) ?? 0;
+    const body = readRange(p.fd, offset, Math.min(length, Math.max(0, size - offset)));
+    const end = offset + body.length;
+    let out = body.toString("utf8");
+    if (end < size) out += `\n[${size - end} more bytes: read on with offset=${end}]`;
+    return text(out);
+  },
+});
+
+/** Lines `from`..`from+count-1`, reading chunk by chunk and holding only those lines (at most `budget` bytes). */
+function readLines(fd: number, size: number, from: number, count: number, budget: number): string {
+  let line = 1;
+  let pos = 0;
+  let carry = "";
+  const kept: string[] = [];
+  let keptBytes = 0;
+  while (pos < size) {
+    const chunk = readRange(fd, pos, Math.min(CHUNK, size - pos));
+    pos += chunk.length;
+    const parts = (carry + chunk.toString("utf8")).split("\n");
+    carry = parts.pop() ?? "";
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i] as string;
+      if (line >= from && line < from + count) {
+        keptBytes += Buffer.byteLength(part) + 1;
+        if (keptBytes > budget) return `${kept.join("\n")}\n[cut at ${budget} bytes: read on with from_line=${line}]`;
+        kept.push(part);
+      }
+      line++;
+      if (line >= from + count) {
+        const more = i < parts.length - 1 || carry !== "" || pos < size;
+        return `${kept.join("\n")}${more ? `\n[more lines follow: read on with from_line=${line}]` : ""}`;
+      }
+    }
+  }
+  if (carry !== "" && line >= from && line < from + count) kept.push(carry);
+  if (kept.length === 0 && from > 1) return `[the file has ${carry === "" ? line - 1 : line} lines]`;
+  return kept.join("\n");
+}

@@ -1,0 +1,47 @@
+/** fs.rm: removes a file, or a directory with `recursive`, never following a link out of it. */
+import { rmdirSync, unlinkSync } from "node:fs";
+import { define } from "../../core/capability.ts";
+import { RtaError } from "../../core/errors.ts";
+import { object } from "../../core/result.ts";
+import { inFd, type WritePath } from "../../gate/pathGate.ts";
+import { removeTree } from "./fdio.ts";
+
+export const fsRm = define({
+  name: "fs.rm",
+  summary: "Remove a file, or a directory with recursive",
+  searchWords: ["delete file", "rm", "remove folder"],
+  safety: "destructive",
+  inputs: {
+    path: { type: "string", description: "what to remove", required: true, path: "write", positional: true },
+    recursive: { type: "boolean", description: "remove a directory and everything in it", default: false },
+  },
+  record: "path",
+  result: { shape: "object" },
+  examples: [{ command: "rta fs rm build --recursive", note: "remove build and all in it" }],
+  async run(args, ctx) {
+    const p = ctx.paths.path as WritePath;
+    if (!p.existing)
+      throw new RtaError("fs.notfound", `${JSON.stringify(p.sent)} does not exist`, "fs.list shows what is there");
+    if (!p.existing.isDirectory()) {
+      unlinkSync(inFd(p.parentFd, p.name));
+      return object({ path: p.sent, removed: 1 });
+    }
+    if (!args.recursive) {
+      try {
+        rmdirSync(inFd(p.parentFd, p.name));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOTEMPTY" || code === "EEXIST") {
+          throw new RtaError(
+            "fs.notempty",
+            `${JSON.stringify(p.sent)} is a directory that is not empty`,
+            "remove it with recursive to take everything in it",
+          );
+        }
+        throw err;
+      }
+      return object({ path: p.sent, removed: 1 });
+    }
+    return object({ path: p.sent, removed: removeTree(p.parentFd, p.name) });
+  },
+});

@@ -1,0 +1,73 @@
+/**
+ * fs.write: writes a file whole or not at all: a temporary file in the same
+ * directory, synced, then renamed over the name. `append` writes the old
+ * content and the new into the temporary file, so it is atomic too.
+ */
+import { closeSync, constants, fstatSync, openSync } from "node:fs";
+import { define } from "../../core/capability.ts";
+import { RtaError } from "../../core/errors.ts";
+import { object } from "../../core/result.ts";
+import { inFd, type WritePath } from "../../gate/pathGate.ts";
+import { atomicWrite, notFile, readRange } from "./fdio.ts";
+
+/** What append will copy: a larger file is appended to by a tool made for it, not rewritten whole. */
+const APPEND_MAX_BYTES = 64 * 1024 * 1024;
+
+export const fsWrite = define({
+  name: "fs.write",
+  summary: "Write a file: create it, overwrite it, or append to it, atomically",
+  searchWords: ["save file", "create file", "edit file", "append"],
+  safety: "write",
+  inputs: {
+    path: { type: "string", description: "the file", required: true, path: "write", positional: true },
+    content: { type: "string", description: "what to write", required: true, fromPipe: true },
+    mode: {
+      type: "string",
+      description: "create (only if absent), overwrite, or append",
+      options: ["create", "overwrite", "append"],
+      default: "create",
+    },
+  },
+  record: "path",
+  result: { shape: "object", fields: [{ name: "bytes", doc: "the file's size now", unit: "bytes" }] },
+  examples: [{ command: 'rta fs write notes/todo.md --content "- ship it" --mode append', note: "append a line" }],
+  async run(args, ctx) {
+    const p = ctx.paths.path as WritePath;
+    const content = Buffer.from(String(args.content));
+    const mode = args.mode as "create" | "overwrite" | "append";
+    if (p.existing && mode === "create") {
+      throw new RtaError(
+        "fs.exists",
+        `${JSON.stringify(p.sent)} already exists`,
+        "write it with mode overwrite or append",
+      );
+    }
+    if (p.existing && !p.existing.isFile() && !(mode === "overwrite" && p.existing.isSymbolicLink()))
+      throw notFile(p.sent);
+    let data: Buffer = content;
+    let fileMode = 0o644;
+    if (p.existing?.isFile()) {
+      fileMode = p.existing.mode & 0o7777;
+      if (mode === "append") data = Buffer.concat([readExisting(p), content]);
+    }
+    atomicWrite(p.parentFd, p.name, data, fileMode);
+    return object({ path: p.sent, mode, bytes: data.length, created: p.existing === null });
+  },
+});
+
+function readExisting(p: WritePath): Buffer {
+  const fd = openSync(inFd(p.parentFd, p.name), constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const size = fstatSync(fd).size;
+    if (size > APPEND_MAX_BYTES) {
+      throw new RtaError(
+        "fs.notfile",
+        `${JSON.stringify(p.sent)} is too large to append to atomically (over 64 MiB)`,
+        "write a new file instead",
+      );
+    }
+    return readRange(fd, 0, size);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Stage 10, paths: every path argument is opened under a root by the path
+ * gate before the capability runs, and the capability is handed what was
+ * opened, never a string to open again. A person's own calls use the whole
+ * file system; an agent's, the server's roots and the capability's declared
+ * defaults, with rta's own dirs withheld.
+ */
+import type { Args, Capability, PathAccess } from "../core/capability.ts";
+import { closeGated, type GatedPath } from "./pathGate.ts";
+
+export function openPaths(cap: Capability, args: Args, gate: PathAccess): Record<string, GatedPath> {
+  const opened: Record<string, GatedPath> = {};
+  try {
+    for (const [name, spec] of Object.entries(cap.inputs)) {
+      const value = args[name];
+      if (spec.path && typeof value === "string") {
+        const makeParents = spec.parentsFrom !== undefined && args[spec.parentsFrom] === true;
+        opened[name] = gate.open(value, spec.path, { makeParents });
+      }
+    }
+  } catch (err) {
+    closePaths(opened);
+    throw err;
+  }
+  return opened;
+}
+
+export function closePaths(opened: Record<string, GatedPath>): void {
+  for (const p of Object.values(opened)) closeGated(p);
+}

@@ -1,0 +1,214 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
+import type { AgentOrigin } from "../../src/core/call.ts";
+import type { Deps } from "../../src/core/deps.ts";
+import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
+import { runCall } from "../../src/gate/pipeline.ts";
+import { tempDir, testDeps } from "../support/fixtures.ts";
+
+const catalogue = builtinCatalogue();
+const origin: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
+let root = "";
+let outside = "";
+let deps: Deps;
+
+beforeEach(() => {
+  root = realpathSync(tempDir());
+  outside = realpathSync(tempDir());
+  writeFileSync(join(outside, "keep.txt"), "outside");
+  mkdirSync(join(root, "src/deep"), { recursive: true });
+  writeFileSync(join(root, "README.md"), "# title\nline two\nline three\n");
+  writeFileSync(join(root, "src/a.ts"), "const a = 1; // TODO one\nexport {};\n");
+  writeFileSync(join(root, "src/deep/b.ts"), "// todo two\n// TODO three\n");
+  writeFileSync(join(root, "bin.dat"), Buffer.from([1, 2, 0, 3]));
+  writeFileSync(join(root, ".hidden"), "h");
+  symlinkSync(outside, join(root, "src/out-link"));
+  const base = testDeps();
+  deps = { ...base, roots: new PathGate([root], agentRules(base.dirs)) };
+  const now = deps.clock.now();
+  deps.gate().issue({
+    target: "fs",
+    record: null,
+    agent: "claude",
+    connection: null,
+    profile: null,
+    host: null,
+    args_digest: null,
+    max_uses: null,
+    issued_at: now,
+    expires_at: now + 3_600_000,
+    issued_by: "test",
+    build: "rta test",
+    digest: null,
+  });
+});
+
+async function call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out = await runCall({ capability: tool, args, origin }, catalogue, deps);
+  if (!out.ok) return { code: out.error.code, message: out.error.message };
+  return out.value as unknown as Record<string, unknown>;
+}
+
+describe("reads", () => {
+  test("fs_list: name, type, size, mtime and mode; hidden only when asked", async () => {
+    const t = await call("fs_list", { path: "." });
+    expect(t.columns).toEqual(["name", "type", "size", "mtime", "mode"]);
+    expect((t.rows as unknown[][]).map((r) => r[0])).toEqual(["README.md", "bin.dat", "src"]);
+    expect((t.rows as unknown[][])[0]?.slice(1, 3)).toEqual(["file", 28]);
+    const all = await call("fs_list", { path: ".", hidden: true });
+    expect((all.rows as unknown[][]).map((r) => r[0])).toContain(".hidden");
+    expect(await call("fs_list", { path: "README.md" })).toMatchObject({ code: "fs.notdir" });
+  });
+
+  test("fs_stat describes what is there", async () => {
+    const s = (await call("fs_stat", { path: "src" })) as { value: Record<string, unknown> };
+    expect(s.value).toMatchObject({ path: "src", type: "dir", mode: "rwxr-xr-x" });
+  });
+
+  test("fs_read by bytes and by lines, saying how to read on; binary refused", async () => {
+    expect(await call("fs_read", { path: "README.md" })).toEqual({
+      type: "text",
+      text: "# title\nline two\nline three\n",
+    });
+    expect(await call("fs_read", { path: "README.md", offset: 2, length: 5 })).toEqual({
+      type: "text",
+      text: "title\n[21 more bytes: read on with offset=7]",
+    });
+    expect(await call("fs_read", { path: "README.md", from_line: 2, lines: 1 })).toEqual({
+      type: "text",
+      text: "line two\n[more lines follow: read on with from_line=3]",
+    });
+    expect(await call("fs_read", { path: "README.md", from_line: 3 })).toEqual({ type: "text", text: "line three" });
+    expect(await call("fs_read", { path: "bin.dat" })).toMatchObject({ code: "fs.binary" });
+    expect(await call("fs_read", { path: "src" })).toMatchObject({ code: "fs.notfile" });
+  });
+
+  test("fs_tree to a depth, never following a link out", async () => {
+    const t = (await call("fs_tree", { path: ".", depth: 3 })) as {
+      root: { children: { name: string; children?: { name: string }[] }[] };
+    };
+    const names = t.root.children.map((c) => c.name);
+    expect(names).toEqual(["README.md", "bin.dat", "src/"]);
+    const src = t.root.children.find((c) => c.name === "src/");
+    expect(src?.children?.map((c) => c.name)).toEqual(["a.ts", "deep/", "out-link"]);
+    expect(JSON.stringify(t)).not.toContain("keep.txt");
+  });
+
+  test("fs_find by glob, type and size", async () => {
+    const t = await call("fs_find", { path: ".", name: "*.ts", type: "file" });
+    expect((t.rows as unknown[][]).map((r) => r[0])).toEqual(["src/a.ts", "src/deep/b.ts"]);
+    const big = await call("fs_find", { path: ".", type: "file", min_size: 27 });
+    expect((big.rows as unknown[][]).map((r) => r[0])).toEqual(["README.md", "src/a.ts"]);
+    const links = await call("fs_find", { path: ".", type: "link" });
+    expect((links.rows as unknown[][]).map((r) => r[0])).toEqual(["src/out-link"]);
+  });
+
+  test("fs_grep: file, line and text; case; a pattern that could backtrack forever is refused", async () => {
+    const t = await call("fs_grep", { pattern: "TODO", path: "src" });
+    expect(t.rows).toEqual([
+      ["a.ts", 1, "const a = 1; // TODO one"],
+      ["deep/b.ts", 2, "// TODO three"],
+    ]);
+    const i = await call("fs_grep", { pattern: "todo", path: ".", ignore_case: true, glob: "b.ts" });
+    expect((i.rows as unknown[][]).length).toBe(2);
+    expect(await call("fs_grep", { pattern: "(a+)+$", path: "." })).toMatchObject({ code: "fs.badpattern" });
+    expect(await call("fs_grep", { pattern: "([a-z]*)*x", path: "." })).toMatchObject({ code: "fs.badpattern" });
+    expect(await call("fs_grep", { pattern: "(unclosed", path: "." })).toMatchObject({ code: "fs.badpattern" });
+    const one = await call("fs_grep", { pattern: "TODO", path: ".", max_matches: 1 });
+    expect((one.rows as unknown[][]).length).toBe(1);
+  });
+
+  test("fs_hash is sha256", async () => {
+    const h = (await call("fs_hash", { path: "README.md" })) as { value: { sha256: string } };
+    expect(h.value.sha256).toBe(new Bun.CryptoHasher("sha256").update("# title\nline two\nline three\n").digest("hex"));
+  });
+
+  test("log_tail: the last lines, with a filter", async () => {
+    writeFileSync(
+      join(root, "app.log"),
+      `${Array.from({ length: 500 }, (_, i) => `line ${i + 1}${i % 100 === 0 ? " ERROR" : ""}`).join("\n")}\n`,
+    );
+    const t = await call("log_tail", { path: "app.log", lines: 3 });
+    expect(t).toMatchObject({
+      type: "log",
+      rows: [
+        [-3, "line 498"],
+        [-2, "line 499"],
+        [-1, "line 500"],
+      ],
+    });
+    const errors = await call("log_tail", { path: "app.log", lines: 2, filter: "ERROR" });
+    expect(errors.rows).toEqual([
+      [-200, "line 301 ERROR"],
+      [-100, "line 401 ERROR"],
+    ]);
+  });
+});
+
+describe("writes", () => {
+  test("fs_write creates, refuses to create over a file, overwrites and appends, leaving no temporary file", async () => {
+    expect(await call("fs_write", { path: "src/new.txt", content: "one" })).toMatchObject({
+      value: { created: true, bytes: 3 },
+    });
+    expect(await call("fs_write", { path: "src/new.txt", content: "x" })).toMatchObject({ code: "fs.exists" });
+    await call("fs_write", { path: "src/new.txt", content: "two", mode: "overwrite" });
+    await call("fs_write", { path: "src/new.txt", content: "+three", mode: "append" });
+    expect(readFileSync(join(root, "src/new.txt"), "utf8")).toBe("two+three");
+    expect(readdirSync(join(root, "src")).filter((n) => n.includes(".tmp"))).toEqual([]);
+  });
+
+  test("writing at a link's name replaces the link and never writes where it pointed", async () => {
+    symlinkSync(join(outside, "keep.txt"), join(root, "link-to-outside.txt"));
+    expect(await call("fs_write", { path: "link-to-outside.txt", content: "mine", mode: "append" })).toMatchObject({
+      code: "fs.notfile",
+    });
+    await call("fs_write", { path: "link-to-outside.txt", content: "mine", mode: "overwrite" });
+    expect(readFileSync(join(outside, "keep.txt"), "utf8")).toBe("outside");
+    expect(readFileSync(join(root, "link-to-outside.txt"), "utf8")).toBe("mine");
+  });
+
+  test("fs_mkdir with parents makes each level inside the one before", async () => {
+    expect(await call("fs_mkdir", { path: "x/y/z" })).toMatchObject({ code: "fs.notfound" });
+    expect(await call("fs_mkdir", { path: "x/y/z", parents: true })).toMatchObject({ value: { created: true } });
+    expect(statSync(join(root, "x/y/z")).isDirectory()).toBe(true);
+    expect(await call("fs_mkdir", { path: "src/out-link/x", parents: true })).toMatchObject({
+      code: "core.path.symlink",
+    });
+    expect(await call("fs_mkdir", { path: "../escape", parents: true })).toMatchObject({ code: "core.path.outside" });
+  });
+
+  test("fs_move needs both ends under a root", async () => {
+    expect(await call("fs_move", { from: "README.md", to: "src/README.md" })).toMatchObject({ value: { moved: true } });
+    expect(existsSync(join(root, "src/README.md"))).toBe(true);
+    expect(await call("fs_move", { from: "src/a.ts", to: join(outside, "a.ts") })).toMatchObject({
+      code: "core.path.outside",
+    });
+    expect(await call("fs_move", { from: "src/a.ts", to: "src/deep/b.ts" })).toMatchObject({ code: "fs.exists" });
+  });
+
+  test("fs_rm: a file; a directory only with recursive; a link inside is removed, not followed", async () => {
+    expect(await call("fs_rm", { path: "src" })).toMatchObject({ code: "fs.notempty" });
+    expect(await call("fs_rm", { path: "src", recursive: true })).toMatchObject({ value: { removed: 5 } });
+    expect(existsSync(join(root, "src"))).toBe(false);
+    expect(readFileSync(join(outside, "keep.txt"), "utf8")).toBe("outside");
+    expect(await call("fs_rm", { path: "README.md" })).toMatchObject({ value: { removed: 1 } });
+    expect(await call("fs_rm", { path: "README.md" })).toMatchObject({ code: "fs.notfound" });
+  });
+
+  test("a write needs a grant, and the path gate holds under it", async () => {
+    deps.gate().revoke({ all: true }, deps.clock.now());
+    expect(await call("fs_write", { path: "g.txt", content: "x" })).toMatchObject({ code: "core.grant.required" });
+    expect(existsSync(join(root, "g.txt"))).toBe(false);
+  });
+});
