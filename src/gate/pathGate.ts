@@ -261,7 +261,19 @@ export class PathGate {
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: st, root };
           }
-          const target = readlinkSync(inFd(top(), name));
+          let target: string;
+          try {
+            target = readlinkSync(inFd(top(), name));
+          } catch (err) {
+            const e = (err as NodeJS.ErrnoException).code;
+            if (e === "ENOENT") throw notFound(sent);
+            // No longer a link since the lstat: look at it again, within the hop limit.
+            if (e === "EINVAL") {
+              queue.unshift(name);
+              continue;
+            }
+            throw err;
+          }
           if (isAbsolute(target)) {
             const clean = target.replace(/\/+/g, "/");
             const base = [rootReal, root].find((b) => isUnder(clean, b));
