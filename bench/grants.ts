@@ -66,7 +66,7 @@ try {
     return median(samples);
   };
   const spend = time(() => {
-    if (!spendGrant(cap, { capability: cap.tool, args, origin }, args, store, NO_POLICY, Date.now()))
+    if (!spendGrant(cap, { capability: cap.tool, args, origin }, args, store, { current: () => NO_POLICY }, Date.now()))
       throw new Error("no grant spent");
   });
   const refuse = time(() => {
@@ -76,7 +76,7 @@ try {
         { capability: cap.tool, args, origin: { ...origin, name: "nobody" } },
         args,
         store,
-        NO_POLICY,
+        { current: () => NO_POLICY },
         Date.now(),
       );
     } catch {

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Driver } from "./mcpDriver.ts";
+import { Driver, peakSinceExec } from "./mcpDriver.ts";
 import { median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
@@ -60,6 +60,8 @@ async function rssRefusingHugeMessage(cmd: string[]): Promise<number> {
   const d = new Driver(cmd, env);
   await d.initialize();
   const chunk = "x".repeat(MiB);
+  // The server ends the session itself, so its peak is sampled while it runs, after each mebibyte.
+  let peak = peakSinceExec(d.proc.pid) ?? 0;
   try {
     d.proc.stdin.write(
       '{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"jwt_decode","arguments":{"token":"',
@@ -67,12 +69,14 @@ async function rssRefusingHugeMessage(cmd: string[]): Promise<number> {
     for (let i = 0; i < 100; i++) {
       d.proc.stdin.write(chunk);
       await d.proc.stdin.flush();
+      peak = Math.max(peak, peakSinceExec(d.proc.pid) ?? 0);
     }
     d.proc.stdin.write('"}}}\n');
   } catch {
     // the server ended the session and closed its end, as it should
   }
-  return (await d.close()).maxRSS;
+  await d.close();
+  return peak;
 }
 
 async function rssIdle(cmd: string[]): Promise<number> {

@@ -2,6 +2,7 @@
  * A bare JSON-RPC driver for a stdio MCP server: no client library in the
  * measurement, so the figures are the server's.
  */
+import { readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
 
 export class Driver {
@@ -61,9 +62,31 @@ export class Driver {
     this.notify("notifications/initialized");
   }
 
+  /**
+   * Ends the session and returns the server's peak resident memory in bytes.
+   * It is read from VmHWM while the server still runs: that is the peak since
+   * its exec, whereas a child's rusage may also count the pages it shared with
+   * this process between fork and exec. A server that already ended (it
+   * refused a request by ending the session) falls back to rusage.
+   */
   async close(): Promise<{ maxRSS: number }> {
-    await this.proc.stdin.end();
+    const hwm = peakSinceExec(this.proc.pid);
+    try {
+      await this.proc.stdin.end();
+    } catch {
+      // the server closed its end first
+    }
     await this.proc.exited;
-    return { maxRSS: this.proc.resourceUsage()?.maxRSS ?? 0 };
+    return { maxRSS: hwm ?? this.proc.resourceUsage()?.maxRSS ?? 0 };
+  }
+}
+
+/** VmHWM of a running process, in bytes. */
+export function peakSinceExec(pid: number): number | undefined {
+  try {
+    const kb = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmHWM:\s+(\d+) kB$/m)?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
   }
 }

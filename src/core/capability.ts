@@ -77,6 +77,8 @@ export interface PathAccess {
 
 export interface RowWriter {
   add(row: Scalar[]): void;
+  /** rows added from now on would only be counted (a table cut for the model): count them instead of making them */
+  full(): boolean;
   /** the result; `total` when there are more rows than were written */
   finish(total?: number): ResultValue;
 }

@@ -112,6 +112,14 @@ export class TableWriter {
     }
   }
 
+  /**
+   * True once a table has been cut for the model: later rows would only be
+   * counted, so a capability may count them without producing them.
+   */
+  full(): boolean {
+    return this.cut && this.kind === "table";
+  }
+
   /** The result; `total` may say there are more rows than were written (a capability's own limit). */
   finish(total = this.count): TableResult | LogResult {
     const rows = this.head > 0 ? this.kept.slice(this.head) : this.kept;
@@ -161,18 +169,19 @@ export function bound(value: ResultValue, limits: Limits): ResultValue {
 /** A text cut to the budget, ending on a line that says how much was left out. */
 function cutText(value: TextResult, budget: number): TextResult {
   const room = budget - WARNING_ROOM - 32;
-  let bytes = 0;
-  let end = 0;
-  // Walk by code point so a multi-byte character is never split.
-  for (const ch of value.text) {
-    const n = stringSize(ch) - 2;
-    if (bytes + n > room) break;
-    bytes += n;
-    end += ch.length;
+  // The longest prefix whose JSON fits, found by halving: each probe measures one prefix, nothing per character.
+  let lo = 0;
+  let hi = Math.min(value.text.length, room);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (stringSize(value.text.slice(0, mid)) - 2 <= room) lo = mid;
+    else hi = mid - 1;
   }
+  // Never end between the halves of a surrogate pair.
+  const code = value.text.charCodeAt(lo - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? lo - 1 : lo;
   const total = Buffer.byteLength(value.text);
-  const kept = Buffer.byteLength(value.text.slice(0, end));
-  const left = total - kept;
+  const left = total - Buffer.byteLength(value.text.slice(0, end));
   return {
     type: "text",
     text: `${value.text.slice(0, end)}\n[${left} more bytes left out of ${total}: ask for a narrower range to see them]`,

@@ -22,10 +22,12 @@ export function spendGrant(
   call: Call & { origin: AgentOrigin },
   args: Args,
   store: GateStore,
-  policy: Policy,
+  policySource: { current(): Policy },
   now: number,
 ): Grant | undefined {
   if (!needsGrant(cap)) return undefined;
+  // Read only for a call that needs a grant: a free read is not the ceiling's to stop.
+  const policy = policySource.current();
   const q = grantQuery(cap, call, args, now);
   // What the ceiling says of the target and the agent holds whatever grant exists.
   checkCeiling(policy, { targets: q.targets, agent: q.agent, ttlMs: 0, maxUses: 0 });

@@ -56,7 +56,7 @@ export async function runCall(
       const agentCall = { ...call, origin: call.origin };
       const now = deps.clock.now();
       checkLock(cap, call.origin, deps.gate(), now);
-      trace.grant = spendGrant(cap, agentCall, args, deps.gate(), deps.policy.current(), now)?.id;
+      trace.grant = spendGrant(cap, agentCall, args, deps.gate(), deps.policy, now)?.id;
     }
     const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
     const paths = openPaths(cap, args, gate);

@@ -1,7 +1,10 @@
 /** fs.list: a directory's entries: name, type, size, mtime and mode. */
+
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { define } from "../../core/capability.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
-import { entriesOf, modeString, notDir, typeOf } from "./fdio.ts";
+import { inFd } from "../../gate/pathGate.ts";
+import { modeString, notDir, typeOf } from "./fdio.ts";
 
 export const fsList = define({
   name: "fs.list",
@@ -33,10 +36,20 @@ export const fsList = define({
     const dir = ctx.paths.path as ReadPath;
     if (!dir.stat.isDirectory()) throw notDir(dir.sent);
     const out = ctx.rows(["name", "type", "size", "mtime", "mode"]);
-    for (const { name, stat } of entriesOf(dir.fd)) {
+    let total = 0;
+    for (const name of readdirSync(inFd(dir.fd)).sort()) {
       if (!args.hidden && name.startsWith(".")) continue;
+      total++;
+      if (out.full()) continue; // past what the model is sent: counted, not looked at
+      let stat: Stats;
+      try {
+        stat = lstatSync(inFd(dir.fd, name));
+      } catch {
+        total--; // gone while we looked
+        continue;
+      }
       out.add([name, typeOf(stat), stat.size, stat.mtime.toISOString(), modeString(stat.mode)]);
     }
-    return out.finish();
+    return out.finish(total);
   },
 });

@@ -10,6 +10,7 @@ import { define } from "../../core/capability.ts";
 import type { HostFiles } from "../../core/deps.ts";
 import { object } from "../../core/result.ts";
 import { durationWords } from "../../core/words.ts";
+import { readProcText } from "./procFile.ts";
 
 export const sysInfo = define({
   name: "sys.info",
@@ -82,19 +83,19 @@ export function readOsName(host: HostFiles): string | undefined {
 }
 
 function readUptime(host: HostFiles): number | undefined {
-  const first = readText(join(host.procRoot, "uptime"))?.split(/\s+/)[0];
+  const first = readProcText(join(host.procRoot, "uptime"))?.split(/\s+/)[0];
   const seconds = Number(first);
   return first && Number.isFinite(seconds) ? seconds : undefined;
 }
 
 function readLoad(host: HostFiles): number[] | undefined {
-  const fields = readText(join(host.procRoot, "loadavg"))?.split(/\s+/).slice(0, 3).map(Number);
+  const fields = readProcText(join(host.procRoot, "loadavg"))?.split(/\s+/).slice(0, 3).map(Number);
   return fields && fields.length === 3 && fields.every(Number.isFinite) ? fields : undefined;
 }
 
 /** Memory in bytes; `used` is what is not available, as `free` counts it. */
 export function readMemory(host: HostFiles): { total: number; available: number; used: number } {
-  const body = readText(join(host.procRoot, "meminfo"));
+  const body = readProcText(join(host.procRoot, "meminfo"));
   const kib = (key: string): number | undefined => {
     const m = body?.match(new RegExp(`^${key}:\\s+(\\d+) kB$`, "m"));
     return m ? Number(m[1]) * 1024 : undefined;
