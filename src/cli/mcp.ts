@@ -9,6 +9,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
+import { PathGate } from "../gate/pathGate.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
@@ -70,6 +71,11 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     transport: "stdio" as const,
     limits: agentLimits(maxResult),
     ...(agent ? { agent } : {}),
+    onClientRoots: (offered: string[]) => {
+      const added = offered.filter((r) => !roots.includes(r));
+      deps.roots = new PathGate([...roots, ...added], deps.roots.rules);
+      if (added.length > 0) io.err(`rta: the client offered roots: ${added.join(", ")}\n`);
+    },
     onUnexpected: (thrown: unknown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },

@@ -5,6 +5,8 @@
  * revision (`server/discover`, `_meta` on every request) and the 2025-11-25
  * `initialize` flow.
  */
+
+import { fileURLToPath } from "node:url";
 import {
   CLIENT_INFO_META_KEY,
   type Implementation,
@@ -34,6 +36,8 @@ export interface ServeContext {
   limits: Limits;
   /** called with what a capability threw that was not an RtaError */
   onUnexpected?: (thrown: unknown) => void;
+  /** the roots the client offered (file paths), each time it offers them */
+  onClientRoots?: (paths: string[]) => void;
 }
 
 /** The tool list does not change for the life of a server: clients may keep it a minute. */
@@ -70,6 +74,22 @@ export function createServer(ctx: ServeContext): Server {
     return { content: [{ type: "text", text: JSON.stringify(errorResult(outcome.error)) }], isError: true };
   });
 
+  // The 2025-11-25 flow: a client that declares roots is asked for them once it is initialized, and again
+  // whenever it says they changed. (The 2026-07-28 revision asks for them inside a call; not yet done here.)
+  if (ctx.onClientRoots) {
+    const onRoots = ctx.onClientRoots;
+    const ask = async () => {
+      if (!server.getClientCapabilities()?.roots) return;
+      try {
+        const { roots } = await server.listRoots();
+        onRoots(roots.flatMap((r) => (r.uri.startsWith("file://") ? [fileURLToPath(r.uri)] : [])));
+      } catch {
+        // a client that declared roots and then does not answer keeps the server's roots only
+      }
+    };
+    server.oninitialized = () => void ask();
+    server.setNotificationHandler("notifications/roots/list_changed", async () => ask());
+  }
   return server;
 }
 

@@ -100,3 +100,36 @@ describe("a root the server cannot read", () => {
     expect(stderr).not.toContain(`root ${open} cannot be read`);
   });
 });
+
+describe("the roots a client offers", () => {
+  test("are asked for on the 2025-11-25 flow and widen the gate for that session", async () => {
+    const serverRoot = realpathSync(tempDir());
+    const offered = realpathSync(tempDir());
+    writeFileSync(join(offered, "offered.txt"), "from the client's root");
+    const transport = new StdioClientTransport({
+      command: RTA,
+      args: ["mcp", "serve", "--root", serverRoot],
+      env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const client = new Client({ name: "e2e", version: "1" }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler("roots/list", async () => ({ roots: [{ uri: `file://${offered}`, name: "offered" }] }));
+    await client.connect(transport);
+    try {
+      let out: Record<string, unknown> = {};
+      for (let i = 0; i < 50; i++) {
+        out = resultJson(await client.callTool({ name: "fs_read", arguments: { path: join(offered, "offered.txt") } }));
+        if (out.type === "text") break;
+        await Bun.sleep(20); // the server asks for the roots right after the handshake
+      }
+      expect(out).toEqual({ type: "text", text: "from the client's root" });
+      expect(stderr).toContain(`rta: the client offered roots: ${offered}`);
+    } finally {
+      await client.close();
+    }
+  });
+});
