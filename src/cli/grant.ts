@@ -6,12 +6,14 @@ import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { version } from "../../package.json";
 import type { Capability } from "../core/capability.ts";
+import { type ConfigSource, EMPTY_CONFIG, usable } from "../core/config.ts";
 import { formatDuration, parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import { relativeWords } from "../core/words.ts";
 import { argsDigest, hostOf } from "../gate/argsDigest.ts";
 import { checkDeclaration } from "../gate/declaration.ts";
+import { fill } from "../gate/fill.ts";
 import type { Grant } from "../gate/gateStore.ts";
 import { checkCeiling } from "../gate/policy.ts";
 import { checkShape } from "../gate/shape.ts";
@@ -91,6 +93,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     if (record !== undefined && cap?.record === undefined) {
       throw new RtaError("core.input.invalid", `${target} has no record to narrow a grant to`, "leave the record out");
     }
+    const deps = processDeps(io.env);
     let digest: string | null = null;
     if (opts.args !== undefined) {
       if (!cap)
@@ -99,9 +102,8 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
           "--args binds a grant to one call of one capability, not an area",
           `name a capability of ${target}`,
         );
-      digest = argsDigest(boundArgs(cli, cap, opts.args));
+      digest = argsDigest(boundArgs(cli, cap, opts.args, deps.config));
     }
-    const deps = processDeps(io.env);
     const policy = deps.policy.current();
     const targets = cap ? [cap.name, cap.area] : [target];
     if (maxUses === null && policy.maxUses !== undefined) maxUses = policy.maxUses;
@@ -135,7 +137,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
 }
 
 /** The arguments `--args` names, checked as an agent's call would be and filled with defaults, as the gate sees them. */
-function boundArgs(cli: Cli, cap: Capability, text: string): Record<string, unknown> {
+function boundArgs(cli: Cli, cap: Capability, text: string, configSource: ConfigSource): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -151,7 +153,9 @@ function boundArgs(cli: Cli, cap: Capability, text: string): Record<string, unkn
     args: parsed as Record<string, unknown>,
     origin: { kind: "agent" as const, name: "-", client: "-", session: "-", transport: "memory" as const },
   };
-  return checkDeclaration(cap, call, checkShape(cap, call, cli.catalogue));
+  const config = usable(configSource.current()) ?? EMPTY_CONFIG;
+  const { sent } = checkDeclaration(cap, call, checkShape(cap, call, cli.catalogue), config);
+  return fill(cap, sent, config);
 }
 
 export function describeGrant(g: Grant, now: number): string {

@@ -40,7 +40,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
-  const roots = (opts.root.length > 0 ? opts.root : [process.cwd()]).map((r) => resolve(r));
+  const given = opts.root.map((r) => resolve(r));
   const session = newSessionId();
   const recordFile = join(dirs(io.env).data, RECORD_FILE);
   let warned = false;
@@ -50,10 +50,17 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     io.err(`rta: warning: calls cannot be written to the record: ${(err as Error).message}\n`);
   });
 
-  const deps = processDeps(io.env, record, roots);
+  const deps = processDeps(io.env, record, given);
+  const roots = deps.roots.roots;
+  const config = deps.config.current();
   io.err("rta mcp server listening on stdio\n");
   io.err(`path arguments confined to: ${roots.join(", ")}\n`);
   io.err(`record: ${recordFile} (session ${session})\n`);
+  if (config.kind === "unreadable") {
+    io.err(
+      `rta: ${config.error.message}; what a profile could change is refused until it reads (run \`rta doctor\`)\n`,
+    );
+  }
   for (const root of deps.roots.status()) {
     if (!root.readable)
       io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);

@@ -155,6 +155,40 @@ export function buildProgram(cli: Cli): Command {
       },
     );
 
+  const configCmd = program.command("config").description("the operator's config.toml (never a tool)");
+  configCmd
+    .command("path")
+    .description("where config.toml is")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { configPath } = await import("./configCmd.ts");
+      cli.status = configPath(cli, opts);
+    });
+  configCmd
+    .command("show")
+    .description("the config as rta reads it, secrets masked")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { configShow } = await import("./configCmd.ts");
+      cli.status = configShow(cli, opts);
+    });
+  configCmd
+    .command("check")
+    .description("what in config.toml the capabilities would refuse")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { configCheck } = await import("./configCmd.ts");
+      cli.status = configCheck(cli, opts);
+    });
+  program
+    .command("doctor")
+    .description("check config, dirs, roots, the record and the grant store, each with its fix (never a tool)")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { doctor } = await import("./doctor.ts");
+      cli.status = doctor(cli, opts);
+    });
+
   addCapabilityCommands(program, cli);
   return program;
 }

@@ -127,7 +127,11 @@ const INPUT_NAME = /^[a-z][a-z0-9_]*$/;
  * malformed name, a `reaches` that names no input, an option list or range on
  * an input of the wrong type, and a default the declaration itself would refuse.
  */
-export function define(decl: CapabilityDecl): Capability {
+/** The input that names a profile, added to every capability a profile could change. */
+export const PROFILE_INPUT = "profile";
+
+export function define(declared: CapabilityDecl): Capability {
+  const decl = withProfileInput(declared);
   if (!NAME.test(decl.name)) throw new Error(`capability name ${decl.name} is not area.thing[.action]`);
   for (const [name, input] of Object.entries(decl.inputs)) {
     if (!INPUT_NAME.test(name)) throw new Error(`${decl.name}: input name ${name} is not snake_case`);
@@ -153,6 +157,18 @@ export function define(decl: CapabilityDecl): Capability {
   }
   const words = decl.name.split(".");
   return { ...decl, area: words[0] as string, tool: words.join("_").replaceAll("-", "_"), words };
+}
+
+/** A capability with an input a profile may set takes a `profile` argument naming one. */
+function withProfileInput(decl: CapabilityDecl): CapabilityDecl {
+  if (!Object.values(decl.inputs).some((spec) => spec.profile === true)) return decl;
+  if (PROFILE_INPUT in decl.inputs)
+    throw new Error(`${decl.name}: "${PROFILE_INPUT}" is the name of the profile argument`);
+  const profile: InputSpec = {
+    type: "string",
+    description: "a profile the operator set up for this area; naming one needs a grant issued for that profile",
+  };
+  return { ...decl, inputs: { ...decl.inputs, [PROFILE_INPUT]: profile } };
 }
 
 /** True when an agent needs a grant to call it: anything above read, and reads that reach or reveal. */

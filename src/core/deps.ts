@@ -7,6 +7,7 @@ import type { GateStore } from "../gate/gateStore.ts";
 import type { PathGate } from "../gate/pathGate.ts";
 import type { PolicySource } from "../gate/policy.ts";
 import type { RecordSink } from "../record/append.ts";
+import type { ConfigSource } from "./config.ts";
 import type { Dirs } from "./dirs.ts";
 
 export interface Clock {
@@ -33,6 +34,8 @@ export interface Deps {
   gate: () => GateStore;
   /** the team ceiling, read again when its file changes */
   policy: PolicySource;
+  /** the operator's config.toml, read again when it changes */
+  config: ConfigSource;
   /** rta's own data and config dirs */
   dirs: Dirs;
   /** the path gate for agents' calls: the server's roots, rta's own dirs withheld */

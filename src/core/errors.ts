@@ -61,6 +61,19 @@ export const codes = {
     doc: "a warning: a table or log was cut to fit the 80 KiB a model is sent; its total counts every row",
     exit: Exit.ok,
   },
+  "core.config.invalid": {
+    doc: "the operator's config is not readable as config, or sets a value the capability does not take",
+    exit: Exit.usage,
+  },
+  "core.profile.unreadable": {
+    doc: "config.toml has not read since the server started, so what a profile could change is refused",
+    exit: Exit.refused,
+  },
+  "core.profile.unknown": { doc: "no profile by that name is set up for the capability", exit: Exit.unavailable },
+  "core.profile.fenced": {
+    doc: "a profile's only: list does not reach the value the call resolves to",
+    exit: Exit.refused,
+  },
   "core.config.unreadable": {
     doc: "a config file could not be read as its format, so rta will not write into it",
     exit: Exit.failure,

@@ -35,7 +35,17 @@ export function isRequired(spec: InputSpec, audience: Audience): boolean {
   return spec.required === true || (audience === "agent" && spec.fromPipe === true);
 }
 
-export function publishedSchema(cap: Capability, audience: Audience): JsonSchema {
+/**
+ * `configured` are the inputs the operator's config gives a value: they are
+ * not listed as required, so a client that checks a call against the schema
+ * lets through one that leaves them out. An input only a profile sets stays
+ * listed, since a call chooses its profile and the schema is the same for all.
+ */
+export function publishedSchema(
+  cap: Capability,
+  audience: Audience,
+  configured: ReadonlySet<string> = new Set(),
+): JsonSchema {
   const properties: JsonSchema["properties"] = {};
   const required: string[] = [];
   for (const [name, spec] of visibleInputs(cap, audience)) {
@@ -47,7 +57,7 @@ export function publishedSchema(cap: Capability, audience: Audience): JsonSchema
     }
     if (spec.default !== undefined) prop.default = spec.default;
     properties[name] = prop;
-    if (isRequired(spec, audience)) required.push(name);
+    if (isRequired(spec, audience) && !configured.has(name)) required.push(name);
   }
   const schema: JsonSchema = { type: "object", properties, additionalProperties: false };
   if (required.length > 0) schema.required = required;

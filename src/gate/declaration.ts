@@ -2,49 +2,70 @@
  * Stage 3, declaration: a value of the right shape that the declaration does
  * not take. Refused here, before any gate, so it spends no grant and asks the
  * person nothing; the codes are the ones a person at the CLI gets for the same
- * mistake. Fills declared defaults for what was left out.
+ * mistake. A required input left out is refused here only when nothing later
+ * could fill it: config fills some (stage 5), and a named profile or the
+ * operator others, looked for after the grant gate (stage 8).
  */
 import type { Call } from "../core/call.ts";
-import type { Args, Capability } from "../core/capability.ts";
+import { type Args, type Capability, type InputSpec, PROFILE_INPUT } from "../core/capability.ts";
+import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
 import { type Audience, isRequired, visibleInputs } from "../core/schema.ts";
+import { configValues } from "./fill.ts";
 
-export function checkDeclaration(cap: Capability, call: Call, args: Record<string, unknown>): Args {
+/** The values sent, checked; `profile` is returned apart, since it names a profile rather than an input. */
+export function checkDeclaration(
+  cap: Capability,
+  call: Call,
+  args: Record<string, unknown>,
+  config?: Config,
+): { sent: Args; profile?: string } {
   const audience: Audience = call.origin.kind === "agent" ? "agent" : "person";
-  const out: Args = {};
+  const fromConfig = config ? configValues(config, cap) : {};
+  const sent: Args = {};
   for (const [name, spec] of visibleInputs(cap, audience)) {
     const value = args[name] as Scalar | undefined;
     if (value === undefined) {
-      if (isRequired(spec, audience)) throw missing(name, spec.description, "is required");
-      if (spec.default !== undefined) out[name] = spec.default;
+      // With no config read yet, config may fill anything: the fill stage refuses what it must.
+      const fillable = config === undefined || fromConfig[name] !== undefined || spec.profile === true || spec.operatorOnly === true;
+      if (isRequired(spec, audience) && !fillable) throw missing(name, spec.description, "is required");
       continue;
     }
     if (isBlank(value) && isRequired(spec, audience)) throw missing(name, spec.description, "is empty");
-    if (spec.options && !spec.options.includes(String(value))) {
-      throw new RtaError(
-        "core.input.option",
-        `${name} cannot be ${JSON.stringify(value)}`,
-        `${name} is one of: ${spec.options.join(", ")}`,
-      );
-    }
-    if (spec.range && typeof value === "number" && (value < spec.range[0] || value > spec.range[1])) {
-      throw new RtaError(
-        "core.input.range",
-        `${name} is ${value}, outside ${spec.range[0]}..${spec.range[1]}`,
-        `give ${name} a number from ${spec.range[0]} to ${spec.range[1]}`,
-      );
-    }
-    out[name] = value;
+    const refusal = valueRefusal(name, spec, value);
+    if (refusal) throw refusal;
+    sent[name] = value;
   }
-  return out;
+  const profile = sent[PROFILE_INPUT];
+  delete sent[PROFILE_INPUT];
+  return typeof profile === "string" && profile !== "" ? { sent, profile } : { sent };
 }
 
-function missing(name: string, description: string, why: string): RtaError {
+/** The refusal a value gets from an input's declaration (options, range), or undefined when it is taken. */
+export function valueRefusal(name: string, spec: InputSpec, value: Scalar): RtaError | undefined {
+  if (spec.options && !spec.options.includes(String(value))) {
+    return new RtaError(
+      "core.input.option",
+      `${name} cannot be ${JSON.stringify(value)}`,
+      `${name} is one of: ${spec.options.join(", ")}`,
+    );
+  }
+  if (spec.range && typeof value === "number" && (value < spec.range[0] || value > spec.range[1])) {
+    return new RtaError(
+      "core.input.range",
+      `${name} is ${value}, outside ${spec.range[0]}..${spec.range[1]}`,
+      `give ${name} a number from ${spec.range[0]} to ${spec.range[1]}`,
+    );
+  }
+  return undefined;
+}
+
+export function missing(name: string, description: string, why: string): RtaError {
   return new RtaError("core.input.missing", `${name} ${why}`, `give ${name}: ${description}`);
 }
 
 /** Sent, but with nothing in it: an empty or all-blank string. */
-function isBlank(value: Scalar): boolean {
+export function isBlank(value: Scalar): boolean {
   return typeof value === "string" && value.trim() === "";
 }

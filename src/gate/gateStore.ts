@@ -107,7 +107,7 @@ const MATCH = `
   agent = $agent AND target IN ($t1, $t2, $t3)
   AND (record IS NULL OR record = $record)
   AND (connection IS NULL OR connection = $connection)
-  AND (profile IS NULL OR profile = $profile)
+  AND profile IS $profile
   AND (host IS NULL OR host = $host)
   AND (args_digest IS NULL OR args_digest = $args_digest)`;
 

@@ -25,7 +25,8 @@ export function spendGrant(
   policySource: { current(): Policy },
   now: number,
 ): Grant | undefined {
-  if (!needsGrant(cap)) return undefined;
+  // Naming a profile needs a grant issued for that exact profile, whatever the capability's class.
+  if (!needsGrant(cap) && call.profile === undefined) return undefined;
   // Read only for a call that needs a grant: a free read is not the ceiling's to stop.
   const policy = policySource.current();
   const q = grantQuery(cap, call, args, now);

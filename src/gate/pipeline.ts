@@ -3,13 +3,16 @@
  * plugin), is one `Call` value and passes this function; no front repeats a
  * check. The stages run in the order of DESIGN section 1, which is part of the
  * contract: a call refused by an earlier stage spends nothing a later one
- * guards. Stages that exist today:
+ * guards.
  *
  *   1  resolve      unknown tool (a never-a-tool name gets the same answer)
  *   2  shape        core.mcp.badargs (agents) / core.input.invalid (a person)
  *   3  declaration  core.input.option, core.input.range, core.input.missing
  *   4  lock         core.lock.locked (agents; free reads too)
- *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read)
+ *   5  fill         core.config.invalid, core.profile.unreadable
+ *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read, or names a profile)
+ *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
+ *   8  required     core.input.missing (what only a profile or the operator gives), the grant's use given back
  *   10 paths        core.path.* (every path argument opened under a root)
  *   11 run          the capability's own codes
  *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
@@ -17,16 +20,20 @@
  */
 import type { Call } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
+import { usable } from "../core/config.ts";
 import type { Deps } from "../core/deps.ts";
 import { asRtaError, type RtaError } from "../core/errors.ts";
 import type { ResultValue } from "../core/result.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
 import { checkDeclaration } from "./declaration.ts";
 import { execute } from "./execute.ts";
+import { configFor, fill } from "./fill.ts";
+import type { Grant } from "./gateStore.ts";
 import { spendGrant } from "./grants.ts";
 import { checkLock } from "./locks.ts";
 import { accessOf, personAccess, withRoots } from "./pathGate.ts";
 import { closePaths, openPaths } from "./paths.ts";
+import { applyProfile, requireFilled } from "./profiles.ts";
 import { type CallTrace, recordCall } from "./recordCall.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
@@ -51,19 +58,33 @@ export async function runCall(
   try {
     const cap = resolve(call, catalogue);
     const shaped = checkShape(cap, call, catalogue);
-    const args = checkDeclaration(cap, call, shaped);
-    if (call.origin.kind === "agent") {
-      const agentCall = { ...call, origin: call.origin };
-      const now = deps.clock.now();
-      checkLock(cap, call.origin, deps.gate(), now);
-      trace.grant = spendGrant(cap, agentCall, args, deps.gate(), deps.policy, now)?.id;
+    const state = deps.config.current();
+    const { sent, profile } = checkDeclaration(cap, call, shaped, usable(state));
+    const named: Call = profile !== undefined ? { ...call, profile } : call;
+    if (named.origin.kind === "agent") checkLock(cap, named.origin, deps.gate(), deps.clock.now());
+    const config = configFor(cap, state);
+    const filled = fill(cap, sent, config);
+    let grant: Grant | undefined;
+    if (named.origin.kind === "agent") {
+      grant = spendGrant(cap, { ...named, origin: named.origin }, filled, deps.gate(), deps.policy, deps.clock.now());
+      trace.grant = grant?.id;
+    }
+    const args = applyProfile(cap, named.profile, sent, filled, config);
+    try {
+      requireFilled(cap, args);
+    } catch (err) {
+      if (grant) {
+        deps.gate().giveBack(grant.id);
+        trace.grant = undefined;
+      }
+      throw err;
     }
     const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
     const paths = openPaths(cap, args, gate);
     try {
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
-      const ran = await execute(cap, args, call, deps, signal, limits, paths, gate);
+      const ran = await execute(cap, args, named, deps, signal, limits, paths, gate);
       const value = bound(ran, limits);
       return { ok: true, value };
     } finally {

@@ -5,7 +5,9 @@
  */
 import { type Capability, needsGrant } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
+import { type Config, EMPTY_CONFIG } from "../core/config.ts";
 import { publishedSchema } from "../core/schema.ts";
+import { configValues } from "../gate/fill.ts";
 
 export interface ToolAnnotations {
   title: string;
@@ -76,12 +78,12 @@ export function annotations(cap: Capability): ToolAnnotations {
 }
 
 /** tools/list: every capability in the catalogue (never-a-tool names are not in it), in name order. */
-export function toolListings(catalogue: Catalogue): ToolListing[] {
+export function toolListings(catalogue: Catalogue, config: Config = EMPTY_CONFIG): ToolListing[] {
   return catalogue.all().map((cap) => ({
     name: cap.tool,
     title: cap.summary,
     description: toolDescription(cap),
-    inputSchema: publishedSchema(cap, "agent"),
+    inputSchema: publishedSchema(cap, "agent", new Set(Object.keys(configValues(config, cap)))),
     annotations: annotations(cap),
   }));
 }

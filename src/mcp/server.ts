@@ -19,6 +19,7 @@ import {
 import { version } from "../../package.json";
 import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
+import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import type { Deps } from "../core/deps.ts";
 import { errorResult } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
@@ -53,10 +54,11 @@ export function createServer(ctx: ServeContext): Server {
       cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
     },
   );
-  // The schemas are plain JSON built from the declarations; the SDK's JSON type is narrower than our Record<string, unknown>.
-  const tools = toolListings(ctx.catalogue) as unknown as Tool[];
-
-  server.setRequestHandler("tools/list", async () => ({ tools }));
+  // Built from the declarations and the operator's config as it stands, so a required input the config now
+  // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
+  server.setRequestHandler("tools/list", async () => ({
+    tools: toolListings(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) as unknown as Tool[],
+  }));
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx));

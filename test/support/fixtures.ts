@@ -3,6 +3,7 @@ import { afterAll } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { ConfigSource } from "../../src/core/config.ts";
 import type { Clock, Deps, HostFiles } from "../../src/core/deps.ts";
 import { once, realHost } from "../../src/core/deps.ts";
 import { GateStore } from "../../src/gate/gateStore.ts";
@@ -51,6 +52,7 @@ export function testDeps(overrides: Partial<Deps> = {}): Deps & { record: Memory
     record: new MemoryRecord(),
     gate: once(() => new GateStore(join(dir, "data", "gate.db"))),
     policy: new PolicySource(join(dir, "config", "policy.toml")),
+    config: new ConfigSource(join(dir, "config", "config.toml")),
     dirs: { data: join(dir, "data"), config: join(dir, "config") },
     roots: new PathGate([dir], agentRules({ data: join(dir, "data"), config: join(dir, "config") })),
     ...overrides,

@@ -1,7 +1,7 @@
 /** note.add: a new note in rta's notes folder (a write: an agent needs a grant). */
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
-import { newNoteId, notesDir, writeNote } from "./noteStore.ts";
+import { newNoteId, noteFolder, writeNote } from "./noteStore.ts";
 
 export const noteAdd = define({
   name: "note.add",
@@ -9,6 +9,12 @@ export const noteAdd = define({
   searchWords: ["write note", "jot", "memo", "remember"],
   safety: "write",
   inputs: {
+    folder: {
+      type: "string",
+      description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
+      operatorOnly: true,
+      profile: true,
+    },
     title: { type: "string", description: "the note's title", required: true, positional: true },
     body: { type: "string", description: "the note's text", required: true, fromPipe: true },
   },
@@ -19,7 +25,7 @@ export const noteAdd = define({
     const title = String(args.title).trim();
     const body = String(args.body);
     const id = newNoteId(title);
-    writeNote(notesDir(ctx.deps.dirs.data), { id, title, body, created: now, updated: now });
+    writeNote(noteFolder(args, ctx.deps.dirs.data), { id, title, body, created: now, updated: now });
     return object({ id, title, bytes: Buffer.byteLength(body) });
   },
 });

@@ -1,13 +1,21 @@
 /** note.list: the notes there are, newest first. */
 import { define } from "../../core/capability.ts";
-import { listNotes, notesDir } from "./noteStore.ts";
+import { listNotes, noteFolder } from "./noteStore.ts";
 
 export const noteList = define({
   name: "note.list",
   summary: "List notes, newest first",
   searchWords: ["notes", "memos"],
   safety: "read",
-  inputs: { limit: { type: "integer", description: "how many notes to return", range: [1, 1000], default: 100 } },
+  inputs: {
+    folder: {
+      type: "string",
+      description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
+      operatorOnly: true,
+      profile: true,
+    },
+    limit: { type: "integer", description: "how many notes to return", range: [1, 1000], default: 100 },
+  },
   result: {
     shape: "table",
     columns: [
@@ -19,7 +27,7 @@ export const noteList = define({
   },
   examples: [{ command: "rta note list", note: "every note" }],
   async run(args, ctx) {
-    const notes = listNotes(notesDir(ctx.deps.dirs.data));
+    const notes = listNotes(noteFolder(args, ctx.deps.dirs.data));
     const out = ctx.rows(["id", "title", "updated", "bytes"]);
     for (const n of notes.slice(0, args.limit as number))
       out.add([n.id, n.title, n.updated, Buffer.byteLength(n.body)]);

@@ -24,6 +24,11 @@ export function notesDir(dataDir: string): string {
   return join(dataDir, "notes");
 }
 
+/** The folder a call works in: the one the operator set (config, connection, profile), else rta's own. */
+export function noteFolder(args: Record<string, unknown>, dataDir: string): string {
+  return typeof args.folder === "string" && args.folder !== "" ? args.folder : notesDir(dataDir);
+}
+
 export function newNoteId(title: string): string {
   const slug = title
     .normalize("NFKD")

@@ -1,7 +1,7 @@
 /** note.rm: removes one note (destructive: an agent needs a grant, which can name the note). */
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
-import { notesDir, removeNote } from "./noteStore.ts";
+import { noteFolder, removeNote } from "./noteStore.ts";
 
 export const noteRm = define({
   name: "note.rm",
@@ -9,6 +9,12 @@ export const noteRm = define({
   searchWords: ["delete note", "erase"],
   safety: "destructive",
   inputs: {
+    folder: {
+      type: "string",
+      description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
+      operatorOnly: true,
+      profile: true,
+    },
     id: { type: "string", description: "the note's id, as note.list shows it", required: true, positional: true },
   },
   record: "id",
@@ -16,7 +22,7 @@ export const noteRm = define({
   examples: [{ command: "rta note rm deploy-checklist-3fa2c1", note: "remove a note" }],
   async run(args, ctx) {
     const id = String(args.id);
-    removeNote(notesDir(ctx.deps.dirs.data), id);
+    removeNote(noteFolder(args, ctx.deps.dirs.data), id);
     return object({ id, removed: true });
   },
 });

@@ -1,0 +1,119 @@
+/**
+ * `rta config path | show | check`: the operator's config, for the person.
+ * Never a tool.
+ */
+
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Catalogue } from "../core/catalogue.ts";
+import { CONFIG_FILE, type Config, ConfigSource, parseConfig } from "../core/config.ts";
+import { dirs } from "../core/dirs.ts";
+import { Exit, RtaError } from "../core/errors.ts";
+import type { Scalar } from "../core/result.ts";
+import { checkedSetting } from "../gate/fill.ts";
+import { POLICY_FILE } from "../gate/policy.ts";
+import { wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { reportError } from "./report.ts";
+
+export function configPath(cli: Cli, opts: { json?: boolean }): number {
+  const d = dirs(cli.io.env);
+  const out = {
+    config: join(d.config, CONFIG_FILE),
+    policy: join(d.config, POLICY_FILE),
+    config_dir: d.config,
+    data_dir: d.data,
+  };
+  cli.io.out(wantsJson(cli.io, opts.json) ? `${JSON.stringify(out)}\n` : `${out.config}\n`);
+  return Exit.ok;
+}
+
+/** Keys whose values are secrets: shown masked. */
+const SECRET_KEY = /token|password|secret|key|credential|auth/i;
+
+export function configShow(cli: Cli, opts: { json?: boolean }): number {
+  const source = ConfigSource.inConfigDir(dirs(cli.io.env).config);
+  const state = source.current();
+  if (state.kind !== "ok") return reportError(cli.io, state.error, opts.json === true);
+  const masked = JSON.parse(
+    JSON.stringify(state.config, (k, v) => (typeof v === "string" && SECRET_KEY.test(k) ? "***" : v)),
+  );
+  cli.io.out(`${JSON.stringify(masked, null, wantsJson(cli.io, opts.json) ? undefined : 2)}\n`);
+  return Exit.ok;
+}
+
+/** Everything config.toml says that the catalogue would refuse, each with where it is. */
+export function configProblems(config: Config, catalogue: Catalogue): string[] {
+  const problems: string[] = [];
+  const areas = new Set(catalogue.areas());
+  const check = (capName: string, input: string, value: Scalar, where: string) => {
+    const cap = catalogue.byName(capName);
+    const spec = cap?.inputs[input];
+    if (!cap || !spec) return problems.push(`${where}: ${capName} has no input ${input}`);
+    try {
+      checkedSetting(cap, input, spec, value, where);
+    } catch (err) {
+      problems.push(`${where}: ${(err as RtaError).message}`);
+    }
+  };
+  for (const [target, inputs] of Object.entries(config.defaults)) {
+    const caps = target.includes(".")
+      ? [target]
+      : catalogue
+          .all()
+          .filter((c) => c.area === target)
+          .map((c) => c.name);
+    if (caps.length === 0 || (target.includes(".") && !catalogue.byName(target))) {
+      problems.push(`[defaults."${target}"]: no capability or area is named ${target}`);
+      continue;
+    }
+    for (const [input, value] of Object.entries(inputs)) {
+      const takers = caps.filter((c) => catalogue.byName(c)?.inputs[input]);
+      if (takers.length === 0) problems.push(`[defaults."${target}"]: nothing in ${target} has an input ${input}`);
+      for (const c of takers) check(c, input, value, `[defaults."${target}"]`);
+    }
+  }
+  for (const [name, c] of Object.entries(config.connections)) {
+    if (!areas.has(c.area)) problems.push(`[connections.${name}]: no area is named ${c.area}`);
+  }
+  for (const [name, p] of Object.entries(config.profiles)) {
+    if (!areas.has(p.area)) {
+      problems.push(`[profiles.${name}]: no area is named ${p.area}`);
+      continue;
+    }
+    const caps = catalogue.all().filter((c) => c.area === p.area);
+    for (const input of [...Object.keys(p.set), ...Object.keys(p.only)]) {
+      if (!caps.some((c) => c.inputs[input]))
+        problems.push(`[profiles.${name}]: nothing in ${p.area} has an input ${input}`);
+    }
+  }
+  return problems;
+}
+
+export function configCheck(cli: Cli, opts: { json?: boolean }): number {
+  const file = join(dirs(cli.io.env).config, CONFIG_FILE);
+  if (!existsSync(file)) {
+    cli.io.out(
+      wantsJson(cli.io, opts.json)
+        ? `${JSON.stringify({ file, problems: [], exists: false })}\n`
+        : `no ${CONFIG_FILE} yet: rta runs on its defaults\n`,
+    );
+    return Exit.ok;
+  }
+  let config: Config;
+  try {
+    config = parseConfig(readFileSync(file, "utf8"));
+  } catch (err) {
+    return reportError(
+      cli.io,
+      err instanceof RtaError
+        ? err
+        : new RtaError("core.config.invalid", `${CONFIG_FILE} cannot be read`, "check its mode"),
+      opts.json === true,
+    );
+  }
+  const problems = configProblems(config, cli.catalogue);
+  if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ file, problems, exists: true })}\n`);
+  else cli.io.out(problems.length === 0 ? `${file}: fine\n` : `${problems.map((p) => `${file} ${p}`).join("\n")}\n`);
+  return problems.length === 0 ? Exit.ok : Exit.usage;
+}

@@ -1,0 +1,117 @@
+/**
+ * `rta doctor`: checks what rta needs (config, dirs, roots, the record file,
+ * the grant store) and prints each finding with its fix. Exits 0 when all is
+ * well. Never a tool.
+ */
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseConfig } from "../core/config.ts";
+import { dirs, RECORD_FILE } from "../core/dirs.ts";
+import { Exit } from "../core/errors.ts";
+import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
+import { agentRules, PathGate } from "../gate/pathGate.ts";
+import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
+import { configProblems } from "./configCmd.ts";
+import { paint, wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+
+export interface Finding {
+  check: string;
+  status: "ok" | "note" | "fail";
+  detail: string;
+  fix?: string;
+}
+
+export function doctor(cli: Cli, opts: { json?: boolean }): number {
+  const d = dirs(cli.io.env);
+  const findings: Finding[] = [];
+  const add = (check: string, status: Finding["status"], detail: string, fix?: string) =>
+    findings.push(fix === undefined ? { check, status, detail } : { check, status, detail, fix });
+
+  for (const [name, dir] of [
+    ["data dir", d.data],
+    ["config dir", d.config],
+  ] as const) {
+    if (!existsSync(dir)) add(name, "note", `${dir} does not exist yet`, "nothing to do: rta makes it on first use");
+    else {
+      try {
+        accessSync(dir, constants.W_OK | constants.X_OK);
+        add(name, "ok", dir);
+      } catch {
+        add(name, "fail", `${dir} is not writable`, `make it yours: chown -R "$USER" ${dir}`);
+      }
+    }
+  }
+
+  const configFile = join(d.config, "config.toml");
+  let roots: string[] = [];
+  let hardlinks = false;
+  if (!existsSync(configFile))
+    add(
+      "config",
+      "note",
+      `no ${configFile}`,
+      "nothing to do: rta runs on its defaults; write one to set roots, defaults, connections and profiles",
+    );
+  else {
+    try {
+      const config = parseConfig(readFileSync(configFile, "utf8"));
+      roots = config.roots;
+      hardlinks = config.hardlinks;
+      const problems = configProblems(config, cli.catalogue);
+      if (problems.length === 0) add("config", "ok", configFile);
+      for (const p of problems) add("config", "fail", `${configFile} ${p}`, "fix that line");
+    } catch (err) {
+      add("config", "fail", (err as Error).message, `fix ${configFile}`);
+    }
+  }
+
+  const policyFile = join(d.config, POLICY_FILE);
+  if (existsSync(policyFile)) {
+    try {
+      parsePolicy(readFileSync(policyFile, "utf8"));
+      add("team policy", "ok", policyFile);
+    } catch (err) {
+      add("team policy", "fail", (err as Error).message, `fix ${policyFile}; until then no grant is issued or spent`);
+    }
+  } else add("team policy", "note", "no team policy", `write ${policyFile} to cap what grants may do`);
+
+  if (roots.length > 0) {
+    for (const r of new PathGate(roots, agentRules(d, hardlinks)).status()) {
+      if (r.readable) add("root", "ok", r.path);
+      else add("root", "fail", `${r.path} cannot be read`, r.problem);
+    }
+  } else
+    add("roots", "note", "config names no roots", "servers confine paths to --root, else the directory they start in");
+
+  const record = join(d.data, RECORD_FILE);
+  if (existsSync(record)) {
+    try {
+      closeSync(openSync(record, "a"));
+      add("record", "ok", record);
+    } catch {
+      add("record", "fail", `${record} cannot be appended to`, `make it yours: chown "$USER" ${record}`);
+    }
+  } else add("record", "note", `${record} does not exist yet`, "nothing to do: the first agent call makes it");
+
+  if (existsSync(d.data)) {
+    try {
+      new GateStore(join(d.data, GATE_STORE_FILE)).close();
+      add("grant store", "ok", join(d.data, GATE_STORE_FILE));
+    } catch (err) {
+      add("grant store", "fail", (err as Error).message, "check the data dir's owner and free space");
+    }
+  }
+
+  const failed = findings.some((f) => f.status === "fail");
+  if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ ok: !failed, findings })}\n`);
+  else {
+    const p = paint(cli.io);
+    const mark = { ok: p.green("ok  "), note: p.yellow("note"), fail: p.red("FAIL") };
+    for (const f of findings) {
+      cli.io.out(`${mark[f.status]}  ${f.check}: ${f.detail}\n`);
+      if (f.fix && f.status !== "ok") cli.io.out(`      fix: ${f.fix}\n`);
+    }
+  }
+  return failed ? Exit.failure : Exit.ok;
+}

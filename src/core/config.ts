@@ -1,0 +1,205 @@
+/**
+ * The operator's config: `config.toml` in the config dir, read with Bun's
+ * TOML parser.
+ *
+ *   roots = ["/srv/projects"]              # where agents' path arguments may point
+ *   [paths]
+ *   hardlinks = false                      # let files with several hard links be opened
+ *   [defaults."proc.list"]
+ *   limit = 20                             # an input's value when a call leaves it out
+ *   [connections.work-notes]
+ *   area = "note"                          # the capabilities it serves
+ *   folder = "/home/me/work-notes"         # values for their operator-only inputs
+ *   [profiles.work]
+ *   area = "note"
+ *   connection = "work-notes"              # a profile may aim at a connection,
+ *   set = { limit = 10 }                   # set inputs,
+ *   only = { id = ["plan-1", "plan-2"] }   # and fence them to a list
+ *
+ * A file that does not read refuses, naming what is wrong and where; nothing
+ * here prints.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { RtaError } from "./errors.ts";
+import type { Scalar } from "./result.ts";
+
+export const CONFIG_FILE = "config.toml";
+
+export interface Connection {
+  area: string;
+  /** values for operator-only inputs of the area's capabilities */
+  values: Record<string, Scalar>;
+}
+
+export interface Profile {
+  area: string;
+  connection?: string;
+  set: Record<string, Scalar>;
+  only: Record<string, Scalar[]>;
+}
+
+export interface Config {
+  roots: string[];
+  hardlinks: boolean;
+  /** capability dotted name -> input -> value */
+  defaults: Record<string, Record<string, Scalar>>;
+  connections: Record<string, Connection>;
+  profiles: Record<string, Profile>;
+}
+
+export const EMPTY_CONFIG: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
+
+function bad(where: string, why: string): RtaError {
+  return new RtaError(
+    "core.config.invalid",
+    `${CONFIG_FILE}: ${where} ${why}`,
+    `fix ${CONFIG_FILE} in rta's config dir; \`rta config check\` says what is wrong`,
+  );
+}
+
+const isTable = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isScalar = (v: unknown): v is Scalar => ["string", "number", "boolean"].includes(typeof v);
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Reads config text; refuses (core.config.invalid) the first thing it cannot take, naming the key. */
+export function parseConfig(text: string): Config {
+  let raw: unknown;
+  try {
+    raw = Bun.TOML.parse(text);
+  } catch (err) {
+    throw bad("is not TOML:", (err as Error).message);
+  }
+  if (!isTable(raw)) throw bad("is not", "a table");
+  const config: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
+  for (const [key, value] of Object.entries(raw)) {
+    switch (key) {
+      case "roots":
+        if (!Array.isArray(value) || !value.every((r) => typeof r === "string" && r.startsWith("/"))) {
+          throw bad("roots", "must be a list of absolute paths");
+        }
+        config.roots = value as string[];
+        break;
+      case "paths":
+        if (
+          !isTable(value) ||
+          Object.keys(value).some((k) => k !== "hardlinks") ||
+          (value.hardlinks !== undefined && typeof value.hardlinks !== "boolean")
+        ) {
+          throw bad("[paths]", "takes only hardlinks = true or false");
+        }
+        config.hardlinks = value.hardlinks === true;
+        break;
+      case "defaults":
+        if (!isTable(value)) throw bad("[defaults]", "must be a table of capabilities");
+        for (const [cap, inputs] of Object.entries(value)) {
+          if (!isTable(inputs) || !Object.values(inputs).every(isScalar))
+            throw bad(`[defaults."${cap}"]`, "must map inputs to values");
+          config.defaults[cap] = inputs as Record<string, Scalar>;
+        }
+        break;
+      case "connections":
+        if (!isTable(value)) throw bad("[connections]", "must be a table of named connections");
+        for (const [name, c] of Object.entries(value)) {
+          if (!NAME.test(name)) throw bad(`[connections.${name}]`, "is not a name");
+          if (!isTable(c) || typeof c.area !== "string")
+            throw bad(`[connections.${name}]`, "needs area = the capabilities it serves");
+          const { area, ...values } = c;
+          if (!Object.values(values).every(isScalar)) throw bad(`[connections.${name}]`, "must give plain values");
+          config.connections[name] = { area, values: values as Record<string, Scalar> };
+        }
+        break;
+      case "profiles":
+        if (!isTable(value)) throw bad("[profiles]", "must be a table of named profiles");
+        for (const [name, p] of Object.entries(value)) config.profiles[name] = parseProfile(name, p);
+        break;
+      default:
+        throw bad(
+          `has no setting ${JSON.stringify(key)}`,
+          "(roots, paths, defaults, connections and profiles are known)",
+        );
+    }
+  }
+  for (const [name, p] of Object.entries(config.profiles)) {
+    if (p.connection !== undefined && !config.connections[p.connection])
+      throw bad(`[profiles.${name}]`, `names connection ${p.connection}, which is not in [connections]`);
+  }
+  return config;
+}
+
+function parseProfile(name: string, p: unknown): Profile {
+  if (!NAME.test(name)) throw bad(`[profiles.${name}]`, "is not a name");
+  if (!isTable(p) || typeof p.area !== "string")
+    throw bad(`[profiles.${name}]`, "needs area = the capabilities it is for");
+  for (const key of Object.keys(p)) {
+    if (!["area", "connection", "set", "only"].includes(key))
+      throw bad(`[profiles.${name}]`, `has no setting ${JSON.stringify(key)}`);
+  }
+  if (p.connection !== undefined && typeof p.connection !== "string")
+    throw bad(`[profiles.${name}] connection`, "must be a connection's name");
+  const set = p.set ?? {};
+  if (!isTable(set) || !Object.values(set).every(isScalar))
+    throw bad(`[profiles.${name}] set`, "must map inputs to values");
+  const only = p.only ?? {};
+  if (!isTable(only) || !Object.values(only).every((v) => Array.isArray(v) && v.every(isScalar))) {
+    throw bad(`[profiles.${name}] only`, "must map inputs to lists of values");
+  }
+  const profile: Profile = { area: p.area, set: set as Record<string, Scalar>, only: only as Record<string, Scalar[]> };
+  if (typeof p.connection === "string") profile.connection = p.connection;
+  return profile;
+}
+
+export type ConfigState =
+  | { kind: "ok"; config: Config }
+  /** never read: every capability a profile could change is refused until it reads */
+  | { kind: "unreadable"; error: RtaError }
+  /** read once, failing now: answered from what was read */
+  | { kind: "stale"; config: Config; error: RtaError };
+
+/**
+ * The config as it stands, read again only when the file changes (one stat a
+ * call). A missing file is the empty config.
+ */
+export class ConfigSource {
+  private cached: { mtimeMs: number; size: number; state: ConfigState } | undefined;
+  private lastGood: Config | undefined;
+
+  constructor(readonly file: string) {}
+
+  static inConfigDir(configDir: string): ConfigSource {
+    return new ConfigSource(join(configDir, CONFIG_FILE));
+  }
+
+  current(): ConfigState {
+    let st: { mtimeMs: number; size: number };
+    try {
+      st = statSync(this.file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return this.settle({ kind: "ok", config: EMPTY_CONFIG });
+      return this.settle(this.failed(bad("cannot be read:", (err as NodeJS.ErrnoException).code ?? "unknown error")));
+    }
+    if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.state;
+    let state: ConfigState;
+    try {
+      state = { kind: "ok", config: parseConfig(readFileSync(this.file, "utf8")) };
+    } catch (err) {
+      state = this.failed(err instanceof RtaError ? err : bad("cannot be read:", (err as Error).message));
+    }
+    this.cached = { mtimeMs: st.mtimeMs, size: st.size, state };
+    return this.settle(state);
+  }
+
+  private failed(error: RtaError): ConfigState {
+    return this.lastGood ? { kind: "stale", config: this.lastGood, error } : { kind: "unreadable", error };
+  }
+
+  private settle(state: ConfigState): ConfigState {
+    if (state.kind === "ok") this.lastGood = state.config;
+    return state;
+  }
+}
+
+/** The config to act on: what reads now, else what read last; undefined while it has never read. */
+export function usable(state: ConfigState): Config | undefined {
+  return state.kind === "unreadable" ? undefined : state.config;
+}
