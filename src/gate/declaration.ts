@@ -28,7 +28,8 @@ export function checkDeclaration(
     const value = args[name] as Scalar | undefined;
     if (value === undefined) {
       // With no config read yet, config may fill anything: the fill stage refuses what it must.
-      const fillable = config === undefined || fromConfig[name] !== undefined || spec.profile === true || spec.operatorOnly === true;
+      const fillable =
+        config === undefined || fromConfig[name] !== undefined || spec.profile === true || spec.operatorOnly === true;
       if (isRequired(spec, audience) && !fillable) throw missing(name, spec.description, "is required");
       continue;
     }
