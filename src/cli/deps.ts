@@ -3,10 +3,12 @@
  * system clock, the host's own files, the stores in rta's data and config
  * dirs. The grant store is opened on first use.
  */
-import { join } from "node:path";
+import { realpathSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { ConfigSource, usable } from "../core/config.ts";
 import { type Deps, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs } from "../core/dirs.ts";
+import { Redactor } from "../core/redact.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { agentRules, PathGate } from "../gate/pathGate.ts";
 import { PolicySource } from "../gate/policy.ts";
@@ -36,5 +38,22 @@ export function processDeps(
     config,
     dirs: d,
     roots: new PathGate(roots.length > 0 ? roots : [process.cwd()], agentRules(d, settings?.hardlinks === true)),
+    redactor: redactorFor(d, env.RTA_KV_IDENTITY),
   };
+}
+
+/** rta's places, each as given and as its real path, so either spelling is taken out. */
+export function redactorFor(d: { data: string; config: string }, identity?: string): Redactor {
+  const spellings = (p: string) => {
+    try {
+      return [...new Set([resolve(p), realpathSync(p)])];
+    } catch {
+      return [resolve(p)];
+    }
+  };
+  return new Redactor({
+    data: spellings(d.data),
+    config: spellings(d.config),
+    identity: identity ? spellings(identity) : [],
+  });
 }

@@ -13,7 +13,7 @@ import { PathGate } from "../gate/pathGate.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
-import { FileRecord } from "../record/append.ts";
+import { FileRecord, type RecordSink, sessionMark } from "../record/append.ts";
 import { processDeps } from "./deps.ts";
 import { wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
@@ -21,6 +21,7 @@ import { reportError } from "./report.ts";
 
 export interface ServeOptions {
   root: string[];
+  verbose?: boolean;
   agent?: string;
   maxResult?: string;
 }
@@ -50,7 +51,16 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     io.err(`rta: warning: calls cannot be written to the record: ${(err as Error).message}\n`);
   });
 
-  const deps = processDeps(io.env, record, given);
+  // With --verbose every agent call is also one short line on stderr: tool, outcome, duration, never the arguments.
+  const sink: RecordSink = opts.verbose
+    ? {
+        append: (entry) => {
+          record.append(entry);
+          if (!entry.kind) io.err(`rta: ${entry.agent} ${entry.capability} ${entry.outcome} ${entry.duration_ms} ms\n`);
+        },
+      }
+    : record;
+  const deps = processDeps(io.env, sink, given);
   const roots = deps.roots.roots;
   const config = deps.config.current();
   io.err("rta mcp server listening on stdio\n");
@@ -66,6 +76,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
       io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
   }
 
+  record.append(sessionMark("start", session, new Date(), "stdio"));
   const transport = new BoundedStdioTransport({
     input: process.stdin,
     output: process.stdout,
@@ -95,6 +106,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   });
   await transport.ended();
   await handle.close();
+  record.append(sessionMark("end", session, new Date(), "stdio"));
   record.close();
   return transport.endedOnLimit ? Exit.failure : Exit.ok;
 }

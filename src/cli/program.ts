@@ -132,7 +132,8 @@ export function buildProgram(cli: Cli): Command {
     )
     .option("--agent <name>", "the agent's name for grants and the record (default: the client's reported name)")
     .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256 (default 8)")
-    .action(async (opts: { root: string[]; agent?: string; maxResult?: string }) => {
+    .option("--verbose", "write one short line to stderr for every agent call: tool, outcome, duration")
+    .action(async (opts: { root: string[]; agent?: string; maxResult?: string; verbose?: boolean }) => {
       const { serve } = await import("./mcp.ts");
       cli.status = await serve(cli, opts);
     });

@@ -9,6 +9,7 @@ import type { PolicySource } from "../gate/policy.ts";
 import type { RecordSink } from "../record/append.ts";
 import type { ConfigSource } from "./config.ts";
 import type { Dirs } from "./dirs.ts";
+import type { Redactor } from "./redact.ts";
 
 export interface Clock {
   /** milliseconds since the epoch */
@@ -40,6 +41,8 @@ export interface Deps {
   dirs: Dirs;
   /** the path gate for agents' calls: the server's roots, rta's own dirs withheld */
   roots: PathGate;
+  /** what takes rta's own places and secrets out of what an agent is told */
+  redactor: Redactor;
 }
 
 /** A value made on first use and kept. */

@@ -4,21 +4,10 @@
  * canonical JSON form, so key order and a default left out do not matter.
  */
 import { createHash } from "node:crypto";
+import { canonical } from "../core/canonical.ts";
 
 export function argsDigest(args: Record<string, unknown>): string {
   return createHash("sha256").update(canonical(args)).digest("hex");
-}
-
-/** JSON with object keys sorted at every level and undefined values left out. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** The host a destination argument names: a URL's host name, or the name itself, lowercased, without a final dot. */

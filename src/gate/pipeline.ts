@@ -16,7 +16,8 @@
  *   10 paths        core.path.* (every path argument opened under a root)
  *   11 run          the capability's own codes
  *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
- *   14 record       agent calls, in a finally, so refusals are recorded too
+ *   13 redact       rta's own places and any secret, out of what an agent is told (the agent's own words kept)
+ *   14 record       every agent call, refusals and probes included, with the error as it was written
  */
 import type { Call } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
@@ -35,6 +36,7 @@ import { accessOf, personAccess, withRoots } from "./pathGate.ts";
 import { closePaths, openPaths } from "./paths.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
 import { type CallTrace, recordCall } from "./recordCall.ts";
+import { redactOutcome } from "./redactStage.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
 
@@ -55,6 +57,19 @@ export async function runCall(
   options: PipelineOptions = {},
 ): Promise<Outcome> {
   const trace: CallTrace = { call, started: deps.clock.now(), outcome: "ok", probe: false };
+  const outcome = await stages(call, catalogue, deps, options, trace);
+  recordCall(trace, deps);
+  return call.origin.kind === "agent" ? redactOutcome(outcome, call, deps.redactor) : outcome;
+}
+
+/** Stages 1 to 12, in order; what they end with is noted on the trace for the record. */
+async function stages(
+  call: Call,
+  catalogue: Catalogue,
+  deps: Deps,
+  options: PipelineOptions,
+  trace: CallTrace,
+): Promise<Outcome> {
   try {
     const cap = resolve(call, catalogue);
     const shaped = checkShape(cap, call, catalogue);
@@ -95,8 +110,7 @@ export async function runCall(
     if (error !== thrown) options.onUnexpected?.(thrown);
     trace.outcome = error.code;
     trace.probe = error.code === "core.tool.unknown";
+    trace.error = error;
     return { ok: false, error };
-  } finally {
-    recordCall(trace, deps);
   }
 }

@@ -1,14 +1,23 @@
 /**
  * The record: one JSON line per agent call, appended to
  * `<data dir>/agent-log.jsonl`. Each line is written with a single write(2)
- * on a descriptor opened with O_APPEND, so concurrent writers (two servers
+ * on a descriptor opened with O_APPEND, so concurrent writers (servers
  * sharing a data dir) never interleave inside a line. Values of arguments are
  * never written, only their names.
+ *
+ * It is tamper-evident: each line carries its sequence number in its session
+ * and a hash chained to the previous line of that session (see chain.ts). A
+ * session opens with a `start` line naming its process and closes with an
+ * `end` line, so a cut tail shows. Sessions chain apart, so concurrent
+ * servers need no lock between them.
  */
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { chainHash } from "./chain.ts";
 
 export interface RecordLine {
+  /** a session's first and last lines; absent on a call */
+  kind?: "start" | "end";
   /** ISO 8601, UTC */
   time: string;
   session: string;
@@ -28,22 +37,39 @@ export interface RecordLine {
   duration_ms: number;
   /** the names of the arguments sent, never their values */
   args: string[];
+  /** a refusal or failure as it was written for the person, secrets masked */
+  error?: { message: string; hint?: string };
+  /** on a start line: the server's process id */
+  pid?: number;
+  /** sha256 of the previous line's hash and this line, chaining the session */
+  hash: string;
 }
 
-export type RecordEntry = Omit<RecordLine, "seq">;
+export type RecordEntry = Omit<RecordLine, "seq" | "hash">;
 
 export interface RecordSink {
   append(entry: RecordEntry): void;
 }
 
+/** Numbers and chains lines per session; the store behind it only writes them. */
+class Chains {
+  private readonly last = new Map<string, { seq: number; hash: string }>();
+
+  next(entry: RecordEntry): RecordLine {
+    const prev = this.last.get(entry.session) ?? { seq: 0, hash: "" };
+    const unhashed = { ...entry, seq: prev.seq + 1 };
+    const line = { ...unhashed, hash: chainHash(prev.hash, unhashed) };
+    this.last.set(entry.session, { seq: line.seq, hash: line.hash });
+    return line;
+  }
+}
+
 /** A sink that keeps lines in memory, for tests and for fronts that record nothing. */
 export class MemoryRecord implements RecordSink {
   readonly lines: RecordLine[] = [];
-  private readonly seqs = new Map<string, number>();
+  private readonly chains = new Chains();
   append(entry: RecordEntry): void {
-    const seq = (this.seqs.get(entry.session) ?? 0) + 1;
-    this.seqs.set(entry.session, seq);
-    this.lines.push({ ...entry, seq });
+    this.lines.push(this.chains.next(entry));
   }
 }
 
@@ -55,7 +81,7 @@ export class MemoryRecord implements RecordSink {
  */
 export class FileRecord implements RecordSink {
   private fd: number | undefined;
-  private readonly seqs = new Map<string, number>();
+  private readonly chains = new Chains();
 
   constructor(
     readonly path: string,
@@ -63,9 +89,7 @@ export class FileRecord implements RecordSink {
   ) {}
 
   append(entry: RecordEntry): void {
-    const seq = (this.seqs.get(entry.session) ?? 0) + 1;
-    this.seqs.set(entry.session, seq);
-    const line: RecordLine = { ...entry, seq };
+    const line = this.chains.next(entry);
     try {
       this.fd ??= this.open();
       writeSync(this.fd, `${JSON.stringify(line)}\n`);
@@ -83,4 +107,22 @@ export class FileRecord implements RecordSink {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     return openSync(this.path, "a", 0o600);
   }
+}
+
+/** A session's opening or closing line. */
+export function sessionMark(kind: "start" | "end", session: string, time: Date, transport: string): RecordEntry {
+  const mark: RecordEntry = {
+    kind,
+    time: time.toISOString(),
+    session,
+    agent: "",
+    client: "",
+    transport,
+    capability: "",
+    outcome: kind,
+    duration_ms: 0,
+    args: [],
+  };
+  if (kind === "start") mark.pid = process.pid;
+  return mark;
 }

@@ -128,7 +128,8 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(m).not.toBeNull();
       const [, file, session] = m as RegExpMatchArray;
       expect(file).toBe(join(s.dataDir, "agent-log.jsonl"));
-      const { lines: rec } = readRecord(file as string);
+      const rec = readRecord(file as string).lines.filter((l) => !l.kind);
+      expect(readRecord(file as string).lines[0]).toMatchObject({ kind: "start", session, seq: 1, pid: expect.any(Number) });
       expect(rec.length).toBeGreaterThan(5);
       expect(rec.every((l) => l.session === session && l.agent === "claude" && l.transport === "stdio")).toBe(true);
       expect(rec.find((l) => l.capability === "grant_allow")).toMatchObject({
@@ -151,10 +152,10 @@ describe("mcp serve, without --agent", () => {
       await s.client.callTool({ name: "sys_info", arguments: {} });
       await s.close();
     }
-    const { lines } = readRecord(join(dataDir, "agent-log.jsonl"));
+    const lines = readRecord(join(dataDir, "agent-log.jsonl")).lines.filter((l) => !l.kind);
     expect(lines.map((l) => [l.agent, l.client, l.seq])).toEqual([
-      ["client-legacy", "client-legacy 1.0.0", 1],
-      ["client-modern", "client-modern 1.0.0", 1],
+      ["client-legacy", "client-legacy 1.0.0", 2],
+      ["client-modern", "client-modern 1.0.0", 2],
     ]);
     expect(lines[0]?.session).not.toBe(lines[1]?.session);
   });

@@ -3,6 +3,7 @@ import { afterAll } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { redactorFor } from "../../src/cli/deps.ts";
 import { ConfigSource } from "../../src/core/config.ts";
 import type { Clock, Deps, HostFiles } from "../../src/core/deps.ts";
 import { once, realHost } from "../../src/core/deps.ts";
@@ -55,6 +56,7 @@ export function testDeps(overrides: Partial<Deps> = {}): Deps & { record: Memory
     config: new ConfigSource(join(dir, "config", "config.toml")),
     dirs: { data: join(dir, "data"), config: join(dir, "config") },
     roots: new PathGate([dir], agentRules({ data: join(dir, "data"), config: join(dir, "config") })),
+    redactor: redactorFor({ data: join(dir, "data"), config: join(dir, "config") }),
     ...overrides,
   } as Deps & { record: MemoryRecord };
 }

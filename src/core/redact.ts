@@ -1,0 +1,108 @@
+/**
+ * What an agent is told, and what the record keeps, with the places and the
+ * secrets taken out.
+ *
+ * - rta's data dir reads as `<data dir>`, its config dir as `<config dir>`
+ *   and the file RTA_KV_IDENTITY names as `<identity file>`, only where each
+ *   stands as a path of its own: a data dir of /data rewrites /data/x but not
+ *   /database or /srv/data/x.
+ * - A path the agent sent is its own and is left as it was.
+ * - URL userinfo, token-bearing query parameters and credential headers are
+ *   masked wherever they appear; the record gets this masking too, and keeps
+ *   the places, since the record is the person's.
+ */
+
+/** Query parameters that carry a credential. */
+const TOKEN_PARAMS =
+  "token|access_token|refresh_token|id_token|api_key|apikey|api-key|key|sig|signature|password|passwd|pwd|secret|client_secret|auth|session|sessionid|x-amz-signature|x-amz-credential|x-amz-security-token";
+/** Headers that carry a credential. */
+const CREDENTIAL_HEADERS =
+  "authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|x-csrf-token|x-amz-security-token|private-token|x-vault-token";
+
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@"'<>]+)@/gi;
+const QUERY_TOKEN = new RegExp(`([?&;](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi");
+const HEADER_LINE = new RegExp(`(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS})"?\\s*[:=]\\s*"?)([^\\n\\r",}]+)`, "gi");
+const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`, "i");
+
+export const MASK = "***";
+
+/** Masks URL userinfo, token parameters and credential headers in a text. */
+export function maskSecrets(text: string): string {
+  if (!/[:@=]/.test(text)) return text;
+  return text
+    .replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`)
+    .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
+    .replace(HEADER_LINE, (_, lead: string, name: string) => `${lead}${name}${MASK}`);
+}
+
+/** Characters that continue a path name: a place is replaced only where none stands on either side of it. */
+const PATH_CHAR = "[\\w.~-]";
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export interface Places {
+  data: string[];
+  config: string[];
+  identity?: string[];
+}
+
+export class Redactor {
+  private readonly places: [RegExp, string][];
+
+  /** Each place may have several spellings (as configured, and its real path). Longer spellings are tried first. */
+  constructor(places: Places) {
+    const named: [string, string][] = [
+      ...(places.identity ?? []).map((p): [string, string] => [p, "<identity file>"]),
+      ...places.data.map((p): [string, string] => [p, "<data dir>"]),
+      ...places.config.map((p): [string, string] => [p, "<config dir>"]),
+    ].filter(([p]) => p.length > 1);
+    named.sort((a, b) => b[0].length - a[0].length);
+    this.places = named.map(([p, label]) => [
+      new RegExp(`(?<!${PATH_CHAR}|/)${escape(p.replace(/\/+$/, ""))}(?!${PATH_CHAR})`, "g"),
+      label,
+    ]);
+  }
+
+  /** A text as an agent may see it; `kept` are strings the agent sent, left exactly as they were. */
+  text(text: string, kept: readonly string[] = []): string {
+    if (text === "") return text;
+    const guarded = guard(text, kept);
+    let out = maskSecrets(guarded.text);
+    for (const [re, label] of this.places) out = out.replace(re, label);
+    return guarded.restore(out);
+  }
+
+  /** Every string in a value (a result), redacted; values under a credential's key are masked whole. */
+  value<T>(value: T, kept: readonly string[] = []): T {
+    const walk = (v: unknown, key?: string): unknown => {
+      if (typeof v === "string") return key !== undefined && CREDENTIAL_KEY.test(key) ? MASK : this.text(v, kept);
+      if (Array.isArray(v)) return v.map((x) => walk(x));
+      if (v !== null && typeof v === "object") {
+        const out: Record<string, unknown> = {};
+        for (const [k, x] of Object.entries(v)) out[k] = walk(x, k);
+        return out;
+      }
+      return v;
+    };
+    return walk(value) as T;
+  }
+}
+
+/**
+ * Swaps each kept string for a marker no redaction touches, and back: the
+ * agent's own words are never rewritten, wherever they appear in a message.
+ */
+function guard(text: string, kept: readonly string[]): { text: string; restore: (s: string) => string } {
+  const present = kept.filter((k) => k.length > 0 && text.includes(k)).sort((a, b) => b.length - a.length);
+  if (present.length === 0) return { text, restore: (s) => s };
+  let out = text;
+  present.forEach((k, i) => {
+    out = out.split(k).join(`\u0000${i}\u0000`);
+  });
+  return {
+    text: out,
+    restore: (s) => s.replace(/\u0000(\d+)\u0000/g, (_, i: string) => present[Number(i)] as string),
+  };
+}

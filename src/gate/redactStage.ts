@@ -1,0 +1,31 @@
+/**
+ * Stage 13, redact: what an agent is told names rta's data dir, config dir
+ * and identity file only as <data dir>, <config dir> and <identity file>, and
+ * masks URL userinfo, token parameters and credential headers, in messages,
+ * hints and results alike. The strings the agent sent are its own and are
+ * left as they were. The record keeps the error as it was written (stage 14).
+ */
+import type { Call } from "../core/call.ts";
+import { RtaError } from "../core/errors.ts";
+import type { Redactor } from "../core/redact.ts";
+import type { Outcome } from "./pipeline.ts";
+
+export function redactOutcome(outcome: Outcome, call: Call, redactor: Redactor): Outcome {
+  const kept = sentStrings(call.args);
+  if (outcome.ok) return { ok: true, value: redactor.value(outcome.value, kept) };
+  const e = outcome.error;
+  const hint = e.hint === undefined ? undefined : redactor.text(e.hint, kept);
+  return { ok: false, error: new RtaError(e.code, redactor.text(e.message, kept), hint) };
+}
+
+/** Every string the agent sent, at any depth of its arguments. */
+function sentStrings(args: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown) => {
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk(args);
+  return out;
+}
