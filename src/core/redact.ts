@@ -38,7 +38,7 @@ export function maskSecrets(text: string): string {
 /** Characters that continue a path name: a place is replaced only where none stands on either side of it. */
 const PATH_CHAR = "[\\w.~-]";
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
@@ -60,7 +60,7 @@ export class Redactor {
     ].filter(([p]) => p.length > 1);
     named.sort((a, b) => b[0].length - a[0].length);
     this.places = named.map(([p, label]) => [
-      new RegExp(`(?<!${PATH_CHAR}|/)${escape(p.replace(/\/+$/, ""))}(?!${PATH_CHAR})`, "g"),
+      new RegExp(`(?<!${PATH_CHAR}|/)${escapeRegExp(p.replace(/\/+$/, ""))}(?!${PATH_CHAR})`, "g"),
       label,
     ]);
   }
@@ -99,10 +99,10 @@ function guard(text: string, kept: readonly string[]): { text: string; restore: 
   if (present.length === 0) return { text, restore: (s) => s };
   let out = text;
   present.forEach((k, i) => {
-    out = out.split(k).join(`\u0000${i}\u0000`);
+    out = out.split(k).join(`\uE000${i}\uE001`);
   });
   return {
     text: out,
-    restore: (s) => s.replace(/\u0000(\d+)\u0000/g, (_, i: string) => present[Number(i)] as string),
+    restore: (s) => s.replace(/\uE000(\d+)\uE001/g, (_, i: string) => present[Number(i)] as string),
   };
 }

@@ -129,7 +129,12 @@ for (const era of ["legacy", "modern"] as Era[]) {
       const [, file, session] = m as RegExpMatchArray;
       expect(file).toBe(join(s.dataDir, "agent-log.jsonl"));
       const rec = readRecord(file as string).lines.filter((l) => !l.kind);
-      expect(readRecord(file as string).lines[0]).toMatchObject({ kind: "start", session, seq: 1, pid: expect.any(Number) });
+      expect(readRecord(file as string).lines[0]).toMatchObject({
+        kind: "start",
+        session,
+        seq: 1,
+        pid: expect.any(Number),
+      });
       expect(rec.length).toBeGreaterThan(5);
       expect(rec.every((l) => l.session === session && l.agent === "claude" && l.transport === "stdio")).toBe(true);
       expect(rec.find((l) => l.capability === "grant_allow")).toMatchObject({
