@@ -156,6 +156,31 @@ export function buildProgram(cli: Cli): Command {
       },
     );
 
+  const agentCmd = program.command("agent").description("what agents did, from the record (never a tool)");
+  agentCmd
+    .command("log")
+    .description("agent calls: time, agent, tool, outcome, duration, grant spent")
+    .option("--session <id>", "one server's session (the id its banner names)")
+    .option("--agent <name>", "one agent")
+    .option("--since <duration>", "only the last while: 30m, 2h, 1d")
+    .option("--code <code>", "only calls that ended with this code (ok for the ones that ran)")
+    .option("--follow", "go on printing calls as they happen")
+    .option("--verify", "check the record's chains: name any line altered, removed or reordered, and any cut tail")
+    .option("--json", "print JSON (an array; one object a line with --follow)")
+    .action(async (opts) => {
+      const { log } = await import("./agent.ts");
+      cli.status = await log(cli, opts);
+    });
+  agentCmd
+    .command("overview")
+    .description("sessions, agents, calls, refusals by code, probes, grants spent")
+    .option("--detail", "name the record file and list each session")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { overview } = await import("./agent.ts");
+      cli.status = overview(cli, opts);
+    });
+
   const configCmd = program.command("config").description("the operator's config.toml (never a tool)");
   configCmd
     .command("path")

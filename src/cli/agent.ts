@@ -1,0 +1,221 @@
+/**
+ * `rta agent log` and `rta agent overview`: what agents did, read back from
+ * the record. Never tools.
+ */
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { dirs, RECORD_FILE } from "../core/dirs.ts";
+import { parseDuration } from "../core/duration.ts";
+import { Exit, type RtaError } from "../core/errors.ts";
+import { type Scalar, table } from "../core/result.ts";
+import type { RecordLine } from "../record/append.ts";
+import { parseRecord, readRecord } from "../record/read.ts";
+import { verifyFile } from "../record/verify.ts";
+import { paint, wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { renderHuman } from "./render.ts";
+import { reportError } from "./report.ts";
+
+export interface LogOptions {
+  session?: string;
+  agent?: string;
+  since?: string;
+  code?: string;
+  follow?: boolean;
+  verify?: boolean;
+  json?: boolean;
+}
+
+/** How often --follow looks for new lines. */
+const FOLLOW_POLL_MS = 200;
+
+export function recordFile(cli: Cli): string {
+  return join(dirs(cli.io.env).data, RECORD_FILE);
+}
+
+export async function log(cli: Cli, opts: LogOptions): Promise<number> {
+  const { io } = cli;
+  const file = recordFile(cli);
+  if (opts.verify) return verify(cli, file, opts.json === true);
+  let match: (l: RecordLine) => boolean;
+  try {
+    match = filter(opts, Date.now());
+  } catch (err) {
+    return reportError(io, err as RtaError, opts.json === true);
+  }
+  const asJson = wantsJson(io, opts.json);
+  const lines = readRecord(file).lines.filter(match);
+  if (!opts.follow) {
+    if (asJson) io.out(`${JSON.stringify(lines)}\n`);
+    else if (lines.length === 0) io.out(`no calls in ${file}${describeFilter(opts)}\n`);
+    else io.out(`${lines.map(humanLine).join("\n")}\n`);
+    return Exit.ok;
+  }
+  // Following: each line as it is appended, one JSON object a line with --json.
+  const show = (l: RecordLine) => io.out(`${asJson ? JSON.stringify(l) : humanLine(l)}\n`);
+  for (const l of lines) show(l);
+  let offset = sizeOf(file);
+  let carry = "";
+  for (;;) {
+    await Bun.sleep(FOLLOW_POLL_MS);
+    const size = sizeOf(file);
+    if (size < offset) offset = 0; // the record was replaced: read it from the start
+    if (size === offset) continue;
+    const chunk = readFrom(file, offset, size - offset);
+    offset = size;
+    const text = carry + chunk;
+    const cut = text.lastIndexOf("\n");
+    carry = text.slice(cut + 1);
+    for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) show(l);
+  }
+}
+
+function verify(cli: Cli, file: string, json: boolean): number {
+  const verdict = verifyFile(file);
+  if (wantsJson(cli.io, json)) cli.io.out(`${JSON.stringify({ file, ...verdict })}\n`);
+  else if (verdict.problems.length === 0) {
+    const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
+    cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${file})\n`);
+  } else {
+    for (const p of verdict.problems) cli.io.out(`session ${p.session}: line ${p.line} ${p.what}\n`);
+  }
+  return verdict.problems.length === 0 ? Exit.ok : Exit.failure;
+}
+
+function filter(opts: LogOptions, now: number): (l: RecordLine) => boolean {
+  const since = opts.since !== undefined ? now - parseDuration(opts.since, "--since") : undefined;
+  return (l) =>
+    !l.kind &&
+    (opts.session === undefined || l.session === opts.session) &&
+    (opts.agent === undefined || l.agent === opts.agent) &&
+    (opts.code === undefined || l.outcome === opts.code) &&
+    (since === undefined || Date.parse(l.time) >= since);
+}
+
+function describeFilter(opts: LogOptions): string {
+  const parts = [
+    opts.session && `session ${opts.session}`,
+    opts.agent && `agent ${opts.agent}`,
+    opts.code && `code ${opts.code}`,
+    opts.since && `the last ${opts.since}`,
+  ].filter(Boolean);
+  return parts.length ? ` for ${parts.join(", ")}` : "";
+}
+
+export function humanLine(l: RecordLine): string {
+  const extras = [l.grant && `grant ${l.grant}`, l.probe && "probe"].filter(Boolean).join("  ");
+  return `${l.time.replace(/\.\d+Z$/, "Z")}  ${l.session}  ${l.agent}  ${l.capability}  ${l.outcome}  ${l.duration_ms} ms${extras ? `  ${extras}` : ""}`;
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function readFrom(file: string, offset: number, length: number): string {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.allocUnsafe(length);
+    const n = readSync(fd, buf, 0, length, offset);
+    return buf.toString("utf8", 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface SessionSummary {
+  session: string;
+  agents: string[];
+  client: string;
+  transport: string;
+  first: string;
+  last: string;
+  calls: number;
+  refusals: number;
+  probes: number;
+  grants_spent: number;
+  ended: boolean;
+}
+
+export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): number {
+  const { io } = cli;
+  const file = recordFile(cli);
+  const { lines } = readRecord(file);
+  const sessions = new Map<string, SessionSummary>();
+  const refusals: Record<string, number> = {};
+  const agents = new Set<string>();
+  let calls = 0;
+  let probes = 0;
+  let grants = 0;
+  for (const l of lines) {
+    const s = sessions.get(l.session) ?? {
+      session: l.session,
+      agents: [],
+      client: "",
+      transport: l.transport,
+      first: l.time,
+      last: l.time,
+      calls: 0,
+      refusals: 0,
+      probes: 0,
+      grants_spent: 0,
+      ended: false,
+    };
+    sessions.set(l.session, s);
+    s.last = l.time;
+    if (l.kind === "end") s.ended = true;
+    if (l.kind) continue;
+    calls++;
+    s.calls++;
+    agents.add(l.agent);
+    if (!s.agents.includes(l.agent)) s.agents.push(l.agent);
+    s.client = l.client;
+    if (l.outcome !== "ok") {
+      refusals[l.outcome] = (refusals[l.outcome] ?? 0) + 1;
+      s.refusals++;
+    }
+    if (l.probe) {
+      probes++;
+      s.probes++;
+    }
+    if (l.grant) {
+      grants++;
+      s.grants_spent++;
+    }
+  }
+  const summary = {
+    sessions: sessions.size,
+    agents: [...agents].sort(),
+    calls,
+    refusals,
+    probes,
+    grants_spent: grants,
+  };
+  if (wantsJson(io, opts.json)) {
+    io.out(`${JSON.stringify(opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary)}\n`);
+    return Exit.ok;
+  }
+  const p = paint(io);
+  let out = `${p.bold("sessions")}  ${summary.sessions}\n${p.bold("agents")}    ${summary.agents.join(", ") || "-"}\n${p.bold("calls")}     ${calls}\n`;
+  out += `${p.bold("probes")}    ${probes}\n${p.bold("grants")}    ${grants} uses spent\n${p.bold("refusals")}  ${Object.keys(refusals).length === 0 ? "none" : ""}\n`;
+  for (const [code, n] of Object.entries(refusals).sort((a, b) => b[1] - a[1])) out += `  ${code}  ${n}\n`;
+  if (opts.detail) {
+    out += `\n${p.bold("record")}  ${file}\n`;
+    const rows: Scalar[][] = [...sessions.values()].map((s) => [
+      s.session,
+      s.agents.join(","),
+      s.client,
+      s.first,
+      s.last,
+      s.calls,
+      s.refusals,
+      s.ended ? "ended" : "open",
+    ]);
+    out += renderHuman(table(["session", "agents", "client", "first", "last", "calls", "refusals", "state"], rows), p);
+  }
+  io.out(out);
+  return Exit.ok;
+}

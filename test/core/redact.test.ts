@@ -1,0 +1,145 @@
+/**
+ * The redaction corpus: what an agent is told never names rta's own places
+ * or repeats a secret, and what the agent sent is left as it was.
+ */
+import { describe, expect, test } from "bun:test";
+import { maskSecrets, Redactor } from "../../src/core/redact.ts";
+
+const DATA = "/home/u/.local/share/rta";
+const CONFIG = "/home/u/.config/rta";
+const IDENTITY = "/home/u/keys/rta-identity.txt";
+const r = new Redactor({ data: [DATA, "/real/share/rta"], config: [CONFIG], identity: [IDENTITY] });
+const slashData = new Redactor({ data: ["/data"], config: ["/etc/rta"] });
+
+type Case = [input: string, expected: string, kept?: string[]];
+
+const cases: Case[] = [
+  // OS errors naming paths inside the data and config dirs
+  [
+    `ENOENT: no such file or directory, open '${DATA}/kv.age'`,
+    "ENOENT: no such file or directory, open '<data dir>/kv.age'",
+  ],
+  [`EACCES: permission denied, open '${DATA}/gate.db'`, "EACCES: permission denied, open '<data dir>/gate.db'"],
+  [
+    `ELOOP: too many symbolic links encountered, stat '${CONFIG}/config.toml'`,
+    "ELOOP: too many symbolic links encountered, stat '<config dir>/config.toml'",
+  ],
+  [`reading ${DATA}/kv.age: permission denied`, "reading <data dir>/kv.age: permission denied"],
+  [`${DATA}`, "<data dir>"],
+  [`${DATA}/`, "<data dir>/"],
+  [`(${DATA})`, "(<data dir>)"],
+  [`"${CONFIG}"`, '"<config dir>"'],
+  [
+    `cannot write ${CONFIG}/policy.toml, ${DATA}/agent-log.jsonl`,
+    "cannot write <config dir>/policy.toml, <data dir>/agent-log.jsonl",
+  ],
+  [`the real path /real/share/rta/notes/x.json`, "the real path <data dir>/notes/x.json"],
+  [`identity at ${IDENTITY} is unreadable`, "identity at <identity file> is unreadable"],
+  [`EACCES: permission denied, open '${IDENTITY}'`, "EACCES: permission denied, open '<identity file>'"],
+  [`line1\n${DATA}/a\nline3`, "line1\n<data dir>/a\nline3"],
+  [`${DATA}\t${CONFIG}`, "<data dir>\t<config dir>"],
+  // only where the place stands as a path of its own
+  [`${DATA}-backup/x`, `${DATA}-backup/x`],
+  [`${DATA}.old`, `${DATA}.old`],
+  [`/srv${DATA}/x`, `/srv${DATA}/x`],
+  [`${CONFIG}s/x`, `${CONFIG}s/x`],
+  // URLs with userinfo and token parameters
+  ["fetching https://alice:s3cret@example.test/repo.git", "fetching https://***@example.test/repo.git"],
+  ["git clone https://ghp_abc123@github.example/x", "git clone https://***@github.example/x"],
+  ["GET https://api.example.test/v1?token=abc123&page=2", "GET https://api.example.test/v1?token=***&page=2"],
+  ["https://x.test/?access_token=tok&key=k1&sig=s1#frag", "https://x.test/?access_token=***&key=***&sig=***#frag"],
+  ["https://x.test/cb?page=1&password=hunter2", "https://x.test/cb?page=1&password=***"],
+  [
+    "https://s3.example.test/o?X-Amz-Signature=deadbeef&X-Amz-Credential=AKIA",
+    "https://s3.example.test/o?X-Amz-Signature=***&X-Amz-Credential=***",
+  ],
+  ["postgres://admin:pw@db.test:5432/app", "postgres://***@db.test:5432/app"],
+  ["https://example.test/path?tokenized=yes", "https://example.test/path?tokenized=yes"],
+  // header dumps
+  ["Authorization: Bearer eyJhbGciOi.abc.def", "Authorization: ***"],
+  ["authorization: Basic YWxpY2U6czNjcmV0", "authorization: ***"],
+  ["Cookie: session=abc; theme=dark", "Cookie: ***"],
+  ["Set-Cookie: id=xyz; HttpOnly", "Set-Cookie: ***"],
+  ["X-Api-Key: k-123\nAccept: */*", "X-Api-Key: ***\nAccept: */*"],
+  ["Proxy-Authorization: Digest abc", "Proxy-Authorization: ***"],
+  ['{"Authorization":"Bearer t0k","Accept":"json"}', '{"Authorization":"***","Accept":"json"}'],
+  [
+    "Host: example.test\nAuthorization: token abc\nUser-Agent: rta",
+    "Host: example.test\nAuthorization: ***\nUser-Agent: rta",
+  ],
+  ["Accept: text/html", "Accept: text/html"],
+  // agent-sent paths are kept, even when they name rta's places
+  [`"${DATA}/kv.age" is withheld from agents`, `"${DATA}/kv.age" is withheld from agents`, [`${DATA}/kv.age`]],
+  [
+    `"../../.local/share/rta/kv.age" is outside the roots`,
+    `"../../.local/share/rta/kv.age" is outside the roots`,
+    ["../../.local/share/rta/kv.age"],
+  ],
+  [
+    `"${CONFIG}" is withheld; the store ${DATA}/gate.db is not named`,
+    `"${CONFIG}" is withheld; the store <data dir>/gate.db is not named`,
+    [CONFIG],
+  ],
+  [`"notes/${DATA}" does not exist`, `"notes/${DATA}" does not exist`, [`notes/${DATA}`]],
+  ["", ""],
+];
+
+describe("the redaction corpus", () => {
+  test(`holds at least 40 cases (${cases.length})`, () => {
+    expect(cases.length).toBeGreaterThanOrEqual(40);
+  });
+  for (const [input, expected, kept] of cases) {
+    test(JSON.stringify(input.length > 70 ? `${input.slice(0, 70)}...` : input), () => {
+      const out = r.text(input, kept);
+      expect(out).toBe(expected);
+      if (!kept?.length && expected !== input) {
+        expect(out).not.toContain(DATA);
+        expect(out).not.toContain(CONFIG);
+        expect(out).not.toContain(IDENTITY);
+      }
+      for (const secret of ["s3cret", "abc123", "hunter2", "eyJhbGciOi", "YWxpY2U6", "deadbeef", "k-123", "t0k"]) {
+        expect(out).not.toContain(secret);
+      }
+    });
+  }
+});
+
+describe("a data dir of /data", () => {
+  test("rewrites /data and /data/x, and neither /database nor /srv/data/x", () => {
+    expect(slashData.text("open /data/gate.db")).toBe("open <data dir>/gate.db");
+    expect(slashData.text("open /data")).toBe("open <data dir>");
+    expect(slashData.text("open /database/x")).toBe("open /database/x");
+    expect(slashData.text("open /srv/data/x")).toBe("open /srv/data/x");
+    expect(slashData.text("/data-old and /data_1 and /data.bak")).toBe("/data-old and /data_1 and /data.bak");
+    expect(slashData.text("/etc/rta/config.toml /etc/rtab")).toBe("<config dir>/config.toml /etc/rtab");
+  });
+});
+
+describe("results", () => {
+  test("every string in a result is redacted, credential-named keys are masked whole, numbers are left", () => {
+    const value = {
+      type: "object",
+      value: {
+        store: `${DATA}/kv.age`,
+        headers: { authorization: "Bearer abc", "x-api-key": "k", accept: "json" },
+        rows: [[1, `${CONFIG}/config.toml`]],
+        size: 42,
+      },
+    };
+    expect(r.value(value)).toEqual({
+      type: "object",
+      value: {
+        store: "<data dir>/kv.age",
+        headers: { authorization: "***", "x-api-key": "***", accept: "json" },
+        rows: [[1, "<config dir>/config.toml"]],
+        size: 42,
+      },
+    });
+  });
+
+  test("the record's masking takes secrets out and keeps places", () => {
+    expect(maskSecrets(`reading ${DATA}/kv.age via https://u:p@h.test/?token=t`)).toBe(
+      `reading ${DATA}/kv.age via https://***@h.test/?token=***`,
+    );
+  });
+});
