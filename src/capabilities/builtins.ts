@@ -17,6 +17,7 @@ import { fsTree } from "./fs/tree.ts";
 import { fsWrite } from "./fs/write.ts";
 import { jwtDecode } from "./jwt/decode.ts";
 import { logTail } from "./log/tail.ts";
+import { netDns } from "./net/dns.ts";
 import { noteAdd } from "./note/add.ts";
 import { noteList } from "./note/list.ts";
 import { noteRm } from "./note/rm.ts";
@@ -40,6 +41,7 @@ export const builtins: readonly Capability[] = [
   fsWrite,
   jwtDecode,
   logTail,
+  netDns,
   noteAdd,
   noteList,
   noteRm,

@@ -28,7 +28,7 @@ describe("the catalogue", () => {
     expect(cat.byTool("proc_list")?.name).toBe("proc.list");
     expect(cat.byName("proc_list")).toBeUndefined();
     expect(cat.byTool("proc.list")).toBeUndefined();
-    expect(cat.areas()).toEqual(["disk", "fs", "jwt", "log", "note", "proc", "sys"]);
+    expect(cat.areas()).toEqual(["disk", "fs", "jwt", "log", "net", "note", "proc", "sys"]);
   });
 
   test("refuses a capability declared twice, and one that is never a tool", () => {
@@ -53,6 +53,7 @@ describe("the catalogue", () => {
       "fs.write",
       "jwt.decode",
       "log.tail",
+      "net.dns",
       "note.add",
       "note.list",
       "note.rm",

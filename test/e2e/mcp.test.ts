@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
+import { needsGrant } from "../../src/core/capability.ts";
 import { isNeverATool } from "../../src/core/catalogue.ts";
 import { readRecord } from "../../src/record/read.ts";
 import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
@@ -50,17 +51,18 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect([...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(names);
       expect(names.some(isNeverATool)).toBe(false);
       for (const tool of tools) {
-        const safety = builtinCatalogue().byTool(tool.name)?.safety ?? "";
+        const cap = builtinCatalogue().byTool(tool.name);
+        if (!cap) throw new Error(`no capability behind ${tool.name}`);
         expect(tool.annotations).toMatchObject({
-          readOnlyHint: safety === "read",
-          destructiveHint: safety === "destructive",
-          idempotentHint: safety === "read",
-          openWorldHint: false,
+          readOnlyHint: cap.safety === "read",
+          destructiveHint: cap.safety === "destructive",
+          idempotentHint: cap.safety === "read",
+          openWorldHint: cap.reaches !== undefined || cap.offsite !== undefined,
         });
         expect(tool.description).toContain(
-          safety === "read"
-            ? "[rta] Safety class: read. Free to call."
-            : `[rta] Safety class: ${safety}. Refused until the person running rta issues a grant`,
+          needsGrant(cap)
+            ? `[rta] Safety class: ${cap.safety}. Refused until the person running rta issues a grant`
+            : "[rta] Safety class: read. Free to call.",
         );
         expect(tool.outputSchema).toBeUndefined();
         expect(tool.inputSchema.type).toBe("object");

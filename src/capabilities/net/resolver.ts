@@ -1,0 +1,229 @@
+/**
+ * A DNS stub resolver on dns-packet: UDP first, TCP when the answer comes back
+ * truncated. Bun's node:dns splits multi-string TXT records and confuses NODATA
+ * with NXDOMAIN, so it is not used. The servers are the operator's (a
+ * connection, config) or /etc/resolv.conf's; an agent never chooses them.
+ */
+import { randomInt } from "node:crypto";
+import dgram from "node:dgram";
+import { readFileSync } from "node:fs";
+import net from "node:net";
+import * as packet from "dns-packet";
+import { RtaError } from "../../core/errors.ts";
+
+export const RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SOA", "CAA", "SRV", "PTR"] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+
+/** How long one server is given to answer before the next is asked. */
+export const DNS_TIMEOUT_MS = 3000;
+/** The largest answer taken over TCP: DNS messages are at most 64 KiB. */
+const TCP_MAX = 65_535;
+
+export interface DnsServer {
+  host: string;
+  port: number;
+}
+
+export interface Answer {
+  name: string;
+  type: string;
+  ttl: number;
+  data: string;
+}
+
+export interface DnsResult {
+  /** NOERROR, NXDOMAIN, SERVFAIL, REFUSED, ... */
+  rcode: string;
+  answers: Answer[];
+}
+
+/** "127.0.0.1:5353", "[::1]:53", "9.9.9.9" (port 53). */
+export function parseServer(text: string): DnsServer {
+  const v6 = text.match(/^\[([^\]]+)\](?::(\d+))?$/);
+  if (v6) return { host: v6[1] as string, port: Number(v6[2] ?? 53) };
+  const [host, port] =
+    text.includes(":") && text.split(":").length === 2 ? (text.split(":") as [string, string]) : [text, "53"];
+  if (!net.isIP(host) || !/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    throw new RtaError(
+      "core.config.invalid",
+      `the DNS server ${JSON.stringify(text)} is not an address and port`,
+      "write it like 127.0.0.1:53 or [::1]:53",
+    );
+  }
+  return { host, port: Number(port) };
+}
+
+/** The name servers /etc/resolv.conf lists. */
+export function systemServers(file = "/etc/resolv.conf"): DnsServer[] {
+  let body = "";
+  try {
+    body = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  return body
+    .split("\n")
+    .map((l) => l.trim().match(/^nameserver\s+(\S+)/)?.[1])
+    .filter((h): h is string => h !== undefined && net.isIP(h.split("%")[0] as string) !== 0)
+    .map((host) => ({ host, port: 53 }));
+}
+
+/** The name a PTR query asks for: 1.2.3.4 -> 4.3.2.1.in-addr.arpa. */
+export function reverseName(address: string): string {
+  if (net.isIPv4(address)) return `${address.split(".").reverse().join(".")}.in-addr.arpa`;
+  if (net.isIPv6(address)) {
+    const full = new URL(`http://[${address}]`).hostname.slice(1, -1);
+    const groups = full.split("::");
+    const head = groups[0] ? (groups[0] as string).split(":") : [];
+    const tail = groups[1] ? (groups[1] as string).split(":") : [];
+    const all = groups.length === 2 ? [...head, ...Array(8 - head.length - tail.length).fill("0"), ...tail] : head;
+    return `${all
+      .map((g) => g.padStart(4, "0"))
+      .join("")
+      .split("")
+      .reverse()
+      .join(".")}.ip6.arpa`;
+  }
+  return address;
+}
+
+export async function query(
+  name: string,
+  type: RecordType,
+  servers: DnsServer[],
+  timeoutMs = DNS_TIMEOUT_MS,
+): Promise<DnsResult> {
+  if (servers.length === 0) {
+    throw new RtaError(
+      "net.dns.noserver",
+      "there is no DNS server to ask",
+      'the person running rta can name one in a connection or config (server = "9.9.9.9:53")',
+    );
+  }
+  const message = packet.encode({
+    type: "query",
+    id: randomInt(1, 65535),
+    flags: packet.RECURSION_DESIRED,
+    questions: [{ type, name, class: "IN" }],
+  });
+  let last: unknown;
+  for (const server of servers) {
+    try {
+      let reply = await overUdp(message, server, timeoutMs);
+      if ((reply.flags ?? 0) & packet.TRUNCATED_RESPONSE) reply = await overTcp(message, server, timeoutMs);
+      return { rcode: (reply as { rcode?: string }).rcode ?? "NOERROR", answers: (reply.answers ?? []).map(answerOf) };
+    } catch (err) {
+      last = err;
+    }
+  }
+  if (last instanceof RtaError) throw last;
+  throw new RtaError(
+    "net.dns.timeout",
+    `no DNS server answered for ${name} within ${timeoutMs} ms`,
+    "try again, or ask the person running rta to check the DNS server",
+  );
+}
+
+function overUdp(message: Buffer, server: DnsServer, timeoutMs: number): Promise<packet.Packet> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket(net.isIPv6(server.host) ? "udp6" : "udp4");
+    const id = message.readUInt16BE(0);
+    const timer = setTimeout(
+      () => finish(new RtaError("net.dns.timeout", "the DNS server did not answer", "try again")),
+      timeoutMs,
+    );
+    const finish = (err: Error | undefined, reply?: packet.Packet) => {
+      clearTimeout(timer);
+      socket.close();
+      if (err) reject(err);
+      else resolve(reply as packet.Packet);
+    };
+    socket.on("error", (err) => finish(err));
+    socket.on("message", (buf) => {
+      try {
+        const reply = packet.decode(buf);
+        if (reply.id === id) finish(undefined, reply);
+      } catch {
+        // not a DNS message for us: keep waiting
+      }
+    });
+    socket.send(message, server.port, server.host);
+  });
+}
+
+function overTcp(message: Buffer, server: DnsServer, timeoutMs: number): Promise<packet.Packet> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: server.host, port: server.port });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(
+      () => fail(new RtaError("net.dns.timeout", "the DNS server did not answer over TCP", "try again")),
+      timeoutMs,
+    );
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(err);
+    };
+    socket.on("error", fail);
+    socket.on("connect", () =>
+      socket.write(Buffer.concat([Buffer.from([message.length >> 8, message.length & 0xff]), message])),
+    );
+    socket.on("data", (d: Buffer) => {
+      chunks.push(d);
+      size += d.length;
+      if (size > TCP_MAX + 2)
+        return fail(new RtaError("net.dns.timeout", "the DNS server's answer is too large", "try again"));
+      const all = Buffer.concat(chunks);
+      if (all.length >= 2 && all.length >= all.readUInt16BE(0) + 2) {
+        clearTimeout(timer);
+        socket.end();
+        try {
+          resolve(packet.decode(all.subarray(2, 2 + all.readUInt16BE(0))));
+        } catch (err) {
+          reject(err);
+        }
+      }
+    });
+  });
+}
+
+function text(v: unknown): string {
+  if (Buffer.isBuffer(v)) return v.toString("utf8");
+  if (Array.isArray(v)) return v.map(text).join("");
+  return String(v);
+}
+
+function answerOf(a: packet.Answer): Answer {
+  const d = (a as { data: unknown }).data as Record<string, unknown> | string | Buffer | unknown[];
+  let data: string;
+  switch (a.type) {
+    case "MX": {
+      const mx = d as { preference: number; exchange: string };
+      data = `${mx.preference} ${mx.exchange}`;
+      break;
+    }
+    case "TXT":
+      // The strings of one record, joined: SPF, DKIM and DMARC read them as one.
+      data = text(d);
+      break;
+    case "SOA": {
+      const s = d as Record<string, unknown>;
+      data = `${s.mname} ${s.rname} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minimum}`;
+      break;
+    }
+    case "SRV": {
+      const s = d as Record<string, unknown>;
+      data = `${s.priority} ${s.weight} ${s.port} ${s.target}`;
+      break;
+    }
+    case "CAA": {
+      const c = d as Record<string, unknown>;
+      data = `${c.flags ?? 0} ${c.tag} "${c.value}"`;
+      break;
+    }
+    default:
+      data = text(d);
+  }
+  return { name: a.name, type: a.type, ttl: (a as { ttl?: number }).ttl ?? 0, data };
+}
