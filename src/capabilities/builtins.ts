@@ -18,6 +18,7 @@ import { fsWrite } from "./fs/write.ts";
 import { jwtDecode } from "./jwt/decode.ts";
 import { logTail } from "./log/tail.ts";
 import { netDns } from "./net/dns.ts";
+import { httpGet, httpHead } from "./net/http.ts";
 import { noteAdd } from "./note/add.ts";
 import { noteList } from "./note/list.ts";
 import { noteRm } from "./note/rm.ts";
@@ -39,6 +40,8 @@ export const builtins: readonly Capability[] = [
   fsStat,
   fsTree,
   fsWrite,
+  httpGet,
+  httpHead,
   jwtDecode,
   logTail,
   netDns,

@@ -64,6 +64,10 @@ export interface RunContext {
   paths: Record<string, GatedPath>;
   /** the same gate, for a capability that opens more as it goes (mkdir -p, a walk's files) */
   gate: PathAccess;
+  /** bytes of answer the caller is sent at most (an agent's model budget; unbounded for a person) */
+  budget: number;
+  /** for an agent: the grant the call spent, if it needed one (a destination read checks what host it names) */
+  grant?: { host: string | null };
 }
 
 /** What a capability may ask of the path gate while it runs. */

@@ -20,6 +20,7 @@ export function execute(
   limits: Limits,
   paths: Record<string, GatedPath>,
   gate: PathAccess,
+  grant: { host: string | null } | undefined,
 ): Promise<ResultValue> {
   return cap.run(args, {
     origin: call.origin,
@@ -28,5 +29,7 @@ export function execute(
     rows: (columns, kind = "table") => new TableWriter(columns, kind, limits),
     paths,
     gate,
+    budget: limits.model,
+    ...(grant ? { grant: { host: grant.host } } : {}),
   });
 }

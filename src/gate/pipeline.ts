@@ -99,7 +99,7 @@ async function stages(
     try {
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
-      const ran = await execute(cap, args, named, deps, signal, limits, paths, gate);
+      const ran = await execute(cap, args, named, deps, signal, limits, paths, gate, grant);
       const value = bound(ran, limits);
       return { ok: true, value };
     } finally {

@@ -28,7 +28,7 @@ describe("the catalogue", () => {
     expect(cat.byTool("proc_list")?.name).toBe("proc.list");
     expect(cat.byName("proc_list")).toBeUndefined();
     expect(cat.byTool("proc.list")).toBeUndefined();
-    expect(cat.areas()).toEqual(["disk", "fs", "jwt", "log", "net", "note", "proc", "sys"]);
+    expect(cat.areas()).toEqual([...new Set(builtins.map((c) => c.area))].sort(byCodePoint));
   });
 
   test("refuses a capability declared twice, and one that is never a tool", () => {
@@ -37,31 +37,11 @@ describe("the catalogue", () => {
     expect(() => new Catalogue([make("kv.edit")])).toThrow(/never a tool/);
   });
 
-  test("the built-ins, in tool-name order", () => {
-    expect(new Catalogue(builtins).all().map((c) => c.name)).toEqual([
-      "disk.usage",
-      "fs.find",
-      "fs.grep",
-      "fs.hash",
-      "fs.list",
-      "fs.mkdir",
-      "fs.move",
-      "fs.read",
-      "fs.rm",
-      "fs.stat",
-      "fs.tree",
-      "fs.write",
-      "jwt.decode",
-      "log.tail",
-      "net.dns",
-      "note.add",
-      "note.list",
-      "note.rm",
-      "note.show",
-      "proc.kill",
-      "proc.list",
-      "sys.info",
-    ]);
+  test("the built-ins, in tool-name order, each once", () => {
+    const tools = new Catalogue(builtins).all().map((c) => c.tool);
+    expect(tools).toEqual([...tools].sort(byCodePoint));
+    expect(new Set(tools).size).toBe(builtins.length);
+    expect(tools).toContain("proc_list");
   });
 });
 

@@ -1,0 +1,195 @@
+/**
+ * One HTTP exchange to a pinned address, with node:http and node:https. The
+ * request goes to the address resolved once for the call; the name travels
+ * only as the Host header and the TLS server name, so certificate checks are
+ * made against the name. (Under Bun an `undici` import is Bun's own stand-in,
+ * which ignores pinned lookups and limits: it is not used.)
+ *
+ * Timeouts on connecting, on the response headers and on the body are
+ * separate; the body is kept up to a limit and the rest is not read.
+ */
+import http from "node:http";
+import https from "node:https";
+import { rootCertificates, type TLSSocket } from "node:tls";
+import { RtaError } from "../../core/errors.ts";
+
+export interface Limits {
+  connectMs: number;
+  headersMs: number;
+  bodyMs: number;
+  /** bytes of body kept; past it the body is cut and the connection dropped */
+  maxBody: number;
+}
+
+export interface Exchange {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** bytes the server said or sent beyond what was kept, if known */
+  cutBytes: number | "unknown";
+  cut: boolean;
+  timing: { connect_ms: number; headers_ms: number; total_ms: number };
+  tls?: { protocol: string | null; authorized: boolean; error?: string };
+}
+
+export interface Target {
+  url: URL;
+  /** the address the name was pinned to */
+  address: string;
+  /** extra trusted CAs (PEM), the operator's */
+  ca?: string;
+}
+
+export function exchange(
+  method: "GET" | "HEAD",
+  target: Target,
+  limits: Limits,
+  signal?: AbortSignal,
+): Promise<Exchange> {
+  const { url, address } = target;
+  const secure = url.protocol === "https:";
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    let connectedAt = 0;
+    let headersAt = 0;
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    const done = (err?: Error, value?: Exchange) => {
+      for (const t of timers) clearTimeout(t);
+      if (err) reject(err);
+      else resolve(value as Exchange);
+    };
+    const options: https.RequestOptions = {
+      method,
+      host: address,
+      port: url.port ? Number(url.port) : secure ? 443 : 80,
+      path: `${url.pathname}${url.search}`,
+      headers: { host: url.host, "user-agent": "rta", accept: "*/*", connection: "close" },
+      agent: false,
+      ...(signal ? { signal } : {}),
+    };
+    if (secure) {
+      options.servername = url.hostname.replace(/^\[|\]$/g, "");
+      if (target.ca) options.ca = [...rootCertificates, target.ca];
+    }
+    const req = (secure ? https : http).request(options, (res) => {
+      headersAt = performance.now();
+      const socket = res.socket as TLSSocket | null;
+      const tls =
+        secure && socket
+          ? { protocol: socket.getProtocol?.() ?? null, authorized: socket.authorized === true }
+          : undefined;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let cut = false;
+      timers.push(
+        setTimeout(() => {
+          req.destroy();
+          done(
+            new RtaError(
+              "net.timeout",
+              `${url.host} sent its headers but not its body within ${limits.bodyMs} ms`,
+              "ask again with a longer timeout, or for less",
+            ),
+          );
+        }, limits.bodyMs),
+      );
+      res.on("data", (chunk: Buffer) => {
+        if (cut) return;
+        const room = limits.maxBody - kept;
+        if (chunk.length > room) {
+          chunks.push(chunk.subarray(0, room));
+          kept += room;
+          cut = true;
+          req.destroy(); // the rest is not read
+          finish();
+          return;
+        }
+        chunks.push(chunk);
+        kept += chunk.length;
+      });
+      const finish = () => {
+        const length = Number(res.headers["content-length"]);
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers))
+          if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+        done(undefined, {
+          status: res.statusCode ?? 0,
+          headers,
+          body: Buffer.concat(chunks),
+          cut,
+          cutBytes: cut ? (Number.isFinite(length) ? length - kept : "unknown") : 0,
+          timing: {
+            connect_ms: Math.round(connectedAt - started),
+            headers_ms: Math.round(headersAt - started),
+            total_ms: Math.round(performance.now() - started),
+          },
+          ...(tls ? { tls } : {}),
+        });
+      };
+      res.on("end", () => {
+        if (!cut) finish();
+      });
+      res.on("error", (err) => {
+        if (!cut) done(err);
+      });
+    });
+    timers.push(
+      setTimeout(() => {
+        req.destroy();
+        done(
+          new RtaError(
+            "net.timeout",
+            `${url.host} (${address}) did not accept a connection within ${limits.connectMs} ms`,
+            "check the host and port, or try again",
+          ),
+        );
+      }, limits.connectMs),
+    );
+    req.on("socket", (socket) => {
+      socket.once(secure ? "secureConnect" : "connect", () => {
+        connectedAt = performance.now();
+        clearTimeout(timers.shift());
+        timers.push(
+          setTimeout(() => {
+            req.destroy();
+            done(
+              new RtaError(
+                "net.timeout",
+                `${url.host} did not send its response headers within ${limits.headersMs} ms`,
+                "ask again with a longer timeout",
+              ),
+            );
+          }, limits.headersMs),
+        );
+      });
+    });
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      const code = err.code ?? "";
+      if (code === "ECONNREFUSED" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "ECONNRESET") {
+        done(
+          new RtaError(
+            "net.unreachable",
+            `${url.host} (${address}) refused or dropped the connection (${code})`,
+            "check the host and port",
+          ),
+        );
+      } else if (/CERT|SSL|TLS|self.signed|verify/i.test(`${code} ${err.message}`)) {
+        done(
+          new RtaError(
+            "net.tls",
+            `the TLS handshake with ${url.host} failed: ${err.message}`,
+            "cert.expiry says what is wrong with its certificate",
+          ),
+        );
+      } else
+        done(
+          new RtaError(
+            "net.unreachable",
+            `${url.host} could not be reached: ${err.message}`,
+            "check the host and port",
+          ),
+        );
+    });
+    req.end();
+  });
+}
