@@ -17,8 +17,11 @@ import { fsTree } from "./fs/tree.ts";
 import { fsWrite } from "./fs/write.ts";
 import { jwtDecode } from "./jwt/decode.ts";
 import { logTail } from "./log/tail.ts";
+import { certExpiry } from "./net/cert.ts";
 import { netDns } from "./net/dns.ts";
 import { httpGet, httpHead } from "./net/http.ts";
+import { netPing, netTrace } from "./net/ping.ts";
+import { netPort } from "./net/port.ts";
 import { noteAdd } from "./note/add.ts";
 import { noteList } from "./note/list.ts";
 import { noteRm } from "./note/rm.ts";
@@ -28,6 +31,7 @@ import { procList } from "./proc/list.ts";
 import { sysInfo } from "./sys/info.ts";
 
 export const builtins: readonly Capability[] = [
+  certExpiry,
   diskUsage,
   fsFind,
   fsGrep,
@@ -45,6 +49,9 @@ export const builtins: readonly Capability[] = [
   jwtDecode,
   logTail,
   netDns,
+  netPing,
+  netPort,
+  netTrace,
   noteAdd,
   noteList,
   noteRm,

@@ -1,0 +1,103 @@
+import { describe, expect, test } from "bun:test";
+import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
+import { parsePing, parseTrace } from "../../../src/capabilities/net/ping.ts";
+import type { AgentOrigin } from "../../../src/core/call.ts";
+import { runCall } from "../../../src/gate/pipeline.ts";
+import { testDeps } from "../../support/fixtures.ts";
+
+const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
+
+describe("parsing", () => {
+  test("ping: replies by sequence, a missing one lost", () => {
+    const out = `PING 10.0.0.1 (10.0.0.1) 56(84) bytes of data.
+64 bytes from 10.0.0.1: icmp_seq=1 ttl=64 time=0.024 ms
+64 bytes from 10.0.0.1: icmp_seq=3 ttl=63 time=12.5 ms
+
+--- 10.0.0.1 ping statistics ---
+3 packets transmitted, 2 received, 33.3333% packet loss, time 404ms
+rtt min/avg/max/mdev = 0.024/6.2/12.5/6.2 ms
+`;
+    expect(parsePing(out, 3)).toEqual([
+      { seq: 1, ttl: 64, ms: 0.024 },
+      { seq: 2, ttl: null, ms: null },
+      { seq: 3, ttl: 63, ms: 12.5 },
+    ]);
+  });
+
+  test("traceroute -n -q 1 and tracepath -n", () => {
+    const tr = `traceroute to 10.9.9.9 (10.9.9.9), 5 hops max, 60 byte packets
+ 1  10.0.0.1  0.321 ms
+ 2  *
+ 3  10.9.9.9  4.500 ms
+`;
+    expect(parseTrace(tr)).toEqual([
+      { hop: 1, address: "10.0.0.1", ms: 0.321 },
+      { hop: 2, address: null, ms: null },
+      { hop: 3, address: "10.9.9.9", ms: 4.5 },
+    ]);
+    const tp = ` 1?: [LOCALHOST]                      pmtu 65535
+ 1:  10.0.0.1                                              0.040ms
+ 2:  10.9.9.9                                              0.050ms reached
+     Resume: pmtu 65535 hops 2 back 2
+`;
+    expect(parseTrace(tp)).toEqual([
+      { hop: 1, address: "10.0.0.1", ms: 0.04 },
+      { hop: 2, address: "10.9.9.9", ms: 0.05 },
+    ]);
+  });
+});
+
+describe("the real tools, on 127.0.0.1", () => {
+  function deps(host: string) {
+    const d = testDeps();
+    const now = d.clock.now();
+    d.gate().issue({
+      target: "net",
+      record: null,
+      agent: "claude",
+      connection: null,
+      profile: null,
+      host,
+      args_digest: null,
+      max_uses: null,
+      issued_at: now,
+      expires_at: now + 600_000,
+      issued_by: "t",
+      build: "t",
+      digest: null,
+    });
+    return d;
+  }
+
+  test("net.ping replies from loopback, through a grant naming the address", async () => {
+    const out = await runCall(
+      { capability: "net_ping", args: { host: "127.0.0.1", count: 2 }, origin: agent },
+      builtinCatalogue(),
+      deps("127.0.0.1"),
+    );
+    if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
+    expect(out.value).toMatchObject({ type: "table", columns: ["seq", "ttl", "ms"], total: 2 });
+    const rows = (out.value as { rows: unknown[][] }).rows;
+    expect(rows.map((r) => r[0])).toEqual([1, 2]);
+    expect(rows.every((r) => typeof r[2] === "number")).toBe(true);
+  });
+
+  test("net.trace reaches loopback in one hop", async () => {
+    const out = await runCall(
+      { capability: "net_trace", args: { host: "127.0.0.1", max_hops: 3 }, origin: agent },
+      builtinCatalogue(),
+      deps("127.0.0.1"),
+    );
+    if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
+    expect((out.value as { rows: unknown[][] }).rows[0]).toEqual([1, "127.0.0.1", expect.any(Number)]);
+  });
+
+  test("without a grant naming it, loopback is refused before any packet", async () => {
+    const out = await runCall(
+      { capability: "net_ping", args: { host: "127.0.0.1" }, origin: agent },
+      builtinCatalogue(),
+      deps("example.test"),
+    );
+    expect(out.ok ? "ok" : out.error.code).toBe("core.grant.required");
+  });
+});
