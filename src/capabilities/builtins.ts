@@ -22,6 +22,7 @@ import { netDns } from "./net/dns.ts";
 import { httpGet, httpHead } from "./net/http.ts";
 import { netPing, netTrace } from "./net/ping.ts";
 import { netPort } from "./net/port.ts";
+import { netProbe } from "./net/probe.ts";
 import { noteAdd } from "./note/add.ts";
 import { noteList } from "./note/list.ts";
 import { noteRm } from "./note/rm.ts";
@@ -51,6 +52,7 @@ export const builtins: readonly Capability[] = [
   netDns,
   netPing,
   netPort,
+  netProbe,
   netTrace,
   noteAdd,
   noteList,

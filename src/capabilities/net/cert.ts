@@ -16,7 +16,7 @@ import {
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { normalHost, resolveDestination } from "./destination.ts";
+import { normalHost, resolveDestination, serverName } from "./destination.ts";
 
 const HANDSHAKE_TIMEOUT_MS = 8000;
 const DAY_MS = 86_400_000;
@@ -75,7 +75,7 @@ export async function inspectCertificate(
     const socket = connect({
       host: dest.address,
       port,
-      servername: host,
+      ...serverName(host),
       rejectUnauthorized: false,
       ...(ca ? { ca } : {}),
     });

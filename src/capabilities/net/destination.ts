@@ -27,6 +27,11 @@ export function normalHost(host: string): string {
     .toLowerCase();
 }
 
+/** The TLS server name for a host: none for an address, which SNI does not carry. */
+export function serverName(host: string): { servername?: string } {
+  return isIP(host) === 0 ? { servername: host } : {};
+}
+
 const HOST = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?$/;
 
 /** Resolves `host` once (A, then AAAA) and holds the address to the grant's rules. */

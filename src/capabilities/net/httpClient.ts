@@ -10,6 +10,7 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { isIP } from "node:net";
 import { rootCertificates, type TLSSocket } from "node:tls";
 import { RtaError } from "../../core/errors.ts";
 
@@ -68,7 +69,8 @@ export function exchange(
       ...(signal ? { signal } : {}),
     };
     if (secure) {
-      options.servername = url.hostname.replace(/^\[|\]$/g, "");
+      const name = url.hostname.replace(/^\[|\]$/g, "");
+      if (isIP(name) === 0) options.servername = name;
       if (target.ca) options.ca = [...rootCertificates, target.ca];
     }
     const req = (secure ? https : http).request(options, (res) => {
