@@ -17,6 +17,8 @@ import { fsTree } from "./fs/tree.ts";
 import { fsWrite } from "./fs/write.ts";
 import { jwtDecode } from "./jwt/decode.ts";
 import { logTail } from "./log/tail.ts";
+import { auditMail } from "./net/auditMail.ts";
+import { auditWeb } from "./net/auditWeb.ts";
 import { certExpiry } from "./net/cert.ts";
 import { netDns } from "./net/dns.ts";
 import { httpGet, httpHead } from "./net/http.ts";
@@ -32,6 +34,8 @@ import { procList } from "./proc/list.ts";
 import { sysInfo } from "./sys/info.ts";
 
 export const builtins: readonly Capability[] = [
+  auditMail,
+  auditWeb,
   certExpiry,
   diskUsage,
   fsFind,

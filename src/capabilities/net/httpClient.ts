@@ -25,6 +25,8 @@ export interface Limits {
 export interface Exchange {
   status: number;
   headers: Record<string, string>;
+  /** each Set-Cookie header on its own: joined, their Expires dates would break them apart */
+  cookies: string[];
   body: Buffer;
   /** bytes the server said or sent beyond what was kept, if known */
   cutBytes: number | "unknown";
@@ -117,6 +119,7 @@ export function exchange(
         done(undefined, {
           status: res.statusCode ?? 0,
           headers,
+          cookies: res.headers["set-cookie"] ?? [],
           body: Buffer.concat(chunks),
           cut,
           cutBytes: cut ? (Number.isFinite(length) ? length - kept : "unknown") : 0,

@@ -1,0 +1,308 @@
+/**
+ * audit.mail: a domain's mail posture from its DNS: MX; SPF, parsed and
+ * followed with its ten-lookup limit counted; the DMARC policy; DKIM for the
+ * selectors given; MTA-STS (the record and the policy over HTTPS); TLS-RPT.
+ * The result is findings, each with a severity and a fix.
+ */
+import { define, type RunContext } from "../../core/capability.ts";
+import { RtaError } from "../../core/errors.ts";
+import { normalHost } from "./destination.ts";
+import { dnsServers } from "./dns.ts";
+import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
+import { fetchFollowing } from "./http.ts";
+import { type DnsServer, query } from "./resolver.ts";
+
+/** RFC 7208: an SPF check may cause at most ten DNS lookups. */
+export const SPF_LOOKUP_LIMIT = 10;
+/** How deep includes are followed before the count stops: past ten it has failed anyway. */
+const SPF_MAX_DEPTH = 10;
+
+async function txt(name: string, servers: DnsServer[]): Promise<string[]> {
+  const r = await query(name, "TXT", servers);
+  return r.answers.filter((a) => a.type === "TXT").map((a) => a.data);
+}
+
+export interface SpfCount {
+  lookups: number;
+  all?: string;
+  errors: string[];
+}
+
+/** Counts the DNS lookups an SPF record causes, following include: and redirect=, as a receiver would. */
+export async function countSpf(
+  domain: string,
+  servers: DnsServer[],
+  depth = 0,
+  seen = new Set<string>(),
+): Promise<SpfCount> {
+  const count: SpfCount = { lookups: 0, errors: [] };
+  if (seen.has(domain)) return { ...count, errors: [`${domain} includes itself`] };
+  seen.add(domain);
+  const records = (await txt(domain, servers)).filter((t) => /^v=spf1(\s|$)/i.test(t));
+  if (records.length !== 1)
+    return {
+      ...count,
+      errors: [records.length === 0 ? `${domain} has no SPF record` : `${domain} has ${records.length} SPF records`],
+    };
+  for (const term of (records[0] as string).split(/\s+/).slice(1)) {
+    const m = term.match(/^([+?~-]?)(include|a|mx|ptr|exists|redirect|all)(?:[:=](.*))?$/i);
+    if (!m) continue;
+    const mech = (m[2] as string).toLowerCase();
+    if (mech === "all") {
+      if (depth === 0) count.all = `${m[1] || "+"}all`;
+      continue;
+    }
+    count.lookups++;
+    if ((mech === "include" || mech === "redirect") && m[3] && depth < SPF_MAX_DEPTH) {
+      const inner = await countSpf(m[3], servers, depth + 1, seen);
+      count.lookups += inner.lookups;
+      count.errors.push(...inner.errors);
+      if (mech === "redirect" && depth === 0 && inner.all) count.all = inner.all;
+    }
+  }
+  return count;
+}
+
+async function spfFinding(domain: string, servers: DnsServer[]): Promise<Finding> {
+  const records = (await txt(domain, servers)).filter((t) => /^v=spf1(\s|$)/i.test(t));
+  if (records.length === 0)
+    return {
+      check: "spf",
+      severity: "high",
+      finding: "no SPF record",
+      fix: `publish a TXT record at ${domain}: v=spf1 mx -all`,
+    };
+  if (records.length > 1)
+    return {
+      check: "spf",
+      severity: "high",
+      finding: `${records.length} SPF records: receivers fail them all (permerror)`,
+      fix: "merge them into one v=spf1 record",
+    };
+  const c = await countSpf(domain, servers);
+  if (c.lookups > SPF_LOOKUP_LIMIT) {
+    return {
+      check: "spf",
+      severity: "high",
+      finding: `SPF needs ${c.lookups} DNS lookups, past the limit of ${SPF_LOOKUP_LIMIT}: receivers fail it (permerror)`,
+      fix: "flatten includes into ip4:/ip6: ranges, or drop senders you no longer use",
+    };
+  }
+  if (c.errors.length > 0)
+    return {
+      check: "spf",
+      severity: "medium",
+      finding: `SPF includes what does not resolve: ${c.errors.join("; ")}`,
+      fix: "fix or drop the broken include",
+    };
+  if (c.all === "-all")
+    return {
+      check: "spf",
+      severity: "ok",
+      finding: `SPF ends in -all, ${c.lookups} lookup${c.lookups === 1 ? "" : "s"} of ${SPF_LOOKUP_LIMIT}`,
+      fix: "",
+    };
+  if (c.all === "~all")
+    return {
+      check: "spf",
+      severity: "low",
+      finding: `SPF ends in ~all (soft fail), ${c.lookups} lookups`,
+      fix: "end it in -all once every sender is listed",
+    };
+  return {
+    check: "spf",
+    severity: c.all === "+all" ? "high" : "medium",
+    finding: c.all ? `SPF ends in ${c.all}, which lets anyone send` : "SPF has no all term",
+    fix: "end it in -all",
+  };
+}
+
+async function dmarcFinding(domain: string, servers: DnsServer[]): Promise<Finding[]> {
+  const record = (await txt(`_dmarc.${domain}`, servers).catch(() => [])).find((t) => /^v=DMARC1/i.test(t));
+  if (!record)
+    return [
+      {
+        check: "dmarc",
+        severity: "high",
+        finding: "no DMARC record",
+        fix: `publish _dmarc.${domain} TXT "v=DMARC1; p=quarantine; rua=mailto:dmarc@${domain}"`,
+      },
+    ];
+  const tags = Object.fromEntries(
+    record
+      .split(";")
+      .map((p) =>
+        p
+          .trim()
+          .split("=")
+          .map((x) => x.trim()),
+      )
+      .filter((kv) => kv.length === 2),
+  );
+  const p = (tags.p ?? "").toLowerCase();
+  const out: Finding[] = [
+    p === "reject" || p === "quarantine"
+      ? { check: "dmarc", severity: "ok", finding: `DMARC policy p=${p}`, fix: "" }
+      : {
+          check: "dmarc",
+          severity: "medium",
+          finding: `DMARC policy p=${p || "(none given)"}: failing mail is delivered`,
+          fix: "move to p=quarantine, then p=reject",
+        },
+  ];
+  if (!tags.rua)
+    out.push({
+      check: "dmarc reports",
+      severity: "info",
+      finding: "no rua: no aggregate reports are asked for",
+      fix: "add rua=mailto:… to receive them",
+    });
+  return out;
+}
+
+async function dkimFindings(domain: string, selectors: string[], servers: DnsServer[]): Promise<Finding[]> {
+  if (selectors.length === 0)
+    return [
+      {
+        check: "dkim",
+        severity: "info",
+        finding: "no selectors given, so DKIM was not checked",
+        fix: "give the selectors your mail is signed with",
+      },
+    ];
+  const out: Finding[] = [];
+  for (const sel of selectors) {
+    const record = (await txt(`${sel}._domainkey.${domain}`, servers).catch(() => [])).join("");
+    const key = record.match(/(?:^|;)\s*p=([^;]*)/)?.[1]?.trim();
+    if (!record)
+      out.push({
+        check: `dkim ${sel}`,
+        severity: "medium",
+        finding: `no DKIM key for selector ${sel}`,
+        fix: `publish ${sel}._domainkey.${domain}, or sign with a selector that has one`,
+      });
+    else if (!key)
+      out.push({ check: `dkim ${sel}`, severity: "info", finding: `selector ${sel} is revoked (empty p=)`, fix: "" });
+    else out.push({ check: `dkim ${sel}`, severity: "ok", finding: `selector ${sel} has a key`, fix: "" });
+  }
+  return out;
+}
+
+async function mtaStsFinding(
+  domain: string,
+  port: number,
+  args: Record<string, unknown>,
+  ctx: RunContext,
+  servers: DnsServer[],
+): Promise<Finding> {
+  const record = (await txt(`_mta-sts.${domain}`, servers).catch(() => [])).find((t) => /^v=STSv1/i.test(t));
+  if (!record)
+    return {
+      check: "mta-sts",
+      severity: "low",
+      finding: "no MTA-STS record: senders may deliver without TLS",
+      fix: `publish _mta-sts.${domain} and a policy at https://mta-sts.${domain}/.well-known/mta-sts.txt`,
+    };
+  const policyHost = `mta-sts.${domain}`;
+  // The policy lives at a fixed name under the domain: a grant that names the domain covers it.
+  const policyCtx: RunContext = ctx.grant?.host === domain ? { ...ctx, grant: { host: policyHost } } : ctx;
+  try {
+    const url = new URL(`https://${policyHost}${port === 443 ? "" : `:${port}`}/.well-known/mta-sts.txt`);
+    const f = await fetchFollowing("GET", url, { ...args, timeout: 8 }, policyCtx, "audit.mail");
+    const mode = f.response.body.toString("utf8").match(/^mode:\s*(\w+)/m)?.[1];
+    if (f.response.status !== 200 || !mode)
+      return {
+        check: "mta-sts",
+        severity: "medium",
+        finding: `the MTA-STS policy does not read (HTTP ${f.response.status})`,
+        fix: "serve the policy file with version, mode, mx and max_age",
+      };
+    if (mode === "enforce") return { check: "mta-sts", severity: "ok", finding: "MTA-STS mode enforce", fix: "" };
+    return {
+      check: "mta-sts",
+      severity: mode === "testing" ? "low" : "medium",
+      finding: `MTA-STS mode ${mode}`,
+      fix: "move to mode: enforce once TLS reports are clean",
+    };
+  } catch (err) {
+    if (err instanceof RtaError && err.code.startsWith("core.")) throw err;
+    return {
+      check: "mta-sts",
+      severity: "medium",
+      finding: `the MTA-STS policy cannot be fetched: ${(err as Error).message}`,
+      fix: `serve https://${policyHost}/.well-known/mta-sts.txt with a trusted certificate`,
+    };
+  }
+}
+
+export const auditMail = define({
+  name: "audit.mail",
+  summary: "Audit a domain's mail setup: MX, SPF (with its lookup count), DMARC, DKIM, MTA-STS and TLS-RPT",
+  searchWords: ["email security", "spf check", "dmarc check", "dkim", "deliverability"],
+  safety: "read",
+  reaches: "domain",
+  inputs: {
+    domain: { type: "string", description: "the mail domain", required: true, positional: true },
+    selectors: { type: "string", description: "DKIM selectors to check, separated by commas", default: "" },
+    https_port: {
+      type: "integer",
+      description: "the port the MTA-STS policy is served on",
+      range: [1, 65535],
+      default: 443,
+    },
+    server: {
+      type: "string",
+      description: "the DNS server names are looked up on (the operator's to set)",
+      operatorOnly: true,
+      profile: true,
+    },
+    ca_file: {
+      type: "string",
+      description: "a PEM file of extra CAs to trust (the operator's to set)",
+      operatorOnly: true,
+      profile: true,
+    },
+  },
+  result: { shape: "table", columns: FINDING_COLUMNS },
+  examples: [
+    { command: "rta audit mail example.com --selectors google,s1", note: "the mail findings for example.com" },
+  ],
+  async run(args, ctx) {
+    const domain = normalHost(String(args.domain));
+    const servers = dnsServers(args.server);
+    const mx = await query(domain, "MX", servers);
+    if (mx.rcode === "NXDOMAIN")
+      throw new RtaError("net.dns.nxdomain", `${domain} does not exist (NXDOMAIN)`, "check the domain");
+    const exchangers = mx.answers.filter((a) => a.type === "MX");
+    const findings: Finding[] = [
+      exchangers.length === 0
+        ? { check: "mx", severity: "high", finding: "no MX record", fix: `publish MX records for ${domain}` }
+        : exchangers.length === 1 && / \.?$/.test(exchangers[0]?.data ?? "")
+          ? { check: "mx", severity: "info", finding: "a null MX: the domain takes no mail", fix: "" }
+          : { check: "mx", severity: "ok", finding: exchangers.map((a) => a.data).join(", "), fix: "" },
+      await spfFinding(domain, servers),
+      ...(await dmarcFinding(domain, servers)),
+      ...(await dkimFindings(
+        domain,
+        String(args.selectors)
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+        servers,
+      )),
+      await mtaStsFinding(domain, args.https_port as number, args, ctx, servers),
+    ];
+    const rpt = (await txt(`_smtp._tls.${domain}`, servers).catch(() => [])).find((t) => /^v=TLSRPTv1/i.test(t));
+    findings.push(
+      rpt
+        ? { check: "tls-rpt", severity: "ok", finding: "TLS-RPT reports are asked for", fix: "" }
+        : {
+            check: "tls-rpt",
+            severity: "info",
+            finding: "no TLS-RPT record",
+            fix: `publish _smtp._tls.${domain} TXT "v=TLSRPTv1; rua=mailto:tls@${domain}"`,
+          },
+    );
+    return writeFindings(ctx.rows(["check", "severity", "finding", "fix"]), findings);
+  },
+});

@@ -1,0 +1,239 @@
+/**
+ * audit.web: a web server's security posture from outside: the redirect from
+ * plain HTTP, the TLS version and certificate, HSTS, CSP,
+ * X-Content-Type-Options, framing, cookie flags and version disclosure. The
+ * result is findings, each with a severity and a fix.
+ */
+import { define, type RunContext } from "../../core/capability.ts";
+import { RtaError } from "../../core/errors.ts";
+import { inspectCertificate } from "./cert.ts";
+import { normalHost, resolveDestination } from "./destination.ts";
+import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
+import { fetchFollowing } from "./http.ts";
+import { exchange } from "./httpClient.ts";
+
+/** Half a year: the HSTS max-age browsers' preload lists ask for at least. */
+const HSTS_MIN_SECONDS = 15_552_000;
+const TIMEOUTS = { connectMs: 5000, headersMs: 8000, bodyMs: 8000, maxBody: 64 * 1024 };
+
+export function headerFindings(headers: Record<string, string>, cookies: string[]): Finding[] {
+  const f: Finding[] = [];
+  const hsts = headers["strict-transport-security"];
+  const maxAge = Number(hsts?.match(/max-age\s*=\s*"?(\d+)/i)?.[1] ?? -1);
+  if (!hsts)
+    f.push({
+      check: "hsts",
+      severity: "medium",
+      finding: "no Strict-Transport-Security header",
+      fix: `send Strict-Transport-Security: max-age=${HSTS_MIN_SECONDS}; includeSubDomains`,
+    });
+  else if (maxAge < HSTS_MIN_SECONDS)
+    f.push({
+      check: "hsts",
+      severity: "low",
+      finding: `HSTS max-age is ${maxAge} s, under half a year`,
+      fix: `raise max-age to at least ${HSTS_MIN_SECONDS}`,
+    });
+  else f.push({ check: "hsts", severity: "ok", finding: `HSTS max-age ${maxAge} s`, fix: "" });
+  const csp = headers["content-security-policy"];
+  f.push(
+    csp
+      ? { check: "csp", severity: "ok", finding: "a Content-Security-Policy is sent", fix: "" }
+      : {
+          check: "csp",
+          severity: "low",
+          finding: "no Content-Security-Policy header",
+          fix: "send a Content-Security-Policy that lists where scripts may come from",
+        },
+  );
+  f.push(
+    (headers["x-content-type-options"] ?? "").toLowerCase() === "nosniff"
+      ? { check: "x-content-type-options", severity: "ok", finding: "nosniff", fix: "" }
+      : {
+          check: "x-content-type-options",
+          severity: "low",
+          finding: "X-Content-Type-Options is not nosniff",
+          fix: "send X-Content-Type-Options: nosniff",
+        },
+  );
+  const xfo = (headers["x-frame-options"] ?? "").toUpperCase();
+  const ancestors = /frame-ancestors/i.test(csp ?? "");
+  f.push(
+    xfo === "DENY" || xfo === "SAMEORIGIN" || ancestors
+      ? {
+          check: "framing",
+          severity: "ok",
+          finding: ancestors ? "CSP frame-ancestors is set" : `X-Frame-Options ${xfo}`,
+          fix: "",
+        }
+      : {
+          check: "framing",
+          severity: "low",
+          finding: "the page may be framed by any site",
+          fix: "send X-Frame-Options: DENY, or CSP frame-ancestors 'none'",
+        },
+  );
+  for (const cookie of cookies) {
+    const name = cookie.split("=")[0]?.trim() ?? "?";
+    const attrs = cookie
+      .toLowerCase()
+      .split(";")
+      .map((a) => a.trim());
+    const missing = [
+      !attrs.includes("secure") && "Secure",
+      !attrs.includes("httponly") && "HttpOnly",
+      !attrs.some((a) => a.startsWith("samesite")) && "SameSite",
+    ].filter(Boolean);
+    f.push(
+      missing.length === 0
+        ? { check: "cookie", severity: "ok", finding: `cookie ${name} is Secure, HttpOnly and SameSite`, fix: "" }
+        : {
+            check: "cookie",
+            severity: missing.includes("Secure") ? "medium" : "low",
+            finding: `cookie ${name} lacks ${missing.join(", ")}`,
+            fix: `set ${missing.join(", ")} on cookie ${name}`,
+          },
+    );
+  }
+  const disclosed = [headers.server, headers["x-powered-by"]].filter(
+    (v): v is string => v !== undefined && /\d/.test(v),
+  );
+  f.push(
+    disclosed.length > 0
+      ? {
+          check: "version disclosure",
+          severity: "low",
+          finding: `the server names its version: ${disclosed.join(", ")}`,
+          fix: "send Server without a version (nginx: server_tokens off; Apache: ServerTokens Prod)",
+        }
+      : { check: "version disclosure", severity: "ok", finding: "no version in Server or X-Powered-By", fix: "" },
+  );
+  return f;
+}
+
+async function redirectFinding(host: string, port: number, ctx: RunContext, server: unknown): Promise<Finding> {
+  const dest = await resolveDestination(host, ctx, server, "audit.web");
+  const url = new URL(`http://${host}${port === 80 ? "" : `:${port}`}/`);
+  try {
+    const r = await exchange("GET", { url, address: dest.address }, TIMEOUTS, ctx.signal);
+    const location = r.headers.location ?? "";
+    if (r.status >= 300 && r.status < 400 && location.startsWith("https://"))
+      return {
+        check: "https redirect",
+        severity: "ok",
+        finding: `plain HTTP answers ${r.status} to ${location}`,
+        fix: "",
+      };
+    return {
+      check: "https redirect",
+      severity: "medium",
+      finding: `plain HTTP answers ${r.status} without sending to HTTPS`,
+      fix: "redirect every plain HTTP request to https:// with 301 or 308",
+    };
+  } catch (err) {
+    if (err instanceof RtaError && (err.code === "net.unreachable" || err.code === "net.timeout")) {
+      return {
+        check: "https redirect",
+        severity: "info",
+        finding: `nothing answers plain HTTP on port ${port}`,
+        fix: "",
+      };
+    }
+    throw err;
+  }
+}
+
+export const auditWeb = define({
+  name: "audit.web",
+  summary:
+    "Audit a web server: HTTPS redirect, TLS version, certificate, HSTS, CSP, framing, cookie flags, version disclosure",
+  searchWords: ["security headers", "website check", "ssl labs", "hsts check"],
+  safety: "read",
+  reaches: "host",
+  inputs: {
+    host: { type: "string", description: "the web server's host name", required: true, positional: true },
+    https_port: { type: "integer", description: "the HTTPS port", range: [1, 65535], default: 443 },
+    http_port: { type: "integer", description: "the plain HTTP port", range: [1, 65535], default: 80 },
+    server: {
+      type: "string",
+      description: "the DNS server names are looked up on (the operator's to set)",
+      operatorOnly: true,
+      profile: true,
+    },
+    ca_file: {
+      type: "string",
+      description: "a PEM file of extra CAs to trust (the operator's to set)",
+      operatorOnly: true,
+      profile: true,
+    },
+  },
+  result: { shape: "table", columns: FINDING_COLUMNS },
+  examples: [{ command: "rta audit web example.com", note: "the findings for example.com" }],
+  async run(args, ctx) {
+    const host = normalHost(String(args.host));
+    const httpsPort = args.https_port as number;
+    const findings: Finding[] = [await redirectFinding(host, args.http_port as number, ctx, args.server)];
+    const cert = await inspectCertificate(host, httpsPort, ctx, args.server, args.ca_file, "audit.web");
+    findings.push(
+      cert.protocol === "TLSv1.3" || cert.protocol === "TLSv1.2"
+        ? { check: "tls version", severity: "ok", finding: `${cert.protocol}`, fix: "" }
+        : {
+            check: "tls version",
+            severity: "high",
+            finding: `the server settles on ${cert.protocol ?? "an unknown version"}`,
+            fix: "allow only TLS 1.2 and 1.3",
+          },
+    );
+    if (!cert.trusted)
+      findings.push({
+        check: "certificate",
+        severity: "high",
+        finding: `the chain is not trusted (${cert.trust_error ?? "unknown"})`,
+        fix: "serve a certificate from a trusted CA, with its intermediates",
+      });
+    else if (!cert.matches_name)
+      findings.push({
+        check: "certificate",
+        severity: "high",
+        finding: `the certificate does not name ${host}`,
+        fix: `add ${host} to its names`,
+      });
+    else if (cert.days_left < 0)
+      findings.push({
+        check: "certificate",
+        severity: "high",
+        finding: `expired ${-cert.days_left} days ago`,
+        fix: "renew it",
+      });
+    else if (cert.days_left < 14)
+      findings.push({
+        check: "certificate",
+        severity: "medium",
+        finding: `expires in ${cert.days_left} days`,
+        fix: "renew it now, and automate renewal",
+      });
+    else if (cert.days_left < 30)
+      findings.push({
+        check: "certificate",
+        severity: "low",
+        finding: `expires in ${cert.days_left} days`,
+        fix: "renew it soon",
+      });
+    else
+      findings.push({
+        check: "certificate",
+        severity: "ok",
+        finding: `trusted, names ${host}, ${cert.days_left} days left`,
+        fix: "",
+      });
+    const page = await fetchFollowing(
+      "GET",
+      new URL(`https://${host}${httpsPort === 443 ? "" : `:${httpsPort}`}/`),
+      { ...args, timeout: 8 },
+      ctx,
+      "audit.web",
+    );
+    findings.push(...headerFindings(page.response.headers, page.response.cookies));
+    return writeFindings(ctx.rows(["check", "severity", "finding", "fix"]), findings);
+  },
+});
