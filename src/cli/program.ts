@@ -137,6 +137,36 @@ export function buildProgram(cli: Cli): Command {
       const { serve } = await import("./mcp.ts");
       cli.status = await serve(cli, opts);
     });
+  const token = mcp.command("token").description("bearer tokens for rta mcp serve --http (never a tool)");
+  token
+    .command("new")
+    .description("make a token for an agent; it is printed once and only its hash is kept")
+    .requiredOption("--agent <name>", "the agent the token names")
+    .option("--ttl <duration>", "how long it lasts (default: until revoked)")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { tokenNew } = await import("./token.ts");
+      cli.status = tokenNew(cli, opts);
+    });
+  token
+    .command("list")
+    .description("tokens: agent, expiry, state (never the token)")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { tokenList } = await import("./token.ts");
+      cli.status = tokenList(cli, opts);
+    });
+  token
+    .command("revoke")
+    .description("revoke tokens at once")
+    .argument("[id]", "a token id")
+    .option("--agent <name>", "every token of this agent")
+    .option("--all", "every token")
+    .option("--json", "print JSON")
+    .action(async (id: string | undefined, opts) => {
+      const { tokenRevoke } = await import("./token.ts");
+      cli.status = tokenRevoke(cli, id, opts);
+    });
   mcp
     .command("install")
     .description("print (or --write) the registration that lets a client launch rta mcp serve")

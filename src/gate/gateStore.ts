@@ -58,6 +58,17 @@ export interface Lock {
 
 export type NewLock = Omit<Lock, "id" | "lifted_at">;
 
+/** A bearer token for MCP over HTTP: only its sha256 is kept. */
+export interface Token {
+  id: string;
+  agent: string;
+  hash: string;
+  issued_at: number;
+  expires_at: number | null;
+  issued_by: string;
+  revoked_at: number | null;
+}
+
 /** What a call is matched against. */
 export interface GrantQuery {
   /** the capability's name, its area, and its plugin when it has one */
@@ -91,6 +102,15 @@ CREATE TABLE IF NOT EXISTS grants (
   revoked_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS grants_by_agent ON grants (agent, target);
+CREATE TABLE IF NOT EXISTS tokens (
+  id TEXT PRIMARY KEY,
+  agent TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  issued_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  issued_by TEXT NOT NULL,
+  revoked_at INTEGER
+);
 CREATE TABLE IF NOT EXISTS locks (
   id TEXT PRIMARY KEY,
   agent TEXT,
@@ -223,6 +243,56 @@ export class GateStore {
     if (by.all)
       return this.db.query("UPDATE grants SET revoked_at = $now WHERE revoked_at IS NULL").run({ now }).changes;
     return 0;
+  }
+
+  /** Stores a token's hash, never the token; returns the row. */
+  addToken(agent: string, hash: string, now: number, expiresAt: number | null, issuedBy: string): Token {
+    const id = `t${randomBytes(4).toString("hex")}`;
+    this.db
+      .query(
+        "INSERT INTO tokens (id, agent, hash, issued_at, expires_at, issued_by) VALUES ($id, $agent, $hash, $now, $expires, $by)",
+      )
+      .run({ id, agent, hash, now, expires: expiresAt, by: issuedBy });
+    return { id, agent, hash, issued_at: now, expires_at: expiresAt, issued_by: issuedBy, revoked_at: null };
+  }
+
+  /** The live token with this hash, if any. */
+  tokenByHash(hash: string, now: number): Token | undefined {
+    return (
+      this.db
+        .query<Token, { hash: string; now: number }>(
+          "SELECT * FROM tokens WHERE hash = $hash AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $now)",
+        )
+        .get({ hash, now }) ?? undefined
+    );
+  }
+
+  tokens(): Token[] {
+    return this.db.query<Token, []>("SELECT * FROM tokens ORDER BY issued_at ASC, rowid ASC").all();
+  }
+
+  revokeTokens(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
+    if (by.id)
+      return this.db
+        .query("UPDATE tokens SET revoked_at = $now WHERE id = $id AND revoked_at IS NULL")
+        .run({ id: by.id, now }).changes;
+    if (by.agent)
+      return this.db
+        .query("UPDATE tokens SET revoked_at = $now WHERE agent = $agent AND revoked_at IS NULL")
+        .run({ agent: by.agent, now }).changes;
+    if (by.all)
+      return this.db.query("UPDATE tokens SET revoked_at = $now WHERE revoked_at IS NULL").run({ now }).changes;
+    return 0;
+  }
+
+  /** An agent's own live grants, for its `rta://grants` resource. */
+  liveGrants(agent: string, now: number): Grant[] {
+    return this.db
+      .query<Grant, { agent: string; now: number }>(
+        `SELECT * FROM grants WHERE agent = $agent AND revoked_at IS NULL AND expires_at > $now
+         AND (max_uses IS NULL OR uses < max_uses) ORDER BY expires_at ASC, rowid ASC`,
+      )
+      .all({ agent, now });
   }
 
   lock(lock: NewLock): Lock {

@@ -25,6 +25,7 @@ import { errorResult } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import { runCall } from "../gate/pipeline.ts";
 import { instructions, toolListings } from "./describe.ts";
+import { getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
 
 export interface ServeContext {
   catalogue: Catalogue;
@@ -49,16 +50,43 @@ export function createServer(ctx: ServeContext): Server {
   const server = new Server(
     { name: "rta", version },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        prompts: { listChanged: false },
+      },
       instructions: instructions(ctx.catalogue),
       cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
     },
   );
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
-  server.setRequestHandler("tools/list", async () => ({
-    tools: toolListings(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) as unknown as Tool[],
-  }));
+  server.setRequestHandler("tools/list", async (req) => {
+    const all = toolListings(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) as unknown as Tool[];
+    const p = page(all, req.params?.cursor, (t) => t.name);
+    return p.nextCursor ? { tools: p.items, nextCursor: p.nextCursor } : { tools: p.items };
+  });
+
+  server.setRequestHandler("resources/list", async (req) => {
+    const p = page(resourceList(), req.params?.cursor, (r) => r.uri);
+    return p.nextCursor ? { resources: p.items, nextCursor: p.nextCursor } : { resources: p.items };
+  });
+  server.setRequestHandler("resources/templates/list", async (req) => {
+    const p = page(templateList(), req.params?.cursor, (r) => r.uriTemplate);
+    return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
+  });
+  server.setRequestHandler("resources/read", async (req, reqCtx) => {
+    const agent = agentOrigin(ctx, clientInfo(server, reqCtx)).name;
+    const contents = ctx.deps.redactor.value(
+      readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now()),
+    );
+    return { contents: [contents] };
+  });
+  server.setRequestHandler("prompts/list", async (req) => {
+    const p = page(promptList(), req.params?.cursor, (x) => x.name);
+    return p.nextCursor ? { prompts: p.items, nextCursor: p.nextCursor } : { prompts: p.items };
+  });
+  server.setRequestHandler("prompts/get", async (req) => getPrompt(req.params.name, req.params.arguments));
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx));

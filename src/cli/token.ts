@@ -1,0 +1,104 @@
+/** `rta mcp token new | list | revoke`: the bearer tokens an HTTP server takes. Never tools. */
+import { parseDuration } from "../core/duration.ts";
+import { Exit, RtaError } from "../core/errors.ts";
+import { type Scalar, table } from "../core/result.ts";
+import { relativeWords } from "../core/words.ts";
+import { hashToken, newToken } from "../mcp/tokens.ts";
+import { processDeps } from "./deps.ts";
+import { issuer } from "./grant.ts";
+import { paint, wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { renderHuman } from "./render.ts";
+import { reportError } from "./report.ts";
+
+export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): number {
+  const { io } = cli;
+  try {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(opts.agent)) {
+      throw new RtaError(
+        "core.input.invalid",
+        `--agent ${JSON.stringify(opts.agent)} is not a name`,
+        "use letters, digits, '.', '-' or '_'",
+      );
+    }
+    const deps = processDeps(io.env);
+    const now = deps.clock.now();
+    const token = newToken();
+    const row = deps
+      .gate()
+      .addToken(opts.agent, hashToken(token), now, opts.ttl ? now + parseDuration(opts.ttl) : null, issuer());
+    if (wantsJson(io, opts.json))
+      io.out(`${JSON.stringify({ token, id: row.id, agent: row.agent, expires_at: row.expires_at })}\n`);
+    else
+      io.out(
+        `${token}\n${paint(io).dim(`token ${row.id} for agent ${row.agent}; it is shown once, keep it somewhere safe`)}\n`,
+      );
+    return Exit.ok;
+  } catch (err) {
+    return reportError(
+      io,
+      err instanceof RtaError ? err : new RtaError("core.internal", "the token could not be made"),
+      opts.json === true,
+    );
+  }
+}
+
+export function tokenList(cli: Cli, opts: { json?: boolean }): number {
+  const deps = processDeps(cli.io.env);
+  const now = deps.clock.now();
+  const tokens = deps
+    .gate()
+    .tokens()
+    .map(({ hash: _hash, ...t }) => ({
+      ...t,
+      state: t.revoked_at !== null ? "revoked" : t.expires_at !== null && t.expires_at <= now ? "expired" : "live",
+    }));
+  if (wantsJson(cli.io, opts.json)) {
+    cli.io.out(`${JSON.stringify({ tokens })}\n`);
+    return Exit.ok;
+  }
+  if (tokens.length === 0) {
+    cli.io.out("no tokens\n");
+    return Exit.ok;
+  }
+  const rows: Scalar[][] = tokens.map((t) => [
+    t.id,
+    t.agent,
+    t.expires_at === null ? "never" : relativeWords(t.expires_at / 1000, now / 1000),
+    t.state,
+  ]);
+  cli.io.out(renderHuman(table(["id", "agent", "expires", "state"], rows), paint(cli.io)));
+  return Exit.ok;
+}
+
+export function tokenRevoke(
+  cli: Cli,
+  id: string | undefined,
+  opts: { agent?: string; all?: boolean; json?: boolean },
+): number {
+  const { io } = cli;
+  const chosen = [id !== undefined, opts.agent !== undefined, opts.all === true].filter(Boolean).length;
+  if (chosen !== 1)
+    return reportError(
+      io,
+      new RtaError(
+        "core.input.missing",
+        "say which tokens to revoke",
+        "give one of: a token id, --agent NAME, or --all",
+      ),
+      opts.json === true,
+    );
+  const deps = processDeps(io.env);
+  const by = id !== undefined ? { id } : opts.agent !== undefined ? { agent: opts.agent } : { all: true };
+  const n = deps.gate().revokeTokens(by, deps.clock.now());
+  if (n === 0)
+    return reportError(
+      io,
+      new RtaError("core.grant.unknown", "no live token matched", "`rta mcp token list` shows the tokens there are"),
+      opts.json === true,
+    );
+  io.out(
+    wantsJson(io, opts.json) ? `${JSON.stringify({ revoked: n })}\n` : `revoked ${n} token${n === 1 ? "" : "s"}\n`,
+  );
+  return Exit.ok;
+}

@@ -1,0 +1,164 @@
+/**
+ * Resources and prompts, so an agent can look before it acts: each
+ * capability's card (the one `rta explain` prints) as the template
+ * `rta://capability/{name}`, the calling agent's own live grants as
+ * `rta://grants`, and two prompts that ask for the relevant reads. Every list
+ * is paged and deterministic; a cursor is bound to the list it came from.
+ */
+import { createHash } from "node:crypto";
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
+import { cardOf } from "../core/card.ts";
+import type { Catalogue } from "../core/catalogue.ts";
+import type { GateStore } from "../gate/gateStore.ts";
+
+/** Items per page of a list. */
+export const PAGE_SIZE = 50;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** One page of `all`; the cursor carries the offset and a digest of the list, so a cursor from another list is refused. */
+export function page<T>(all: T[], cursor: string | undefined, key: (t: T) => string): Page<T> {
+  const revision = createHash("sha256").update(all.map(key).join("\n")).digest("hex").slice(0, 12);
+  let offset = 0;
+  if (cursor !== undefined) {
+    try {
+      const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { o: number; r: string };
+      if (parsed.r !== revision || !Number.isInteger(parsed.o) || parsed.o < 0 || parsed.o > all.length)
+        throw new Error("stale");
+      offset = parsed.o;
+    } catch {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        "the cursor is not one this list gave out, or the list has changed: list again from the start",
+      );
+    }
+  }
+  const items = all.slice(offset, offset + PAGE_SIZE);
+  const next = offset + PAGE_SIZE;
+  return next < all.length
+    ? { items, nextCursor: Buffer.from(JSON.stringify({ o: next, r: revision })).toString("base64url") }
+    : { items };
+}
+
+export const GRANTS_URI = "rta://grants";
+export const CARD_TEMPLATE = "rta://capability/{name}";
+
+export function resourceList(): { uri: string; name: string; title: string; description: string; mimeType: string }[] {
+  return [
+    {
+      uri: GRANTS_URI,
+      name: "grants",
+      title: "Your live grants",
+      description:
+        "What this agent may do now beyond free reads: each grant's capability, until when, and how many uses are left.",
+      mimeType: "application/json",
+    },
+  ];
+}
+
+export function templateList(): {
+  uriTemplate: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+}[] {
+  return [
+    {
+      uriTemplate: CARD_TEMPLATE,
+      name: "capability",
+      title: "A capability's card",
+      description:
+        "What a capability does, its inputs, its safety class and whether it needs a grant: the card rta explain prints.",
+      mimeType: "application/json",
+    },
+  ];
+}
+
+/** The contents of a resource, read for `agent`; an unknown URI is RESOURCE_NOT_FOUND. */
+export function readResource(
+  uri: string,
+  agent: string,
+  catalogue: Catalogue,
+  store: () => GateStore,
+  now: number,
+): { uri: string; mimeType: string; text: string } {
+  if (uri === GRANTS_URI) {
+    const grants = store()
+      .liveGrants(agent, now)
+      .map((g) => ({
+        id: g.id,
+        capability: g.target,
+        ...(g.record !== null ? { record: g.record } : {}),
+        ...(g.host !== null ? { host: g.host } : {}),
+        ...(g.profile !== null ? { profile: g.profile } : {}),
+        ...(g.connection !== null ? { connection: g.connection } : {}),
+        ...(g.args_digest !== null ? { exact_call_only: true } : {}),
+        until: new Date(g.expires_at).toISOString(),
+        uses_left: g.max_uses === null ? "any" : g.max_uses - g.uses,
+      }));
+    return { uri, mimeType: "application/json", text: JSON.stringify({ agent, grants }) };
+  }
+  const m = uri.match(/^rta:\/\/capability\/([A-Za-z0-9._-]+)$/);
+  const cap = m ? (catalogue.byName(m[1] as string) ?? catalogue.byTool(m[1] as string)) : undefined;
+  // -32602 with the URI, as the 2026-07-28 revision requires of a miss on every era (SEP-2164).
+  if (!cap) throw new ResourceNotFoundError(uri, `no resource at ${uri}`);
+  return { uri, mimeType: "application/json", text: JSON.stringify(cardOf(cap)) };
+}
+
+interface PromptDef {
+  name: string;
+  title: string;
+  description: string;
+  argument: { name: string; description: string };
+  text: (value: string) => string;
+}
+
+const PROMPTS: PromptDef[] = [
+  {
+    name: "mail_check",
+    title: "Check a domain's mail setup",
+    description: "Asks for the mail audit of a domain and a summary of its findings.",
+    argument: { name: "domain", description: "the mail domain, e.g. example.com" },
+    text: (domain) =>
+      `Check the mail setup of ${domain}. Call audit_mail with domain "${domain}" (and the DKIM selectors, if you know them). ` +
+      "Then summarise the findings, most severe first, each with its fix. If a tool is refused for want of a grant, say which command the person should run.",
+  },
+  {
+    name: "site_check",
+    title: "Check a web site",
+    description: "Asks for a site's certificate, its web audit and its HTTP headers, and a summary of findings.",
+    argument: { name: "host", description: "the site's host name, e.g. example.com" },
+    text: (host) =>
+      `Check the web site ${host}. Call cert_expiry with host "${host}", audit_web with host "${host}", and http_head with url "https://${host}/". ` +
+      "Then summarise the findings, most severe first, each with its fix. If a tool is refused for want of a grant, say which command the person should run.",
+  },
+];
+
+export function promptList(): {
+  name: string;
+  title: string;
+  description: string;
+  arguments: { name: string; description: string; required: boolean }[];
+}[] {
+  return PROMPTS.map((p) => ({
+    name: p.name,
+    title: p.title,
+    description: p.description,
+    arguments: [{ ...p.argument, required: true }],
+  }));
+}
+
+export function getPrompt(
+  name: string,
+  args: Record<string, string> | undefined,
+): { description: string; messages: { role: "user"; content: { type: "text"; text: string } }[] } {
+  const p = PROMPTS.find((x) => x.name === name);
+  if (!p) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no prompt named ${name}`);
+  const value = args?.[p.argument.name]?.trim();
+  if (!value) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} needs ${p.argument.name}`);
+  return { description: p.description, messages: [{ role: "user", content: { type: "text", text: p.text(value) } }] };
+}

@@ -1,0 +1,68 @@
+/** End to end: resources and prompts over stdio, on both eras. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ProtocolError } from "@modelcontextprotocol/client";
+import { tempDir } from "../support/fixtures.ts";
+import { type Connected, connect, type Era } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
+
+for (const era of ["legacy", "modern"] as Era[]) {
+  describe(`resources and prompts, ${era} era`, () => {
+    let s: Connected;
+    const data = tempDir();
+    const config = tempDir();
+    beforeAll(async () => {
+      const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+      await rta(["grant", "allow", "note.add", "--agent", "claude", "--ttl", "10m", "--max-uses", "3"], { env });
+      await rta(["grant", "allow", "fs.write", "--agent", "someone-else", "--ttl", "10m"], { env });
+      s = await connect(era, ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    });
+    afterAll(async () => {
+      await s.close();
+    });
+
+    test("rta://grants holds the calling agent's own live grants, and no one else's", async () => {
+      const { resources } = await s.client.listResources();
+      expect(resources.map((r) => r.uri)).toEqual(["rta://grants"]);
+      const read = await s.client.readResource({ uri: "rta://grants" });
+      const body = JSON.parse((read.contents[0] as { text: string }).text);
+      expect(body.agent).toBe("claude");
+      expect(body.grants).toEqual([
+        { id: expect.any(String), capability: "note.add", until: expect.any(String), uses_left: 3 },
+      ]);
+      expect(JSON.stringify(body)).not.toContain("someone-else");
+    });
+
+    test("each capability's card is the template rta://capability/{name}, the card rta explain prints", async () => {
+      const { resourceTemplates } = await s.client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["rta://capability/{name}"]);
+      const read = await s.client.readResource({ uri: "rta://capability/proc.list" });
+      const card = JSON.parse((read.contents[0] as { text: string }).text);
+      const explained = JSON.parse((await rta(["explain", "proc.list", "--json"])).stdout);
+      expect(card).toEqual(explained);
+      const byTool = await s.client.readResource({ uri: "rta://capability/proc_list" });
+      expect(JSON.parse((byTool.contents[0] as { text: string }).text).name).toBe("proc.list");
+    });
+
+    test("an unknown resource is a not-found error (-32602, naming the URI)", async () => {
+      let err: unknown;
+      try {
+        await s.client.readResource({ uri: "rta://capability/grant.allow" });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ProtocolError);
+      expect((err as ProtocolError).code).toBe(-32602);
+      expect((err as ProtocolError).message).toContain("rta://capability/grant.allow");
+    });
+
+    test("two prompts, each asking for the relevant reads", async () => {
+      const { prompts } = await s.client.listPrompts();
+      expect(prompts.map((p) => p.name)).toEqual(["mail_check", "site_check"]);
+      const site = await s.client.getPrompt({ name: "site_check", arguments: { host: "example.com" } });
+      const text = JSON.stringify(site.messages[0]?.content);
+      for (const tool of ["cert_expiry", "audit_web", "http_head"]) expect(text).toContain(tool);
+      const mail = await s.client.getPrompt({ name: "mail_check", arguments: { domain: "example.com" } });
+      expect(JSON.stringify(mail.messages[0]?.content)).toContain("audit_mail");
+    });
+  });
+}
