@@ -43,7 +43,7 @@ export function processDeps(
 }
 
 /** rta's places, each as given and as its real path, so either spelling is taken out. */
-export function redactorFor(d: { data: string; config: string }, identity?: string): Redactor {
+export function redactorFor(d: { data: string; config: string }, identity?: string, roots: string[] = []): Redactor {
   const spellings = (p: string) => {
     try {
       return [...new Set([resolve(p), realpathSync(p)])];
@@ -55,5 +55,6 @@ export function redactorFor(d: { data: string; config: string }, identity?: stri
     data: spellings(d.data),
     config: spellings(d.config),
     identity: identity ? spellings(identity) : [],
+    roots: roots.flatMap(spellings).filter((r) => r !== "/"),
   });
 }

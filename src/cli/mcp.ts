@@ -10,11 +10,12 @@ import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
 import { PathGate } from "../gate/pathGate.ts";
+import { DEFAULT_HTTP_ADDRESS, httpFetch, parseAddress } from "../mcp/http.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
 import { FileRecord, type RecordSink, sessionMark } from "../record/append.ts";
-import { processDeps } from "./deps.ts";
+import { processDeps, redactorFor } from "./deps.ts";
 import { wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
 import { reportError } from "./report.ts";
@@ -22,6 +23,9 @@ import { reportError } from "./report.ts";
 export interface ServeOptions {
   root: string[];
   verbose?: boolean;
+  /** serve over HTTP: true for the default address, or HOST:PORT */
+  http?: boolean | string;
+  allowHost: string[];
   agent?: string;
   maxResult?: string;
 }
@@ -63,6 +67,25 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   const deps = processDeps(io.env, sink, given);
   const roots = deps.roots.roots;
   const config = deps.config.current();
+  let address: { hostname: string; port: number } | undefined;
+  if (opts.http !== undefined && opts.http !== false) {
+    try {
+      address = parseAddress(opts.http === true ? DEFAULT_HTTP_ADDRESS : opts.http);
+    } catch {
+      return reportError(
+        io,
+        new RtaError(
+          "core.input.invalid",
+          `--http ${JSON.stringify(opts.http)} is not HOST:PORT`,
+          "e.g. --http 127.0.0.1:8722",
+        ),
+        false,
+      );
+    }
+    // A remote client is told nothing of where the server keeps what it serves.
+    deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots);
+  }
+  if (address) return serveHttp(cli, deps, roots, recordFile, session, record, address, opts, agent, maxResult);
   io.err("rta mcp server listening on stdio\n");
   io.err(`path arguments confined to: ${roots.join(", ")}\n`);
   io.err(`record: ${recordFile} (session ${session})\n`);
@@ -196,4 +219,66 @@ export function install(cli: Cli, client: string, opts: InstallOptions): number 
       opts.json === true,
     );
   }
+}
+
+/** Serves MCP over HTTP until the process is told to stop (SIGINT or SIGTERM). */
+async function serveHttp(
+  cli: Cli,
+  deps: ReturnType<typeof processDeps>,
+  roots: string[],
+  recordFile: string,
+  session: string,
+  record: FileRecord,
+  address: { hostname: string; port: number },
+  opts: ServeOptions,
+  agent: string | undefined,
+  maxResult: number | undefined,
+): Promise<number> {
+  const { io } = cli;
+  const ctx = {
+    catalogue: cli.catalogue,
+    deps,
+    session,
+    transport: "http" as const,
+    limits: agentLimits(maxResult),
+    ...(agent ? { agent } : {}),
+    onUnexpected: (thrown: unknown) => {
+      if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
+    },
+  };
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: address.hostname,
+      port: address.port,
+      fetch: httpFetch(ctx, { ...address, allowHosts: opts.allowHost }),
+    });
+  } catch (err) {
+    return reportError(
+      io,
+      new RtaError(
+        "core.input.invalid",
+        `cannot listen on ${address.hostname}:${address.port}: ${(err as Error).message}`,
+        "choose another port with --http HOST:PORT",
+      ),
+      false,
+    );
+  }
+  const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
+  io.err(`rta mcp server listening on http://${host}:${server.port}/mcp\n`);
+  io.err(`path arguments confined to: ${roots.join(", ")}\n`);
+  io.err(`record: ${recordFile} (session ${session})\n`);
+  for (const root of deps.roots.status()) {
+    if (!root.readable)
+      io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
+  }
+  record.append(sessionMark("start", session, new Date(), "http"));
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  server.stop(true);
+  record.append(sessionMark("end", session, new Date(), "http"));
+  record.close();
+  return Exit.ok;
 }

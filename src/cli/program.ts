@@ -133,10 +133,29 @@ export function buildProgram(cli: Cli): Command {
     .option("--agent <name>", "the agent's name for grants and the record (default: the client's reported name)")
     .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256 (default 8)")
     .option("--verbose", "write one short line to stderr for every agent call: tool, outcome, duration")
-    .action(async (opts: { root: string[]; agent?: string; maxResult?: string; verbose?: boolean }) => {
-      const { serve } = await import("./mcp.ts");
-      cli.status = await serve(cli, opts);
-    });
+    .option(
+      "--http [address]",
+      "serve MCP over HTTP at /mcp instead of stdio (default 127.0.0.1:8722); every request needs a token",
+    )
+    .option(
+      "--allow-host <name>",
+      "a host name to accept in Host and Origin beside the loopback ones (repeatable)",
+      collect,
+      [],
+    )
+    .action(
+      async (opts: {
+        root: string[];
+        agent?: string;
+        maxResult?: string;
+        verbose?: boolean;
+        http?: boolean | string;
+        allowHost: string[];
+      }) => {
+        const { serve } = await import("./mcp.ts");
+        cli.status = await serve(cli, opts);
+      },
+    );
   const token = mcp.command("token").description("bearer tokens for rta mcp serve --http (never a tool)");
   token
     .command("new")

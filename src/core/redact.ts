@@ -46,6 +46,8 @@ export interface Places {
   data: string[];
   config: string[];
   identity?: string[];
+  /** a remote server's roots: named to no one it serves over the network */
+  roots?: string[];
 }
 
 export class Redactor {
@@ -57,6 +59,7 @@ export class Redactor {
       ...(places.identity ?? []).map((p): [string, string] => [p, "<identity file>"]),
       ...places.data.map((p): [string, string] => [p, "<data dir>"]),
       ...places.config.map((p): [string, string] => [p, "<config dir>"]),
+      ...(places.roots ?? []).map((p): [string, string] => [p, "<root>"]),
     ].filter(([p]) => p.length > 1);
     named.sort((a, b) => b[0].length - a[0].length);
     this.places = named.map(([p, label]) => [

@@ -76,7 +76,7 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
-    const agent = agentOrigin(ctx, clientInfo(server, reqCtx)).name;
+    const agent = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx).name;
     const contents = ctx.deps.redactor.value(
       readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now()),
     );
@@ -89,7 +89,7 @@ export function createServer(ctx: ServeContext): Server {
   server.setRequestHandler("prompts/get", async (req) => getPrompt(req.params.name, req.params.arguments));
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
-    const origin = agentOrigin(ctx, clientInfo(server, reqCtx));
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
     const outcome = await runCall(
       { capability: req.params.name, args: req.params.arguments ?? {}, origin },
       ctx.catalogue,
@@ -129,11 +129,16 @@ function clientInfo(server: Server, reqCtx: ServerContext): Implementation | und
   return (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
 }
 
-function agentOrigin(ctx: ServeContext, client: Implementation | undefined): AgentOrigin {
+/**
+ * Who is calling: over HTTP the agent its token names, whatever the client
+ * calls itself; over stdio the registration's --agent, else the client's name.
+ */
+function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqCtx: ServerContext): AgentOrigin {
   const reported = client?.name?.trim() || "unknown";
+  const tokenAgent = (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent;
   return {
     kind: "agent",
-    name: ctx.agent ?? reported,
+    name: tokenAgent ?? ctx.agent ?? reported,
     client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
     session: ctx.session,
     transport: ctx.transport,
