@@ -14,7 +14,13 @@
  * `/healthz` (alive) and `/readyz` (store reachable, config readable) need no
  * token and say nothing else.
  */
-import { createMcpHandler } from "@modelcontextprotocol/server";
+import { randomUUID } from "node:crypto";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { Deps } from "../core/deps.ts";
 import { createServer, type ServeContext } from "./server.ts";
 import { authenticate } from "./tokens.ts";
@@ -119,10 +125,79 @@ export function httpFetch(ctx: ServeContext, opts: HttpOptions): (req: Request) 
       headers: req.headers,
       ...(body !== undefined ? { body } : {}),
     });
-    return handler.fetch(forwarded, {
-      authInfo: { token: "-", clientId: token.agent, scopes: [], extra: { agent: token.agent } },
-    });
+    const authInfo = { token: "-", clientId: token.agent, scopes: [], extra: { agent: token.agent } };
+    let parsedBody: unknown;
+    if (body !== undefined && body.length > 0) {
+      try {
+        parsedBody = JSON.parse(new TextDecoder().decode(body));
+      } catch {
+        parsedBody = undefined; // the handler answers a parse error itself
+      }
+    }
+    // A 2025-11-25 client that opens with initialize gets a session of its own (Mcp-Session-Id); the rest,
+    // and every 2026-07-28 request, are served statelessly by the SDK's handler.
+    const sessionId = req.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const session = sessions.get(sessionId);
+      if (!session || session.agent !== token.agent)
+        return rpcError(404, -32001, "no such session: start again with initialize");
+      session.lastUsed = Date.now();
+      return session.transport.handleRequest(forwarded, { authInfo, parsedBody });
+    }
+    if (req.method === "POST" && isInitialize(parsedBody) && (await isLegacyRequest(forwarded, parsedBody))) {
+      return openSession(forwarded, parsedBody, authInfo, token.agent);
+    }
+    return handler.fetch(forwarded, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
   };
+
+  async function openSession(req: Request, parsedBody: unknown, authInfo: AuthInfo, agent: string): Promise<Response> {
+    evictSessions();
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, agent, lastUsed: Date.now() });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    await createServer(ctx).connect(transport);
+    return transport.handleRequest(req, { authInfo, parsedBody });
+  }
+}
+
+interface LegacySession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** the agent whose token opened it: no other token may use it */
+  agent: string;
+  lastUsed: number;
+}
+
+/** Sessions of 2025-11-25 clients, by id. */
+const sessions = new Map<string, LegacySession>();
+/** At most this many sessions are kept; past it the least recently used is closed. */
+const MAX_SESSIONS = 256;
+/** A session unused this long is closed. */
+const SESSION_IDLE_MS = 30 * 60 * 1000;
+
+function evictSessions(): void {
+  const now = Date.now();
+  for (const [id, s] of sessions) {
+    if (now - s.lastUsed > SESSION_IDLE_MS) {
+      sessions.delete(id);
+      void s.transport.close();
+    }
+  }
+  while (sessions.size >= MAX_SESSIONS) {
+    const oldest = [...sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+    if (!oldest) break;
+    sessions.delete(oldest[0]);
+    void oldest[1].transport.close();
+  }
+}
+
+function isInitialize(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
 }
 
 function ready(deps: Deps): boolean {

@@ -162,3 +162,26 @@ export function getPrompt(
   if (!value) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} needs ${p.argument.name}`);
   return { description: p.description, messages: [{ role: "user", content: { type: "text", text: p.text(value) } }] };
 }
+
+/** At most this many completion values are sent. */
+const MAX_COMPLETIONS = 100;
+
+/**
+ * completion/complete: the capability names for the card template's {name},
+ * matching what was typed so far; nothing to offer for a prompt's free-text
+ * argument, or for a reference rta does not have.
+ */
+export function complete(
+  ref: { type: string; uri?: string; name?: string },
+  argument: { name: string; value: string },
+  catalogue: Catalogue,
+): { values: string[]; total: number; hasMore: boolean } {
+  if (ref.type === "ref/resource" && ref.uri === CARD_TEMPLATE && argument.name === "name") {
+    const all = catalogue
+      .all()
+      .map((c) => c.name)
+      .filter((n) => n.startsWith(argument.value));
+    return { values: all.slice(0, MAX_COMPLETIONS), total: all.length, hasMore: all.length > MAX_COMPLETIONS };
+  }
+  return { values: [], total: 0, hasMore: false };
+}

@@ -25,7 +25,7 @@ import { errorResult } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import { runCall } from "../gate/pipeline.ts";
 import { instructions, toolListings } from "./describe.ts";
-import { getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
 
 export interface ServeContext {
   catalogue: Catalogue;
@@ -54,6 +54,8 @@ export function createServer(ctx: ServeContext): Server {
         tools: { listChanged: false },
         resources: { listChanged: false },
         prompts: { listChanged: false },
+        completions: {},
+        logging: {},
       },
       instructions: instructions(ctx.catalogue),
       cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
@@ -87,6 +89,11 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { prompts: p.items, nextCursor: p.nextCursor } : { prompts: p.items };
   });
   server.setRequestHandler("prompts/get", async (req) => getPrompt(req.params.name, req.params.arguments));
+  server.setRequestHandler("completion/complete", async (req) => ({
+    completion: complete(req.params.ref, req.params.argument, ctx.catalogue),
+  }));
+  // rta sends no log messages over MCP (its record is the log); a level is taken and kept quiet.
+  server.setRequestHandler("logging/setLevel", async () => ({}));
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
