@@ -22,6 +22,7 @@ import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
+import { type Selection, selection } from "./selection.ts";
 
 export interface AllowOptions {
   agent: string;
@@ -228,20 +229,13 @@ export function revoke(
   opts: { agent?: string; all?: boolean; json?: boolean },
 ): number {
   const { io } = cli;
-  const chosen = [id !== undefined, opts.agent !== undefined, opts.all === true].filter(Boolean).length;
-  if (chosen !== 1) {
-    return reportError(
-      io,
-      new RtaError(
-        "core.input.missing",
-        "say which grants to revoke",
-        "give one of: a grant id, --agent NAME, or --all",
-      ),
-      opts.json === true,
-    );
-  }
   const deps = processDeps(io.env);
-  const by = id !== undefined ? { id } : opts.agent !== undefined ? { agent: opts.agent } : { all: true };
+  let by: Selection;
+  try {
+    by = selection(id, opts, "grant");
+  } catch (err) {
+    return reportError(io, err as RtaError, opts.json === true);
+  }
   const n = deps.gate().revoke(by, deps.clock.now());
   if (n === 0) {
     return reportError(

@@ -15,7 +15,7 @@ import { object } from "../../src/core/result.ts";
 import { publishedSchema } from "../../src/core/schema.ts";
 import type { NewGrant } from "../../src/gate/gateStore.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
-import { testDeps } from "../support/fixtures.ts";
+import { grantFor, testDeps } from "../support/fixtures.ts";
 import { catalogueOf } from "../support/validators.ts";
 
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
@@ -42,23 +42,7 @@ function setup(configText?: string) {
   mkdirSync(deps.dirs.config, { recursive: true });
   if (configText !== undefined) writeFileSync(join(deps.dirs.config, "config.toml"), configText);
   const grant = (over: Partial<NewGrant> = {}) => {
-    const now = deps.clock.now();
-    return deps.gate().issue({
-      target: "kube.pods",
-      record: null,
-      agent: "claude",
-      connection: null,
-      profile: null,
-      host: null,
-      args_digest: null,
-      max_uses: 10,
-      issued_at: now,
-      expires_at: now + 600_000,
-      issued_by: "t",
-      build: "t",
-      digest: null,
-      ...over,
-    });
+    return grantFor(deps, { target: "kube.pods", max_uses: 10, ...over });
   };
   return { deps, grant };
 }

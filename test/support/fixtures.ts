@@ -7,7 +7,7 @@ import { redactorFor } from "../../src/cli/deps.ts";
 import { ConfigSource } from "../../src/core/config.ts";
 import type { Clock, Deps, HostFiles } from "../../src/core/deps.ts";
 import { once, realHost } from "../../src/core/deps.ts";
-import { GateStore } from "../../src/gate/gateStore.ts";
+import { GateStore, type NewGrant } from "../../src/gate/gateStore.ts";
 import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
 import { PolicySource } from "../../src/gate/policy.ts";
 import { MemoryRecord } from "../../src/record/append.ts";
@@ -67,4 +67,24 @@ export function hostAt(root: string): HostFiles {
     passwdFile: join(root, "etc/passwd"),
     osReleaseFile: join(root, "etc/os-release"),
   };
+}
+
+/** Issues a grant in a test's store, as `rta grant allow` would: for claude, any number of uses, ten minutes. */
+export function grantFor(deps: Deps, over: Partial<NewGrant> & { target: string }) {
+  const now = deps.clock.now();
+  return deps.gate().issue({
+    record: null,
+    agent: "claude",
+    connection: null,
+    profile: null,
+    host: null,
+    args_digest: null,
+    max_uses: null,
+    issued_at: now,
+    expires_at: now + 600_000,
+    issued_by: "test",
+    build: "rta test",
+    digest: null,
+    ...over,
+  });
 }

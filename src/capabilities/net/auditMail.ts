@@ -10,6 +10,7 @@ import { normalHost } from "./destination.ts";
 import { dnsServers } from "./dns.ts";
 import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
 import { fetchFollowing } from "./http.ts";
+import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
 import { type DnsServer, query } from "./resolver.ts";
 
 /** RFC 7208: an SPF check may cause at most ten DNS lookups. */
@@ -250,18 +251,8 @@ export const auditMail = define({
       range: [1, 65535],
       default: 443,
     },
-    server: {
-      type: "string",
-      description: "the DNS server names are looked up on (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
-    ca_file: {
-      type: "string",
-      description: "a PEM file of extra CAs to trust (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
+    server: dnsServerInput,
+    ca_file: caFileInput,
   },
   result: { shape: "table", columns: FINDING_COLUMNS },
   examples: [

@@ -11,6 +11,7 @@ import { normalHost, resolveDestination } from "./destination.ts";
 import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
 import { fetchFollowing } from "./http.ts";
 import { exchange } from "./httpClient.ts";
+import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
 
 /** Half a year: the HSTS max-age browsers' preload lists ask for at least. */
 const HSTS_MIN_SECONDS = 15_552_000;
@@ -154,18 +155,8 @@ export const auditWeb = define({
     host: { type: "string", description: "the web server's host name", required: true, positional: true },
     https_port: { type: "integer", description: "the HTTPS port", range: [1, 65535], default: 443 },
     http_port: { type: "integer", description: "the plain HTTP port", range: [1, 65535], default: 80 },
-    server: {
-      type: "string",
-      description: "the DNS server names are looked up on (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
-    ca_file: {
-      type: "string",
-      description: "a PEM file of extra CAs to trust (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
+    server: dnsServerInput,
+    ca_file: caFileInput,
   },
   result: { shape: "table", columns: FINDING_COLUMNS },
   examples: [{ command: "rta audit web example.com", note: "the findings for example.com" }],

@@ -17,6 +17,7 @@ import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
 import { normalHost, resolveDestination, serverName } from "./destination.ts";
+import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
 
 const HANDSHAKE_TIMEOUT_MS = 8000;
 const DAY_MS = 86_400_000;
@@ -156,18 +157,8 @@ export const certExpiry = define({
   inputs: {
     host: { type: "string", description: "the host name (or address)", required: true, positional: true },
     port: { type: "integer", description: "the TLS port", range: [1, 65535], default: 443 },
-    server: {
-      type: "string",
-      description: "the DNS server names are looked up on (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
-    ca_file: {
-      type: "string",
-      description: "a PEM file of extra CAs to trust (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
+    server: dnsServerInput,
+    ca_file: caFileInput,
   },
   result: { shape: "object" },
   examples: [{ command: "rta cert expiry example.com", note: "when example.com's certificate runs out" }],

@@ -8,6 +8,7 @@ import { isIP } from "node:net";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
+import { dnsServerInput } from "./operatorInputs.ts";
 import {
   type DnsServer,
   parseServer,
@@ -45,12 +46,7 @@ export const netDns = define({
       positional: true,
     },
     type: { type: "string", description: "the record type", options: RECORD_TYPES, default: "A" },
-    server: {
-      type: "string",
-      description: "the DNS server to ask, host:port (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
+    server: dnsServerInput,
   },
   result: { shape: "object" },
   examples: [{ command: "rta net dns example.com --type MX", note: "the mail exchangers of example.com" }],

@@ -11,6 +11,7 @@ import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
 import { type Destination, normalHost, resolveDestination } from "./destination.ts";
 import { type Exchange, exchange } from "./httpClient.ts";
+import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
 
 /** An HTTP body is cut here: more than a model can use, and the answer is bounded anyway. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -160,18 +161,8 @@ const httpInputs: CapabilityDecl["inputs"] = {
     range: [1, 60],
     default: 10,
   },
-  server: {
-    type: "string",
-    description: "the DNS server names are looked up on (the operator's to set)",
-    operatorOnly: true,
-    profile: true,
-  },
-  ca_file: {
-    type: "string",
-    description: "a PEM file of extra CAs to trust (the operator's to set)",
-    operatorOnly: true,
-    profile: true,
-  },
+  server: dnsServerInput,
+  ca_file: caFileInput,
 };
 
 function httpCapability(method: "GET" | "HEAD"): ReturnType<typeof define> {

@@ -7,6 +7,7 @@
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { resolveDestination } from "./destination.ts";
+import { dnsServerInput } from "./operatorInputs.ts";
 
 /** How long the tool may run at most, whatever it was asked. */
 const TOOL_TIMEOUT_MS = 60_000;
@@ -89,12 +90,7 @@ function missing(tool: string, pkg: string): RtaError {
 
 const hostInputs = {
   host: { type: "string" as const, description: "the host name or address", required: true, positional: true },
-  server: {
-    type: "string" as const,
-    description: "the DNS server names are looked up on (the operator's to set)",
-    operatorOnly: true,
-    profile: true,
-  },
+  server: dnsServerInput,
 };
 
 export const netPing = define({

@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { resolveDestination } from "./destination.ts";
+import { dnsServerInput } from "./operatorInputs.ts";
 
 /** At most this many ports in one call: a scan of a whole range is not what this is for. */
 const MAX_PORTS = 64;
@@ -48,12 +49,7 @@ export const netPort = define({
     host: { type: "string", description: "the host name or address", required: true, positional: true },
     ports: { type: "string", description: "ports, separated by commas (at most 64)", required: true, positional: true },
     timeout_ms: { type: "integer", description: "how long to wait for each", range: [50, 10_000], default: 2000 },
-    server: {
-      type: "string",
-      description: "the DNS server names are looked up on (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
+    server: dnsServerInput,
   },
   result: {
     shape: "table",

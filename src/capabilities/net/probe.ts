@@ -8,6 +8,7 @@ import { connect as tlsConnect } from "node:tls";
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
 import { resolveDestination, serverName } from "./destination.ts";
+import { dnsServerInput } from "./operatorInputs.ts";
 
 /** How long a server is given to speak first, and each step to finish. */
 const BANNER_WAIT_MS = 800;
@@ -60,12 +61,7 @@ export const netProbe = define({
   inputs: {
     host: { type: "string", description: "the host name or address", required: true, positional: true },
     port: { type: "integer", description: "the TCP port", required: true, range: [1, 65535], positional: true },
-    server: {
-      type: "string",
-      description: "the DNS server names are looked up on (the operator's to set)",
-      operatorOnly: true,
-      profile: true,
-    },
+    server: dnsServerInput,
   },
   result: { shape: "object" },
   examples: [{ command: "rta net probe example.com 443", note: "what answers on 443" }],

@@ -12,7 +12,7 @@ import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts"
 import type { AgentOrigin } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
 import { type DnsTestServer, startDnsServer } from "../../support/dnsServer.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { grantFor, testDeps } from "../../support/fixtures.ts";
 import { makeCa, type TestCa } from "../../support/testCa.ts";
 
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
@@ -109,22 +109,7 @@ async function audit(
     join(deps.dirs.config, "config.toml"),
     `[defaults.audit]\nserver = "${dns.address}"\nca_file = "${ca.caFile}"\n`,
   );
-  const now = deps.clock.now();
-  deps.gate().issue({
-    target: "audit",
-    record: null,
-    agent: "claude",
-    connection: null,
-    profile: null,
-    host,
-    args_digest: null,
-    max_uses: null,
-    issued_at: now,
-    expires_at: now + 600_000,
-    issued_by: "t",
-    build: "t",
-    digest: null,
-  });
+  grantFor(deps, { target: "audit", host });
   const out = await runCall({ capability: tool, args, origin: agent }, builtinCatalogue(), deps);
   if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
   const rows = (out.value as { rows: string[][] }).rows;

@@ -8,7 +8,7 @@ import { parsePorts } from "../../../src/capabilities/net/port.ts";
 import type { AgentOrigin } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
 import { type DnsTestServer, startDnsServer } from "../../support/dnsServer.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { grantFor, testDeps } from "../../support/fixtures.ts";
 import { makeCa, type TestCa } from "../../support/testCa.ts";
 
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
@@ -41,24 +41,7 @@ function setup(hosts: string[], area: string, withCa = true) {
     join(deps.dirs.config, "config.toml"),
     `[defaults.${area}]\nserver = "${dns.address}"\n${withCa ? `ca_file = "${ca.caFile}"\n` : ""}`,
   );
-  const now = deps.clock.now();
-  for (const host of hosts) {
-    deps.gate().issue({
-      target: area,
-      record: null,
-      agent: "claude",
-      connection: null,
-      profile: null,
-      host,
-      args_digest: null,
-      max_uses: null,
-      issued_at: now,
-      expires_at: now + 600_000,
-      issued_by: "t",
-      build: "t",
-      digest: null,
-    });
-  }
+  for (const host of hosts) grantFor(deps, { target: area, host });
   return deps;
 }
 

@@ -14,7 +14,7 @@ import type { AgentOrigin, Call } from "../../../src/core/call.ts";
 import { person } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
 import { type DnsTestServer, startDnsServer } from "../../support/dnsServer.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { grantFor, testDeps } from "../../support/fixtures.ts";
 import { makeCa, type TestCa } from "../../support/testCa.ts";
 
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
@@ -71,23 +71,8 @@ function setup(grants: { host: string | null; target?: string }[] = [], withCa =
   mkdirSync(deps.dirs.config, { recursive: true });
   const lines = [`server = "${dns.address}"`, ...(withCa ? [`ca_file = "${ca.caFile}"`] : [])];
   writeFileSync(join(deps.dirs.config, "config.toml"), `[defaults.http]\n${lines.join("\n")}\n`);
-  const now = deps.clock.now();
   for (const g of grants) {
-    deps.gate().issue({
-      target: g.target ?? "http",
-      record: null,
-      agent: "claude",
-      connection: null,
-      profile: null,
-      host: g.host,
-      args_digest: null,
-      max_uses: null,
-      issued_at: now,
-      expires_at: now + 600_000,
-      issued_by: "t",
-      build: "t",
-      digest: null,
-    });
+    grantFor(deps, { target: g.target ?? "http", host: g.host });
   }
   return deps;
 }

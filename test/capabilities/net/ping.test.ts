@@ -3,7 +3,7 @@ import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts"
 import { parsePing, parseTrace } from "../../../src/capabilities/net/ping.ts";
 import type { AgentOrigin } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { grantFor, testDeps } from "../../support/fixtures.ts";
 
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
 
@@ -50,22 +50,7 @@ rtt min/avg/max/mdev = 0.024/6.2/12.5/6.2 ms
 describe("the real tools, on 127.0.0.1", () => {
   function deps(host: string) {
     const d = testDeps();
-    const now = d.clock.now();
-    d.gate().issue({
-      target: "net",
-      record: null,
-      agent: "claude",
-      connection: null,
-      profile: null,
-      host,
-      args_digest: null,
-      max_uses: null,
-      issued_at: now,
-      expires_at: now + 600_000,
-      issued_by: "t",
-      build: "t",
-      digest: null,
-    });
+    grantFor(d, { target: "net", host });
     return d;
   }
 

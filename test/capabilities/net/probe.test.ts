@@ -5,7 +5,7 @@ import net, { type AddressInfo } from "node:net";
 import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { grantFor, testDeps } from "../../support/fixtures.ts";
 import { makeCa } from "../../support/testCa.ts";
 
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
@@ -42,22 +42,7 @@ afterAll(() => {
 
 async function probe(port: number) {
   const deps = testDeps();
-  const now = deps.clock.now();
-  deps.gate().issue({
-    target: "net.probe",
-    record: null,
-    agent: "claude",
-    connection: null,
-    profile: null,
-    host: "127.0.0.1",
-    args_digest: null,
-    max_uses: null,
-    issued_at: now,
-    expires_at: now + 600_000,
-    issued_by: "t",
-    build: "t",
-    digest: null,
-  });
+  grantFor(deps, { target: "net.probe", host: "127.0.0.1" });
   const out = await runCall(
     { capability: "net_probe", args: { host: "127.0.0.1", port }, origin: agent },
     builtinCatalogue(),
