@@ -10,7 +10,6 @@ import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
 import { PathGate } from "../gate/pathGate.ts";
-import { DEFAULT_HTTP_ADDRESS, httpFetch, parseAddress } from "../mcp/http.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
@@ -69,6 +68,8 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   const config = deps.config.current();
   let address: { hostname: string; port: number } | undefined;
   if (opts.http !== undefined && opts.http !== false) {
+    // Loaded only for HTTP: a stdio server does not pay for it at start.
+    const { DEFAULT_HTTP_ADDRESS, parseAddress } = await import("../mcp/http.ts");
     try {
       address = parseAddress(opts.http === true ? DEFAULT_HTTP_ADDRESS : opts.http);
     } catch {
@@ -246,6 +247,7 @@ async function serveHttp(
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
   };
+  const { httpFetch } = await import("../mcp/http.ts");
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
