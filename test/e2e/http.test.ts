@@ -211,3 +211,29 @@ describe("what a remote server hides", () => {
     expect(srv.stderr()).toContain(`path arguments confined to: ${root}`); // the person is told, on the server's stderr
   });
 });
+
+describe("--allow-host", () => {
+  test("adds a host name to the ones Host and Origin may carry, and no other", async () => {
+    const s = await startHttp(["--allow-host", "rta.example"]);
+    try {
+      const token = await s.token("claude");
+      const send = (headers: Record<string, string>) =>
+        fetch(s.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: `Bearer ${token}`,
+            ...headers,
+          },
+          body: init,
+        });
+      expect((await send({ host: "rta.example" })).status).toBe(200);
+      expect((await send({ host: `rta.example:${s.port}`, origin: "https://rta.example" })).status).toBe(200);
+      expect((await send({ host: "other.example" })).status).toBe(403);
+      expect((await send({ origin: "https://rta.example.evil.test" })).status).toBe(403);
+    } finally {
+      await s.stop();
+    }
+  });
+});
