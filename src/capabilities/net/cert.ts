@@ -6,13 +6,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import {
-  checkServerIdentity,
-  connect,
-  type DetailedPeerCertificate,
-  type PeerCertificate,
-  rootCertificates,
-} from "node:tls";
+import type { DetailedPeerCertificate, PeerCertificate } from "node:tls";
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
@@ -62,7 +56,7 @@ export async function inspectCertificate(
   let ca: string[] | undefined;
   if (typeof caFile === "string" && caFile !== "") {
     try {
-      ca = [...rootCertificates, readFileSync(caFile, "utf8")];
+      ca = [...(await import("node:tls")).rootCertificates, readFileSync(caFile, "utf8")];
     } catch {
       throw new RtaError(
         "core.config.invalid",
@@ -72,6 +66,8 @@ export async function inspectCertificate(
     }
   }
   const host = normalHost(rawHost);
+  // Loaded for the handshake, not at start-up.
+  const { checkServerIdentity, connect } = await import("node:tls");
   return new Promise((resolve, reject) => {
     const socket = connect({
       host: dest.address,

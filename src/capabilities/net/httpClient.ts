@@ -8,10 +8,9 @@
  * Timeouts on connecting, on the response headers and on the body are
  * separate; the body is kept up to a limit and the rest is not read.
  */
-import http from "node:http";
-import https from "node:https";
+import type { RequestOptions } from "node:https";
 import { isIP } from "node:net";
-import { rootCertificates, type TLSSocket } from "node:tls";
+import type { TLSSocket } from "node:tls";
 import { RtaError } from "../../core/errors.ts";
 
 export interface Limits {
@@ -43,7 +42,7 @@ export interface Target {
   ca?: string;
 }
 
-export function exchange(
+export async function exchange(
   method: "GET" | "HEAD",
   target: Target,
   limits: Limits,
@@ -51,6 +50,12 @@ export function exchange(
 ): Promise<Exchange> {
   const { url, address } = target;
   const secure = url.protocol === "https:";
+  // Loaded on the first request, not at start-up.
+  const [http, https, { rootCertificates }] = await Promise.all([
+    import("node:http"),
+    import("node:https"),
+    import("node:tls"),
+  ]);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     let connectedAt = 0;
@@ -61,7 +66,7 @@ export function exchange(
       if (err) reject(err);
       else resolve(value as Exchange);
     };
-    const options: https.RequestOptions = {
+    const options: RequestOptions = {
       method,
       host: address,
       port: url.port ? Number(url.port) : secure ? 443 : 80,

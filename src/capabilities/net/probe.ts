@@ -4,7 +4,6 @@
  * its status line and Server header.
  */
 import { connect as tcpConnect } from "node:net";
-import { connect as tlsConnect } from "node:tls";
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
 import { resolveDestination, serverName } from "./destination.ts";
@@ -67,6 +66,7 @@ export const netProbe = define({
   examples: [{ command: "rta net probe example.com 443", note: "what answers on 443" }],
   async run(args, ctx) {
     const dest = await resolveDestination(String(args.host), ctx, args.server, "net.probe");
+    const { connect: tlsConnect } = await import("node:tls");
     const port = args.port as number;
     const plain = () => tcpConnect({ host: dest.address, port });
     const banner = await exchange(plain, undefined, BANNER_WAIT_MS);

@@ -1,14 +1,14 @@
 /**
  * A DNS stub resolver on dns-packet: UDP first, TCP when the answer comes back
- * truncated. Bun's node:dns splits multi-string TXT records and confuses NODATA
+ * truncated. The socket and codec modules load on the first query, not at
+ * start-up. Bun's node:dns splits multi-string TXT records and confuses NODATA
  * with NXDOMAIN, so it is not used. The servers are the operator's (a
  * connection, config) or /etc/resolv.conf's; an agent never chooses them.
  */
 import { randomInt } from "node:crypto";
-import dgram from "node:dgram";
 import { readFileSync } from "node:fs";
 import net from "node:net";
-import * as packet from "dns-packet";
+import type * as Packet from "dns-packet";
 import { RtaError } from "../../core/errors.ts";
 
 export const RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SOA", "CAA", "SRV", "PTR"] as const;
@@ -100,6 +100,7 @@ export async function query(
       'the person running rta can name one in a connection or config (server = "9.9.9.9:53")',
     );
   }
+  const packet = await loadPacket();
   const message = packet.encode({
     type: "query",
     id: randomInt(1, 65535),
@@ -109,8 +110,8 @@ export async function query(
   let last: unknown;
   for (const server of servers) {
     try {
-      let reply = await overUdp(message, server, timeoutMs);
-      if ((reply.flags ?? 0) & packet.TRUNCATED_RESPONSE) reply = await overTcp(message, server, timeoutMs);
+      let reply = await overUdp(message, server, timeoutMs, packet);
+      if ((reply.flags ?? 0) & packet.TRUNCATED_RESPONSE) reply = await overTcp(message, server, timeoutMs, packet);
       return { rcode: (reply as { rcode?: string }).rcode ?? "NOERROR", answers: (reply.answers ?? []).map(answerOf) };
     } catch (err) {
       last = err;
@@ -124,7 +125,13 @@ export async function query(
   );
 }
 
-function overUdp(message: Buffer, server: DnsServer, timeoutMs: number): Promise<packet.Packet> {
+async function overUdp(
+  message: Buffer,
+  server: DnsServer,
+  timeoutMs: number,
+  packet: typeof Packet,
+): Promise<Packet.Packet> {
+  const dgram = await import("node:dgram");
   return new Promise((resolve, reject) => {
     const socket = dgram.createSocket(net.isIPv6(server.host) ? "udp6" : "udp4");
     const id = message.readUInt16BE(0);
@@ -132,11 +139,11 @@ function overUdp(message: Buffer, server: DnsServer, timeoutMs: number): Promise
       () => finish(new RtaError("net.dns.timeout", "the DNS server did not answer", "try again")),
       timeoutMs,
     );
-    const finish = (err: Error | undefined, reply?: packet.Packet) => {
+    const finish = (err: Error | undefined, reply?: Packet.Packet) => {
       clearTimeout(timer);
       socket.close();
       if (err) reject(err);
-      else resolve(reply as packet.Packet);
+      else resolve(reply as Packet.Packet);
     };
     socket.on("error", (err) => finish(err));
     socket.on("message", (buf) => {
@@ -151,7 +158,7 @@ function overUdp(message: Buffer, server: DnsServer, timeoutMs: number): Promise
   });
 }
 
-function overTcp(message: Buffer, server: DnsServer, timeoutMs: number): Promise<packet.Packet> {
+function overTcp(message: Buffer, server: DnsServer, timeoutMs: number, packet: typeof Packet): Promise<Packet.Packet> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: server.host, port: server.port });
     const chunks: Buffer[] = [];
@@ -188,13 +195,19 @@ function overTcp(message: Buffer, server: DnsServer, timeoutMs: number): Promise
   });
 }
 
+let packetModule: typeof Packet | undefined;
+async function loadPacket(): Promise<typeof Packet> {
+  packetModule ??= await import("dns-packet");
+  return packetModule;
+}
+
 function text(v: unknown): string {
   if (Buffer.isBuffer(v)) return v.toString("utf8");
   if (Array.isArray(v)) return v.map(text).join("");
   return String(v);
 }
 
-function answerOf(a: packet.Answer): Answer {
+function answerOf(a: Packet.Answer): Answer {
   const d = (a as { data: unknown }).data as Record<string, unknown> | string | Buffer | unknown[];
   let data: string;
   switch (a.type) {
