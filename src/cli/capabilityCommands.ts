@@ -15,9 +15,11 @@ import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
 
-export function addCapabilityCommands(program: Command, cli: Cli): void {
+/** Adds every capability's command, or only those of `area` when the command line names one. */
+export function addCapabilityCommands(program: Command, cli: Cli, area?: string): void {
   const groups = new Map<string, Command>();
   for (const cap of cli.catalogue.all()) {
+    if (area !== undefined && cap.area !== area) continue;
     let parent = program;
     for (let depth = 0; depth < cap.words.length - 1; depth++) {
       const key = cap.words.slice(0, depth + 1).join(" ");

@@ -19,7 +19,12 @@ export interface Cli {
   status: number;
 }
 
-export function buildProgram(cli: Cli): Command {
+/**
+ * Builds the command line. When the first word names a command group of its
+ * own (mcp, grant, lock, ...), the capability commands are not built: making
+ * all of them costs a few milliseconds a server start does not need.
+ */
+export function buildProgram(cli: Cli, first?: string): Command {
   const program = new Command("rta")
     .description("capabilities for operators, on the terminal and as MCP tools for agents, behind one gate")
     .version(version, "-V, --version")
@@ -264,7 +269,9 @@ export function buildProgram(cli: Cli): Command {
       cli.status = doctor(cli, opts);
     });
 
-  addCapabilityCommands(program, cli);
+  const own = new Set(program.commands.map((c) => c.name()));
+  if (first === undefined || !own.has(first))
+    addCapabilityCommands(program, cli, cli.catalogue.areas().includes(first ?? "") ? first : undefined);
   return program;
 }
 
@@ -275,7 +282,7 @@ export async function main(
   catalogue: Catalogue = builtinCatalogue(),
 ): Promise<number> {
   const cli: Cli = { io, catalogue, status: Exit.ok };
-  const program = buildProgram(cli);
+  const program = buildProgram(cli, argv[0]);
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.status;
