@@ -22,7 +22,7 @@ import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
-import { type Selection, selection } from "./selection.ts";
+import { endSelected } from "./selection.ts";
 
 export interface AllowOptions {
   agent: string;
@@ -228,23 +228,10 @@ export function revoke(
   id: string | undefined,
   opts: { agent?: string; all?: boolean; json?: boolean },
 ): number {
-  const { io } = cli;
-  const deps = processDeps(io.env);
-  let by: Selection;
-  try {
-    by = selection(id, opts, "grant");
-  } catch (err) {
-    return reportError(io, err as RtaError, opts.json === true);
-  }
-  const n = deps.gate().revoke(by, deps.clock.now());
-  if (n === 0) {
-    return reportError(
-      io,
-      new RtaError("core.grant.unknown", "no live grant matched", "`rta grant list` shows the grants there are"),
-      opts.json === true,
-    );
-  }
-  if (wantsJson(io, opts.json)) io.out(`${JSON.stringify({ revoked: n })}\n`);
-  else io.out(`revoked ${n} grant${n === 1 ? "" : "s"}\n`);
-  return Exit.ok;
+  return endSelected(cli, id, opts, {
+    noun: "grant",
+    verb: "revoked",
+    lister: "rta grant list",
+    act: (d, by, now) => d.gate().revoke(by, now),
+  });
 }

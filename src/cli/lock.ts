@@ -14,7 +14,7 @@ import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
-import { type Selection, selection } from "./selection.ts";
+import { endSelected } from "./selection.ts";
 
 export function lock(
   cli: Cli,
@@ -90,22 +90,10 @@ export function lift(
   id: string | undefined,
   opts: { agent?: string; all?: boolean; json?: boolean },
 ): number {
-  const { io } = cli;
-  const deps = processDeps(io.env);
-  let by: Selection;
-  try {
-    by = selection(id, opts, "lock");
-  } catch (err) {
-    return reportError(io, err as RtaError, opts.json === true);
-  }
-  const n = deps.gate().lift(by, deps.clock.now());
-  if (n === 0)
-    return reportError(
-      io,
-      new RtaError("core.grant.unknown", "no active lock matched", "`rta lock list` shows the locks there are"),
-      opts.json === true,
-    );
-  if (wantsJson(io, opts.json)) io.out(`${JSON.stringify({ lifted: n })}\n`);
-  else io.out(`lifted ${n} lock${n === 1 ? "" : "s"}\n`);
-  return Exit.ok;
+  return endSelected(cli, id, opts, {
+    noun: "lock",
+    verb: "lifted",
+    lister: "rta lock list",
+    act: (d, by, now) => d.gate().lift(by, now),
+  });
 }

@@ -2,7 +2,12 @@
  * The "which ones" of `grant revoke`, `lock lift` and `mcp token revoke`: one
  * id, every one of an agent's, or all of them, and exactly one of the three.
  */
-import { RtaError } from "../core/errors.ts";
+import type { Deps } from "../core/deps.ts";
+import { Exit, RtaError } from "../core/errors.ts";
+import { processDeps } from "./deps.ts";
+import { wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { reportError } from "./report.ts";
 
 export type Selection = { id: string } | { agent: string } | { all: true };
 
@@ -13,4 +18,46 @@ export function selection(id: string | undefined, opts: { agent?: string; all?: 
     throw new RtaError("core.input.missing", `say which ${noun}s`, `give one of: a ${noun} id, --agent NAME, or --all`);
   }
   return id !== undefined ? { id } : opts.agent !== undefined ? { agent: opts.agent } : { all: true };
+}
+
+export interface Ending {
+  /** "grant", "lock", "token" */
+  noun: string;
+  /** "revoked", "lifted" */
+  verb: string;
+  /** the command that lists them, for the hint when none matched */
+  lister: string;
+  /** ends the chosen ones and says how many were live */
+  act: (deps: Deps, by: Selection, now: number) => number;
+}
+
+/** Ends the chosen grants, locks or tokens, and says how many; none matching is core.grant.unknown. */
+export function endSelected(
+  cli: Cli,
+  id: string | undefined,
+  opts: { agent?: string; all?: boolean; json?: boolean },
+  e: Ending,
+): number {
+  const { io } = cli;
+  const json = opts.json === true;
+  let by: Selection;
+  try {
+    by = selection(id, opts, e.noun);
+  } catch (err) {
+    return reportError(io, err as RtaError, json);
+  }
+  const deps = processDeps(io.env);
+  const n = e.act(deps, by, deps.clock.now());
+  if (n === 0)
+    return reportError(
+      io,
+      new RtaError("core.grant.unknown", `no live ${e.noun} matched`, `\`${e.lister}\` shows the ${e.noun}s there are`),
+      json,
+    );
+  io.out(
+    wantsJson(io, opts.json)
+      ? `${JSON.stringify({ [e.verb]: n })}\n`
+      : `${e.verb} ${n} ${e.noun}${n === 1 ? "" : "s"}\n`,
+  );
+  return Exit.ok;
 }

@@ -10,7 +10,7 @@ import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
-import { type Selection, selection } from "./selection.ts";
+import { endSelected } from "./selection.ts";
 
 export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): number {
   const { io } = cli;
@@ -77,23 +77,10 @@ export function tokenRevoke(
   id: string | undefined,
   opts: { agent?: string; all?: boolean; json?: boolean },
 ): number {
-  const { io } = cli;
-  const deps = processDeps(io.env);
-  let by: Selection;
-  try {
-    by = selection(id, opts, "token");
-  } catch (err) {
-    return reportError(io, err as RtaError, opts.json === true);
-  }
-  const n = deps.gate().revokeTokens(by, deps.clock.now());
-  if (n === 0)
-    return reportError(
-      io,
-      new RtaError("core.grant.unknown", "no live token matched", "`rta mcp token list` shows the tokens there are"),
-      opts.json === true,
-    );
-  io.out(
-    wantsJson(io, opts.json) ? `${JSON.stringify({ revoked: n })}\n` : `revoked ${n} token${n === 1 ? "" : "s"}\n`,
-  );
-  return Exit.ok;
+  return endSelected(cli, id, opts, {
+    noun: "token",
+    verb: "revoked",
+    lister: "rta mcp token list",
+    act: (d, by, now) => d.gate().revokeTokens(by, now),
+  });
 }
