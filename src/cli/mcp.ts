@@ -254,6 +254,15 @@ async function serveHttp(
       hostname: address.hostname,
       port: address.port,
       fetch: httpFetch(ctx, { ...address, allowHosts: opts.allowHost }),
+      // Bun's development page shows the source and the working directory: never, whatever NODE_ENV says.
+      development: false,
+      error(thrown) {
+        ctx.onUnexpected?.(thrown);
+        return new Response(
+          JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "internal error" } }),
+          { status: 500, headers: { "content-type": "application/json" } },
+        );
+      },
     });
   } catch (err) {
     return reportError(

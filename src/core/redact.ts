@@ -20,19 +20,25 @@ const CREDENTIAL_HEADERS =
   "authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|x-csrf-token|x-amz-security-token|private-token|x-vault-token";
 
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@"'<>]+)@/gi;
-const QUERY_TOKEN = new RegExp(`([?&;](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi");
-const HEADER_LINE = new RegExp(`(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS})"?\\s*[:=]\\s*"?)([^\\n\\r",}]+)`, "gi");
+const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi");
+const HEADER_LINE = new RegExp(
+  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})"?\\s*[:=]\\s*"?)([^\\n\\r",}]+)`,
+  "gi",
+);
+/** rta's own bearer tokens, wherever they stand. */
+const RTA_TOKEN = /\brta_[A-Za-z0-9_-]{20,}/g;
 const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`, "i");
 
 export const MASK = "***";
 
 /** Masks URL userinfo, token parameters and credential headers in a text. */
 export function maskSecrets(text: string): string {
-  if (!/[:@=]/.test(text)) return text;
+  if (!/[:@=]|rta_/.test(text)) return text;
   return text
     .replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`)
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
-    .replace(HEADER_LINE, (_, lead: string, name: string) => `${lead}${name}${MASK}`);
+    .replace(HEADER_LINE, (_, lead: string, name: string) => `${lead}${name}${MASK}`)
+    .replace(RTA_TOKEN, MASK);
 }
 
 /** Characters that continue a path name: a place is replaced only where none stands on either side of it. */
@@ -63,18 +69,30 @@ export class Redactor {
     ].filter(([p]) => p.length > 1);
     named.sort((a, b) => b[0].length - a[0].length);
     this.places = named.map(([p, label]) => [
-      new RegExp(`(?<!${PATH_CHAR}|/)${escapeRegExp(p.replace(/\/+$/, ""))}(?!${PATH_CHAR})`, "g"),
+      new RegExp(`(?<!${PATH_CHAR})${escapeRegExp(p.replace(/\/+$/, ""))}(?![\\w~-]|\\.[\\w~-])`, "g"),
       label,
     ]);
   }
 
-  /** A text as an agent may see it; `kept` are strings the agent sent, left exactly as they were. */
+  /**
+   * A text as an agent may see it; `kept` are strings the agent sent, left
+   * exactly as they were. Only a kept string that redaction would itself
+   * change (one naming a place, or carrying a secret) is guarded: guarding
+   * every short argument would switch redaction off around it.
+   */
   text(text: string, kept: readonly string[] = []): string {
     if (text === "") return text;
-    const guarded = guard(text, kept);
-    let out = maskSecrets(guarded.text);
+    const guarded = guard(
+      text,
+      kept.filter((k) => this.redact(k) !== k),
+    );
+    return guarded.restore(this.redact(guarded.text));
+  }
+
+  private redact(text: string): string {
+    let out = maskSecrets(text);
     for (const [re, label] of this.places) out = out.replace(re, label);
-    return guarded.restore(out);
+    return out;
   }
 
   /** Every string in a value (a result), redacted; values under a credential's key are masked whole. */

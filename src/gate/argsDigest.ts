@@ -10,19 +10,37 @@ export function argsDigest(args: Record<string, unknown>): string {
   return createHash("sha256").update(canonical(args)).digest("hex");
 }
 
-/** The host a destination argument names: a URL's host name, or the name itself, lowercased, without a final dot. */
-export function hostOf(value: unknown): string | null {
+/**
+ * The host a destination argument names, as a grant's --host is compared
+ * with it: a URL's host name when the input is a URL, else the name itself.
+ * Either way it is spelled as the URL parser spells it (lowercase, no final
+ * dot, no brackets, an address in its canonical form), so a grant and the
+ * connection see one host. A value that is no host at all is returned as it
+ * was, lowercased: it matches no grant, and the capability refuses it.
+ */
+export function hostOf(value: unknown, asUrl = false): string | null {
   if (typeof value !== "string" || value.trim() === "") return null;
   const text = value.trim();
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+  if (asUrl) {
     try {
-      return new URL(text).hostname
-        .replace(/^\[|\]$/g, "")
-        .replace(/\.$/, "")
-        .toLowerCase();
+      return canonicalHost(new URL(text).hostname);
     } catch {
       return text.toLowerCase();
     }
   }
-  return text.replace(/\.$/, "").toLowerCase();
+  if (!/^[A-Za-z0-9._:[\]-]+$/.test(text)) return text.toLowerCase();
+  try {
+    return canonicalHost(
+      new URL(`http://${text.includes(":") && !text.startsWith("[") ? `[${text}]` : text}`).hostname,
+    );
+  } catch {
+    return text.toLowerCase();
+  }
+}
+
+function canonicalHost(hostname: string): string {
+  return hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
 }

@@ -56,7 +56,7 @@ export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }
     record,
     connection: call.connection ?? null,
     profile: call.profile ?? null,
-    host: cap.reaches !== undefined ? hostOf(args[cap.reaches]) : null,
+    host: cap.reaches !== undefined ? hostOf(args[cap.reaches], cap.reaches === "url") : null,
     args_digest: argsDigest(args),
     now,
   };
@@ -80,7 +80,7 @@ function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: 
 export function allowCommand(cap: Capability, q: GrantQuery): string {
   const words = ["rta", "grant", "allow", cap.name];
   if (q.record !== null) words.push(shellWord(q.record));
-  words.push("--agent", q.agent, "--ttl", "5m");
+  words.push("--agent", shellWord(q.agent), "--ttl", "5m");
   if (q.host !== null) words.push("--host", shellWord(q.host));
   if (q.connection !== null) words.push("--connection", shellWord(q.connection));
   if (q.profile !== null) words.push("--profile", shellWord(q.profile));

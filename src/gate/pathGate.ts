@@ -171,7 +171,14 @@ export class PathGate {
         "the person running rta can see why in the server's banner, and fix it",
       );
     }
-    return this.walk(sent, intent, root, rootFd, readlinkSync(inFd(rootFd)), parts, options.makeParents === true);
+    const rootReal = readlinkSync(inFd(rootFd));
+    try {
+      this.confirm(sent, rootFd, rootReal, "");
+    } catch (err) {
+      closeSync(rootFd);
+      throw err;
+    }
+    return this.walk(sent, intent, root, rootFd, rootReal, parts, options.makeParents === true);
   }
 
   private pick(sent: string): { root: string; parts: string[] } {
@@ -234,11 +241,13 @@ export class PathGate {
         } catch (err) {
           const e = (err as NodeJS.ErrnoException).code;
           if (e === "ENOENT" && last && intent === "write") {
+            this.confirmTarget(sent, top(), name);
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: null, root };
           }
           if (e === "ENOENT" && makeParents && intent === "write") {
             // Made inside the directory already opened, then walked into like any other.
+            this.confirmTarget(sent, top(), name);
             mkdirSync(inFd(top(), name), 0o755);
             queue.unshift(name);
             continue;
@@ -258,6 +267,7 @@ export class PathGate {
             throw code("symlink", sent, "passes through a loop of links", "send the path the links point to");
           if (last && intent === "write") {
             // Writing at a link's name replaces the link (rename does not follow it); it never writes where it points.
+            this.confirmTarget(sent, top(), name);
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: st, root };
           }
@@ -352,6 +362,7 @@ export class PathGate {
     const parentFd = stack[stack.length - 1] as number;
     if (intent === "write") {
       this.confirm(sent, parentFd, rootReal, name);
+      this.confirmTarget(sent, parentFd, name);
       stack.pop();
       return { intent, sent, rel: relPath, parentFd, name, existing: st, root };
     }
@@ -389,6 +400,25 @@ export class PathGate {
     }
   }
 
+  /**
+   * A write names an entry, not a descriptor: the entry itself may not be
+   * withheld, nor hold anything withheld (moving or removing a directory
+   * above rta's own would carry them off with it).
+   */
+  private confirmTarget(sent: string, parentFd: number, name: string): void {
+    const parent = readlinkSync(inFd(parentFd));
+    const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
+    const withheld = [...this.rules.withheld, ...(this.rules.system ? SYSTEM_WITHHELD : [])];
+    if (withheld.some((w) => isUnder(target, w) || isUnder(w, target))) {
+      throw code(
+        "withheld",
+        sent,
+        "is withheld from agents, or holds something that is",
+        "it is not a place an agent's call may write, move or remove",
+      );
+    }
+  }
+
   /** Whether a real path is one a walk should skip: withheld, or the kernel's own. */
   isWithheld(real: string): boolean {
     return [...this.rules.withheld, ...(this.rules.system ? SYSTEM_WITHHELD : [])].some((w) => isUnder(real, w));
@@ -405,9 +435,14 @@ function rootNames(root: string): string[] {
   }
 }
 
-/** Files in .git that can carry credentials, and the credential store git keeps beside a home. */
-function isGitSecret(rel: string[], name: string): boolean {
+/**
+ * Files in .git that can carry credentials (at any depth: submodules and
+ * worktrees keep their own), and the stores git keeps beside a home:
+ * ~/.git-credentials and the XDG one, <config>/git/credentials.
+ */
+export function isGitSecret(rel: readonly string[], name: string): boolean {
   if (name === ".git-credentials") return true;
+  if (name === "credentials" && rel[rel.length - 1] === "git") return true;
   const inGit = rel.includes(".git");
   return inGit && (name === "config" || name === "credentials" || name.startsWith("config."));
 }

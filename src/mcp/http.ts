@@ -93,7 +93,12 @@ export function httpFetch(ctx: ServeContext, opts: HttpOptions): (req: Request) 
   const allowed = new Set([...LOOPBACK_NAMES, ...opts.allowHosts.map((h) => h.toLowerCase())]);
   const handler = createMcpHandler(() => createServer(ctx), { maxRequestBodySize: HTTP_BODY_LIMIT_BYTES });
   return async (req) => {
-    const url = new URL(req.url);
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return rpcError(400, -32600, "the request's Host header is not a host name");
+    }
     if (url.pathname === "/healthz") return new Response("ok\n");
     if (url.pathname === "/readyz")
       return ready(ctx.deps) ? new Response("ready\n") : new Response("not ready\n", { status: 503 });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -210,5 +211,67 @@ describe("writes", () => {
     deps.gate().revoke({ all: true }, deps.clock.now());
     expect(await call("fs_write", { path: "g.txt", content: "x" })).toMatchObject({ code: "core.grant.required" });
     expect(existsSync(join(root, "g.txt"))).toBe(false);
+  });
+});
+
+describe("rta's own dirs under a root", () => {
+  test("no write moves, removes or plants anything in them, nor in a directory above them", async () => {
+    const home = realpathSync(tempDir());
+    const dirs = { data: join(home, ".local/share/rta"), config: join(home, ".config/rta") };
+    mkdirSync(dirs.data, { recursive: true });
+    writeFileSync(join(dirs.data, "agent-log.jsonl"), "{}\n");
+    mkdirSync(join(home, ".config"));
+    deps = { ...deps, roots: new PathGate([home], agentRules(dirs)) };
+    const withheld = { code: "core.path.withheld" };
+    expect(await call("fs_move", { from: ".local/share/rta", to: "loot" })).toMatchObject(withheld);
+    expect(await call("fs_move", { from: ".local", to: "moved" })).toMatchObject(withheld);
+    expect(await call("fs_rm", { path: ".local", recursive: true })).toMatchObject(withheld);
+    expect(await call("fs_write", { path: ".local/share/rta/planted", content: "x" })).toMatchObject(withheld);
+    expect(await call("fs_move", { from: "nothing-yet", to: ".local/share/rta/x" })).toMatchObject(withheld);
+    // not yet made: neither it nor anything in it is made for an agent
+    expect(await call("fs_mkdir", { path: ".config/rta/x", parents: true })).toMatchObject(withheld);
+    expect(await call("fs_write", { path: ".config/rta", content: "x" })).toMatchObject(withheld);
+    expect(existsSync(dirs.config)).toBe(false);
+    expect(readdirSync(dirs.data)).toEqual(["agent-log.jsonl"]);
+    // beside them, writes go on as before
+    expect(await call("fs_mkdir", { path: ".local/share/other", parents: true })).toMatchObject({ value: {} });
+  });
+
+  test("a root that is one of them is refused as a whole", async () => {
+    const dirs = testDeps().dirs;
+    mkdirSync(dirs.data, { recursive: true });
+    deps = { ...deps, roots: new PathGate([dirs.data], agentRules(dirs)) };
+    expect(await call("fs_list", { path: "." })).toMatchObject({ code: "core.path.withheld" });
+    expect(await call("fs_write", { path: "new.txt", content: "x" })).toMatchObject({ code: "core.path.withheld" });
+  });
+});
+
+describe("what a write keeps and what a walk passes by", () => {
+  test("a rewrite keeps the permission bits and never setuid, setgid or sticky", async () => {
+    writeFileSync(join(root, "build.log"), "old\n");
+    chmodSync(join(root, "build.log"), 0o6755);
+    expect(await call("fs_write", { path: "build.log", content: "new\n", mode: "append" })).toMatchObject({
+      value: { bytes: 8 },
+    });
+    expect(statSync(join(root, "build.log")).mode & 0o7777).toBe(0o755);
+  });
+
+  test("a name of 255 bytes in a wide script is written whole", async () => {
+    const name = "€".repeat(85);
+    expect(await call("fs_write", { path: name, content: "x" })).toMatchObject({ value: { created: true } });
+    expect(readFileSync(join(root, name), "utf8")).toBe("x");
+  });
+
+  test("fs_grep passes by every git credential store fs_read refuses", async () => {
+    for (const f of [".git/modules/lib/config", ".git/worktrees/wt/config.worktree", ".config/git/credentials"]) {
+      mkdirSync(join(root, f, ".."), { recursive: true });
+      writeFileSync(join(root, f), "password = NEEDLE\n");
+      expect(await call("fs_read", { path: f })).toMatchObject({ code: "core.path.withheld" });
+    }
+    writeFileSync(join(root, "plain.txt"), "NEEDLE\n");
+    const out = await call("fs_grep", { pattern: "NEEDLE", path: "." });
+    expect(JSON.stringify(out)).toContain("plain.txt");
+    expect(JSON.stringify(out)).not.toContain("config");
+    expect(JSON.stringify(out)).not.toContain("credentials");
   });
 });

@@ -82,6 +82,16 @@ const cases: Case[] = [
   ],
   [`"notes/${DATA}" does not exist`, `"notes/${DATA}" does not exist`, [`notes/${DATA}`]],
   ["", ""],
+  // a short string the agent sent does not switch redaction off around it
+  [`${DATA}/kv.age and Authorization: Bearer abc123`, "<data dir>/kv.age and Authorization: ***", ["a", "/", ":", "e"]],
+  [`https://admin:hunter2@h.test/?token=s3cret`, "https://***@h.test/?token=***", ["h", "t"]],
+  // places at the end of a sentence, after a scheme, and secrets in other spellings
+  [`it is kept in ${DATA}.`, "it is kept in <data dir>."],
+  [`file://${DATA}/gate.db`, "file://<data dir>/gate.db"],
+  ["the token rta_AbCdEfGhIjKlMnOpQrStUvWxYz0123 was sent", "the token *** was sent"],
+  ['{"token": "abc123", "user": "u"}', '{"token": "***", "user": "u"}'],
+  ["password: hunter2", "password: ***"],
+  ["https://x.test/cb#access_token=abc123", "https://x.test/cb#access_token=***"],
 ];
 
 describe("the redaction corpus", () => {

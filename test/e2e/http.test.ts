@@ -125,6 +125,26 @@ describe("Host and Origin", () => {
     expect((await post({ ...auth, origin: `http://localhost:${srv.port}` })).status).toBe(200);
     expect((await post({ ...auth, host: `localhost:${srv.port}` })).status).toBe(200);
   });
+
+  test("a Host that is no host name at all is a 4xx, never a 500", async () => {
+    const { connect } = await import("node:net");
+    for (const host of ["[::1", "a b", "%zz"]) {
+      const reply = await new Promise<string>((resolve) => {
+        const sock = connect(srv.port, "127.0.0.1", () => {
+          sock.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+        });
+        let out = "";
+        sock.on("data", (d) => {
+          out += d.toString();
+        });
+        sock.on("close", () => resolve(out));
+        sock.on("error", () => resolve(out));
+        setTimeout(() => sock.destroy(), 3000);
+      });
+      expect(reply).toMatch(/^HTTP\/1\.1 4\d\d /);
+      expect(reply).not.toContain("bunfs");
+    }
+  });
 });
 
 describe("request bodies", () => {

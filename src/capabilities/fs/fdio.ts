@@ -23,7 +23,7 @@ import {
 } from "node:fs";
 import type { PathAccess } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { inFd } from "../../gate/pathGate.ts";
+import { inFd, isGitSecret } from "../../gate/pathGate.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL } = constants;
 
@@ -110,7 +110,8 @@ export function openChild(dirFd: number, name: string, dir: boolean, gate: PathA
 }
 
 function isGitSecretName(real: string): boolean {
-  return /\/\.git\/(config(\..*)?|credentials)$/.test(real) || real.endsWith("/.git-credentials");
+  const parts = real.split("/");
+  return isGitSecret(parts.slice(0, -1), parts[parts.length - 1] as string);
 }
 
 export interface WalkEntry {
@@ -159,7 +160,8 @@ export function walk(
  * over the name. A link at the name is replaced, never written through.
  */
 export function atomicWrite(parentFd: number, name: string, data: Uint8Array, mode = 0o644): void {
-  const temp = `.${name.slice(0, 200)}.rta-${randomBytes(4).toString("hex")}.tmp`;
+  // a name is at most 255 bytes: the temporary one keeps a prefix of it short enough, counted in bytes
+  const temp = `.${Buffer.from(name).subarray(0, 200).toString("utf8")}.rta-${randomBytes(4).toString("hex")}.tmp`;
   const fd = openSync(inFd(parentFd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   try {
     let off = 0;

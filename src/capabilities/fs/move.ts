@@ -15,7 +15,6 @@ export const fsMove = define({
     to: { type: "string", description: "where to put it", required: true, path: "write", positional: true },
     overwrite: { type: "boolean", description: "replace a file already at the destination", default: false },
   },
-  record: "from",
   result: { shape: "object" },
   examples: [{ command: "rta fs move draft.md final.md", note: "rename a file" }],
   async run(args, ctx) {

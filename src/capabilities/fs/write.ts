@@ -47,7 +47,8 @@ export const fsWrite = define({
     let data: Buffer = content;
     let fileMode = 0o644;
     if (p.existing?.isFile()) {
-      fileMode = p.existing.mode & 0o7777;
+      // the permission bits carry over; setuid, setgid and sticky never do (the new file is the server's)
+      fileMode = p.existing.mode & 0o777;
       if (mode === "append") data = Buffer.concat([readExisting(p), content]);
     }
     atomicWrite(p.parentFd, p.name, data, fileMode);
@@ -56,9 +57,13 @@ export const fsWrite = define({
 });
 
 function readExisting(p: WritePath): Buffer {
-  const fd = openSync(inFd(p.parentFd, p.name), constants.O_RDONLY | constants.O_NOFOLLOW);
+  // Opened again by name: it must still be the file the gate checked, and never block (a FIFO swapped in).
+  const fd = openSync(inFd(p.parentFd, p.name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const size = fstatSync(fd).size;
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.dev !== p.existing?.dev || st.ino !== p.existing?.ino)
+      throw new RtaError("core.path.symlink", `${JSON.stringify(p.sent)} changed while it was opened`, "try again");
+    const size = st.size;
     if (size > APPEND_MAX_BYTES) {
       throw new RtaError(
         "fs.notfile",

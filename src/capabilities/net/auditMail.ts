@@ -6,7 +6,7 @@
  */
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { normalHost } from "./destination.ts";
+import { checkedHost } from "./destination.ts";
 import { dnsServers } from "./dns.ts";
 import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
 import { fetchFollowing } from "./http.ts";
@@ -205,11 +205,9 @@ async function mtaStsFinding(
       fix: `publish _mta-sts.${domain} and a policy at https://mta-sts.${domain}/.well-known/mta-sts.txt`,
     };
   const policyHost = `mta-sts.${domain}`;
-  // The policy lives at a fixed name under the domain: a grant that names the domain covers it.
-  const policyCtx: RunContext = ctx.grant?.host === domain ? { ...ctx, grant: { host: policyHost } } : ctx;
   try {
     const url = new URL(`https://${policyHost}${port === 443 ? "" : `:${port}`}/.well-known/mta-sts.txt`);
-    const f = await fetchFollowing("GET", url, { ...args, timeout: 8 }, policyCtx, "audit.mail");
+    const f = await fetchFollowing("GET", url, { ...args, timeout: 8 }, ctx, "audit.mail");
     const mode = f.response.body.toString("utf8").match(/^mode:\s*(\w+)/m)?.[1];
     if (f.response.status !== 200 || !mode)
       return {
@@ -259,7 +257,7 @@ export const auditMail = define({
     { command: "rta audit mail example.com --selectors google,s1", note: "the mail findings for example.com" },
   ],
   async run(args, ctx) {
-    const domain = normalHost(String(args.domain));
+    const domain = checkedHost(String(args.domain));
     const servers = dnsServers(args.server);
     const mx = await query(domain, "MX", servers);
     if (mx.rcode === "NXDOMAIN")

@@ -8,6 +8,7 @@
 import { isIP } from "node:net";
 import type { RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import { hostOf } from "../../gate/argsDigest.ts";
 import { type AddressClass, classify, isSensitive } from "./addressClass.ts";
 import { dnsServers } from "./dns.ts";
 import { query } from "./resolver.ts";
@@ -19,12 +20,22 @@ export interface Destination {
   kind: AddressClass;
 }
 
-/** A host name or address as a grant and a TLS handshake see it: lowercase, no brackets, no final dot. */
+/** A host name or address as a grant and a TLS handshake see it: the URL parser's spelling (see hostOf). */
 export function normalHost(host: string): string {
-  return host
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "")
-    .toLowerCase();
+  return hostOf(host) ?? host;
+}
+
+/** A host name or address, normalized; anything else is refused as net.badhost before any packet is sent. */
+export function checkedHost(raw: string): string {
+  const host = normalHost(raw);
+  if (isIP(host) === 0 && !HOST.test(host)) {
+    throw new RtaError(
+      "net.badhost",
+      `${JSON.stringify(raw)} is not a host name or address`,
+      "send a host such as example.com or an address",
+    );
+  }
+  return host;
 }
 
 /** The TLS server name for a host: none for an address, which SNI does not carry. */
@@ -41,15 +52,9 @@ export async function resolveDestination(
   server: unknown,
   capName: string,
 ): Promise<Destination> {
-  const host = normalHost(rawHost);
+  const host = checkedHost(rawHost);
   let address = host;
   if (isIP(host) === 0) {
-    if (!HOST.test(host))
-      throw new RtaError(
-        "net.badhost",
-        `${JSON.stringify(rawHost)} is not a host name or address`,
-        "send a host such as example.com or an address",
-      );
     const servers = dnsServers(server);
     const v4 = await query(host, "A", servers);
     const found =

@@ -9,7 +9,7 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
-import type { AgentOrigin } from "../../../src/core/call.ts";
+import { type AgentOrigin, type Origin, person } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
 import { type DnsTestServer, startDnsServer } from "../../support/dnsServer.ts";
 import { grantFor, testDeps } from "../../support/fixtures.ts";
@@ -102,6 +102,7 @@ async function audit(
   tool: string,
   host: string,
   args: Record<string, unknown>,
+  origin: Origin = agent,
 ): Promise<Record<string, [string, string]>> {
   const deps = testDeps();
   mkdirSync(deps.dirs.config, { recursive: true });
@@ -110,7 +111,11 @@ async function audit(
     `[defaults.audit]\nserver = "${dns.address}"\nca_file = "${ca.caFile}"\n`,
   );
   grantFor(deps, { target: "audit", host });
-  const out = await runCall({ capability: tool, args, origin: agent }, builtinCatalogue(), deps);
+  const out = await runCall(
+    { capability: origin.kind === "person" ? tool.replace("_", ".") : tool, args, origin },
+    builtinCatalogue(),
+    deps,
+  );
   if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
   const rows = (out.value as { rows: string[][] }).rows;
   return Object.fromEntries(rows.map((r) => [r[0] as string, [r[1] as string, r[2] as string]]));
@@ -154,11 +159,16 @@ describe("audit.web", () => {
 
 describe("audit.mail", () => {
   test("a known-good domain: MX, SPF, DMARC, DKIM, MTA-STS and TLS-RPT all ok", async () => {
-    const f = await audit("audit_mail", "good.test", {
-      domain: "good.test",
-      selectors: "s1",
-      https_port: port.goodHttps,
-    });
+    const f = await audit(
+      "audit_mail",
+      "good.test",
+      {
+        domain: "good.test",
+        selectors: "s1",
+        https_port: port.goodHttps,
+      },
+      person,
+    );
     expect(Object.fromEntries(Object.entries(f).map(([k, [sev]]) => [k, sev]))).toEqual({
       mx: "ok",
       spf: "ok",
@@ -168,6 +178,27 @@ describe("audit.mail", () => {
       "tls-rpt": "ok",
     });
     expect(f.spf?.[1]).toBe("SPF ends in -all, 1 lookup of 10");
+  });
+
+  test("an agent's grant for the domain does not stretch to the policy host on a private address", async () => {
+    const f = await audit("audit_mail", "good.test", {
+      domain: "good.test",
+      selectors: "s1",
+      https_port: port.goodHttps,
+    });
+    expect(f.mx?.[0]).toBe("ok");
+    expect(f["mta-sts"]?.[0]).not.toBe("ok");
+  });
+
+  test("a domain that is not a bare host name is refused before any lookup", async () => {
+    const deps = testDeps();
+    const out = await runCall(
+      { capability: "audit.mail", args: { domain: "evil.com://example.test/.evil.com" }, origin: person },
+      builtinCatalogue(),
+      deps,
+    );
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.error.code).toBe("net.badhost");
   });
 
   test("a known-bad domain: no MX, SPF past ten lookups, DMARC p=none, no DKIM, no MTA-STS, no TLS-RPT", async () => {
