@@ -132,6 +132,7 @@ export const codes = {
   "net.unreachable": { doc: "the destination refused the connection or could not be reached", exit: Exit.failure },
   "net.tls": { doc: "the TLS handshake failed", exit: Exit.failure },
   "net.tool.missing": { doc: "a system tool the capability runs is not installed", exit: Exit.unavailable },
+  "core.call.cancelled": { doc: "the caller cancelled the call before it finished", exit: Exit.failure },
   "core.internal": {
     doc: "rta failed in a way it did not expect; the message is kept bare on purpose",
     exit: Exit.failure,

@@ -208,6 +208,17 @@ export class PathGate {
     const stack: number[] = [rootFd];
     const rel: string[] = [];
     const queue = parts.filter((p) => p !== "" && p !== ".");
+    // With parents to make, a path that climbs above its root as written is refused before any is made.
+    if (makeParents) {
+      let depth = 0;
+      for (const p of queue) {
+        depth += p === ".." ? -1 : 1;
+        if (depth < 0) {
+          closeSync(rootFd);
+          throw code("outside", sent, "climbs above its root", OUTSIDE_HINT);
+        }
+      }
+    }
     let hops = 0;
     const top = () => stack[stack.length - 1] as number;
     const leave = (keep = 0) => {
@@ -253,6 +264,8 @@ export class PathGate {
             continue;
           }
           if (e === "ENOENT" || e === "ENOTDIR") throw notFound(sent);
+          if (e === "ENAMETOOLONG")
+            throw code("invalid", sent, "has a name longer than the file system allows", "send a shorter name");
           if (e === "EACCES")
             throw code(
               "unreadable",

@@ -8,6 +8,7 @@ import {
   realpathSync,
   statSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -133,6 +134,25 @@ describe("reads", () => {
   test("fs_hash is sha256", async () => {
     const h = (await call("fs_hash", { path: "README.md" })) as { value: { sha256: string } };
     expect(h.value.sha256).toBe(new Bun.CryptoHasher("sha256").update("# title\nline two\nline three\n").digest("hex"));
+  });
+
+  test("fs_hash of a large file lets the server go on, and stops when the call is cancelled", async () => {
+    writeFileSync(join(root, "disk.img"), "");
+    truncateSync(join(root, "disk.img"), 64 * 1024 * 1024);
+    let done = false;
+    const hashing = call("fs_hash", { path: "disk.img" }).then((r) => {
+      done = true;
+      return r;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false);
+    expect(await hashing).toMatchObject({ value: { size: 64 * 1024 * 1024 } });
+    const stop = new AbortController();
+    stop.abort();
+    const out = await runCall({ capability: "fs_hash", args: { path: "disk.img" }, origin }, catalogue, deps, {
+      signal: stop.signal,
+    });
+    expect(out.ok ? "ran" : out.error.code).toBe("core.call.cancelled");
   });
 
   test("log_tail: the last lines, with a filter", async () => {
@@ -274,4 +294,25 @@ describe("what a write keeps and what a walk passes by", () => {
     expect(JSON.stringify(out)).not.toContain("config");
     expect(JSON.stringify(out)).not.toContain("credentials");
   });
+});
+
+describe("mistakes the kernel would otherwise report raw", () => {
+  test("a name past 255 bytes, a move into itself, a directory over a file: each a code, none internal", async () => {
+    expect(await call("fs_read", { path: "x".repeat(300) })).toMatchObject({ code: "core.path.invalid" });
+    expect(await call("fs_write", { path: `src/${"y".repeat(300)}`, content: "x" })).toMatchObject({
+      code: "core.path.invalid",
+    });
+    expect(await call("fs_move", { from: "src", to: "src/deep/src" })).toMatchObject({ code: "core.input.invalid" });
+    expect(await call("fs_move", { from: "src/deep", to: "README.md", overwrite: true })).toMatchObject({
+      code: "fs.exists",
+    });
+    expect(readFileSync(join(root, "README.md"), "utf8")).toContain("# title");
+  });
+});
+
+test("fs_mkdir with parents makes nothing for a path that climbs out", async () => {
+  expect(await call("fs_mkdir", { path: "n1/n2/../../../x", parents: true })).toMatchObject({
+    code: "core.path.outside",
+  });
+  expect(existsSync(join(root, "n1"))).toBe(false);
 });

@@ -1,6 +1,7 @@
 /** fs.hash: the sha256 of a file, read through its descriptor in chunks. */
 import { createHash } from "node:crypto";
 import { define } from "../../core/capability.ts";
+import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { notFile, readRange } from "./fdio.ts";
@@ -25,6 +26,14 @@ export const fsHash = define({
       if (chunk.length === 0) break;
       hash.update(chunk);
       pos += chunk.length;
+      // A file of many gigabytes takes a while: the server goes on answering, and a cancelled call stops here.
+      await new Promise((r) => setImmediate(r));
+      if (ctx.signal.aborted)
+        throw new RtaError(
+          "core.call.cancelled",
+          `hashing ${JSON.stringify(p.sent)} was cancelled`,
+          "call again to start over",
+        );
     }
     return object({ path: p.sent, sha256: hash.digest("hex"), size: pos });
   },

@@ -37,7 +37,20 @@ export const fsMove = define({
     try {
       renameSync(inFd(from.parentFd, from.name), inFd(to.parentFd, to.name));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EXDEV") {
+      const e = (err as NodeJS.ErrnoException).code;
+      if (e === "EINVAL")
+        throw new RtaError(
+          "core.input.invalid",
+          `${JSON.stringify(from.sent)} cannot be moved inside itself`,
+          "choose a destination outside it",
+        );
+      if (e === "ENOTDIR")
+        throw new RtaError(
+          "fs.exists",
+          `${JSON.stringify(to.sent)} is a file, which a directory cannot replace`,
+          "remove it first, or choose another name",
+        );
+      if (e === "EXDEV") {
         throw new RtaError(
           "fs.exists",
           "the two paths are on different file systems, so it cannot be moved in one step",
