@@ -316,3 +316,18 @@ test("fs_mkdir with parents makes nothing for a path that climbs out", async () 
   });
   expect(existsSync(join(root, "n1"))).toBe(false);
 });
+
+test("fs_read by lines counts a long line before the range without holding it, and cuts one inside it", async () => {
+  writeFileSync(join(root, "long.txt"), `${"a".repeat(3 * 1024 * 1024)}\nsecond\nthird\n`);
+  expect(await call("fs_read", { path: "long.txt", from_line: 2, lines: 1 })).toEqual({
+    type: "text",
+    text: "second\n[more lines follow: read on with from_line=3]",
+  });
+  expect(await call("fs_read", { path: "long.txt", from_line: 9 })).toEqual({
+    type: "text",
+    text: "[the file has 3 lines]",
+  });
+  const first = (await call("fs_read", { path: "long.txt", from_line: 1, lines: 1 })) as { text: string };
+  expect(first.text.length).toBeLessThan(1024 * 1024 + 200);
+  expect(first.text).toContain("read it by offset instead");
+});

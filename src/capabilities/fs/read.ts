@@ -53,7 +53,9 @@ export const fsRead = define({
     const length = args.length as number;
     if (args.from_line !== undefined || args.lines !== undefined) {
       return text(
-        readLines(
+        await readLines(
+          ctx.signal,
+          p.sent,
           p.fd,
           size,
           (args.from_line as number | undefined) ?? 1,
@@ -71,8 +73,20 @@ export const fsRead = define({
   },
 });
 
-/** Lines `from`..`from+count-1`, reading chunk by chunk and holding only those lines (at most `budget` bytes). */
-function readLines(fd: number, size: number, from: number, count: number, budget: number): string {
+/**
+ * Lines `from`..`from+count-1`, reading chunk by chunk and holding only those
+ * lines (at most `budget` bytes). A line before them is counted, never held,
+ * however long it is; between chunks the server goes on answering others.
+ */
+async function readLines(
+  signal: AbortSignal,
+  sent: string,
+  fd: number,
+  size: number,
+  from: number,
+  count: number,
+  budget: number,
+): Promise<string> {
   let line = 1;
   let pos = 0;
   let carry = "";
@@ -83,6 +97,8 @@ function readLines(fd: number, size: number, from: number, count: number, budget
     pos += chunk.length;
     const parts = (carry + chunk.toString("utf8")).split("\n");
     carry = parts.pop() ?? "";
+    // the rest of a line not kept only has to be known to be there
+    if (line + parts.length < from && carry !== "") carry = " ";
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as string;
       if (line >= from && line < from + count) {
@@ -96,6 +112,15 @@ function readLines(fd: number, size: number, from: number, count: number, budget
         return `${kept.join("\n")}${more ? `\n[more lines follow: read on with from_line=${line}]` : ""}`;
       }
     }
+    if (line >= from && keptBytes + Buffer.byteLength(carry) > budget)
+      return `${kept.join("\n")}\n[cut at ${budget} bytes: line ${line} is longer; read it by offset instead]`;
+    await new Promise((r) => setImmediate(r));
+    if (signal.aborted)
+      throw new RtaError(
+        "core.call.cancelled",
+        `reading ${JSON.stringify(sent)} was cancelled`,
+        "call again to start over",
+      );
   }
   if (carry !== "" && line >= from && line < from + count) kept.push(carry);
   if (kept.length === 0 && from > 1) return `[the file has ${carry === "" ? line - 1 : line} lines]`;
