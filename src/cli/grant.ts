@@ -15,6 +15,7 @@ import { argsDigest, hostOf } from "../gate/argsDigest.ts";
 import { checkDeclaration } from "../gate/declaration.ts";
 import { fill } from "../gate/fill.ts";
 import type { Grant } from "../gate/gateStore.ts";
+import { recordKey } from "../gate/grants.ts";
 import { checkCeiling } from "../gate/policy.ts";
 import { checkShape } from "../gate/shape.ts";
 import { processDeps } from "./deps.ts";
@@ -69,6 +70,32 @@ export function resolveTarget(cli: Cli, target: string): { cap?: Capability; are
   );
 }
 
+/** A grant's --host: a host name or address alone, on a capability (or an area with one) that reaches a host. */
+function grantHost(cli: Cli, target: string, cap: Capability | undefined, value: string): string {
+  const caps = cap ? [cap] : cli.catalogue.all().filter((c) => c.area === target);
+  if (!caps.some((c) => c.reaches !== undefined))
+    throw new RtaError(
+      "core.input.invalid",
+      `${target} reaches no host, so --host would narrow nothing`,
+      "leave --host out",
+    );
+  const text = value.trim();
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? hostOf(text, true) : null;
+  const host = url ?? hostOf(text);
+  const port = url === null && /^(\[[^\]]*\]|[^:[\]]+):\d+$/.test(text);
+  if (url !== null || port || host === null || !/^([a-z0-9-]+(\.[a-z0-9-]+)*|[0-9a-f:.]+)$/.test(host)) {
+    const plain = url ?? (port ? hostOf(text.replace(/:\d+$/, "")) : null);
+    throw new RtaError(
+      "core.input.invalid",
+      `--host ${JSON.stringify(value)} is not a host name`,
+      plain
+        ? `a grant names the host alone: --host ${plain}`
+        : "give a host name or an address, e.g. --host example.com",
+    );
+  }
+  return host;
+}
+
 export function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): number {
   const { io } = cli;
   try {
@@ -94,6 +121,17 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     if (record !== undefined && cap?.record === undefined) {
       throw new RtaError("core.input.invalid", `${target} has no record to narrow a grant to`, "leave the record out");
     }
+    // An empty narrowing would be read as none at all: a grant for every record or host.
+    for (const [flag, value] of [
+      ["the record", record],
+      ["--host", opts.host],
+      ["--connection", opts.connection],
+      ["--profile", opts.profile],
+    ] as const) {
+      if (value !== undefined && value.trim() === "")
+        throw new RtaError("core.input.invalid", `${flag} is empty`, `give ${flag} a value, or leave it out`);
+    }
+    const host = opts.host !== undefined ? grantHost(cli, target, cap, opts.host) : null;
     const deps = processDeps(io.env);
     let digest: string | null = null;
     if (opts.args !== undefined) {
@@ -112,11 +150,11 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     const now = deps.clock.now();
     const grant = deps.gate().issue({
       target,
-      record: record ?? null,
+      record: record !== undefined && cap ? recordKey(cap, record) : null,
       agent: opts.agent,
       connection: opts.connection ?? null,
       profile: opts.profile ?? null,
-      host: opts.host !== undefined ? hostOf(opts.host) : null,
+      host,
       args_digest: digest,
       max_uses: maxUses,
       issued_at: now,

@@ -87,6 +87,12 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots);
   }
   if (address) return serveHttp(cli, deps, roots, recordFile, session, record, address, opts, agent, maxResult);
+  record.append(sessionMark("start", session, new Date(), "stdio"));
+  // A client that stops its server with a signal (as the SDK's does when stdin's end is not enough) still gets
+  // the session's end line, so the record does not read as cut.
+  const signalled = new Promise<"signal">((resolve) => {
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve("signal"));
+  });
   io.err("rta mcp server listening on stdio\n");
   io.err(`path arguments confined to: ${roots.join(", ")}\n`);
   io.err(`record: ${recordFile} (session ${session})\n`);
@@ -100,7 +106,6 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
       io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
   }
 
-  record.append(sessionMark("start", session, new Date(), "stdio"));
   const transport = new BoundedStdioTransport({
     input: process.stdin,
     output: process.stdout,
@@ -128,7 +133,11 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
       if (io.env.RTA_DEBUG) io.err(`rta: protocol: ${err.message}\n`);
     },
   });
-  await transport.ended();
+  if ((await Promise.race([transport.ended().then(() => "ended" as const), signalled])) === "signal") {
+    record.append(sessionMark("end", session, new Date(), "stdio"));
+    record.close();
+    process.exit(Exit.ok);
+  }
   await handle.close();
   record.append(sessionMark("end", session, new Date(), "stdio"));
   record.close();

@@ -7,6 +7,7 @@
  * The team ceiling is applied again here, in case the policy changed since
  * the grant was issued.
  */
+import { posix } from "node:path";
 import type { AgentOrigin, Call } from "../core/call.ts";
 import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
@@ -49,7 +50,7 @@ export function spendGrant(
 }
 
 export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }, args: Args, now: number): GrantQuery {
-  const record = cap.record !== undefined && args[cap.record] !== undefined ? String(args[cap.record]) : null;
+  const record = cap.record !== undefined && args[cap.record] !== undefined ? recordKey(cap, args[cap.record]) : null;
   return {
     targets: gateTargets(cap),
     agent: call.origin.name,
@@ -60,6 +61,17 @@ export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }
     args_digest: argsDigest(args),
     now,
   };
+}
+
+/**
+ * The record a grant is narrowed to, as it is compared: a path is compared
+ * written plainly, so `./notes/a.md` and `notes//a.md` are `notes/a.md`.
+ */
+export function recordKey(cap: Capability, value: unknown): string {
+  const text = String(value);
+  if (cap.record === undefined || cap.inputs[cap.record]?.path === undefined || text === "") return text;
+  const plain = posix.normalize(text).replace(/(.)\/+$/, "$1");
+  return plain.startsWith("./") ? plain.slice(2) : plain;
 }
 
 function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: number): RtaError {

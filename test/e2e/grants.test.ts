@@ -57,6 +57,42 @@ describe("the hint works", () => {
   });
 });
 
+describe("what a grant is narrowed to", () => {
+  test("a URL or a port is refused with the host alone in the hint; a path record is compared written plainly", async () => {
+    const { env, data, config } = dirsEnv();
+    const url = await rta(
+      ["grant", "allow", "http.get", "--agent", "claude", "--ttl", "5m", "--host", "https://Example.test/x"],
+      { env },
+    );
+    expect(url.stderr).toContain("--host example.test");
+    const port = await rta(["grant", "allow", "http", "--agent", "claude", "--ttl", "5m", "--host", "127.0.0.1:8080"], {
+      env,
+    });
+    expect(port.stderr).toContain("--host 127.0.0.1");
+    expect(
+      (await rta(["grant", "allow", "http.get", "--agent", "claude", "--ttl", "5m", "--host", "127.0.0.1"], { env }))
+        .code,
+    ).toBe(0);
+    expect(
+      (await rta(["grant", "allow", "fs.write", "./plans//a", "--agent", "claude", "--ttl", "5m"], { env })).stdout,
+    ).toContain("plans/a");
+    const root = tempDir();
+    const s = await connect("modern", ["--agent", "claude", "--root", root], {
+      dataDir: data,
+      env: { RTA_CONFIG_DIR: config },
+    });
+    try {
+      expect(
+        (await rta(["grant", "allow", "fs.write", "./b.txt", "--agent", "claude", "--ttl", "5m"], { env })).code,
+      ).toBe(0);
+      const ok = await s.client.callTool({ name: "fs_write", arguments: { path: "b.txt", content: "x" } });
+      expect(resultJson(ok)).toMatchObject({ type: "object", value: { created: true } });
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe("locks", () => {
   test("a lock set while the server runs stops the agent's next call, free reads included; lifting it restores them", async () => {
     const { data, config, env } = dirsEnv();
@@ -169,6 +205,18 @@ describe("the grant verbs on the command line", () => {
       [["grant", "allow", "note.add", "--agent", "claude"], "core.cli.usage"],
       [["grant", "allow", "note.rm", "--agent", "claude", "--ttl", "5m", "--args", "{bad"], "core.input.invalid"],
       [["grant", "allow", "note.rm", "--agent", "claude", "--ttl", "5m", "--args", '{"idd":"x"}'], "core.mcp.badargs"],
+      // an empty narrowing would be none at all
+      [["grant", "allow", "http.get", "--agent", "claude", "--ttl", "5m", "--host", ""], "core.input.invalid"],
+      [["grant", "allow", "note.rm", "", "--agent", "claude", "--ttl", "5m"], "core.input.invalid"],
+      // a host is a name or an address alone, on something that reaches one
+      [
+        ["grant", "allow", "http.get", "--agent", "claude", "--ttl", "5m", "--host", "not a host"],
+        "core.input.invalid",
+      ],
+      [
+        ["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "5m", "--host", "example.test"],
+        "core.input.invalid",
+      ],
     ] as [string[], string][]) {
       const r = await rta(args, { env });
       expect({ args, ok: r.stderr.includes(`(${code})`) }).toEqual({ args, ok: true });

@@ -142,3 +142,29 @@ describe("redaction, end to end", () => {
     }
   });
 });
+
+describe("a server stopped by a signal", () => {
+  test("SIGTERM, SIGINT or SIGHUP still writes the session's end line, so --verify finds nothing cut", async () => {
+    const data = tempDir();
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() };
+    for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+      const proc = Bun.spawn([RTA, "mcp", "serve", "--root", tempDir()], {
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const reader = proc.stderr.getReader();
+      let banner = "";
+      while (!banner.includes("(session ")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        banner += new TextDecoder().decode(value);
+      }
+      proc.kill(sig);
+      expect(await proc.exited).toBe(0);
+    }
+    const verified = JSON.parse((await rta(["agent", "log", "--verify"], { env })).stdout);
+    expect(verified).toMatchObject({ sessions: 3, problems: [], open: [] });
+  });
+});

@@ -76,7 +76,7 @@ export async function resolveDestination(
     if (named !== host && named !== address) {
       throw new RtaError(
         "net.destination.private",
-        `${host} is ${host === address ? "" : `at ${address}, `}a ${kind} address, which only a grant naming it may reach`,
+        `${host} is ${host === address ? "" : `at ${address}, `}${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} address, which only a grant naming it may reach`,
         `a person can allow it by running \`rta grant allow ${capName} --agent ${ctx.origin.name} --ttl 5m --host ${host}\``,
       );
     }

@@ -82,6 +82,9 @@ export async function exchange(
     }
     const req = (secure ? https : http).request(options, (res) => {
       headersAt = performance.now();
+      // the headers came: their timer (and the connect one) stop, the body's starts
+      for (const t of timers) clearTimeout(t);
+      timers.length = 0;
       const socket = res.socket as TLSSocket | null;
       const tls =
         secure && socket

@@ -32,6 +32,11 @@ function handler(who: string): http.RequestListener {
     if (req.url === "/redirect-other") return res.writeHead(302, { location: `http://b.test:${port}/landed` }).end();
     if (req.url === "/redirect-same") return res.writeHead(301, { location: "/landed" }).end();
     if (req.url === "/slow") return setTimeout(() => res.end("late"), 3000);
+    if (req.url === "/stall") {
+      res.writeHead(200, { "content-length": "100" });
+      res.write("x");
+      return setTimeout(() => res.destroy(), 3000);
+    }
     if (req.url === "/big")
       return res
         .writeHead(200, { "content-type": "text/plain", "content-length": String(5 * 1024 * 1024) })
@@ -175,6 +180,14 @@ describe("http.get", () => {
     expect(r).toMatchObject({
       code: "net.timeout",
       message: `a.test:${port} did not send its response headers within 1000 ms`,
+    });
+  });
+
+  test("a server that sends its headers and stalls its body times out on the body, not the headers", async () => {
+    const r = await get(setup([{ host: "a.test" }]), { url: `http://a.test:${port}/stall`, timeout: 1 });
+    expect(r).toMatchObject({
+      code: "net.timeout",
+      message: `a.test:${port} sent its headers but not its body within 1000 ms`,
     });
   });
 
