@@ -3,7 +3,7 @@
  * the grant store) and prints each finding with its fix. Exits 0 when all is
  * well. Never a tool.
  */
-import { accessSync, closeSync, constants, existsSync, openSync, readFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
@@ -33,6 +33,13 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
     ["config dir", d.config],
   ] as const) {
     if (!existsSync(dir)) add(name, "note", `${dir} does not exist yet`, "nothing to do: rta makes it on first use");
+    else if (!statSync(dir).isDirectory())
+      add(
+        name,
+        "fail",
+        `${dir} is not a directory`,
+        `move it aside, or point ${name === "data dir" ? "RTA_DATA_DIR" : "RTA_CONFIG_DIR"} at a directory`,
+      );
     else {
       try {
         accessSync(dir, constants.W_OK | constants.X_OK);

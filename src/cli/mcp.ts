@@ -200,6 +200,7 @@ export function install(cli: Cli, client: string, opts: InstallOptions): number 
     reg = registration(client, {
       binary: process.execPath,
       roots: opts.root,
+      env: io.env,
       ...(agent ? { agent } : {}),
       ...(maxResultMiB ? { maxResultMiB } : {}),
     });
@@ -208,7 +209,10 @@ export function install(cli: Cli, client: string, opts: InstallOptions): number 
   }
   const file = configPath(client);
   if (!opts.write) {
-    if (asJson) io.out(`${JSON.stringify({ client, file, command: reg.command, args: reg.args })}\n`);
+    if (asJson)
+      io.out(
+        `${JSON.stringify({ client, file, command: reg.command, args: reg.args, ...(reg.env ? { env: reg.env } : {}) })}\n`,
+      );
     else io.out(`# add this to ${file} (or run again with --write to merge it in)\n${renderRegistration(reg)}`);
     return Exit.ok;
   }
@@ -286,6 +290,17 @@ async function serveHttp(
   }
   const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
   io.err(`rta mcp server listening on http://${host}:${server.port}/mcp\n`);
+  try {
+    const now = deps.clock.now();
+    const live = deps
+      .gate()
+      .tokens()
+      .filter((t) => t.revoked_at === null && (t.expires_at === null || t.expires_at > now));
+    if (live.length === 0)
+      io.err("rta: no tokens yet, so every request is refused: make one with `rta mcp token new --agent NAME`\n");
+  } catch {
+    // the store's trouble is said where a call meets it
+  }
   io.err(`path arguments confined to: ${roots.join(", ")}\n`);
   io.err(`record: ${recordFile} (session ${session})\n`);
   for (const root of deps.roots.status()) {

@@ -149,9 +149,16 @@ export class GateStore {
       this.db.exec("PRAGMA synchronous = NORMAL");
       this.db.exec(SCHEMA);
     } catch (err) {
+      const e = (err as NodeJS.ErrnoException).code;
+      const why =
+        e === "EEXIST" || e === "ENOTDIR"
+          ? "the data dir is not a directory"
+          : e === "EACCES" || e === "EPERM"
+            ? "the data dir is not writable by this user"
+            : (err as Error).message;
       throw new RtaError(
         "core.store.unavailable",
-        `the grant store could not be opened: ${(err as Error).message}`,
+        `the grant store could not be opened: ${why}`,
         "check that the data dir is yours and writable (rta doctor will say more)",
       );
     }

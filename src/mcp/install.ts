@@ -20,6 +20,8 @@ export interface Registration {
   client: Client;
   command: string;
   args: string[];
+  /** RTA_DATA_DIR and RTA_CONFIG_DIR when the person set them: the server must use the stores their grants are in */
+  env?: Record<string, string>;
 }
 
 export interface InstallOptions {
@@ -27,6 +29,7 @@ export interface InstallOptions {
   roots: string[];
   agent?: string;
   maxResultMiB?: number;
+  env?: Record<string, string | undefined>;
 }
 
 export function isClient(name: string): name is Client {
@@ -37,7 +40,10 @@ export function registration(client: Client, options: InstallOptions): Registrat
   const args = ["mcp", "serve", "--agent", options.agent ?? client];
   for (const root of options.roots) args.push("--root", resolve(root));
   if (options.maxResultMiB !== undefined) args.push("--max-result", String(options.maxResultMiB));
-  return { client, command: options.binary, args };
+  const env = Object.fromEntries(
+    ["RTA_DATA_DIR", "RTA_CONFIG_DIR"].flatMap((k) => (options.env?.[k] ? [[k, resolve(options.env[k])]] : [])),
+  );
+  return { client, command: options.binary, args, ...(Object.keys(env).length > 0 ? { env } : {}) };
 }
 
 /** Where each client keeps the file its servers are registered in. */
@@ -71,13 +77,18 @@ function containerKey(client: Client): string {
 }
 
 function entry(reg: Registration): Record<string, unknown> {
-  const base = { command: reg.command, args: reg.args };
+  const base = { command: reg.command, args: reg.args, ...(reg.env ? { env: reg.env } : {}) };
   return reg.client === "vscode" || reg.client === "claude-code" ? { type: "stdio", ...base } : base;
 }
 
 function codexTable(reg: Registration): string {
   const str = (s: string) => JSON.stringify(s); // a TOML basic string is a JSON string for these characters
-  return `[mcp_servers.${SERVER_KEY}]\ncommand = ${str(reg.command)}\nargs = [${reg.args.map(str).join(", ")}]\n`;
+  const env = reg.env
+    ? `env = { ${Object.entries(reg.env)
+        .map(([k, v]) => `${k} = ${str(v)}`)
+        .join(", ")} }\n`
+    : "";
+  return `[mcp_servers.${SERVER_KEY}]\ncommand = ${str(reg.command)}\nargs = [${reg.args.map(str).join(", ")}]\n${env}`;
 }
 
 /**

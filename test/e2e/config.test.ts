@@ -96,4 +96,19 @@ describe("rta doctor", () => {
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain("(core.config.invalid)");
   });
+
+  test("a data dir that is a file is said as that, with no errno, by a grant verb and by doctor", async () => {
+    const file = join(tempDir(), "not-a-dir");
+    writeFileSync(file, "x");
+    const env = { RTA_DATA_DIR: file, RTA_CONFIG_DIR: tempDir() };
+    const list = await rta(["grant", "list"], { env });
+    expect(list.stderr).toContain("the data dir is not a directory (core.store.unavailable)");
+    expect(list.stderr).not.toContain("EEXIST");
+    const r = await rta(["doctor", "--json"], { env });
+    expect(JSON.parse(r.stdout).findings[0]).toMatchObject({
+      check: "data dir",
+      status: "fail",
+      detail: `${file} is not a directory`,
+    });
+  });
 });

@@ -232,6 +232,18 @@ describe("what a remote server hides", () => {
   });
 });
 
+describe("the banner", () => {
+  test("a server with no live token says so, with the command that makes one", async () => {
+    const s = await startHttp();
+    try {
+      for (let i = 0; i < 100 && !s.stderr().includes("no tokens yet"); i++) await Bun.sleep(20);
+      expect(s.stderr()).toContain("make one with `rta mcp token new --agent NAME`");
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe("--allow-host", () => {
   test("adds a host name to the ones Host and Origin may carry, and no other", async () => {
     const s = await startHttp(["--allow-host", "rta.example"]);

@@ -39,6 +39,17 @@ describe("the registration", () => {
     });
   });
 
+  test("carries RTA_DATA_DIR and RTA_CONFIG_DIR when they are set, so the server sees the grants the person issues", () => {
+    const env = { RTA_DATA_DIR: "/srv/rta/data", RTA_CONFIG_DIR: "/srv/rta/config", HOME: "/h" };
+    expect(registration("claude", opts).env).toBeUndefined();
+    const want = { RTA_DATA_DIR: "/srv/rta/data", RTA_CONFIG_DIR: "/srv/rta/config" };
+    expect(JSON.parse(renderRegistration(registration("cursor", { ...opts, env }))).mcpServers.rta.env).toEqual(want);
+    const toml = Bun.TOML.parse(renderRegistration(registration("codex", { ...opts, env }))) as {
+      mcp_servers: { rta: { env: unknown } };
+    };
+    expect(toml.mcp_servers.rta.env).toEqual(want);
+  });
+
   test("knows where each client keeps its config", () => {
     expect(configPath("claude", "/h", "/w", "linux")).toBe("/h/.config/Claude/claude_desktop_config.json");
     expect(configPath("claude", "/h", "/w", "darwin")).toBe(
