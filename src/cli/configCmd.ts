@@ -104,13 +104,12 @@ export function configCheck(cli: Cli, opts: { json?: boolean }): number {
   try {
     config = parseConfig(readFileSync(file, "utf8"));
   } catch (err) {
-    return reportError(
-      cli.io,
-      err instanceof RtaError
-        ? err
-        : new RtaError("core.config.invalid", `${CONFIG_FILE} cannot be read`, "check its mode"),
-      opts.json === true,
-    );
+    // The check is where a person is sent to learn what is wrong: it says it, as one problem, not as a pointer to itself.
+    const problem =
+      err instanceof RtaError ? err.message.replace(/^config\.toml: /, "") : "cannot be read; check its mode";
+    if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ file, problems: [problem], exists: true })}\n`);
+    else cli.io.out(`${file} ${problem}\n`);
+    return Exit.usage;
   }
   const problems = configProblems(config, cli.catalogue);
   if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ file, problems, exists: true })}\n`);

@@ -53,10 +53,12 @@ export function valueRefusal(name: string, spec: InputSpec, value: Scalar): RtaE
     );
   }
   if (spec.range && typeof value === "number" && (value < spec.range[0] || value > spec.range[1])) {
+    const [lo, hi] = spec.range;
+    const open = hi >= Number.MAX_SAFE_INTEGER;
     return new RtaError(
       "core.input.range",
-      `${name} is ${value}, outside ${spec.range[0]}..${spec.range[1]}`,
-      `give ${name} a number from ${spec.range[0]} to ${spec.range[1]}`,
+      open ? `${name} is ${value}, below ${lo}` : `${name} is ${value}, outside ${lo}..${hi}`,
+      open ? `give ${name} a number from ${lo} up` : `give ${name} a number from ${lo} to ${hi}`,
     );
   }
   return undefined;

@@ -253,6 +253,8 @@ describe("rta's own dirs under a root", () => {
     expect(await call("fs_write", { path: ".config/rta", content: "x" })).toMatchObject(withheld);
     expect(existsSync(dirs.config)).toBe(false);
     expect(readdirSync(dirs.data)).toEqual(["agent-log.jsonl"]);
+    // a listing passes them by, as a walk does
+    expect(JSON.stringify(await call("fs_list", { path: ".local/share", hidden: true }))).not.toContain('"rta"');
     // beside them, writes go on as before
     expect(await call("fs_mkdir", { path: ".local/share/other", parents: true })).toMatchObject({ value: {} });
   });
@@ -330,4 +332,13 @@ test("fs_read by lines counts a long line before the range without holding it, a
   const first = (await call("fs_read", { path: "long.txt", from_line: 1, lines: 1 })) as { text: string };
   expect(first.text.length).toBeLessThan(1024 * 1024 + 200);
   expect(first.text).toContain("read it by offset instead");
+});
+
+test("a person's fs.read of a file the kernel makes as it is read gets its text, not nothing", async () => {
+  const out = await runCall(
+    { capability: "fs.read", args: { path: "/proc/self/status" }, origin: { kind: "person" } },
+    catalogue,
+    deps,
+  );
+  expect(out.ok ? JSON.stringify(out.value) : out.error.code).toContain("Name:");
 });

@@ -92,9 +92,9 @@ describe("rta doctor", () => {
     expect(fails.find((f: { check: string }) => f.check === "root").fix).toContain("does not exist");
     mkdirSync(config, { recursive: true });
     writeFileSync(join(config, "config.toml"), "nonsense");
-    const broken = await rta(["config", "check"], { env });
+    const broken = await rta(["config", "check", "--json"], { env });
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toContain("(core.config.invalid)");
+    expect(JSON.parse(broken.stdout).problems[0]).toStartWith("is not TOML");
   });
 
   test("a data dir that is a file is said as that, with no errno, by a grant verb and by doctor", async () => {

@@ -1,6 +1,6 @@
 /** fs.list: a directory's entries: name, type, size, mtime and mode. */
 
-import { lstatSync, readdirSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
 import { define } from "../../core/capability.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { inFd } from "../../gate/pathGate.ts";
@@ -36,6 +36,7 @@ export const fsList = define({
     const dir = ctx.paths.path as ReadPath;
     if (!dir.stat.isDirectory()) throw notDir(dir.sent);
     const out = ctx.rows(["name", "type", "size", "mtime", "mode"]);
+    const real = readlinkSync(inFd(dir.fd));
     let total = 0;
     for (const name of readdirSync(inFd(dir.fd)).sort()) {
       if (!args.hidden && name.startsWith(".")) continue;
@@ -46,6 +47,10 @@ export const fsList = define({
         stat = lstatSync(inFd(dir.fd, name));
       } catch {
         total--; // gone while we looked
+        continue;
+      }
+      if (stat.isDirectory() && ctx.gate.isWithheld(`${real === "/" ? "" : real}/${name}`)) {
+        total--; // rta's own dirs are passed by, as a walk passes them
         continue;
       }
       out.add([name, typeOf(stat), stat.size, stat.mtime.toISOString(), modeString(stat.mode)]);

@@ -15,6 +15,8 @@ const DEFAULT_LENGTH = MiB;
 /** How much is read at a time while lines are counted. */
 const CHUNK = 64 * 1024;
 
+const PSEUDO_MAX_BYTES = 8 * 1024 * 1024;
+
 export const fsRead = define({
   name: "fs.read",
   summary: "Read a text file, whole or by byte or line range",
@@ -42,7 +44,8 @@ export const fsRead = define({
   async run(args, ctx) {
     const p = ctx.paths.path as ReadPath;
     if (!p.stat.isFile()) throw notFile(p.sent);
-    const size = p.stat.size;
+    // a file the kernel makes as it is read (/proc, /sys) says it is empty: its size is what a read finds
+    const size = p.stat.size > 0 ? p.stat.size : readRange(p.fd, 0, PSEUDO_MAX_BYTES).length;
     if (size > 0 && looksBinary(readRange(p.fd, 0, Math.min(8192, size)))) {
       throw new RtaError(
         "fs.binary",
