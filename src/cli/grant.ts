@@ -236,7 +236,8 @@ export function list(cli: Cli, opts: { detail?: boolean; json?: boolean }): numb
         g.agent,
         narrowing(g) || "-",
         `${g.uses}/${g.max_uses ?? "any"}`,
-        relativeWords(g.expires_at / 1000, now / 1000),
+        // a revoked or spent grant ends with its state, not its clock
+        ["live", "expired"].includes(grantState(g, now)) ? relativeWords(g.expires_at / 1000, now / 1000) : "-",
         grantState(g, now),
       ];
       if (opts.detail)

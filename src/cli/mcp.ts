@@ -288,6 +288,11 @@ async function serveHttp(
       false,
     );
   }
+  // Set before the banner, so a signal as soon as it is seen still ends the session with its end line.
+  record.append(sessionMark("start", session, new Date(), "http"));
+  const stopped = new Promise<void>((resolve) => {
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
+  });
   const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
   io.err(`rta mcp server listening on http://${host}:${server.port}/mcp\n`);
   try {
@@ -307,11 +312,7 @@ async function serveHttp(
     if (!root.readable)
       io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
   }
-  record.append(sessionMark("start", session, new Date(), "http"));
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
-  });
+  await stopped;
   server.stop(true);
   record.append(sessionMark("end", session, new Date(), "http"));
   record.close();
