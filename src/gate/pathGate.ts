@@ -259,7 +259,12 @@ export class PathGate {
           if (e === "ENOENT" && makeParents && intent === "write") {
             // Made inside the directory already opened, then walked into like any other.
             this.confirmTarget(sent, top(), name);
-            mkdirSync(inFd(top(), name), 0o755);
+            try {
+              mkdirSync(inFd(top(), name), 0o755);
+            } catch (made) {
+              // made by someone else since the lstat: looked at again like anything else, within the hop limit
+              if ((made as NodeJS.ErrnoException).code !== "EEXIST" || ++hops > MAX_LINK_HOPS) throw made;
+            }
             queue.unshift(name);
             continue;
           }
