@@ -7,7 +7,6 @@
  * The team ceiling is applied again here, in case the policy changed since
  * the grant was issued.
  */
-import { posix } from "node:path";
 import type { AgentOrigin, Call } from "../core/call.ts";
 import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
@@ -65,13 +64,17 @@ export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }
 
 /**
  * The record a grant is narrowed to, as it is compared: a path is compared
- * written plainly, so `./notes/a.md` and `notes//a.md` are `notes/a.md`.
+ * written plainly, so `./notes/a.md` and `notes//a.md` are `notes/a.md`. A
+ * `..` is kept: past a link it need not undo the name before it.
  */
 export function recordKey(cap: Capability, value: unknown): string {
   const text = String(value);
   if (cap.record === undefined || cap.inputs[cap.record]?.path === undefined || text === "") return text;
-  const plain = posix.normalize(text).replace(/(.)\/+$/, "$1");
-  return plain.startsWith("./") ? plain.slice(2) : plain;
+  const plain = text
+    .split("/")
+    .filter((part) => part !== "" && part !== ".")
+    .join("/");
+  return text.startsWith("/") ? `/${plain}` : plain || ".";
 }
 
 function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: number): RtaError {

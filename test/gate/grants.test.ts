@@ -5,7 +5,7 @@ import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin, Call } from "../../src/core/call.ts";
 import { argsDigest } from "../../src/gate/argsDigest.ts";
 import type { NewGrant } from "../../src/gate/gateStore.ts";
-import { allowCommand, shellWord } from "../../src/gate/grants.ts";
+import { allowCommand, recordKey, shellWord } from "../../src/gate/grants.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { fixedClock, testDeps } from "../support/fixtures.ts";
 
@@ -179,5 +179,19 @@ describe("the command in the hint", () => {
     expect(allowCommand(cap, q)).toBe(
       "rta grant allow note.rm 'a b' --agent claude --ttl 5m --host example.test --connection prod",
     );
+  });
+});
+
+describe("a record as it is compared", () => {
+  test("a path is written plainly, a `..` kept; a record that is no path is left as sent", () => {
+    const cat = builtinCatalogue();
+    const write = cat.byName("fs.write");
+    const rm = cat.byName("note.rm");
+    if (!write || !rm) throw new Error("missing capability");
+    expect(recordKey(write, "./notes//a.md/")).toBe("notes/a.md");
+    expect(recordKey(write, "/srv/./x//y")).toBe("/srv/x/y");
+    expect(recordKey(write, "link/../b")).toBe("link/../b");
+    expect(recordKey(write, "./")).toBe(".");
+    expect(recordKey(rm, "./a//b")).toBe("./a//b");
   });
 });
