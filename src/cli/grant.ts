@@ -83,7 +83,7 @@ function grantHost(cli: Cli, target: string, cap: Capability | undefined, value:
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? hostOf(text, true) : null;
   const host = url ?? hostOf(text);
   const port = url === null && /^(\[[^\]]*\]|[^:[\]]+):\d+$/.test(text);
-  if (url !== null || port || host === null || !/^([a-z0-9-]+(\.[a-z0-9-]+)*|[0-9a-f:.]+)$/.test(host)) {
+  if (url !== null || port || host === null || !/^([a-z0-9_-]+(\.[a-z0-9_-]+)*|[0-9a-f:.]+(%[\w.-]+)?)$/.test(host)) {
     const plain = url ?? (port ? hostOf(text.replace(/:\d+$/, "")) : null);
     throw new RtaError(
       "core.input.invalid",

@@ -134,6 +134,9 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     },
   });
   if ((await Promise.race([transport.ended().then(() => "ended" as const), signalled])) === "signal") {
+    // Calls under way are stopped by the close and written to the record before the session's end, within a bound.
+    await Promise.race([handle.close(), Bun.sleep(2000)]);
+    await Bun.sleep(0);
     record.append(sessionMark("end", session, new Date(), "stdio"));
     record.close();
     process.exit(Exit.ok);

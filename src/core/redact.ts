@@ -21,12 +21,19 @@ const CREDENTIAL_HEADERS =
 
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@"'<>]+)@/gi;
 const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi");
+/**
+ * Keys that, as `key: value` or `"key": "value"`, all but always hold a
+ * literal secret. Generic words (key, session, auth, secret, token) are not
+ * among them: as names in code and config they would turn a file an agent
+ * reads, edits and writes back into one full of masks.
+ */
+const SECRET_KEYS = "access_token|refresh_token|id_token|client_secret";
 const HEADER_LINE = new RegExp(
-  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})"?\\s*[:=]\\s*"?)([^\\n\\r",}]+)`,
+  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?\\s*[:=]\\s*"?)([^\\n\\r",}]+)`,
   "gi",
 );
-/** rta's own bearer tokens, wherever they stand. */
-const RTA_TOKEN = /\brta_[A-Za-z0-9_-]{20,}/g;
+/** rta's own bearer tokens (rta_ and 32 random bytes in base64url), wherever they stand. */
+const RTA_TOKEN = /\brta_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`, "i");
 
 export const MASK = "***";

@@ -28,7 +28,8 @@ export function hostOf(value: unknown, asUrl = false): string | null {
       return text.toLowerCase();
     }
   }
-  if (!/^[A-Za-z0-9._:[\]-]+$/.test(text)) return text.toLowerCase();
+  // a name in any script is compared in its ASCII form (bücher.de is xn--bcher-kva.de), as a URL's would be
+  if (!/^[\p{L}\p{N}._:[\]-]+$/u.test(text)) return text.toLowerCase();
   try {
     return canonicalHost(
       new URL(`http://${text.includes(":") && !text.startsWith("[") ? `[${text}]` : text}`).hostname,

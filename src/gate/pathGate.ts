@@ -27,7 +27,7 @@ import {
   realpathSync,
   type Stats,
 } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
 
@@ -252,13 +252,13 @@ export class PathGate {
         } catch (err) {
           const e = (err as NodeJS.ErrnoException).code;
           if (e === "ENOENT" && last && intent === "write") {
-            this.confirmTarget(sent, top(), name);
+            this.confirmTarget(sent, top(), name, false);
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: null, root };
           }
           if (e === "ENOENT" && makeParents && intent === "write") {
             // Made inside the directory already opened, then walked into like any other.
-            this.confirmTarget(sent, top(), name);
+            this.confirmTarget(sent, top(), name, false);
             try {
               mkdirSync(inFd(top(), name), 0o755);
             } catch (made) {
@@ -285,7 +285,7 @@ export class PathGate {
             throw code("symlink", sent, "passes through a loop of links", "send the path the links point to");
           if (last && intent === "write") {
             // Writing at a link's name replaces the link (rename does not follow it); it never writes where it points.
-            this.confirmTarget(sent, top(), name);
+            this.confirmTarget(sent, top(), name, true);
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: st, root };
           }
@@ -380,7 +380,7 @@ export class PathGate {
     const parentFd = stack[stack.length - 1] as number;
     if (intent === "write") {
       this.confirm(sent, parentFd, rootReal, name);
-      this.confirmTarget(sent, parentFd, name);
+      this.confirmTarget(sent, parentFd, name, true);
       stack.pop();
       return { intent, sent, rel: relPath, parentFd, name, existing: st, root };
     }
@@ -423,11 +423,12 @@ export class PathGate {
    * withheld, nor hold anything withheld (moving or removing a directory
    * above rta's own would carry them off with it).
    */
-  private confirmTarget(sent: string, parentFd: number, name: string): void {
+  private confirmTarget(sent: string, parentFd: number, name: string, exists: boolean): void {
     const parent = readlinkSync(inFd(parentFd));
     const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
     const withheld = [...this.rules.withheld, ...(this.rules.system ? SYSTEM_WITHHELD : [])];
-    if (withheld.some((w) => isUnder(target, w) || isUnder(w, target))) {
+    // what is being made holds nothing yet: only what is there can carry a withheld dir off with it
+    if (withheld.some((w) => isUnder(target, w) || (exists && isUnder(w, target)))) {
       throw code(
         "withheld",
         sent,
@@ -479,11 +480,16 @@ export function closeGated(p: GatedPath): void {
 
 /** The rules for agents: rta's own dirs and the kernel's trees withheld, no hard links, .git guarded. */
 export function agentRules(dirs: { data: string; config: string }, hardlinks = false): GateRules {
+  // Not made yet, a dir is withheld where it will be: under the real path of the nearest part that is there.
   const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return resolve(p);
+    const rest: string[] = [];
+    for (let head = resolve(p); ; head = dirname(head)) {
+      try {
+        return join(realpathSync(head), ...rest);
+      } catch {
+        if (dirname(head) === head) return resolve(p);
+        rest.unshift(basename(head));
+      }
     }
   };
   return {

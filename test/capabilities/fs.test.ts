@@ -259,6 +259,22 @@ describe("rta's own dirs under a root", () => {
     expect(await call("fs_mkdir", { path: ".local/share/other", parents: true })).toMatchObject({ value: {} });
   });
 
+  test("in a fresh home, a directory beside where they will be is made; through a linked parent they are still withheld", async () => {
+    const home = realpathSync(tempDir());
+    mkdirSync(join(home, "dots/local"), { recursive: true });
+    symlinkSync(join(home, "dots/local"), join(home, ".local"));
+    const dirs = { data: join(home, ".local/share/rta"), config: join(home, ".config/rta") };
+    deps = { ...deps, roots: new PathGate([home], agentRules(dirs)) };
+    expect(await call("fs_mkdir", { path: ".config/nvim", parents: true })).toMatchObject({ value: {} });
+    // made after the rules were fixed, behind a link: by either name it is withheld
+    mkdirSync(dirs.data, { recursive: true });
+    writeFileSync(join(dirs.data, "agent-log.jsonl"), "{}\n");
+    const withheld = { code: "core.path.withheld" };
+    expect(await call("fs_read", { path: "dots/local/share/rta/agent-log.jsonl" })).toMatchObject(withheld);
+    expect(await call("fs_read", { path: ".local/share/rta/agent-log.jsonl" })).toMatchObject(withheld);
+    expect(await call("fs_write", { path: "dots/local/share/rta/planted", content: "x" })).toMatchObject(withheld);
+  });
+
   test("a root that is one of them is refused as a whole", async () => {
     const dirs = testDeps().dirs;
     mkdirSync(dirs.data, { recursive: true });

@@ -88,9 +88,14 @@ const cases: Case[] = [
   // places at the end of a sentence, after a scheme, and secrets in other spellings
   [`it is kept in ${DATA}.`, "it is kept in <data dir>."],
   [`file://${DATA}/gate.db`, "file://<data dir>/gate.db"],
-  ["the token rta_AbCdEfGhIjKlMnOpQrStUvWxYz0123 was sent", "the token *** was sent"],
-  ['{"token": "abc123", "user": "u"}', '{"token": "***", "user": "u"}'],
-  ["password: hunter2", "password: ***"],
+  ["the token rta_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde was sent", "the token *** was sent"],
+  ['{"access_token": "abc123", "user": "u"}', '{"access_token": "***", "user": "u"}'],
+  // names in code and files are left alone: an agent that edits a file must not write masks back into it
+  [
+    'key = load_key()\nsession = new_session()\n{"auth": "x", "sig": 1}',
+    'key = load_key()\nsession = new_session()\n{"auth": "x", "sig": 1}',
+  ],
+  ["rta_release_notes_for_version_2.md", "rta_release_notes_for_version_2.md"],
   ["https://x.test/cb#access_token=abc123", "https://x.test/cb#access_token=***"],
 ];
 

@@ -76,6 +76,16 @@ describe("what a grant is narrowed to", () => {
     expect(
       (await rta(["grant", "allow", "fs.write", "./plans//a", "--agent", "claude", "--ttl", "5m"], { env })).stdout,
     ).toContain("plans/a");
+    for (const [host, stored] of [
+      ["_dmarc.example.test", "_dmarc.example.test"],
+      ["bücher.test", "xn--bcher-kva.test"],
+      ["[::1]", "::1"],
+    ] as const) {
+      const r = await rta(["grant", "allow", "net.dns", "--agent", "claude", "--ttl", "5m", "--host", host, "--json"], {
+        env,
+      });
+      expect(JSON.parse(r.stdout).host).toBe(stored);
+    }
     const root = tempDir();
     const s = await connect("modern", ["--agent", "claude", "--root", root], {
       dataDir: data,

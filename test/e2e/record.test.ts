@@ -168,3 +168,37 @@ describe("a server stopped by a signal", () => {
     expect(verified).toMatchObject({ sessions: 3, problems: [], open: [] });
   });
 });
+
+test("a call under way when the signal comes is written to the record, cancelled, before the session's end", async () => {
+  const data = tempDir();
+  const config = tempDir();
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  let arrived: () => void = () => {};
+  const reached = new Promise<void>((r) => {
+    arrived = r;
+  });
+  const slow = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch() {
+      arrived();
+      await Bun.sleep(5000);
+      return new Response("late");
+    },
+  });
+  try {
+    await rta(["grant", "allow", "http.get", "--agent", "claude", "--ttl", "5m", "--host", "127.0.0.1"], { env });
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    const call = s.client
+      .callTool({ name: "http_get", arguments: { url: `http://127.0.0.1:${slow.port}/` } })
+      .catch(() => undefined);
+    await reached;
+    process.kill(s.pid() as number, "SIGTERM");
+    await call;
+    await s.close().catch(() => undefined);
+    const lines = readRecord(join(data, "agent-log.jsonl")).lines;
+    expect(lines.map((l) => l.outcome ?? l.kind)).toEqual(["start", "core.call.cancelled", "end"]);
+  } finally {
+    slow.stop(true);
+  }
+});

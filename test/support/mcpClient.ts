@@ -17,6 +17,8 @@ export interface Connected {
   stderr: () => string;
   dataDir: string;
   close: () => Promise<void>;
+  /** the server's process id */
+  pid: () => number | null;
 }
 
 export async function connect(
@@ -47,7 +49,7 @@ export async function connect(
     era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
   );
   await client.connect(transport);
-  return { client, stderr: () => err, dataDir, close: () => client.close() };
+  return { client, stderr: () => err, dataDir, close: () => client.close(), pid: () => transport.pid };
 }
 
 /** The JSON value a tool result carries as its one text content. */

@@ -178,6 +178,12 @@ export async function exchange(
     });
     req.on("error", (err: NodeJS.ErrnoException) => {
       const code = err.code ?? "";
+      if (signal?.aborted) {
+        done(
+          new RtaError("core.call.cancelled", `the request to ${url.host} was cancelled`, "call again to start over"),
+        );
+        return;
+      }
       if (code === "ECONNREFUSED" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "ECONNRESET") {
         done(
           new RtaError(
