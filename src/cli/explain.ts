@@ -46,8 +46,14 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
   if (!cap) {
     return reportError(
       io,
-      new RtaError("core.tool.unknown", `unknown capability: ${name}`, "run `rta explain` to list them"),
-      asJson,
+      new RtaError(
+        "core.tool.unknown",
+        `no capability is named ${JSON.stringify(name)}`,
+        catalogue.areas().includes(name)
+          ? `${name} is an area: run \`rta explain\` to list its capabilities, or name one, e.g. \`rta explain ${catalogue.all().find((c) => c.area === name)?.name}\``
+          : "run `rta explain` to list them",
+      ),
+      json === true,
     );
   }
   const card = cardOf(cap);

@@ -110,7 +110,13 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     const ttlMs = parseDuration(opts.ttl);
     let maxUses: number | null = null;
     if (opts.maxUses !== undefined) {
-      maxUses = /^\d+$/.test(opts.maxUses) ? Number(opts.maxUses) : 0;
+      if (!/^\d+$/.test(opts.maxUses))
+        throw new RtaError(
+          "core.input.invalid",
+          `--max-uses ${JSON.stringify(opts.maxUses)} is not a whole number`,
+          "give --max-uses a whole number from 1",
+        );
+      maxUses = Number(opts.maxUses);
       if (maxUses < 1)
         throw new RtaError(
           "core.input.range",

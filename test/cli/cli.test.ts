@@ -51,6 +51,10 @@ describe("rta --version and explain", () => {
     const r = await rta(["explain", "nope.thing"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("(core.tool.unknown)");
+    // errors go to stderr, piped or not, as for every other command
+    expect(r.stdout).toBe("");
+    const area = await rta(["explain", "proc"]);
+    expect(area.stderr).toContain("proc is an area");
   });
 });
 
