@@ -4,6 +4,7 @@
  * factory; nothing here decides what an agent may do.
  */
 import { randomBytes } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
@@ -200,6 +201,18 @@ export function install(cli: Cli, client: string, opts: InstallOptions): number 
   try {
     const maxResultMiB = parseMaxResult(opts.maxResult);
     const agent = parseAgent(opts.agent);
+    for (const root of opts.root) {
+      if (!existsSync(root) || !statSync(root).isDirectory())
+        throw new RtaError(
+          "core.input.invalid",
+          `--root ${JSON.stringify(root)} is not a directory`,
+          "give --root a directory that exists; the server would refuse every path under it",
+        );
+    }
+    if (opts.root.length === 0)
+      io.err(
+        "rta: no --root: the server will confine paths to the directory the client starts it in; name one with --root DIR\n",
+      );
     reg = registration(client, {
       binary: process.execPath,
       roots: opts.root,

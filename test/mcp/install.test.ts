@@ -107,12 +107,23 @@ describe("merging", () => {
 describe("rta mcp install", () => {
   test("prints the registration with the binary's absolute path, writing nothing", async () => {
     const home = tempDir();
-    const r = await rta(["mcp", "install", "cursor", "--root", "/srv/p", "--json"], { env: { HOME: home } });
+    const project = tempDir();
+    const r = await rta(["mcp", "install", "cursor", "--root", project, "--json"], { env: { HOME: home } });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.command).toMatch(/\/dist\/rta$/);
-    expect(out.args).toEqual(["mcp", "serve", "--agent", "cursor", "--root", "/srv/p"]);
+    expect(out.args).toEqual(["mcp", "serve", "--agent", "cursor", "--root", project]);
     expect(existsSync(join(home, ".cursor"))).toBe(false);
+  });
+
+  test("a root that is not a directory is refused; no root at all is warned of", async () => {
+    const home = tempDir();
+    const missing = await rta(["mcp", "install", "cursor", "--root", join(home, "gone")], { env: { HOME: home } });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("is not a directory (core.input.invalid)");
+    const none = await rta(["mcp", "install", "cursor"], { env: { HOME: home } });
+    expect(none.code).toBe(0);
+    expect(none.stderr).toContain("no --root");
   });
 
   test("--write merges into the client's file", async () => {
