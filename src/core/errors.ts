@@ -117,6 +117,9 @@ export const codes = {
   "fs.notdir": { doc: "the path is not a directory", exit: Exit.failure },
   "fs.binary": { doc: "the file holds binary data, which fs.read does not return as text", exit: Exit.failure },
   "fs.notempty": { doc: "the directory is not empty and recursive was not asked for", exit: Exit.failure },
+  "fs.denied": { doc: "the operating system refused the server: permission denied", exit: Exit.refused },
+  "fs.full": { doc: "the device has no space left (or the user's quota is used up)", exit: Exit.failure },
+  "fs.readonly": { doc: "the file system is mounted read-only", exit: Exit.failure },
   "fs.badpattern": { doc: "a glob or regular expression could not be read", exit: Exit.usage },
   "net.dns.noserver": { doc: "there is no DNS server to ask", exit: Exit.unavailable },
   "net.dns.timeout": { doc: "no DNS server answered in time", exit: Exit.failure },
@@ -176,6 +179,21 @@ export class RtaError extends Error {
  */
 export function asRtaError(thrown: unknown): RtaError {
   if (thrown instanceof RtaError) return thrown;
+  // What the system says of a file is no bug of rta's: said as such, and never with the path the errno carries.
+  switch ((thrown as NodeJS.ErrnoException | undefined)?.code) {
+    case "EACCES":
+    case "EPERM":
+      return new RtaError(
+        "fs.denied",
+        "the system refused it: permission denied",
+        "the person running rta can change the owner or mode of what it names",
+      );
+    case "ENOSPC":
+    case "EDQUOT":
+      return new RtaError("fs.full", "no space is left on the device", "free some space, then try again");
+    case "EROFS":
+      return new RtaError("fs.readonly", "the file system is read-only", "write somewhere else");
+  }
   return new RtaError(
     "core.internal",
     "rta hit an unexpected failure",

@@ -133,3 +133,44 @@ describe("the roots a client offers", () => {
     }
   });
 });
+
+describe("what the system refuses", () => {
+  // Root ignores file modes, so rta runs as nobody for the mode to bite.
+  test("a write into a directory the user may not write is fs.denied, with no errno and no stack", async () => {
+    const base = realpathSync(tempDir());
+    chmodSync(base, 0o755);
+    const bin = join(base, "rta");
+    copyFileSync(RTA, bin);
+    chmodSync(bin, 0o755);
+    const shut = join(base, "shut");
+    mkdirSync(shut);
+    chmodSync(shut, 0o755); // root's: nobody may read it, not write it
+    const data = join(base, "data");
+    mkdirSync(data);
+    chownSync(data, 65534, 65534);
+    const proc = Bun.spawn(
+      [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        bin,
+        "fs",
+        "write",
+        join(shut, "x.txt"),
+        "--content",
+        "y",
+      ],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "c") },
+        stderr: "pipe",
+        stdout: "pipe",
+      },
+    );
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    expect(code).toBe(3);
+    expect(stderr).toBe(
+      "rta: error: the system refused it: permission denied (fs.denied)\nrta: hint: the person running rta can change the owner or mode of what it names\n",
+    );
+  });
+});
