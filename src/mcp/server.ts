@@ -108,7 +108,9 @@ export function createServer(ctx: ServeContext): Server {
     if (outcome.error.code === "core.tool.unknown") {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message);
     }
-    return { content: [{ type: "text", text: JSON.stringify(errorResult(outcome.error)) }], isError: true };
+    const answer = errorResult(outcome.error);
+    if (answer.hint !== undefined) answer.hint = toolWords(answer.hint, ctx.catalogue);
+    return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
   });
 
   // The 2025-11-25 flow: a client that declares roots is asked for them once it is initialized, and again
@@ -150,4 +152,20 @@ function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqC
     session: ctx.session,
     transport: ctx.transport,
   };
+}
+
+/**
+ * A hint names a capability as a person does (fs.list); an agent calls it by
+ * its tool's name (fs_list). A command in backticks is the person's to run and
+ * is left as it is.
+ */
+export function toolWords(hint: string, catalogue: Catalogue): string {
+  return hint
+    .split("`")
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part.replace(/\b[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\b/g, (name) => catalogue.byName(name)?.tool ?? name),
+    )
+    .join("`");
 }

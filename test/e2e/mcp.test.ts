@@ -167,3 +167,13 @@ describe("mcp serve, without --agent", () => {
     expect(lines[0]?.session).not.toBe(lines[1]?.session);
   });
 });
+
+test("a hint an agent gets names tools by their tool names", async () => {
+  const s = await connect("modern", ["--agent", "claude"]);
+  try {
+    const r = resultJson(await s.client.callTool({ name: "fs_read", arguments: { path: "no-such-file.txt" } }));
+    expect(r).toMatchObject({ code: "fs.notfound", hint: "fs_list shows what is there" });
+  } finally {
+    await s.close();
+  }
+});

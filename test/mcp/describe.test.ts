@@ -1,9 +1,10 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { jwtDecode } from "../../src/capabilities/jwt/decode.ts";
 import { define } from "../../src/core/capability.ts";
 import { object } from "../../src/core/result.ts";
 import { annotations, extraSearchWords, instructions, toolDescription, toolListings } from "../../src/mcp/describe.ts";
+import { toolWords } from "../../src/mcp/server.ts";
 
 const make = (extra: Partial<Parameters<typeof define>[0]>) =>
   define({
@@ -57,4 +58,17 @@ test("the listing is in catalogue order and the instructions name the areas", ()
   expect(toolListings(cat).map((t) => t.name)).toEqual(cat.all().map((c) => c.tool));
   expect(toolListings(cat)[0]?.name).toBe([...cat.all().map((c) => c.tool)].sort()[0]);
   expect(instructions(cat)).toContain(`The areas offered here: ${cat.areas().join(", ")}.`);
+});
+
+describe("a hint as an agent reads it", () => {
+  test("names a capability by its tool, and leaves a person's command in backticks as it is", () => {
+    const cat = builtinCatalogue();
+    expect(toolWords("fs.list shows what is there", cat)).toBe("fs_list shows what is there");
+    expect(toolWords("fs.stat and fs.hash describe it; notes.md is a file", cat)).toBe(
+      "fs_stat and fs_hash describe it; notes.md is a file",
+    );
+    expect(toolWords("a person can allow it by running `rta grant allow fs.write a.txt --agent claude`", cat)).toBe(
+      "a person can allow it by running `rta grant allow fs.write a.txt --agent claude`",
+    );
+  });
 });
