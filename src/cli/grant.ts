@@ -11,7 +11,7 @@ import { formatDuration, parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import { relativeWords } from "../core/words.ts";
-import { argsDigest, hostOf } from "../gate/argsDigest.ts";
+import { argsDigest, hostOf, isHostOrAddress } from "../gate/argsDigest.ts";
 import { checkDeclaration } from "../gate/declaration.ts";
 import { fill } from "../gate/fill.ts";
 import type { Grant } from "../gate/gateStore.ts";
@@ -83,7 +83,7 @@ function grantHost(cli: Cli, target: string, cap: Capability | undefined, value:
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? hostOf(text, true) : null;
   const host = url ?? hostOf(text);
   const port = url === null && /^(\[[^\]]*\]|[^:[\]]+):\d+$/.test(text);
-  if (url !== null || port || host === null || !/^([a-z0-9_-]+(\.[a-z0-9_-]+)*|[0-9a-f:.]+(%[\w.-]+)?)$/.test(host)) {
+  if (url !== null || port || host === null || !isHostOrAddress(host)) {
     const plain = url ?? (port ? hostOf(text.replace(/:\d+$/, "")) : null);
     throw new RtaError(
       "core.input.invalid",

@@ -91,9 +91,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   record.append(sessionMark("start", session, new Date(), "stdio"));
   // A client that stops its server with a signal (as the SDK's does when stdin's end is not enough) still gets
   // the session's end line, so the record does not read as cut.
-  const signalled = new Promise<"signal">((resolve) => {
-    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve("signal"));
-  });
+  const signalled = untilStopped().then(() => "signal" as const);
   io.err("rta mcp server listening on stdio\n");
   io.err(`path arguments confined to: ${roots.join(", ")}\n`);
   io.err(`record: ${recordFile} (session ${session})\n`);
@@ -306,9 +304,7 @@ async function serveHttp(
   }
   // Set before the banner, so a signal as soon as it is seen still ends the session with its end line.
   record.append(sessionMark("start", session, new Date(), "http"));
-  const stopped = new Promise<void>((resolve) => {
-    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
-  });
+  const stopped = untilStopped();
   const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
   io.err(`rta mcp server listening on http://${host}:${server.port}/mcp\n`);
   try {
@@ -333,4 +329,11 @@ async function serveHttp(
   record.append(sessionMark("end", session, new Date(), "http"));
   record.close();
   return Exit.ok;
+}
+
+/** Resolves when the server is told to stop: SIGINT, SIGTERM or SIGHUP, whichever comes first. */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
+  });
 }

@@ -88,12 +88,18 @@ export class Redactor {
    * every short argument would switch redaction off around it.
    */
   text(text: string, kept: readonly string[] = []): string {
+    return this.guardedText(text, this.worthGuarding(kept));
+  }
+
+  /** The kept strings redaction would change: worked out once per call, not once per string of a result. */
+  private worthGuarding(kept: readonly string[]): string[] {
+    return kept.filter((k) => k.length > 0 && this.redact(k) !== k);
+  }
+
+  private guardedText(text: string, guarded: readonly string[]): string {
     if (text === "") return text;
-    const guarded = guard(
-      text,
-      kept.filter((k) => this.redact(k) !== k),
-    );
-    return guarded.restore(this.redact(guarded.text));
+    const g = guard(text, guarded);
+    return g.restore(this.redact(g.text));
   }
 
   private redact(text: string): string {
@@ -104,8 +110,10 @@ export class Redactor {
 
   /** Every string in a value (a result), redacted; values under a credential's key are masked whole. */
   value<T>(value: T, kept: readonly string[] = []): T {
+    const guarded = this.worthGuarding(kept);
     const walk = (v: unknown, key?: string): unknown => {
-      if (typeof v === "string") return key !== undefined && CREDENTIAL_KEY.test(key) ? MASK : this.text(v, kept);
+      if (typeof v === "string")
+        return key !== undefined && CREDENTIAL_KEY.test(key) ? MASK : this.guardedText(v, guarded);
       if (Array.isArray(v)) return v.map((x) => walk(x));
       if (v !== null && typeof v === "object") {
         const out: Record<string, unknown> = {};

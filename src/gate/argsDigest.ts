@@ -4,6 +4,7 @@
  * canonical JSON form, so key order and a default left out do not matter.
  */
 import { createHash } from "node:crypto";
+import { isIP } from "node:net";
 import { canonical } from "../core/canonical.ts";
 
 export function argsDigest(args: Record<string, unknown>): string {
@@ -37,6 +38,13 @@ export function hostOf(value: unknown, asUrl = false): string | null {
   } catch {
     return text.toLowerCase();
   }
+}
+
+const HOST = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?$/;
+
+/** Whether a host as hostOf spells it is a name (labels of letters, digits, '-' and '_') or an IP address. */
+export function isHostOrAddress(host: string): boolean {
+  return isIP(host) !== 0 || HOST.test(host);
 }
 
 function canonicalHost(hostname: string): string {

@@ -17,7 +17,7 @@ import type { AgentOrigin } from "../../src/core/call.ts";
 import type { Deps } from "../../src/core/deps.ts";
 import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
-import { tempDir, testDeps } from "../support/fixtures.ts";
+import { grantFor, tempDir, testDeps } from "../support/fixtures.ts";
 
 const catalogue = builtinCatalogue();
 const origin: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
@@ -38,22 +38,7 @@ beforeEach(() => {
   symlinkSync(outside, join(root, "src/out-link"));
   const base = testDeps();
   deps = { ...base, roots: new PathGate([root], agentRules(base.dirs)) };
-  const now = deps.clock.now();
-  deps.gate().issue({
-    target: "fs",
-    record: null,
-    agent: "claude",
-    connection: null,
-    profile: null,
-    host: null,
-    args_digest: null,
-    max_uses: null,
-    issued_at: now,
-    expires_at: now + 3_600_000,
-    issued_by: "test",
-    build: "rta test",
-    digest: null,
-  });
+  grantFor(deps, { target: "fs" });
 });
 
 async function call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {

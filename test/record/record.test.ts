@@ -1,21 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileRecord, type RecordEntry } from "../../src/record/append.ts";
+import { FileRecord } from "../../src/record/append.ts";
 import { parseRecord, readRecord } from "../../src/record/read.ts";
-import { tempDir } from "../support/fixtures.ts";
-
-const entry = (session: string, capability = "sys_info"): RecordEntry => ({
-  time: "2026-11-30T00:00:00.000Z",
-  session,
-  agent: "claude",
-  client: "c",
-  transport: "stdio",
-  capability,
-  outcome: "ok",
-  duration_ms: 1,
-  args: [],
-});
+import { callEntry as entry, tempDir } from "../support/fixtures.ts";
 
 describe("FileRecord", () => {
   test("opens nothing until the first line, then appends one JSON line per call with a per-session seq", () => {

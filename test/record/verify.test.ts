@@ -1,18 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryRecord, type RecordEntry, sessionMark } from "../../src/record/append.ts";
+import { MemoryRecord, sessionMark } from "../../src/record/append.ts";
 import { verifyRecord } from "../../src/record/verify.ts";
-
-const call = (session: string, capability: string): RecordEntry => ({
-  time: "2026-11-30T00:00:00.000Z",
-  session,
-  agent: "claude",
-  client: "c",
-  transport: "stdio",
-  capability,
-  outcome: "ok",
-  duration_ms: 1,
-  args: [],
-});
+import { callEntry as call } from "../support/fixtures.ts";
 
 /** Two sessions, interleaved as two servers would write them, both ended. */
 function record(): string[] {

@@ -10,7 +10,7 @@ import { once, realHost } from "../../src/core/deps.ts";
 import { GateStore, type NewGrant } from "../../src/gate/gateStore.ts";
 import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
 import { PolicySource } from "../../src/gate/policy.ts";
-import { MemoryRecord } from "../../src/record/append.ts";
+import { MemoryRecord, type RecordEntry } from "../../src/record/append.ts";
 
 const made: string[] = [];
 afterAll(() => {
@@ -87,4 +87,19 @@ export function grantFor(deps: Deps, over: Partial<NewGrant> & { target: string 
     digest: null,
     ...over,
   });
+}
+
+/** One call's line in the record, as a server writes it: claude over stdio, ok, in 1 ms. */
+export function callEntry(session: string, capability = "sys_info"): RecordEntry {
+  return {
+    time: "2026-11-30T00:00:00.000Z",
+    session,
+    agent: "claude",
+    client: "c",
+    transport: "stdio",
+    capability,
+    outcome: "ok",
+    duration_ms: 1,
+    args: [],
+  };
 }

@@ -8,7 +8,7 @@
 import { isIP } from "node:net";
 import type { RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { hostOf } from "../../gate/argsDigest.ts";
+import { hostOf, isHostOrAddress } from "../../gate/argsDigest.ts";
 import { type AddressClass, classify, isSensitive } from "./addressClass.ts";
 import { dnsServers } from "./dns.ts";
 import { query } from "./resolver.ts";
@@ -28,7 +28,7 @@ export function normalHost(host: string): string {
 /** A host name or address, normalized; anything else is refused as net.badhost before any packet is sent. */
 export function checkedHost(raw: string): string {
   const host = normalHost(raw);
-  if (isIP(host) === 0 && !HOST.test(host)) {
+  if (!isHostOrAddress(host)) {
     throw new RtaError(
       "net.badhost",
       `${JSON.stringify(raw)} is not a host name or address`,
@@ -42,8 +42,6 @@ export function checkedHost(raw: string): string {
 export function serverName(host: string): { servername?: string } {
   return isIP(host) === 0 ? { servername: host } : {};
 }
-
-const HOST = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?$/;
 
 /** Resolves `host` once (A, then AAAA) and holds the address to the grant's rules. */
 export async function resolveDestination(

@@ -1,7 +1,7 @@
 /** note.add: a new note in rta's notes folder (a write: an agent needs a grant). */
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
-import { newNoteId, noteFolder, writeNote } from "./noteStore.ts";
+import { FOLDER_INPUT, newNoteId, noteFolder, writeNote } from "./noteStore.ts";
 
 export const noteAdd = define({
   name: "note.add",
@@ -9,12 +9,7 @@ export const noteAdd = define({
   searchWords: ["write note", "jot", "memo", "remember"],
   safety: "write",
   inputs: {
-    folder: {
-      type: "string",
-      description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
-      operatorOnly: true,
-      profile: true,
-    },
+    folder: FOLDER_INPUT,
     title: { type: "string", description: "the note's title", required: true, positional: true },
     body: { type: "string", description: "the note's text", required: true, fromPipe: true },
   },

@@ -1,6 +1,6 @@
 /** note.list: the notes there are, newest first. */
 import { define } from "../../core/capability.ts";
-import { listNotes, noteFolder } from "./noteStore.ts";
+import { FOLDER_INPUT, listNotes, noteFolder } from "./noteStore.ts";
 
 export const noteList = define({
   name: "note.list",
@@ -8,12 +8,7 @@ export const noteList = define({
   searchWords: ["notes", "memos"],
   safety: "read",
   inputs: {
-    folder: {
-      type: "string",
-      description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
-      operatorOnly: true,
-      profile: true,
-    },
+    folder: FOLDER_INPUT,
     limit: { type: "integer", description: "how many notes to return", range: [1, 1000], default: 100 },
   },
   result: {

@@ -8,7 +8,24 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { InputSpec } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+
+/** The folder every note capability works in: the operator's to set, never an agent's. */
+export const FOLDER_INPUT: InputSpec = {
+  type: "string",
+  description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
+  operatorOnly: true,
+  profile: true,
+};
+
+/** The one note a call names. */
+export const ID_INPUT: InputSpec = {
+  type: "string",
+  description: "the note's id, as note.list shows it",
+  required: true,
+  positional: true,
+};
 
 export interface Note {
   id: string;

@@ -1,7 +1,7 @@
 /** note.rm: removes one note (destructive: an agent needs a grant, which can name the note). */
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
-import { noteFolder, removeNote } from "./noteStore.ts";
+import { FOLDER_INPUT, ID_INPUT, noteFolder, removeNote } from "./noteStore.ts";
 
 export const noteRm = define({
   name: "note.rm",
@@ -9,13 +9,8 @@ export const noteRm = define({
   searchWords: ["delete note", "erase"],
   safety: "destructive",
   inputs: {
-    folder: {
-      type: "string",
-      description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
-      operatorOnly: true,
-      profile: true,
-    },
-    id: { type: "string", description: "the note's id, as note.list shows it", required: true, positional: true },
+    folder: FOLDER_INPUT,
+    id: ID_INPUT,
   },
   record: "id",
   result: { shape: "object" },

@@ -1,7 +1,7 @@
 /** note.show: one note, title and body. */
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
-import { noteFolder, readNote } from "./noteStore.ts";
+import { FOLDER_INPUT, ID_INPUT, noteFolder, readNote } from "./noteStore.ts";
 
 export const noteShow = define({
   name: "note.show",
@@ -9,13 +9,8 @@ export const noteShow = define({
   searchWords: ["read note", "open note"],
   safety: "read",
   inputs: {
-    folder: {
-      type: "string",
-      description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
-      operatorOnly: true,
-      profile: true,
-    },
-    id: { type: "string", description: "the note's id, as note.list shows it", required: true, positional: true },
+    folder: FOLDER_INPUT,
+    id: ID_INPUT,
   },
   record: "id",
   result: { shape: "object" },
