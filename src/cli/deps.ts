@@ -17,8 +17,8 @@ import { MemoryRecord, type RecordSink } from "../record/append.ts";
 /**
  * Agents' path arguments are confined to the roots given (`--root`) and the
  * ones config.toml names; with neither, the current directory. rta's own dirs
- * are withheld from them, and config says whether hard-linked files may be
- * opened.
+ * and the identity file RTA_KV_IDENTITY names are withheld from them, and
+ * config says whether hard-linked files may be opened.
  */
 export function processDeps(
   env: Record<string, string | undefined>,
@@ -37,7 +37,10 @@ export function processDeps(
     policy: PolicySource.inConfigDir(d.config),
     config,
     dirs: d,
-    roots: new PathGate(roots.length > 0 ? roots : [process.cwd()], agentRules(d, settings?.hardlinks === true)),
+    roots: new PathGate(
+      roots.length > 0 ? roots : [process.cwd()],
+      agentRules({ ...d, identity: env.RTA_KV_IDENTITY }, settings?.hardlinks === true),
+    ),
     redactor: redactorFor(d, env.RTA_KV_IDENTITY),
   };
 }

@@ -11,6 +11,11 @@
  * (device, inode, link count) and the real path the kernel reports for it.
  * The check and the open are one operation, so there is nothing to race.
  *
+ * rta's own places are worked out when a path is opened (ownPlaces.ts): what
+ * lies inside them is not opened, and no write may land on the way to one,
+ * so a place cannot be moved, planted or relinked before it exists. A git
+ * dir is known by what it holds, whatever its name (gitDirs.ts).
+ *
  * Refusals, each naming the path as the agent sent it and nothing of rta's
  * own layout: core.path.outside, core.path.symlink, core.path.hardlink,
  * core.path.withheld, core.path.unreadable, core.path.invalid; and
@@ -27,9 +32,20 @@ import {
   realpathSync,
   type Stats,
 } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
+import {
+  GIT_DIR_NAME,
+  isGitDir,
+  isGitSecretInGitDir,
+  isHomeGitSecret,
+  underGitDir,
+  wouldBecomeGitDir,
+} from "./gitDirs.ts";
+import { isInside, isUnder, type OwnPlaces, ownPlacesNow, touchesPlace } from "./ownPlaces.ts";
+
+export { isUnder } from "./ownPlaces.ts";
 
 /** Linux's O_PATH: a descriptor that names a directory without the right to list it, enough to walk through. */
 const O_PATH = 0o10000000;
@@ -38,8 +54,6 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 const MAX_LINK_HOPS = 40;
 /** PATH_MAX on Linux; a longer path is no path. */
 const MAX_PATH_BYTES = 4096;
-/** Names that are never a file's own: the kernel's view of processes and devices. */
-const SYSTEM_WITHHELD = ["/proc", "/sys"];
 
 export type PathIntent = "read" | "write";
 
@@ -49,11 +63,14 @@ export interface OpenOptions {
 }
 
 export interface GateRules {
-  /** real paths that are never opened, even under a root: rta's data and config dirs */
+  /**
+   * rta's own places as configured (data dir, config dir, identity file):
+   * withheld wherever they resolve when a path is opened, with the way to them
+   */
   withheld: string[];
   /** a regular file with more than one hard link may be opened */
   hardlinks: boolean;
-  /** .git internals are not written, and its credential files not read */
+  /** git dirs (.git, and any dir holding what a git dir holds) are not written, nor their credential files read */
   git: boolean;
   /** the kernel's own trees (/proc, /sys) are withheld */
   system: boolean;
@@ -97,12 +114,6 @@ export interface RootStatus {
 /** `/proc/self/fd/<fd>/<name>`: a name looked up inside an opened directory. */
 export function inFd(fd: number, name?: string): string {
   return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
-}
-
-/** True when `path` is `base` or lies under it, compared by whole components, never by string prefix. */
-export function isUnder(path: string, base: string): boolean {
-  if (base === "/") return path.startsWith("/");
-  return path === base || path.startsWith(`${base}/`);
 }
 
 function code(
@@ -172,13 +183,31 @@ export class PathGate {
       );
     }
     const rootReal = readlinkSync(inFd(rootFd));
+    let aboveRoot: boolean | undefined;
+    const at: Walk = {
+      sent,
+      intent,
+      root,
+      rootReal,
+      own: this.ownNow(),
+      rootInGit: () => {
+        aboveRoot ??= underGitDir(rootReal);
+        return aboveRoot;
+      },
+    };
     try {
-      this.confirm(sent, rootFd, rootReal, "");
+      this.confirm(at, rootFd);
+      if (intent === "write" && this.rules.git && at.rootInGit()) throw gitWithheld(sent);
     } catch (err) {
       closeSync(rootFd);
       throw err;
     }
-    return this.walk(sent, intent, root, rootFd, rootReal, parts, options.makeParents === true);
+    return this.walk(at, rootFd, parts, options.makeParents === true);
+  }
+
+  /** rta's own places and the way to them, as they stand now. */
+  ownNow(): OwnPlaces {
+    return ownPlacesNow(this.rules.withheld, this.rules.system);
   }
 
   private pick(sent: string): { root: string; parts: string[] } {
@@ -196,15 +225,8 @@ export class PathGate {
   }
 
   /** Walks from the root's descriptor; every descriptor it opened is closed but the one it hands back. */
-  private walk(
-    sent: string,
-    intent: PathIntent,
-    root: string,
-    rootFd: number,
-    rootReal: string,
-    parts: string[],
-    makeParents: boolean,
-  ): GatedPath {
+  private walk(at: Walk, rootFd: number, parts: string[], makeParents: boolean): GatedPath {
+    const { sent, intent, root, rootReal } = at;
     const stack: number[] = [rootFd];
     const rel: string[] = [];
     const queue = parts.filter((p) => p !== "" && p !== ".");
@@ -238,27 +260,20 @@ export class PathGate {
           continue;
         }
         const last = queue.length === 0;
-        if (this.rules.git && intent === "write" && name === ".git") {
-          throw code(
-            "withheld",
-            sent,
-            "is inside .git, which is never written",
-            "work on the files of the repository, not its internals",
-          );
-        }
+        if (this.rules.git && intent === "write" && name === GIT_DIR_NAME) throw gitWithheld(sent);
         let st: Stats;
         try {
           st = lstatSync(inFd(top(), name));
         } catch (err) {
           const e = (err as NodeJS.ErrnoException).code;
           if (e === "ENOENT" && last && intent === "write") {
-            this.confirmTarget(sent, top(), name, false);
+            this.confirmTarget(at, top(), name, false);
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: null, root };
           }
           if (e === "ENOENT" && makeParents && intent === "write") {
             // Made inside the directory already opened, then walked into like any other.
-            this.confirmTarget(sent, top(), name, false);
+            this.confirmParent(at, top(), name, queue);
             try {
               mkdirSync(inFd(top(), name), 0o755);
             } catch (made) {
@@ -268,6 +283,8 @@ export class PathGate {
             queue.unshift(name);
             continue;
           }
+          // A missing parent on the way to one of rta's places is said as the place, not as an absence.
+          if (e === "ENOENT" && intent === "write") this.confirmTarget(at, top(), name, false);
           if (e === "ENOENT" || e === "ENOTDIR") throw notFound(sent);
           if (e === "ENAMETOOLONG")
             throw code("invalid", sent, "has a name longer than the file system allows", "send a shorter name");
@@ -285,7 +302,7 @@ export class PathGate {
             throw code("symlink", sent, "passes through a loop of links", "send the path the links point to");
           if (last && intent === "write") {
             // Writing at a link's name replaces the link (rename does not follow it); it never writes where it points.
-            this.confirmTarget(sent, top(), name, true);
+            this.confirmTarget(at, top(), name, false);
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: st, root };
           }
@@ -320,7 +337,7 @@ export class PathGate {
           }
           continue;
         }
-        if (last) return this.finish(sent, intent, root, rootReal, stack, rel, name, st);
+        if (last) return this.finish(at, stack, rel, name, st);
         if (!st.isDirectory()) throw notFound(sent);
         let fd: number;
         try {
@@ -337,7 +354,9 @@ export class PathGate {
         }
         stack.push(fd);
         rel.push(name);
-        this.confirm(sent, fd, rootReal, name);
+        this.confirm(at, fd);
+        // Asked of the directory now open, so a write never lands in a git dir of any name.
+        if (this.rules.git && intent === "write" && isGitDir(inFd(fd))) throw gitWithheld(sent);
       }
       // The path names the root itself (or climbed back to it).
       if (intent === "write")
@@ -350,18 +369,10 @@ export class PathGate {
   }
 
   /** Opens the last component for reading, or hands its parent back for writing, after the final checks. */
-  private finish(
-    sent: string,
-    intent: PathIntent,
-    root: string,
-    rootReal: string,
-    stack: number[],
-    rel: string[],
-    name: string,
-    st: Stats,
-  ): GatedPath {
+  private finish(at: Walk, stack: number[], rel: string[], name: string, st: Stats): GatedPath {
+    const { sent, intent, root } = at;
     const relPath = [...rel, name].join("/");
-    if (this.rules.git && intent === "read" && isGitSecret(rel, name)) {
+    if (this.rules.git && intent === "read" && isGitSecret(at, stack, rel, name)) {
       throw code(
         "withheld",
         sent,
@@ -379,8 +390,7 @@ export class PathGate {
     }
     const parentFd = stack[stack.length - 1] as number;
     if (intent === "write") {
-      this.confirm(sent, parentFd, rootReal, name);
-      this.confirmTarget(sent, parentFd, name, true);
+      this.confirmTarget(at, parentFd, name, st.isDirectory());
       stack.pop();
       return { intent, sent, rel: relPath, parentFd, name, existing: st, root };
     }
@@ -400,7 +410,7 @@ export class PathGate {
       throw code("symlink", sent, "changed while it was opened", "try again");
     }
     try {
-      this.confirm(sent, fd, rootReal, name);
+      this.confirm(at, fd);
     } catch (err) {
       closeSync(fd);
       throw err;
@@ -408,40 +418,107 @@ export class PathGate {
     return { intent, sent, rel: relPath, fd, stat: opened, root };
   }
 
-  /** What the kernel says an opened descriptor is must lie under the root and outside what is withheld. */
-  private confirm(sent: string, fd: number, rootReal: string, _name: string): void {
+  /** What the kernel says an opened descriptor is must lie under the root and outside rta's own places. */
+  private confirm(at: Walk, fd: number): void {
     const real = readlinkSync(inFd(fd));
-    if (!isUnder(real, rootReal)) throw code("outside", sent, "is outside the roots", OUTSIDE_HINT);
-    const withheld = [...this.rules.withheld, ...(this.rules.system ? SYSTEM_WITHHELD : [])];
-    if (withheld.some((w) => isUnder(real, w))) {
-      throw code("withheld", sent, "is withheld from agents", "it is not a place an agent's call may read or write");
+    if (!isUnder(real, at.rootReal)) throw code("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
+    if (isInside(real, at.own)) {
+      throw code("withheld", at.sent, "is withheld from agents", "it is not a place an agent's call may read or write");
     }
   }
 
   /**
-   * A write names an entry, not a descriptor: the entry itself may not be
-   * withheld, nor hold anything withheld (moving or removing a directory
-   * above rta's own would carry them off with it).
+   * A missing directory above a write's last name, about to be made empty by
+   * the gate: it may be on the way to one of rta's places (a fresh home has
+   * no .config yet), since an empty directory the gate made moves no place;
+   * but the path it starts may not end in one, nor may it make a git dir.
+   * Below a missing entry nothing can be a link yet, so the rest of the path
+   * is joined as written, and a refusal comes before anything is made.
    */
-  private confirmTarget(sent: string, parentFd: number, name: string, exists: boolean): void {
+  private confirmParent(at: Walk, parentFd: number, name: string, rest: readonly string[]): void {
     const parent = readlinkSync(inFd(parentFd));
-    const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
-    const withheld = [...this.rules.withheld, ...(this.rules.system ? SYSTEM_WITHHELD : [])];
-    // what is being made holds nothing yet: only what is there can carry a withheld dir off with it
-    if (withheld.some((w) => isUnder(target, w) || (exists && isUnder(w, target)))) {
-      throw code(
-        "withheld",
-        sent,
-        "is withheld from agents, or holds something that is",
-        "it is not a place an agent's call may write, move or remove",
-      );
-    }
+    const made = resolve(parent, name);
+    if (isInside(made, at.own) || touchesPlace(resolve(made, ...rest), at.own)) throw placeWithheld(at.sent);
+    if (this.rules.git && wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
   }
 
-  /** Whether a real path is one a walk should skip: withheld, or the kernel's own. */
-  isWithheld(real: string): boolean {
-    return [...this.rules.withheld, ...(this.rules.system ? SYSTEM_WITHHELD : [])].some((w) => isUnder(real, w));
+  /**
+   * A write names an entry, not a descriptor, and the entry may not exist
+   * yet. It may not lie inside one of rta's places, nor be on the way to one
+   * (moving, removing or making it would move the place, or plant it); nor
+   * may it be a git dir, or the entry that would make its directory one.
+   */
+  private confirmTarget(at: Walk, parentFd: number, name: string, isDir: boolean): void {
+    const parent = readlinkSync(inFd(parentFd));
+    const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
+    if (touchesPlace(target, at.own)) throw placeWithheld(at.sent);
+    if (!this.rules.git || at.intent !== "write") return;
+    if (isDir && isGitDirEntry(parentFd, name)) throw gitWithheld(at.sent);
+    if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
   }
+
+  /** Whether a real path is one a walk should skip: one of rta's places, or the kernel's own. */
+  isWithheld(real: string): boolean {
+    return isInside(real, this.ownNow());
+  }
+}
+
+/** What one open is about, handed down the walk. */
+interface Walk {
+  sent: string;
+  intent: PathIntent;
+  /** the root as configured, and its real path */
+  root: string;
+  rootReal: string;
+  /** rta's own places as they stood when this open began */
+  own: OwnPlaces;
+  /** whether the root lies in a git dir (asked once, and only when it matters) */
+  rootInGit: () => boolean;
+}
+
+function placeWithheld(sent: string): RtaError {
+  return code(
+    "withheld",
+    sent,
+    "is withheld from agents, or holds or leads to something that is",
+    "it is not a place an agent's call may write, move or remove",
+  );
+}
+
+function gitWithheld(sent: string): RtaError {
+  return code(
+    "withheld",
+    sent,
+    "is in a git directory, or would make one, which is never written",
+    "work on the files of the repository, not its internals",
+  );
+}
+
+/** Whether an existing directory entry is a git dir: opened without following a link, and asked of what was opened. */
+function isGitDirEntry(parentFd: number, name: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(inFd(parentFd, name), O_PATH | O_DIRECTORY | O_NOFOLLOW);
+  } catch {
+    return false; // no longer a directory: nothing of git's to carry off
+  }
+  try {
+    return isGitDir(inFd(fd));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Whether a file about to be read can carry git credentials: config and
+ * credentials files anywhere in a git dir (by name or by what it holds, at any
+ * depth: submodules and worktrees keep their own), and the stores git keeps
+ * beside a home. `stack` holds the directories opened from the root down.
+ */
+function isGitSecret(at: Walk, stack: readonly number[], rel: readonly string[], name: string): boolean {
+  if (isHomeGitSecret(rel[rel.length - 1], name)) return true;
+  if (!isGitSecretInGitDir(name)) return false;
+  return rel.includes(GIT_DIR_NAME) || stack.some((fd) => isGitDir(inFd(fd))) || at.rootInGit();
 }
 
 /** A root by the name it was given and by its real path, so an absolute path may use either. */
@@ -455,15 +532,17 @@ function rootNames(root: string): string[] {
 }
 
 /**
- * Files in .git that can carry credentials (at any depth: submodules and
- * worktrees keep their own), and the stores git keeps beside a home:
- * ~/.git-credentials and the XDG one, <config>/git/credentials.
+ * Whether a file a walk came to, by its opened directory and its real path,
+ * can carry git credentials: the stores beside a home, and config or
+ * credentials files in a git dir. The directory holding it is asked through
+ * its descriptor; the ones above it, which the walk has closed, by path.
  */
-export function isGitSecret(rel: readonly string[], name: string): boolean {
-  if (name === ".git-credentials") return true;
-  if (name === "credentials" && rel[rel.length - 1] === "git") return true;
-  const inGit = rel.includes(".git");
-  return inGit && (name === "config" || name === "credentials" || name.startsWith("config."));
+export function isGitSecretFile(dirFd: number, real: string): boolean {
+  const parts = real.split("/");
+  const name = parts[parts.length - 1] as string;
+  if (isHomeGitSecret(parts[parts.length - 2], name)) return true;
+  if (!isGitSecretInGitDir(name)) return false;
+  return parts.includes(GIT_DIR_NAME) || isGitDir(inFd(dirFd)) || underGitDir(dirname(real));
 }
 
 function notFound(sent: string): RtaError {
@@ -478,37 +557,30 @@ export function closeGated(p: GatedPath): void {
   }
 }
 
-/** The rules for agents: rta's own dirs and the kernel's trees withheld, no hard links, .git guarded. */
-export function agentRules(dirs: { data: string; config: string }, hardlinks = false): GateRules {
-  // Not made yet, a dir is withheld where it will be: under the real path of the nearest part that is there.
-  const real = (p: string) => {
-    const rest: string[] = [];
-    for (let head = resolve(p); ; head = dirname(head)) {
-      try {
-        return join(realpathSync(head), ...rest);
-      } catch {
-        if (dirname(head) === head) return resolve(p);
-        rest.unshift(basename(head));
-      }
-    }
-  };
-  return {
-    withheld: [...new Set([resolve(dirs.data), real(dirs.data), resolve(dirs.config), real(dirs.config)])],
-    hardlinks,
-    git: true,
-    system: true,
-  };
+/**
+ * The rules for agents: rta's own places withheld (its data and config dirs,
+ * and the identity file RTA_KV_IDENTITY names, when it does), the kernel's
+ * trees too, no hard links, git dirs guarded. The places are kept as given
+ * and looked up each time a path is opened, since they may not exist yet.
+ */
+export function agentRules(dirs: { data: string; config: string; identity?: string }, hardlinks = false): GateRules {
+  const places = [dirs.data, dirs.config, ...(dirs.identity ? [dirs.identity] : [])];
+  return { withheld: [...new Set(places.map((p) => resolve(p)))], hardlinks, git: true, system: true };
 }
 
-/** A gate as a capability sees it while it runs. */
+/** A gate as a capability sees it while it runs: a walk asks about its directories against one look at rta's places. */
 export function accessOf(gate: PathGate, cwd?: string): PathAccess {
+  let own: OwnPlaces | undefined;
   return {
     open: (sent, intent, options) => {
       if (cwd === undefined) return gate.open(sent, intent, options);
       // Opened from the current directory, but shown as the person typed it.
       return { ...gate.open(resolve(cwd, sent), intent, options), sent };
     },
-    isWithheld: (real) => gate.isWithheld(real),
+    isWithheld: (real) => {
+      own ??= gate.ownNow();
+      return isInside(real, own);
+    },
     hardlinks: gate.rules.hardlinks,
   };
 }

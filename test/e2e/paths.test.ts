@@ -2,13 +2,25 @@
  * End to end: the path gate under a race, and roots the server cannot read.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
-import { RTA } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 
 describe("a directory swapped for a symlink to /etc while it is read", () => {
   test("10,000 reads through it: none lands outside the root", async () => {
@@ -173,4 +185,108 @@ describe("what the system refuses", () => {
       "rta: error: the system refused it: permission denied (fs.denied)\nrta: hint: the person running rta can change the owner or mode of what it names\n",
     );
   });
+});
+
+/** A server for agent `claude`, with a grant for every fs verb, rooted at `root`, its own places as `env` names them. */
+async function grantedServer(
+  root: string,
+  env: { RTA_DATA_DIR: string; RTA_CONFIG_DIR: string } & Record<string, string>,
+) {
+  const granted = await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env });
+  expect(granted.code).toBe(0);
+  const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: env.RTA_DATA_DIR, env });
+  const call = async (name: string, args: Record<string, unknown>) =>
+    resultJson(await s.client.callTool({ name, arguments: args }));
+  return { ...s, call };
+}
+
+/** Every file and dir under `dir`, relative to it, sorted, but what the server writes in its data dir (and a link to it). */
+function listing(dir: string, data: string): string[] {
+  const own = data.slice(dir.length + 1);
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((p) => !p.startsWith(`${own}/`) && !p.startsWith("via/"))
+    .sort();
+}
+
+describe("rta's own places, not made yet, under a root", () => {
+  // The config dir's parent is missing, as in a fresh home; a staged dir holds what an agent would plant.
+  test("no verb, by any spelling, moves, makes or writes them or the way to them", async () => {
+    const root = realpathSync(tempDir());
+    const home = join(root, "home");
+    const data = join(home, ".local/share/rta");
+    const config = join(home, ".config/rta");
+    const identity = join(home, "keys/identity.txt");
+    mkdirSync(join(home, "keys"), { recursive: true });
+    writeFileSync(identity, "AGE-SECRET-KEY-1NOTAREALKEY\n");
+    mkdirSync(join(root, "stage/rta"), { recursive: true });
+    writeFileSync(join(root, "stage/rta/config.toml"), 'roots = ["/"]\n');
+    writeFileSync(join(root, "stage/rta/policy.toml"), 'max_ttl = "1000h"\n');
+    writeFileSync(join(root, "stage/config.toml"), 'roots = ["/"]\n');
+    symlinkSync(home, join(root, "via"));
+    const s = await grantedServer(root, { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config, RTA_KV_IDENTITY: identity });
+    writeFileSync(join(data, "kv.age"), "age-encryption.org/v1\n");
+    linkSync(join(data, "kv.age"), join(root, "kv-link.age"));
+    const before = listing(root, data);
+    const spell = (rel: string) => [rel, join(root, rel), `stage/../${rel}`, rel.replace(/^home\//, "via/")];
+    const cases: [string, Record<string, unknown>, string][] = [];
+    for (const c of spell("home/.config/rta")) {
+      cases.push(["fs_move", { from: "stage/rta", to: c }, "core.path.withheld"]);
+      cases.push(["fs_mkdir", { path: c, parents: true }, "core.path.withheld"]);
+      cases.push(["fs_mkdir", { path: `${c}/sub`, parents: true }, "core.path.withheld"]);
+      cases.push(["fs_write", { path: `${c}/config.toml`, content: 'roots = ["/"]\n' }, "core.path.withheld"]);
+      cases.push(["fs_write", { path: c, content: "x" }, "core.path.withheld"]);
+    }
+    for (const c of spell("home/.config")) {
+      // the way there: a staged dir moved onto the missing parent would carry a config into place
+      cases.push(["fs_move", { from: "stage", to: c }, "core.path.withheld"]);
+      cases.push(["fs_mkdir", { path: c }, "core.path.withheld"]);
+      cases.push(["fs_write", { path: c, content: "x" }, "core.path.withheld"]);
+    }
+    for (const c of spell("home/.local/share/rta")) {
+      cases.push(["fs_write", { path: `${c}/gate.db`, content: "x", mode: "overwrite" }, "core.path.withheld"]);
+      cases.push(["fs_move", { from: c, to: "loot" }, "core.path.withheld"]);
+    }
+    for (const c of spell("home/keys/identity.txt")) {
+      cases.push(["fs_read", { path: c }, "core.path.withheld"]);
+      cases.push(["fs_write", { path: c, content: "x", mode: "overwrite" }, "core.path.withheld"]);
+      cases.push(["fs_move", { from: c, to: "stolen.txt" }, "core.path.withheld"]);
+      cases.push(["fs_move", { from: "stage/config.toml", to: c, overwrite: true }, "core.path.withheld"]);
+      cases.push(["fs_rm", { path: c }, "core.path.withheld"]);
+    }
+    // an ancestor of each place, moved or removed whole
+    for (const c of ["home", "home/.local", "home/keys"]) {
+      cases.push(["fs_move", { from: c, to: "moved" }, "core.path.withheld"]);
+      cases.push(["fs_rm", { path: c, recursive: true }, "core.path.withheld"]);
+    }
+    // a hard link to a file in the data dir is neither read nor written through
+    cases.push(["fs_read", { path: "kv-link.age" }, "core.path.hardlink"]);
+    cases.push(["fs_write", { path: "kv-link.age", content: "x", mode: "overwrite" }, "core.path.hardlink"]);
+    cases.push(["fs_move", { from: "kv-link.age", to: "home/.config" }, "core.path.hardlink"]);
+    try {
+      const got = [];
+      for (const [name, args] of cases) got.push([name, args, (await s.call(name, args)).code ?? "ok"]);
+      expect(got).toEqual(cases);
+      const grep = await s.call("fs_grep", { pattern: "AGE-SECRET", path: "." });
+      expect(grep).toMatchObject({ type: "table", rows: [] });
+      expect(listing(root, data)).toEqual(before);
+      expect(existsSync(config)).toBe(false);
+      // beside them, work goes on: a fresh home's .config is made for another program's dir
+      expect(await s.call("fs_mkdir", { path: "home/.config/nvim", parents: true })).toMatchObject({ value: {} });
+      expect(await s.call("fs_write", { path: "home/.config/nvim/init.lua", content: "-- x" })).toMatchObject({
+        value: { created: true },
+      });
+      // and one the operator makes after the server started is withheld by every name
+      mkdirSync(config);
+      writeFileSync(join(config, "config.toml"), "");
+      for (const c of spell("home/.config/rta/config.toml")) {
+        expect((await s.call("fs_read", { path: c })).code).toBe("core.path.withheld");
+        expect((await s.call("fs_write", { path: c, content: "x", mode: "overwrite" })).code).toBe(
+          "core.path.withheld",
+        );
+      }
+      expect(readFileSync(join(config, "config.toml"), "utf8")).toBe("");
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
 });

@@ -23,7 +23,7 @@ import {
 } from "node:fs";
 import type { PathAccess } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { inFd, isGitSecret } from "../../gate/pathGate.ts";
+import { inFd, isGitSecretFile } from "../../gate/pathGate.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL } = constants;
 
@@ -97,7 +97,7 @@ export function openChild(dirFd: number, name: string, dir: boolean, gate: PathA
     if (
       gate.isWithheld(real) ||
       (!dir && st.isFile() && st.nlink > 1 && !gate.hardlinks) ||
-      (!dir && isGitSecretName(real))
+      (!dir && isGitSecretFile(dirFd, real))
     ) {
       closeSync(fd);
       return undefined;
@@ -107,11 +107,6 @@ export function openChild(dirFd: number, name: string, dir: boolean, gate: PathA
     return undefined;
   }
   return fd;
-}
-
-function isGitSecretName(real: string): boolean {
-  const parts = real.split("/");
-  return isGitSecret(parts.slice(0, -1), parts[parts.length - 1] as string);
 }
 
 export interface WalkEntry {

@@ -1,0 +1,111 @@
+/**
+ * rta's own places (its data dir, its config dir, the file RTA_KV_IDENTITY
+ * names) as the kernel would find them now, for the path gate.
+ *
+ * A place is not only where it is but how it is reached: the config dir is
+ * found by looking up each component of its path in the directory before
+ * it, following links. Whoever can replace one of those entries (move a
+ * staged directory onto a missing ancestor, put a link where a parent will
+ * be) decides what rta reads as its config, whether or not the dir exists
+ * yet. So the gate keeps two lists, worked out when it is asked, not once at
+ * startup, since an ancestor made or relinked later moves the place:
+ *
+ * - `inside`: where each place resolves to; nothing under it is opened;
+ * - `way`: every entry looked up on the way there, existing or not; none of
+ *   them, nor anything above one, is written, moved, made or removed.
+ */
+import { lstatSync, readlinkSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+
+/** The most links one lookup passes through, as the kernel's own limit. */
+const MAX_LINK_HOPS = 40;
+
+/** The kernel's view of processes and devices: never a file of anyone's own. */
+const SYSTEM_PLACES = ["/proc", "/sys"];
+
+export interface OwnPlaces {
+  /** real paths nothing under which is opened */
+  inside: string[];
+  /** entries on the way to them; a write whose target is one, or above one, would move a place */
+  way: string[];
+}
+
+/** True when `path` is `base` or lies under it, compared by whole components, never by string prefix. */
+export function isUnder(path: string, base: string): boolean {
+  if (base === "/") return path.startsWith("/");
+  return path === base || path.startsWith(`${base}/`);
+}
+
+/** The places and the way to each, as the file system stands now; /proc and /sys too when `system`. */
+export function ownPlacesNow(places: readonly string[], system: boolean): OwnPlaces {
+  const inside = new Set<string>();
+  const way = new Set<string>();
+  for (const place of places) {
+    const spelled = resolve(place);
+    const traced = trace(spelled);
+    inside.add(spelled);
+    inside.add(traced.real);
+    for (const e of traced.entries) way.add(e);
+    // each ancestor as written, in case a lookup failed part way for a reason other than absence
+    for (let p = spelled; p !== dirname(p); p = dirname(p)) way.add(p);
+  }
+  if (system) {
+    for (const p of SYSTEM_PLACES) {
+      inside.add(p);
+      way.add(p);
+    }
+  }
+  return { inside: [...inside], way: [...way] };
+}
+
+/** Whether an opened thing's real path is a place or lies inside one. */
+export function isInside(real: string, own: OwnPlaces): boolean {
+  return own.inside.some((p) => isUnder(real, p));
+}
+
+/**
+ * Whether a write at `target` (a real parent joined with a name, existing or
+ * not) would reach a place: it lies inside one, or it is an entry on the way
+ * to one, or above such an entry (moving, removing or making it moves the place).
+ */
+export function touchesPlace(target: string, own: OwnPlaces): boolean {
+  return isInside(target, own) || own.way.some((e) => isUnder(e, target));
+}
+
+/**
+ * Looks up an absolute path as the kernel would, component by component,
+ * following links, and records every entry it looks up. Where a component is
+ * missing, the rest is joined as written: that is where the place will be
+ * once it is made.
+ */
+function trace(path: string): { real: string; entries: string[] } {
+  const entries: string[] = [];
+  const queue = path.split("/");
+  let current = "/";
+  let missing = false;
+  let hops = 0;
+  while (queue.length > 0) {
+    const name = queue.shift() as string;
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, name);
+    entries.push(next);
+    if (!missing) {
+      try {
+        if (lstatSync(next).isSymbolicLink() && ++hops <= MAX_LINK_HOPS) {
+          const target = readlinkSync(next);
+          queue.unshift(...target.split("/"));
+          if (isAbsolute(target)) current = "/";
+          continue;
+        }
+      } catch {
+        missing = true;
+      }
+    }
+    current = next;
+  }
+  return { real: current, entries };
+}
