@@ -290,3 +290,87 @@ describe("rta's own places, not made yet, under a root", () => {
     }
   }, 60_000);
 });
+
+/** Runs git with a fixed identity and no config of the machine's, failing the test if it fails. */
+function git(args: string[], env: Record<string, string> = {}): void {
+  const r = Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@example.test", ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1", ...env },
+    stderr: "pipe",
+  });
+  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
+}
+
+describe("git dirs of any name", () => {
+  // Each holds a credential in its config; git runs each one's hooks and core.fsmonitor as whoever uses it.
+  test("a bare repo, a gitdir: target, a worktree's dir and a $GIT_DIR: none read for credentials, none written", async () => {
+    const root = realpathSync(tempDir());
+    const secret = "https://bob:s3cret-token@example.test/x.git";
+    git(["init", "-q", "--bare", join(root, "proj.git")]);
+    mkdirSync(join(root, "store"));
+    git(["init", "-q", `--separate-git-dir=${join(root, "store/repo")}`, join(root, "sep")]);
+    git(["-C", join(root, "sep"), "commit", "-q", "--allow-empty", "-m", "first"]);
+    git(["-C", join(root, "sep"), "worktree", "add", "-q", join(root, "wt")]);
+    git(["init", "-q"], { GIT_DIR: join(root, "meta") });
+    for (const dir of ["proj.git", "store/repo", "meta"])
+      git(["--git-dir", join(root, dir), "remote", "add", "o", secret]);
+    writeFileSync(join(root, "store/repo/worktrees/wt/config.worktree"), `[remote "w"]\n\turl = ${secret}\n`);
+    symlinkSync("proj.git", join(root, "alias"));
+    mkdirSync(join(root, "half/objects"), { recursive: true });
+    writeFileSync(join(root, "half/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(root, "hook.sh"), "#!/bin/sh\necho planted\n");
+    const data = tempDir();
+    const s = await grantedServer(root, { RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "config") });
+    const before = listing(root, data);
+    const cases: [string, Record<string, unknown>, string][] = [];
+    for (const dir of ["proj.git", join(root, "proj.git"), "sep/../proj.git", "alias", "store/repo", "meta"]) {
+      cases.push(["fs_read", { path: `${dir}/config` }, "core.path.withheld"]);
+      cases.push(["fs_write", { path: `${dir}/hooks/post-checkout`, content: "#!/bin/sh\n" }, "core.path.withheld"]);
+      cases.push([
+        "fs_write",
+        { path: `${dir}/config`, content: "[core]\n\tfsmonitor = x\n", mode: "append" },
+        "core.path.withheld",
+      ]);
+      cases.push(["fs_mkdir", { path: `${dir}/hooks/new`, parents: true }, "core.path.withheld"]);
+      cases.push(["fs_move", { from: "hook.sh", to: `${dir}/hooks/pre-commit` }, "core.path.withheld"]);
+      cases.push(["fs_read", { path: `${dir}/HEAD` }, "ok"]);
+    }
+    cases.push(["fs_read", { path: "store/repo/worktrees/wt/config.worktree" }, "core.path.withheld"]);
+    cases.push([
+      "fs_write",
+      { path: "store/repo/worktrees/wt/HEAD", content: "x", mode: "overwrite" },
+      "core.path.withheld",
+    ]);
+    // a git dir itself is not moved, removed or replaced, nor a dir made into one
+    cases.push(["fs_move", { from: "proj.git", to: "elsewhere.git" }, "core.path.withheld"]);
+    cases.push(["fs_rm", { path: "meta", recursive: true }, "core.path.withheld"]);
+    cases.push(["fs_mkdir", { path: "half/refs" }, "core.path.withheld"]);
+    cases.push(["fs_mkdir", { path: "half/refs/heads", parents: true }, "core.path.withheld"]);
+    // the gitdir: files themselves are .git, never written; the work trees are
+    cases.push([
+      "fs_write",
+      { path: "sep/.git", content: "gitdir: ../half\n", mode: "overwrite" },
+      "core.path.withheld",
+    ]);
+    cases.push([
+      "fs_write",
+      { path: "wt/.git", content: "gitdir: ../half\n", mode: "overwrite" },
+      "core.path.withheld",
+    ]);
+    try {
+      const got = [];
+      for (const [name, args] of cases) got.push([name, args, (await s.call(name, args)).code ?? "ok"]);
+      expect(got).toEqual(cases);
+      expect(listing(root, data)).toEqual(before);
+      const grep = await s.call("fs_grep", { pattern: "s3cret", path: "." });
+      expect(grep).toMatchObject({ type: "table", rows: [] });
+      expect(await s.call("fs_write", { path: "wt/notes.md", content: "x" })).toMatchObject({
+        value: { created: true },
+      });
+      expect(await s.call("fs_write", { path: "sep/notes.md", content: "x" })).toMatchObject({
+        value: { created: true },
+      });
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+});
