@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ownPlacesNow, touchesPlace } from "../../src/gate/ownPlaces.ts";
 import { closeGated, type GatedPath, PathGate, type PathIntent } from "../../src/gate/pathGate.ts";
 import { tempDir } from "../support/fixtures.ts";
 
@@ -31,6 +32,18 @@ beforeAll(() => {
   f(join(root, ".git/HEAD"), "ref: refs/heads/main");
   f(join(root, ".git/hooks/pre-commit"), "#!/bin/sh");
   f(join(root, ".git-credentials"), "https://u:p@example.test");
+  // git dirs by what they hold: a bare repo, a linked worktree's dir, one half made
+  f(join(root, "bare.git/HEAD"), "ref: refs/heads/main");
+  f(join(root, "bare.git/config"), "[credential] helper = store");
+  f(join(root, "bare.git/hooks/pre-receive"), "#!/bin/sh");
+  mkdirSync(join(root, "bare.git/objects"));
+  mkdirSync(join(root, "bare.git/refs"));
+  f(join(root, "linked/HEAD"), "ref: refs/heads/wt");
+  f(join(root, "linked/commondir"), "../..");
+  f(join(root, "linked/config.worktree"), "[core] fsmonitor = x");
+  f(join(root, "half/HEAD"), "ref: refs/heads/main");
+  mkdirSync(join(root, "half/objects"));
+  symlinkSync("bare.git", join(root, "bare-link"));
   f(join(root, "data/agent-log.jsonl"), "{}");
   f(join(root, "config/policy.toml"), "");
   f(join(base, "root_evil/secret.txt"), "evil");
@@ -146,6 +159,20 @@ const cases: Case[] = [
   [".git/HEAD", "read", "ok"],
   [".git/hooks/pre-commit", "read", "ok"],
   [".git-credentials", "read", "core.path.withheld"],
+  // a git dir of any name, known by what it holds
+  ["bare.git/config", "read", "core.path.withheld"],
+  ["bare-link/config", "read", "core.path.withheld"],
+  ["bare.git/HEAD", "read", "ok"],
+  ["bare.git/hooks/pre-receive", "read", "ok"],
+  ["bare.git/hooks/pre-receive", "write", "core.path.withheld"],
+  ["bare.git/hooks/new-hook", "write", "core.path.withheld"],
+  ["bare-link/hooks/new-hook", "write", "core.path.withheld"],
+  ["bare.git", "write", "core.path.withheld"],
+  ["bare-link", "write", "ok"],
+  ["linked/config.worktree", "read", "core.path.withheld"],
+  ["linked/HEAD", "write", "core.path.withheld"],
+  ["half/refs", "write", "core.path.withheld"],
+  ["half/other", "write", "ok"],
   // NUL bytes, very long paths
   ["file.txt\0.png", "read", "core.path.invalid"],
   ["a\0/../../etc/passwd", "read", "core.path.invalid"],
@@ -181,6 +208,40 @@ describe("the path gate: adversarial corpus", () => {
       expect(outcome(gate, typeof sent === "string" ? sent : sent(), intent)).toBe(expected);
     });
   }
+});
+
+describe("rta's own places, looked up when a path is opened", () => {
+  test("a place that does not exist yet is withheld with the way to it, and follows a link put on that way later", () => {
+    const home = realpathSync(tempDir());
+    mkdirSync(join(home, "elsewhere/a"), { recursive: true });
+    const g = new PathGate([home], { withheld: [join(home, "cfg/a/rta")], hardlinks: false, git: true, system: true });
+    expect(outcome(g, "cfg", "write")).toBe("core.path.withheld");
+    expect(outcome(g, "cfg/a/rta/config.toml", "write")).toBe("core.path.withheld");
+    expect(outcome(g, "other/x", "write")).toBe("fs.notfound");
+    expect(outcome(g, "elsewhere/a/rta", "write")).toBe("ok");
+    // someone links the missing parent to a dir that exists: the place is there now, not where it was first
+    symlinkSync(join(home, "elsewhere"), join(home, "cfg"));
+    expect(outcome(g, "elsewhere/a/rta", "write")).toBe("core.path.withheld");
+    expect(outcome(g, "elsewhere/a", "write")).toBe("core.path.withheld");
+    expect(outcome(g, "elsewhere", "write")).toBe("core.path.withheld");
+    expect(outcome(g, "cfg", "write")).toBe("core.path.withheld");
+    expect(outcome(g, "elsewhere/b", "write")).toBe("ok");
+    mkdirSync(join(home, "elsewhere/a/rta"));
+    expect(outcome(g, "elsewhere/a/rta", "read")).toBe("core.path.withheld");
+    expect(outcome(g, "cfg/a/rta", "read")).toBe("core.path.withheld");
+  });
+
+  test("ownPlacesNow names each entry looked up on the way, through links, and where the place resolves", () => {
+    const home = realpathSync(tempDir());
+    mkdirSync(join(home, "real"));
+    symlinkSync("real", join(home, "link"));
+    const own = ownPlacesNow([join(home, "link/missing/rta")], false);
+    expect(own.inside).toContain(join(home, "real/missing/rta"));
+    for (const e of ["link", "real", "real/missing", "real/missing/rta"]) expect(own.way).toContain(join(home, e));
+    expect(touchesPlace(join(home, "real/missing"), own)).toBe(true);
+    expect(touchesPlace(join(home, "real/other"), own)).toBe(false);
+    expect(touchesPlace(join(home, "real/missing/rta/x"), own)).toBe(true);
+  });
 });
 
 describe("the kernel's own trees, reached from a root of /", () => {
