@@ -12,11 +12,14 @@
  * asked of an opened descriptor, so it looks at the directory the gate is in,
  * not at a path that could be swapped meanwhile.
  */
-import { lstatSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** The name git gives the dir it keeps in a work tree; a write to it, file or dir, is refused by name alone. */
 export const GIT_DIR_NAME = ".git";
+
+/** Linux's O_PATH: enough to name a directory and look inside it, without the right to list it. */
+const O_PATH = 0o10000000;
 
 /** The entries whose presence together makes a directory a git dir. */
 const MARKS = ["HEAD", "objects", "refs", "commondir"] as const;
@@ -57,12 +60,44 @@ export function underGitDir(real: string): boolean {
   return false;
 }
 
-/** Names in a git dir (at any depth) that can carry credentials: config, config.worktree, credentials. */
-export function isGitSecretInGitDir(name: string): boolean {
-  return name === "config" || name === "credentials" || name.startsWith("config.");
+/**
+ * Whether an existing entry (`<dir>/<name>`, as the path gate names it) is a
+ * git dir: opened without following a link, and asked of what was opened.
+ */
+export function isGitDirEntry(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch {
+    return false; // not a directory (any more): nothing of git's to carry off
+  }
+  try {
+    return isGitDir(`/proc/self/fd/${fd}`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** The credential stores git keeps beside a home: ~/.git-credentials and the XDG one, <config>/git/credentials. */
-export function isHomeGitSecret(parent: string | undefined, name: string): boolean {
-  return name === ".git-credentials" || (name === "credentials" && parent === "git");
+/**
+ * Whether a file named `name`, in a directory named `parent`, can carry git
+ * credentials: the stores git keeps beside a home (~/.git-credentials and the
+ * XDG one, <config>/git/credentials), and config or credentials files in a
+ * git dir, at any depth (submodules and worktrees keep their own). Whether it
+ * is in a git dir is asked only for those names.
+ */
+export function canCarryGitSecret(parent: string | undefined, name: string, inGitDir: () => boolean): boolean {
+  if (name === ".git-credentials" || (name === "credentials" && parent === "git")) return true;
+  const secret = name === "config" || name === "credentials" || name.startsWith("config.");
+  return secret && inGitDir();
+}
+
+/**
+ * The same for a file a walk came to, by a path naming its opened directory
+ * (asked through the descriptor) and its real path (the directories above,
+ * which the walk has closed, asked by path).
+ */
+export function isGitSecretFile(dir: string, real: string): boolean {
+  const parts = real.split("/");
+  const inGitDir = () => parts.includes(GIT_DIR_NAME) || isGitDir(dir) || underGitDir(dirname(real));
+  return canCarryGitSecret(parts[parts.length - 2], parts[parts.length - 1] as string, inGitDir);
 }

@@ -12,9 +12,11 @@
  *
  * - `inside`: where each place resolves to; nothing under it is opened;
  * - `way`: every entry looked up on the way there, existing or not; none of
- *   them, nor anything above one, is written, moved, made or removed.
+ *   them, nor anything above one, is written, moved, made or removed;
+ * - `ids`: the device and inode of each place that exists, so the same
+ *   directory reached by another path (a bind mount) is known too.
  */
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readlinkSync, type Stats, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /** The most links one lookup passes through, as the kernel's own limit. */
@@ -28,6 +30,8 @@ export interface OwnPlaces {
   inside: string[];
   /** entries on the way to them; a write whose target is one, or above one, would move a place */
   way: string[];
+  /** `dev:ino` of each place that exists */
+  ids: Set<string>;
 }
 
 /** True when `path` is `base` or lies under it, compared by whole components, never by string prefix. */
@@ -40,8 +44,14 @@ export function isUnder(path: string, base: string): boolean {
 export function ownPlacesNow(places: readonly string[], system: boolean): OwnPlaces {
   const inside = new Set<string>();
   const way = new Set<string>();
+  const ids = new Set<string>();
   for (const place of places) {
     const spelled = resolve(place);
+    try {
+      ids.add(idOf(statSync(spelled)));
+    } catch {
+      // not made yet: it has no inode to be known by
+    }
     const traced = trace(spelled);
     inside.add(spelled);
     inside.add(traced.real);
@@ -55,7 +65,16 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
       way.add(p);
     }
   }
-  return { inside: [...inside], way: [...way] };
+  return { inside: [...inside], way: [...way], ids };
+}
+
+export function idOf(st: Stats): string {
+  return `${st.dev}:${st.ino}`;
+}
+
+/** Whether what a stat describes is one of the places itself, by whatever path it was reached. */
+export function isPlace(st: Stats, own: OwnPlaces): boolean {
+  return own.ids.has(idOf(st));
 }
 
 /** Whether an opened thing's real path is a place or lies inside one. */
@@ -108,4 +127,14 @@ function trace(path: string): { real: string; entries: string[] } {
     current = next;
   }
   return { real: current, entries };
+}
+
+/** Whether the entry at a path, not followed if it is a link, is one of the places reached by another name (a bind mount). */
+export function isPlaceAt(path: string, own: OwnPlaces): boolean {
+  if (own.ids.size === 0) return false;
+  try {
+    return isPlace(lstatSync(path), own);
+  } catch {
+    return false; // nothing there (yet)
+  }
 }

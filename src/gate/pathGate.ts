@@ -32,19 +32,13 @@ import {
   realpathSync,
   type Stats,
 } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
-import {
-  GIT_DIR_NAME,
-  isGitDir,
-  isGitSecretInGitDir,
-  isHomeGitSecret,
-  underGitDir,
-  wouldBecomeGitDir,
-} from "./gitDirs.ts";
-import { isInside, isUnder, type OwnPlaces, ownPlacesNow, touchesPlace } from "./ownPlaces.ts";
+import { canCarryGitSecret, GIT_DIR_NAME, isGitDir, isGitDirEntry, underGitDir, wouldBecomeGitDir } from "./gitDirs.ts";
+import { isInside, isPlace, isPlaceAt, isUnder, type OwnPlaces, ownPlacesNow, touchesPlace } from "./ownPlaces.ts";
 
+export { isGitSecretFile } from "./gitDirs.ts";
 export { isUnder } from "./ownPlaces.ts";
 
 /** Linux's O_PATH: a descriptor that names a directory without the right to list it, enough to walk through. */
@@ -372,7 +366,8 @@ export class PathGate {
   private finish(at: Walk, stack: number[], rel: string[], name: string, st: Stats): GatedPath {
     const { sent, intent, root } = at;
     const relPath = [...rel, name].join("/");
-    if (this.rules.git && intent === "read" && isGitSecret(at, stack, rel, name)) {
+    const inGitDir = () => rel.includes(GIT_DIR_NAME) || stack.some((fd) => isGitDir(inFd(fd))) || at.rootInGit();
+    if (this.rules.git && intent === "read" && canCarryGitSecret(rel[rel.length - 1], name, inGitDir)) {
       throw code(
         "withheld",
         sent,
@@ -422,7 +417,7 @@ export class PathGate {
   private confirm(at: Walk, fd: number): void {
     const real = readlinkSync(inFd(fd));
     if (!isUnder(real, at.rootReal)) throw code("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-    if (isInside(real, at.own)) {
+    if (isInside(real, at.own) || isPlace(fstatSync(fd), at.own)) {
       throw code("withheld", at.sent, "is withheld from agents", "it is not a place an agent's call may read or write");
     }
   }
@@ -451,15 +446,16 @@ export class PathGate {
   private confirmTarget(at: Walk, parentFd: number, name: string, isDir: boolean): void {
     const parent = readlinkSync(inFd(parentFd));
     const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
-    if (touchesPlace(target, at.own)) throw placeWithheld(at.sent);
+    if (touchesPlace(target, at.own) || isPlaceAt(inFd(parentFd, name), at.own)) throw placeWithheld(at.sent);
     if (!this.rules.git || at.intent !== "write") return;
-    if (isDir && isGitDirEntry(parentFd, name)) throw gitWithheld(at.sent);
+    if (isDir && isGitDirEntry(inFd(parentFd, name))) throw gitWithheld(at.sent);
     if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
   }
 
   /** Whether a real path is one a walk should skip: one of rta's places, or the kernel's own. */
   isWithheld(real: string): boolean {
-    return isInside(real, this.ownNow());
+    const own = this.ownNow();
+    return isInside(real, own) || isPlaceAt(real, own);
   }
 }
 
@@ -494,33 +490,6 @@ function gitWithheld(sent: string): RtaError {
   );
 }
 
-/** Whether an existing directory entry is a git dir: opened without following a link, and asked of what was opened. */
-function isGitDirEntry(parentFd: number, name: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(inFd(parentFd, name), O_PATH | O_DIRECTORY | O_NOFOLLOW);
-  } catch {
-    return false; // no longer a directory: nothing of git's to carry off
-  }
-  try {
-    return isGitDir(inFd(fd));
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Whether a file about to be read can carry git credentials: config and
- * credentials files anywhere in a git dir (by name or by what it holds, at any
- * depth: submodules and worktrees keep their own), and the stores git keeps
- * beside a home. `stack` holds the directories opened from the root down.
- */
-function isGitSecret(at: Walk, stack: readonly number[], rel: readonly string[], name: string): boolean {
-  if (isHomeGitSecret(rel[rel.length - 1], name)) return true;
-  if (!isGitSecretInGitDir(name)) return false;
-  return rel.includes(GIT_DIR_NAME) || stack.some((fd) => isGitDir(inFd(fd))) || at.rootInGit();
-}
-
 /** A root by the name it was given and by its real path, so an absolute path may use either. */
 function rootNames(root: string): string[] {
   try {
@@ -529,20 +498,6 @@ function rootNames(root: string): string[] {
   } catch {
     return [root];
   }
-}
-
-/**
- * Whether a file a walk came to, by its opened directory and its real path,
- * can carry git credentials: the stores beside a home, and config or
- * credentials files in a git dir. The directory holding it is asked through
- * its descriptor; the ones above it, which the walk has closed, by path.
- */
-export function isGitSecretFile(dirFd: number, real: string): boolean {
-  const parts = real.split("/");
-  const name = parts[parts.length - 1] as string;
-  if (isHomeGitSecret(parts[parts.length - 2], name)) return true;
-  if (!isGitSecretInGitDir(name)) return false;
-  return parts.includes(GIT_DIR_NAME) || isGitDir(inFd(dirFd)) || underGitDir(dirname(real));
 }
 
 function notFound(sent: string): RtaError {
@@ -579,7 +534,7 @@ export function accessOf(gate: PathGate, cwd?: string): PathAccess {
     },
     isWithheld: (real) => {
       own ??= gate.ownNow();
-      return isInside(real, own);
+      return isInside(real, own) || isPlaceAt(real, own);
     },
     hardlinks: gate.rules.hardlinks,
   };

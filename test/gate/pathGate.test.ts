@@ -78,6 +78,16 @@ afterAll(() => {
   for (const p of opened) closeGated(p);
 });
 
+function canBindMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = tempDir();
+  mkdirSync(join(probe, "a"));
+  mkdirSync(join(probe, "b"));
+  if (Bun.spawnSync(["mount", "--bind", join(probe, "a"), join(probe, "b")]).exitCode !== 0) return false;
+  Bun.spawnSync(["umount", join(probe, "b")]);
+  return true;
+}
+
 function outcome(g: PathGate, sent: string, intent: PathIntent): string {
   try {
     opened.push(g.open(sent, intent));
@@ -229,6 +239,41 @@ describe("rta's own places, looked up when a path is opened", () => {
     mkdirSync(join(home, "elsewhere/a/rta"));
     expect(outcome(g, "elsewhere/a/rta", "read")).toBe("core.path.withheld");
     expect(outcome(g, "cfg/a/rta", "read")).toBe("core.path.withheld");
+  });
+
+  test("the identity file is known by its inode: a hard link to it is refused even where hard links are allowed", () => {
+    const home = realpathSync(tempDir());
+    const keys = realpathSync(tempDir());
+    writeFileSync(join(keys, "identity.txt"), "AGE-SECRET-KEY-1X");
+    linkSync(join(keys, "identity.txt"), join(home, "looks-harmless.txt"));
+    const g = new PathGate([home], {
+      withheld: [join(keys, "identity.txt")],
+      hardlinks: true,
+      git: true,
+      system: true,
+    });
+    expect(outcome(g, "looks-harmless.txt", "read")).toBe("core.path.withheld");
+    expect(outcome(g, "looks-harmless.txt", "write")).toBe("core.path.withheld");
+  });
+
+  // Root may bind-mount here (the tests run as root); where it may not, there is no second name to test.
+  test.skipIf(!canBindMount())("a place bind-mounted under a root is withheld by that name too", () => {
+    const home = realpathSync(tempDir());
+    const data = realpathSync(tempDir());
+    writeFileSync(join(data, "kv.age"), "secret");
+    mkdirSync(join(home, "mnt"));
+    expect(Bun.spawnSync(["mount", "--bind", data, join(home, "mnt")]).exitCode).toBe(0);
+    try {
+      const g = new PathGate([home], { withheld: [data], hardlinks: false, git: true, system: true });
+      expect(outcome(g, "mnt/kv.age", "read")).toBe("core.path.withheld");
+      expect(outcome(g, "mnt", "read")).toBe("core.path.withheld");
+      expect(outcome(g, "mnt/new.txt", "write")).toBe("core.path.withheld");
+      expect(outcome(g, "mnt", "write")).toBe("core.path.withheld");
+      expect(g.isWithheld(join(home, "mnt"))).toBe(true);
+    } finally {
+      for (const p of opened.splice(0)) closeGated(p);
+      Bun.spawnSync(["umount", join(home, "mnt")]);
+    }
   });
 
   test("ownPlacesNow names each entry looked up on the way, through links, and where the place resolves", () => {

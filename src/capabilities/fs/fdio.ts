@@ -97,7 +97,7 @@ export function openChild(dirFd: number, name: string, dir: boolean, gate: PathA
     if (
       gate.isWithheld(real) ||
       (!dir && st.isFile() && st.nlink > 1 && !gate.hardlinks) ||
-      (!dir && isGitSecretFile(dirFd, real))
+      (!dir && isGitSecretFile(inFd(dirFd), real))
     ) {
       closeSync(fd);
       return undefined;
