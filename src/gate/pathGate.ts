@@ -278,7 +278,7 @@ export class PathGate {
             continue;
           }
           // A missing parent on the way to one of rta's places is said as the place, not as an absence.
-          if (e === "ENOENT" && intent === "write") this.confirmTarget(at, top(), name, false);
+          if (e === "ENOENT" && intent === "write") this.confirmPlace(at, top(), name);
           if (e === "ENOENT" || e === "ENOTDIR") throw notFound(sent);
           if (e === "ENAMETOOLONG")
             throw code("invalid", sent, "has a name longer than the file system allows", "send a shorter name");
@@ -444,12 +444,17 @@ export class PathGate {
    * may it be a git dir, or the entry that would make its directory one.
    */
   private confirmTarget(at: Walk, parentFd: number, name: string, isDir: boolean): void {
+    this.confirmPlace(at, parentFd, name);
+    if (!this.rules.git) return;
+    if (isDir && isGitDirEntry(inFd(parentFd, name))) throw gitWithheld(at.sent);
+    if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
+  }
+
+  /** An entry, there or not, that is one of rta's places, lies inside one, or leads to one. */
+  private confirmPlace(at: Walk, parentFd: number, name: string): void {
     const parent = readlinkSync(inFd(parentFd));
     const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
     if (touchesPlace(target, at.own) || isPlaceAt(inFd(parentFd, name), at.own)) throw placeWithheld(at.sent);
-    if (!this.rules.git || at.intent !== "write") return;
-    if (isDir && isGitDirEntry(inFd(parentFd, name))) throw gitWithheld(at.sent);
-    if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
   }
 
   /** Whether a real path is one a walk should skip: one of rta's places, or the kernel's own. */
