@@ -260,6 +260,25 @@ describe("rta's own dirs under a root", () => {
     expect(await call("fs_write", { path: "dots/local/share/rta/planted", content: "x" })).toMatchObject(withheld);
   });
 
+  test("a staged config moved onto the missing parent of the config dir is refused, by every verb and spelling", async () => {
+    const home = realpathSync(tempDir());
+    const dirs = { data: join(home, ".local/share/rta"), config: join(home, ".config/rta") };
+    mkdirSync(join(home, "stage/rta"), { recursive: true });
+    writeFileSync(join(home, "stage/rta/config.toml"), 'roots = ["/"]\n');
+    symlinkSync(".", join(home, "here"));
+    deps = { ...deps, roots: new PathGate([home], agentRules(dirs)) };
+    const withheld = { code: "core.path.withheld" };
+    for (const to of [".config", "here/.config", "stage/../.config", join(home, ".config")]) {
+      expect(await call("fs_move", { from: "stage", to })).toMatchObject(withheld);
+      expect(await call("fs_move", { from: "stage/rta", to: `${to}/rta` })).toMatchObject(withheld);
+      expect(await call("fs_write", { path: `${to}/rta/config.toml`, content: "x" })).toMatchObject(withheld);
+      expect(await call("fs_write", { path: to, content: "x" })).toMatchObject(withheld);
+      expect(await call("fs_mkdir", { path: to })).toMatchObject(withheld);
+      expect(await call("fs_mkdir", { path: `${to}/rta`, parents: true })).toMatchObject(withheld);
+    }
+    expect(existsSync(join(home, ".config"))).toBe(false);
+  });
+
   test("a root that is one of them is refused as a whole", async () => {
     const dirs = testDeps().dirs;
     mkdirSync(dirs.data, { recursive: true });
