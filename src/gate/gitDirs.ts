@@ -13,7 +13,7 @@
  * not at a path that could be swapped meanwhile.
  */
 import { closeSync, constants, lstatSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 
 /** The name git gives the dir it keeps in a work tree; a write to it, file or dir, is refused by name alone. */
 export const GIT_DIR_NAME = ".git";
@@ -100,4 +100,18 @@ export function isGitSecretFile(dir: string, real: string): boolean {
   const parts = real.split("/");
   const inGitDir = () => parts.includes(GIT_DIR_NAME) || isGitDir(dir) || underGitDir(dirname(real));
   return canCarryGitSecret(parts[parts.length - 2], parts[parts.length - 1] as string, inGitDir);
+}
+
+/**
+ * git's own config beside a home, which every git command reads: ~/.gitconfig
+ * and $XDG_CONFIG_HOME/git (config, credentials). Either can name a command
+ * git runs (core.fsmonitor, core.hooksPath, a credential helper) and carry a
+ * token (url.<base>.insteadOf), so the gate guards them as it guards rta's
+ * own places: not read, and not written, moved or planted.
+ */
+export function gitGlobalConfig(env: Record<string, string | undefined>): string[] {
+  const home = env.HOME;
+  if (!home || !isAbsolute(home)) return [];
+  const xdg = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, ".config");
+  return [join(home, ".gitconfig"), join(xdg, "git")];
 }

@@ -58,8 +58,9 @@ export interface OpenOptions {
 
 export interface GateRules {
   /**
-   * rta's own places as configured (data dir, config dir, identity file):
-   * withheld wherever they resolve when a path is opened, with the way to them
+   * rta's own places as configured (data dir, config dir, identity file, and
+   * git's config beside a home): withheld wherever they resolve when a path
+   * is opened, with the way to them
    */
   withheld: string[];
   /** a regular file with more than one hard link may be opened */
@@ -519,12 +520,16 @@ export function closeGated(p: GatedPath): void {
 
 /**
  * The rules for agents: rta's own places withheld (its data and config dirs,
- * and the identity file RTA_KV_IDENTITY names, when it does), the kernel's
- * trees too, no hard links, git dirs guarded. The places are kept as given
- * and looked up each time a path is opened, since they may not exist yet.
+ * and the identity file RTA_KV_IDENTITY names, when it does), and `also`
+ * guarded the same way (git's config beside a home); the kernel's trees too,
+ * no hard links, git dirs guarded. The places are kept as given and looked up
+ * each time a path is opened, since they may not exist yet.
  */
-export function agentRules(dirs: { data: string; config: string; identity?: string }, hardlinks = false): GateRules {
-  const places = [dirs.data, dirs.config, ...(dirs.identity ? [dirs.identity] : [])];
+export function agentRules(
+  dirs: { data: string; config: string; identity?: string; also?: readonly string[] },
+  hardlinks = false,
+): GateRules {
+  const places = [dirs.data, dirs.config, ...(dirs.identity ? [dirs.identity] : []), ...(dirs.also ?? [])];
   return { withheld: [...new Set(places.map((p) => resolve(p)))], hardlinks, git: true, system: true };
 }
 

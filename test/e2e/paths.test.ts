@@ -302,7 +302,7 @@ function git(args: string[], env: Record<string, string> = {}): void {
 
 describe("git dirs of any name", () => {
   // Each holds a credential in its config; git runs each one's hooks and core.fsmonitor as whoever uses it.
-  test("a bare repo, a gitdir: target, a worktree's dir and a $GIT_DIR: none read for credentials, none written", async () => {
+  test("a bare repo, a gitdir: target, a worktree's dir, a $GIT_DIR and git's config beside a home: none read for credentials, none written", async () => {
     const root = realpathSync(tempDir());
     const secret = "https://bob:s3cret-token@example.test/x.git";
     git(["init", "-q", "--bare", join(root, "proj.git")]);
@@ -318,8 +318,14 @@ describe("git dirs of any name", () => {
     mkdirSync(join(root, "half/objects"), { recursive: true });
     writeFileSync(join(root, "half/HEAD"), "ref: refs/heads/main\n");
     writeFileSync(join(root, "hook.sh"), "#!/bin/sh\necho planted\n");
+    // git's own config beside a home under the root: ~/.gitconfig made, ~/.config/git not yet
+    const home = join(root, "home");
+    mkdirSync(home);
+    writeFileSync(join(home, ".gitconfig"), `[url "${secret}"]\n\tinsteadOf = https://example.test/\n`);
+    mkdirSync(join(root, "staged-git"));
+    writeFileSync(join(root, "staged-git/config"), "[core]\n\tfsmonitor = ./hook.sh\n");
     const data = tempDir();
-    const s = await grantedServer(root, { RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "config") });
+    const s = await grantedServer(root, { RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "config"), HOME: home });
     const before = listing(root, data);
     const cases: [string, Record<string, unknown>, string][] = [];
     for (const dir of ["proj.git", join(root, "proj.git"), "sep/../proj.git", "alias", "store/repo", "meta"]) {
@@ -356,6 +362,24 @@ describe("git dirs of any name", () => {
       { path: "wt/.git", content: "gitdir: ../half\n", mode: "overwrite" },
       "core.path.withheld",
     ]);
+    cases.push(["fs_read", { path: "home/.gitconfig" }, "core.path.withheld"]);
+    cases.push([
+      "fs_write",
+      { path: "home/.gitconfig", content: "[core]\n\tfsmonitor = x\n", mode: "append" },
+      "core.path.withheld",
+    ]);
+    cases.push([
+      "fs_move",
+      { from: "staged-git/config", to: "home/.gitconfig", overwrite: true },
+      "core.path.withheld",
+    ]);
+    cases.push(["fs_move", { from: "staged-git", to: "home/.config/git" }, "core.path.withheld"]);
+    cases.push([
+      "fs_write",
+      { path: "home/.config/git/config", content: "[core]\n\tfsmonitor = x\n" },
+      "core.path.withheld",
+    ]);
+    cases.push(["fs_mkdir", { path: "home/.config/git", parents: true }, "core.path.withheld"]);
     try {
       const got = [];
       for (const [name, args] of cases) got.push([name, args, (await s.call(name, args)).code ?? "ok"]);
