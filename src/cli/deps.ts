@@ -55,6 +55,6 @@ export function redactorFor(d: { data: string; config: string }, identity?: stri
     data: spellings(d.data),
     config: spellings(d.config),
     identity: identity ? spellings(identity) : [],
-    roots: roots.flatMap(spellings).filter((r) => r !== "/"),
+    roots: roots.map((r) => spellings(r).filter((s) => s !== "/")),
   });
 }

@@ -8,7 +8,10 @@
  *   /database or /srv/data/x.
  * - A path the agent sent is its own and is left as it was.
  * - URL userinfo, token-bearing query parameters and credential headers are
- *   masked wherever they appear; the record gets this masking too, and keeps
+ *   masked wherever they appear, the agent's own words included: what it sent
+ *   may name a place it knows, but a credential is masked before any of its
+ *   words are set aside, so a pattern that spells half a header (`Authorization: B`)
+ *   cannot shield the other half. The record gets this masking too, and keeps
  *   the places, since the record is the person's.
  */
 
@@ -28,8 +31,13 @@ const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi
  * reads, edits and writes back into one full of masks.
  */
 const SECRET_KEYS = "access_token|refresh_token|id_token|client_secret";
+/**
+ * A credential header or key and its value. A quoted value ends at its closing
+ * quote (JSON); a bare one runs to the end of the line, so a cookie's second
+ * pair or a digest's `response="..."` after a comma is not left showing.
+ */
 const HEADER_LINE = new RegExp(
-  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?\\s*[:=]\\s*"?)([^\\n\\r",}]+)`,
+  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?\\s*[:=]\\s*)("(?:[^"\\\\\\n\\r]|\\\\.)*"?|'[^'\\n\\r]*'?|[^\\n\\r]+)`,
   "gi",
 );
 /** rta's own bearer tokens (rta_ and 32 random bytes in base64url), wherever they stand. */
@@ -44,8 +52,15 @@ export function maskSecrets(text: string): string {
   return text
     .replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`)
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
-    .replace(HEADER_LINE, (_, lead: string, name: string) => `${lead}${name}${MASK}`)
+    .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
     .replace(RTA_TOKEN, MASK);
+}
+
+/** A masked value keeps the quotes it stood in, so a JSON text stays JSON. */
+function quotedMask(value: string): string {
+  const q = value[0];
+  if (q !== '"' && q !== "'") return MASK;
+  return value.length > 1 && value.endsWith(q) ? `${q}${MASK}${q}` : `${q}${MASK}`;
 }
 
 /** Characters that continue a path name: a place is replaced only where none stands on either side of it. */
@@ -59,8 +74,12 @@ export interface Places {
   data: string[];
   config: string[];
   identity?: string[];
-  /** a remote server's roots: named to no one it serves over the network */
-  roots?: string[];
+  /**
+   * A remote server's roots, each with its spellings (as given, its real
+   * path): named to no one it serves over the network. The first is
+   * `<root 1>`, the next `<root 2>`, in the order the server took them.
+   */
+  roots?: string[][];
 }
 
 export class Redactor {
@@ -72,7 +91,7 @@ export class Redactor {
       ...(places.identity ?? []).map((p): [string, string] => [p, "<identity file>"]),
       ...places.data.map((p): [string, string] => [p, "<data dir>"]),
       ...places.config.map((p): [string, string] => [p, "<config dir>"]),
-      ...(places.roots ?? []).map((p): [string, string] => [p, "<root>"]),
+      ...(places.roots ?? []).flatMap((spellings, i) => spellings.map((p): [string, string] => [p, `<root ${i + 1}>`])),
     ].filter(([p]) => p.length > 1);
     named.sort((a, b) => b[0].length - a[0].length);
     this.places = named.map(([p, label]) => [
@@ -82,28 +101,31 @@ export class Redactor {
   }
 
   /**
-   * A text as an agent may see it; `kept` are strings the agent sent, left
-   * exactly as they were. Only a kept string that redaction would itself
-   * change (one naming a place, or carrying a secret) is guarded: guarding
-   * every short argument would switch redaction off around it.
+   * A text as an agent may see it; `kept` are strings the agent sent. A kept
+   * string that names a place is left as it was (with any secret in it
+   * masked); nothing the agent sent keeps a secret in the clear. Only a kept
+   * string that renaming places would change is guarded: guarding every
+   * short argument would switch redaction off around it.
    */
   text(text: string, kept: readonly string[] = []): string {
     return this.guardedText(text, this.worthGuarding(kept));
   }
 
-  /** The kept strings redaction would change: worked out once per call, not once per string of a result. */
+  /** The kept strings, masked, that renaming places would change: worked out once per call, not once per string. */
   private worthGuarding(kept: readonly string[]): string[] {
-    return kept.filter((k) => k.length > 0 && this.redact(k) !== k);
+    return [...new Set(kept.filter((k) => k.length > 0).map(maskSecrets))].filter((k) => this.renamePlaces(k) !== k);
   }
 
+  /** Secrets first, over the whole text; then places, around the agent's own words. */
   private guardedText(text: string, guarded: readonly string[]): string {
     if (text === "") return text;
-    const g = guard(text, guarded);
-    return g.restore(this.redact(g.text));
+    const masked = maskSecrets(text);
+    const g = guard(masked, guarded);
+    return g.restore(this.renamePlaces(g.text));
   }
 
-  private redact(text: string): string {
-    let out = maskSecrets(text);
+  private renamePlaces(text: string): string {
+    let out = text;
     for (const [re, label] of this.places) out = out.replace(re, label);
     return out;
   }
@@ -132,7 +154,8 @@ export class Redactor {
  */
 function guard(text: string, kept: readonly string[]): { text: string; restore: (s: string) => string } {
   const present = kept.filter((k) => k.length > 0 && text.includes(k)).sort((a, b) => b.length - a.length);
-  if (present.length === 0) return { text, restore: (s) => s };
+  // A text that already holds the marker's characters is left unguarded rather than restored wrongly.
+  if (present.length === 0 || text.includes("\uE000")) return { text, restore: (s) => s };
   let out = text;
   present.forEach((k, i) => {
     out = out.split(k).join(`\uE000${i}\uE001`);

@@ -97,6 +97,20 @@ const cases: Case[] = [
   ],
   ["rta_release_notes_for_version_2.md", "rta_release_notes_for_version_2.md"],
   ["https://x.test/cb#access_token=abc123", "https://x.test/cb#access_token=***"],
+  // an agent's words that spell part of a credential (a header, a parameter, a head of the value) shield none of it
+  ["Authorization: Bearer abc123", "Authorization: ***", ["Authorization: B"]],
+  ["GET /x?a=1&token=abc123&b=2", "GET /x?a=1&token=***&b=2", ["&token="]],
+  ["access_token: abc123", "access_token: ***", ["access_token: a"]],
+  ["Authorization: Bearer abc123", "Authorization: ***", ["Bearer abc"]],
+  ["Authorization: Bearer abc123", "Authorization: ***", ["abc123"]],
+  ["https://admin:hunter2@h.test/x", "https://***@h.test/x", ["https://admin:"]],
+  ["COOKIE:sid=abc123", "COOKIE:***", ["cookie:S", "COOKIE:sid"]],
+  // a path the agent sent is kept, with any secret in it masked
+  [`${DATA}/x?token=abc123 is withheld`, `${DATA}/x?token=*** is withheld`, [`${DATA}/x?token=abc123`]],
+  // a bare value runs to the end of its line; a quoted one to its closing quote
+  ["Cookie: a=abc123, b=hunter2", "Cookie: ***"],
+  ['Authorization: Digest username="u", response="deadbeef"', "Authorization: ***"],
+  ['{"Authorization":"Bearer a\\"abc123","Accept":"json"}', '{"Authorization":"***","Accept":"json"}'],
 ];
 
 describe("the redaction corpus", () => {
