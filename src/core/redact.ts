@@ -22,7 +22,13 @@ const TOKEN_PARAMS =
 const CREDENTIAL_HEADERS =
   "authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|x-csrf-token|x-amz-security-token|private-token|x-vault-token";
 
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@"'<>]+)@/gi;
+/**
+ * A scheme is at most 32 characters (`git+ssh`, `postgresql`): unbounded, a
+ * text like `a.a.a.a…` that an agent can have echoed back (a path it sent)
+ * would be scanned to its end from every dot, in time that grows with the
+ * square of its length.
+ */
+const USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^\s/@"'<>]+)@/gi;
 const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi");
 /**
  * Keys that, as `key: value` or `"key": "value"`, all but always hold a
@@ -54,6 +60,20 @@ export function maskSecrets(text: string): string {
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
     .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
     .replace(RTA_TOKEN, MASK);
+}
+
+/**
+ * Whether a window cut out of a longer text starts or ends inside a
+ * credential: masked with its neighbours (`lead`, the text before it on its
+ * line; `trail`, the text after it on its line) it reads otherwise than masked
+ * alone. A window that begins at `ation: Bearer ...` or ends at
+ * `https://user:pass` (before the `@`) would be shown with the secret in it;
+ * such a window is to be widened to whole lines, so it is masked as a whole
+ * read of the file would be.
+ */
+export function cutsACredential(lead: string, window: string, trail: string): boolean {
+  if (lead === "" && trail === "") return false;
+  return maskSecrets(lead + window + trail) !== maskSecrets(lead) + maskSecrets(window) + maskSecrets(trail);
 }
 
 /** A masked value keeps the quotes it stood in, so a JSON text stays JSON. */

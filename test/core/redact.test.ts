@@ -3,7 +3,7 @@
  * or repeats a secret, and what the agent sent is left as it was.
  */
 import { describe, expect, test } from "bun:test";
-import { maskSecrets, Redactor } from "../../src/core/redact.ts";
+import { cutsACredential, maskSecrets, Redactor } from "../../src/core/redact.ts";
 
 const DATA = "/home/u/.local/share/rta";
 const CONFIG = "/home/u/.config/rta";
@@ -170,5 +170,47 @@ describe("results", () => {
     expect(maskSecrets(`reading ${DATA}/kv.age via https://u:p@h.test/?token=t`)).toBe(
       `reading ${DATA}/kv.age via https://***@h.test/?token=***`,
     );
+  });
+});
+
+describe("a window cut out of a longer text", () => {
+  test("is said to cut a credential when it starts or ends inside one", () => {
+    expect(cutsACredential("Author", "ization: Bearer abc123", "")).toBe(true);
+    expect(cutsACredential("Authorization: Bearer ", "abc123", "")).toBe(true);
+    expect(cutsACredential("x?a=1&token=", "abc123&b=2", "")).toBe(true);
+    expect(cutsACredential("clone ", "https://admin:hunt", "er2@h.test/x")).toBe(true);
+    expect(cutsACredential("", "Cookie: a=1", "; b=hunter2")).toBe(true);
+  });
+
+  test("is not, when its edges stand outside every credential", () => {
+    expect(cutsACredential("", "whole text", "")).toBe(false);
+    expect(cutsACredential("plain ", "words", " here")).toBe(false);
+    expect(cutsACredential("", "Authorization: Bearer abc123", "")).toBe(false);
+    expect(cutsACredential("see ", "https://h.test/x?page=2", " next")).toBe(false);
+  });
+});
+
+describe("time", () => {
+  test("a text of dots and letters is masked in one pass, not one per dot", () => {
+    // a bounded scheme: before, this took minutes; unbounded, its time grew with the square of the length
+    const long = `${"a.".repeat(500_000)}:`;
+    expect(maskSecrets(long)).toBe(long);
+    expect(r.text(long, [long])).toBe(long);
+  });
+});
+
+describe("a remote server's roots", () => {
+  test("are named <root 1>, <root 2> in the order given, each spelling alike, only as paths of their own", () => {
+    const remote = new Redactor({
+      data: [DATA],
+      config: [CONFIG],
+      roots: [
+        ["/srv/app", "/real/app"],
+        ["/srv/app/sub", "/srv/./app/sub"],
+      ],
+    });
+    expect(remote.text("serve --root /srv/app --root /srv/./app/sub/")).toBe("serve --root <root 1> --root <root 2>/");
+    expect(remote.text("/real/app/x and /srv/app/sub/y")).toBe("<root 1>/x and <root 2>/y");
+    expect(remote.text("/srv/application /srv/app-old /x/srv/app")).toBe("/srv/application /srv/app-old /x/srv/app");
   });
 });

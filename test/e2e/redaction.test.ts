@@ -13,18 +13,18 @@ import { type Connected, connect, type Era, resultJson } from "../support/mcpCli
 
 /** Each secret is a word found nowhere else in the fixture, so its tail showing anywhere is a leak. */
 const SECRETS = {
-  bearer: "Zq81bearerSECRETvalue",
+  bearer: "Zq81Kx7Pw3Vb9Tm2Hd",
   basic: "YWxpY2U6aHVudGVyMg",
-  query: "Zq82querySECRETvalue",
-  accessKey: "Zq83accessSECRETvalue",
-  cookie: "Zq84cookieSECRETvalue",
-  cookie2: "Zq85secondCookieSECRET",
-  apiKey: "Zq86apikeySECRETvalue",
-  password: "Zq87passwordSECRET",
-  userinfo: "Zq88userinfoSECRET",
-  json: "Zq89jsonSECRETvalue",
-  digest: "Zq90digestSECRETresponse",
-  refresh: "Zq91refreshSECRETvalue",
+  query: "Zq82Rn4Gy8Lc1Fs6Jw",
+  accessKey: "Zq83Ut5Mh2Xe7Qa9Bk",
+  cookie: "Zq84Dv3Ni6Wo1Pz8Cy",
+  cookie2: "Zq85Hs9Ej4Tb2Ku7Ro",
+  apiKey: "Zq86Fx1Lq8Gw5Vn3Mi",
+  password: "Zq87Cb6Yt2Ra9Ud4Pe",
+  userinfo: "Zq88Jk3Os7Ix1Hv5Wl",
+  json: "Zq89Ga4Nf8Ep2Sy6Tu",
+  digest: "Zq90Bm7Qc3Kd9Lj1Xr",
+  refresh: "Zq91Pw2Vh6Mo4Zt8Fa",
 };
 
 const FIXTURE = [
@@ -46,7 +46,7 @@ const FIXTURE = [
 /** Patterns an agent might send: a header's start, a parameter, a prefix of a value, a whole value, any case. */
 const PATTERNS = [
   "Authorization: B",
-  "Authorization: Bearer Zq81",
+  "Authorization: Bearer Zq81K",
   "authorization",
   "AUTHORIZATION:BASIC",
   "&token=",
@@ -75,6 +75,13 @@ function expectNoSecret(text: string): void {
   for (const secret of Object.values(SECRETS)) {
     expect(text).not.toContain(secret);
     expect(text).not.toContain(secret.slice(4));
+  }
+}
+
+/** No five characters in a row of any secret: for a text where the agent sent nothing of one. */
+function expectNoPieceOfASecret(text: string): void {
+  for (const secret of Object.values(SECRETS)) {
+    for (let i = 0; i + 5 <= secret.length; i++) expect(text).not.toContain(secret.slice(i, i + 5));
   }
 }
 
@@ -116,7 +123,9 @@ for (const era of ["legacy", "modern"] as Era[]) {
           expectNoSecret(out);
         }
       }
-      const header = JSON.parse(await text("fs_grep", { pattern: "Authorization: B", path: "app.log" }));
+      // a line is matched as it is shown: a pattern that runs into a credential finds nothing there
+      expect(JSON.parse(await text("fs_grep", { pattern: "Authorization: B", path: "app.log" })).rows).toEqual([]);
+      const header = JSON.parse(await text("fs_grep", { pattern: "^Authorization", path: "app.log" }));
       expect(header.rows).toEqual([["app.log", 2, "Authorization: ***"]]);
       const param = JSON.parse(await text("fs_grep", { pattern: "&token=", path: "app.log" }));
       expect(param.rows[0][2]).toBe("url=https://api.example.test/v1?page=2&token=***&x=1");
@@ -127,8 +136,55 @@ for (const era of ["legacy", "modern"] as Era[]) {
         const out = await text("log_tail", { path: join(root, "app.log"), filter });
         expectNoSecret(out);
       }
-      const access = JSON.parse(await text("log_tail", { path: join(root, "app.log"), filter: "access_token: Z" }));
+      const access = JSON.parse(await text("log_tail", { path: join(root, "app.log"), filter: "access_token:" }));
       expect(access.rows).toEqual([[-8, "access_token: ***"]]);
+    });
+
+    test("whether fs_grep or log_tail picks a line never depends on a secret: a guessed head of one finds nothing", async () => {
+      const guesses: [string, string][] = [
+        ["Authorization: Bearer Z", "Authorization: Bearer Y"],
+        ["token=Zq82", "token=Zq80"],
+        ["access_token: Zq8", "access_token: Zq7"],
+        ["alice:Z", "alice:Y"],
+        ["Zq81Kx7P", "Zq81Kx7Q"],
+      ];
+      for (const [right, wrong] of guesses) {
+        const grep = (pattern: string) => text("fs_grep", { pattern, path: "app.log" });
+        expect(await grep(right)).toBe(await grep(wrong));
+        const tail = (filter: string) => text("log_tail", { path: join(root, "app.log"), filter });
+        expect(await tail(right)).toBe(await tail(wrong));
+      }
+    });
+
+    test("fs_read of a byte range that starts or ends inside a credential shows none of it", async () => {
+      if (era === "modern") return; // one era is enough for a sweep of every offset
+      for (let offset = 0; offset < FIXTURE.length; offset++) {
+        for (const length of [6, 23]) {
+          const out = await text("fs_read", { path: "app.log", offset, length });
+          expectNoPieceOfASecret(out);
+        }
+      }
+    });
+
+    test("a text cut for the model never ends inside a credential", async () => {
+      if (era === "modern") return;
+      const line = `clone https://alice:${SECRETS.userinfo}@git.example.test/r\n`;
+      writeFileSync(join(root, "big.log"), line.repeat(Math.ceil((100 * 1024) / line.length)));
+      for (let offset = 0; offset < line.length; offset++) {
+        const out = await text("fs_read", { path: "big.log", offset });
+        expect(out).toContain("more bytes left out");
+        expectNoPieceOfASecret(out);
+      }
+    });
+
+    test("a long argument echoed back is redacted in time that grows with its length, not its square", async () => {
+      // `a.a.a...:` once made the URL pattern scan to the end from every dot: minutes for this, hours for 4 MiB
+      const long = `${"a.".repeat(200_000)}:`;
+      const badargs = JSON.parse(await text("proc_list", { [long]: 1 }));
+      expect(badargs.code).toBe("core.mcp.badargs");
+      const grep = JSON.parse(await text("fs_grep", { pattern: long, path: "app.log" }));
+      expect(grep.rows).toEqual([]);
+      expect(await text("fs_read", { path: "app.log", from_line: 12 })).toContain("nothing secret here");
     });
 
     test("an argument that is the secret itself, sent where it is echoed, is masked too", async () => {
