@@ -105,6 +105,12 @@ const cases: Case[] = [
   ["Authorization: Bearer abc123", "Authorization: ***", ["abc123"]],
   ["https://admin:hunter2@h.test/x", "https://***@h.test/x", ["https://admin:"]],
   ["COOKIE:sid=abc123", "COOKIE:***", ["cookie:S", "COOKIE:sid"]],
+  // a credential given to a command as a flag, as a process listing shows it
+  ["mysql --user=app --password=hunter2 db", "mysql --user=app --password=*** db"],
+  ["curl --token abc123 -X GET", "curl --token *** -X GET"],
+  ["tool --api-key=k-123 --verbose", "tool --api-key=*** --verbose"],
+  ["rta mcp token new --agent x", "rta mcp token new --agent x"],
+  ["--token --json", "--token --json"],
   // a path the agent sent is kept, with any secret in it masked
   [`${DATA}/x?token=abc123 is withheld`, `${DATA}/x?token=*** is withheld`, [`${DATA}/x?token=abc123`]],
   // a bare value runs to the end of its line; a quoted one to its closing quote

@@ -6,7 +6,7 @@
  * secret from redaction.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
@@ -185,6 +185,30 @@ for (const era of ["legacy", "modern"] as Era[]) {
       const grep = JSON.parse(await text("fs_grep", { pattern: long, path: "app.log" }));
       expect(grep.rows).toEqual([]);
       expect(await text("fs_read", { path: "app.log", from_line: 12 })).toContain("nothing secret here");
+    });
+
+    test("proc_list masks a credential on a command line: a flag, a header, a URL's userinfo", async () => {
+      const flags = [
+        "--password",
+        SECRETS.password,
+        `--token=${SECRETS.query}`,
+        `https://alice:${SECRETS.userinfo}@h.test/`,
+      ];
+      // "; true" keeps bash from handing its process to sleep, so the command line stays as spawned
+      const child = Bun.spawn(["bash", "-c", "sleep 60; true", "holder", ...flags], {
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      try {
+        while (!readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes("holder")) await Bun.sleep(5);
+        const out = JSON.parse(await text("proc_list", { limit: 1000 }));
+        const row = (out.rows as unknown[][]).find((r) => r[0] === child.pid);
+        expect(row?.[4]).toBe("bash -c sleep 60; true holder --password *** --token=*** https://***@h.test/");
+        expectNoPieceOfASecret(JSON.stringify(out));
+      } finally {
+        child.kill();
+        await child.exited;
+      }
     });
 
     test("an argument that is the secret itself, sent where it is echoed, is masked too", async () => {
