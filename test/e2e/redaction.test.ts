@@ -166,6 +166,21 @@ for (const era of ["legacy", "modern"] as Era[]) {
       }
     });
 
+    test("a byte range deep inside a long credential (a 20 KB bearer token) shows none of it", async () => {
+      if (era === "modern") return;
+      let seed = 7;
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+      const token = Array.from({ length: 20_000 }, () => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return alphabet[seed % alphabet.length];
+      }).join("");
+      writeFileSync(join(root, "long.log"), `first line\nAuthorization: Bearer ${token}\nlast line\n`);
+      for (const offset of [40, 5_000, 10_000, 19_990, 20_020]) {
+        const out = JSON.parse(await text("fs_read", { path: "long.log", offset, length: 30 })).text as string;
+        for (let i = 0; i + 8 <= token.length; i += 4) expect(out).not.toContain(token.slice(i, i + 8));
+      }
+    });
+
     test("a text cut for the model never ends inside a credential", async () => {
       if (era === "modern") return;
       const line = `clone https://alice:${SECRETS.userinfo}@git.example.test/r\n`;

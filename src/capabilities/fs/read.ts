@@ -84,8 +84,12 @@ export const fsRead = define({
   },
 });
 
-/** How far past a byte range's edges its lines are looked at, and widened to. */
-const EDGE_BYTES = 4096;
+/**
+ * How far past a byte range's edges its lines are looked at, and widened to:
+ * more than a long bearer token or a SAML assertion on one line, and cheap to
+ * read twice per call.
+ */
+const EDGE_BYTES = 64 * 1024;
 
 /**
  * A byte range that starts or ends inside a credential (`ation: Bearer ...`,
