@@ -50,8 +50,11 @@ const HEADER_LINE = new RegExp(
  * A credential given to a command as a flag (`--password=x`, `--token x`), as
  * a process listing shows it. Only names that hold nothing but a secret.
  */
-const SECRET_FLAGS = "password|passwd|token|access-token|access_token|api-key|api_key|apikey|client-secret|client_secret";
+const SECRET_FLAGS =
+  "password|passwd|token|access-token|access_token|api-key|api_key|apikey|client-secret|client_secret";
 const FLAG = new RegExp(`((?:^|\\s)--?(?:${SECRET_FLAGS})(?:=|[ \\t]+))(?!-)[^\\s"'<>]+`, "gi");
+/** A JSON Web Token standing alone (its header and claims are base64url JSON, so both begin `eyJ`): a bearer credential. */
+const JWT = /\beyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
 /** rta's own bearer tokens (rta_ and 32 random bytes in base64url), wherever they stand. */
 const RTA_TOKEN = /\brta_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`, "i");
@@ -60,12 +63,13 @@ export const MASK = "***";
 
 /** Masks URL userinfo, token parameters and credential headers in a text. */
 export function maskSecrets(text: string): string {
-  if (!/[:@=-]|rta_/.test(text)) return text;
+  if (!/[:@=-]|rta_|eyJ/.test(text)) return text;
   return text
     .replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`)
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
     .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
     .replace(FLAG, (_, flag: string) => `${flag}${MASK}`)
+    .replace(JWT, MASK)
     .replace(RTA_TOKEN, MASK);
 }
 

@@ -111,6 +111,9 @@ const cases: Case[] = [
   ["tool --api-key=k-123 --verbose", "tool --api-key=*** --verbose"],
   ["rta mcp token new --agent x", "rta mcp token new --agent x"],
   ["--token --json", "--token --json"],
+  // a JSON Web Token standing alone
+  ["TOKEN eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.YWxpY2U6czNjcmV0 was issued", "TOKEN *** was issued"],
+  ["eyJ alone and a.b.c are no token", "eyJ alone and a.b.c are no token"],
   // a path the agent sent is kept, with any secret in it masked
   [`${DATA}/x?token=abc123 is withheld`, `${DATA}/x?token=*** is withheld`, [`${DATA}/x?token=abc123`]],
   // a bare value runs to the end of its line; a quoted one to its closing quote

@@ -25,6 +25,7 @@ const SECRETS = {
   json: "Zq89Ga4Nf8Ep2Sy6Tu",
   digest: "Zq90Bm7Qc3Kd9Lj1Xr",
   refresh: "Zq91Pw2Vh6Mo4Zt8Fa",
+  jwt: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJacTkyIn0.Zq92Wx5Rt8Yu1Io4Pa",
 };
 
 const FIXTURE = [
@@ -39,6 +40,7 @@ const FIXTURE = [
   `clone https://alice:${SECRETS.userinfo}@git.example.test/repo.git`,
   `{"refresh_token":"${SECRETS.refresh}","client_secret": "${SECRETS.json}"}`,
   `Proxy-Authorization: Digest username="u", response="${SECRETS.digest}"`,
+  `issued ${SECRETS.jwt} to the runner`,
   `nothing secret here`,
   ``,
 ].join("\n");
@@ -65,6 +67,8 @@ const PATTERNS = [
   "response=",
   SECRETS.bearer,
   SECRETS.cookie2,
+  "eyJhbGciOiJIUzI1NiJ9.eyJ",
+  "Zq92W",
   "SECRET",
   "Zq",
   ".",
@@ -108,7 +112,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(whole).toContain("Authorization: ***");
       expect(whole).toContain("nothing secret here");
       expectNoSecret(whole);
-      for (let from = 1; from <= 12; from++)
+      for (let from = 1; from <= 13; from++)
         expectNoSecret(await text("fs_read", { path: "app.log", from_line: from }));
     });
 
@@ -137,7 +141,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
         expectNoSecret(out);
       }
       const access = JSON.parse(await text("log_tail", { path: join(root, "app.log"), filter: "access_token:" }));
-      expect(access.rows).toEqual([[-8, "access_token: ***"]]);
+      expect(access.rows).toEqual([[-9, "access_token: ***"]]);
     });
 
     test("whether fs_grep or log_tail picks a line never depends on a secret: a guessed head of one finds nothing", async () => {
@@ -199,7 +203,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(badargs.code).toBe("core.mcp.badargs");
       const grep = JSON.parse(await text("fs_grep", { pattern: long, path: "app.log" }));
       expect(grep.rows).toEqual([]);
-      expect(await text("fs_read", { path: "app.log", from_line: 12 })).toContain("nothing secret here");
+      expect(await text("fs_read", { path: "app.log", from_line: 13 })).toContain("nothing secret here");
     });
 
     test("proc_list masks a credential on a command line: a flag, a header, a URL's userinfo", async () => {
