@@ -7,8 +7,9 @@
  *   stands as a path of its own: a data dir of /data rewrites /data/x but not
  *   /database or /srv/data/x.
  * - A path the agent sent is its own and is left as it was.
- * - URL userinfo, token-bearing query parameters and credential headers are
- *   masked wherever they appear, the agent's own words included: what it sent
+ * - URL userinfo, token-bearing query parameters, credential headers and keys,
+ *   credential flags on a command line and bare JSON Web Tokens are masked
+ *   wherever they appear, the agent's own words included: what it sent
  *   may name a place it knows, but a credential is masked before any of its
  *   words are set aside, so a pattern that spells half a header (`Authorization: B`)
  *   cannot shield the other half. The record gets this masking too, and keeps
@@ -61,7 +62,7 @@ const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`,
 
 export const MASK = "***";
 
-/** Masks URL userinfo, token parameters and credential headers in a text. */
+/** Masks URL userinfo, token parameters, credential headers and keys, credential flags and JSON Web Tokens in a text. */
 export function maskSecrets(text: string): string {
   if (!/[:@=-]|rta_|eyJ/.test(text)) return text;
   return text
