@@ -162,7 +162,11 @@ export class Redactor {
     return out;
   }
 
-  /** Every string in a value (a result), redacted; values under a credential's key are masked whole. */
+  /**
+   * Every string in a value (a result), keys included, redacted; values under
+   * a credential's key are masked whole. A key is set as an own property, so
+   * one named `__proto__` stays a key and sets no prototype.
+   */
   value<T>(value: T, kept: readonly string[] = []): T {
     const guarded = this.worthGuarding(kept);
     const walk = (v: unknown, key?: string): unknown => {
@@ -171,7 +175,15 @@ export class Redactor {
       if (Array.isArray(v)) return v.map((x) => walk(x));
       if (v !== null && typeof v === "object") {
         const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(v)) out[k] = walk(x, k);
+        for (const [k, x] of Object.entries(v)) {
+          const value = walk(x, k);
+          Object.defineProperty(out, this.guardedText(k, guarded), {
+            value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
         return out;
       }
       return v;

@@ -175,6 +175,15 @@ describe("results", () => {
     });
   });
 
+  test("a key is redacted as a value is, and a key named __proto__ stays a key", () => {
+    const value = JSON.parse(`{"${DATA}/kv.age": 1, "https://u:hunter2@h.test/": 2, "__proto__": {"x": "${CONFIG}"}}`);
+    const out = r.value(value);
+    expect(JSON.stringify(out)).toBe(
+      '{"<data dir>/kv.age":1,"https://***@h.test/":2,"__proto__":{"x":"<config dir>"}}',
+    );
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+
   test("the record's masking takes secrets out and keeps places", () => {
     expect(maskSecrets(`reading ${DATA}/kv.age via https://u:p@h.test/?token=t`)).toBe(
       `reading ${DATA}/kv.age via https://***@h.test/?token=***`,
