@@ -4,7 +4,7 @@
  * dirs. The grant store is opened on first use.
  */
 import { realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { ConfigSource, usable } from "../core/config.ts";
 import { type Deps, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs } from "../core/dirs.ts";
@@ -46,8 +46,18 @@ export function processDeps(
   };
 }
 
-/** rta's places, each as given and as its real path, so either spelling is taken out. */
-export function redactorFor(d: { data: string; config: string }, identity?: string, roots: string[] = []): Redactor {
+/**
+ * rta's places, each as given and as its real path, so either spelling is
+ * taken out. `asTyped` are the roots as the command line spelled them
+ * (`/srv/./x`, `/srv/x/`), in the order of `roots`: the server's own command
+ * line shows them so, and a process listing would show them to an agent.
+ */
+export function redactorFor(
+  d: { data: string; config: string },
+  identity?: string,
+  roots: string[] = [],
+  asTyped: string[] = [],
+): Redactor {
   const spellings = (p: string) => {
     try {
       return [...new Set([resolve(p), realpathSync(p)])];
@@ -55,10 +65,15 @@ export function redactorFor(d: { data: string; config: string }, identity?: stri
       return [resolve(p)];
     }
   };
+  const typed = (i: number) => {
+    const raw = asTyped[i];
+    // only an absolute spelling: a relative one (".", "proj") names no place on its own
+    return raw !== undefined && isAbsolute(raw) ? [raw] : [];
+  };
   return new Redactor({
     data: spellings(d.data),
     config: spellings(d.config),
     identity: identity ? spellings(identity) : [],
-    roots: roots.flatMap(spellings).filter((r) => r !== "/"),
+    roots: roots.map((r, i) => [...new Set([...spellings(r), ...typed(i)])].filter((s) => s !== "/")),
   });
 }

@@ -85,7 +85,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
       );
     }
     // A remote client is told nothing of where the server keeps what it serves.
-    deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots);
+    deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots, opts.root);
   }
   if (address) return serveHttp(cli, deps, roots, recordFile, session, record, address, opts, agent, maxResult);
   record.append(sessionMark("start", session, new Date(), "stdio"));

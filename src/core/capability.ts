@@ -68,6 +68,14 @@ export interface RunContext {
   budget: number;
   /** for an agent: the grant the call spent, if it needed one (a destination read checks what host it names) */
   grant?: { host: string | null };
+  /**
+   * A text as the caller will be shown it: an agent is told credentials
+   * masked. A capability that picks lines by what the caller sent (a pattern,
+   * a filter) matches it on this, so whether a line is picked never depends
+   * on a secret the caller cannot see: else a pattern guessed one character
+   * at a time would read it out. Left out, a text is shown as it is.
+   */
+  shown?: (text: string) => string;
 }
 
 /** What a capability may ask of the path gate while it runs. */

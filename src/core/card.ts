@@ -2,9 +2,15 @@
  * The card: what `rta explain <capability>` shows and what an agent can read
  * as a resource later. A projection of the declaration, like the CLI command
  * and the MCP tool, so the three cannot disagree.
+ *
+ * A person's card lists every input. An agent's card is the tool's view: the
+ * inputs its schema shows, required as the schema says, and no operator-only
+ * input, which to an agent is an argument the tool does not have (stage 2
+ * answers one like a typo, and the card must not say otherwise).
  */
 import { type Capability, type ColumnSpec, type InputType, needsGrant, type Safety } from "./capability.ts";
 import type { Scalar, Shape } from "./result.ts";
+import { type Audience, isRequired, visibleInputs } from "./schema.ts";
 
 export interface CardInput {
   name: string;
@@ -42,7 +48,15 @@ export interface Card {
   examples: { command: string; note: string }[];
 }
 
-export function cardOf(cap: Capability): Card {
+/**
+ * `configured` are the inputs the operator's config gives a value; on an
+ * agent's card they are not required, as in the tool's published schema.
+ */
+export function cardOf(
+  cap: Capability,
+  audience: Audience = "person",
+  configured: ReadonlySet<string> = new Set(),
+): Card {
   const card: Card = {
     name: cap.name,
     tool: cap.tool,
@@ -51,17 +65,18 @@ export function cardOf(cap: Capability): Card {
     also_called: [...(cap.searchWords ?? [])],
     safety: cap.safety,
     mcp: needsGrant(cap) ? "grant required (mcp)" : "free (mcp)",
-    inputs: Object.entries(cap.inputs).map(([name, spec]) => {
+    inputs: visibleInputs(cap, audience).map(([name, spec]) => {
       const input: CardInput = {
         name,
         type: spec.type,
         description: spec.description,
-        required: spec.required === true,
+        required: audience === "agent" ? isRequired(spec, "agent") && !configured.has(name) : spec.required === true,
       };
       if (spec.default !== undefined) input.default = spec.default;
       if (spec.options) input.options = [...spec.options];
       if (spec.range) input.range = [spec.range[0], spec.range[1]];
-      if (spec.fromPipe) input.from_pipe = true;
+      // an agent has no pipe: the input is simply required of it
+      if (spec.fromPipe && audience === "person") input.from_pipe = true;
       if (spec.operatorOnly) input.operator_only = true;
       if (spec.path) input.path = spec.path;
       return input;

@@ -7,8 +7,12 @@
  *   stands as a path of its own: a data dir of /data rewrites /data/x but not
  *   /database or /srv/data/x.
  * - A path the agent sent is its own and is left as it was.
- * - URL userinfo, token-bearing query parameters and credential headers are
- *   masked wherever they appear; the record gets this masking too, and keeps
+ * - URL userinfo, token-bearing query parameters, credential headers and keys,
+ *   credential flags on a command line and bare JSON Web Tokens are masked
+ *   wherever they appear, the agent's own words included: what it sent
+ *   may name a place it knows, but a credential is masked before any of its
+ *   words are set aside, so a pattern that spells half a header (`Authorization: B`)
+ *   cannot shield the other half. The record gets this masking too, and keeps
  *   the places, since the record is the person's.
  */
 
@@ -19,7 +23,13 @@ const TOKEN_PARAMS =
 const CREDENTIAL_HEADERS =
   "authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|x-csrf-token|x-amz-security-token|private-token|x-vault-token";
 
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@"'<>]+)@/gi;
+/**
+ * A scheme is at most 32 characters (`git+ssh`, `postgresql`): unbounded, a
+ * text like `a.a.a.a…` that an agent can have echoed back (a path it sent)
+ * would be scanned to its end from every dot, in time that grows with the
+ * square of its length.
+ */
+const USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^\s/@"'<>]+)@/gi;
 const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi");
 /**
  * Keys that, as `key: value` or `"key": "value"`, all but always hold a
@@ -28,24 +38,61 @@ const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi
  * reads, edits and writes back into one full of masks.
  */
 const SECRET_KEYS = "access_token|refresh_token|id_token|client_secret";
+/**
+ * A credential header or key and its value. A quoted value ends at its closing
+ * quote (JSON); a bare one runs to the end of the line, so a cookie's second
+ * pair or a digest's `response="..."` after a comma is not left showing.
+ */
 const HEADER_LINE = new RegExp(
-  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?\\s*[:=]\\s*"?)([^\\n\\r",}]+)`,
+  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?\\s*[:=]\\s*)("(?:[^"\\\\\\n\\r]|\\\\.)*"?|'[^'\\n\\r]*'?|[^\\n\\r]+)`,
   "gi",
 );
+/**
+ * A credential given to a command as a flag (`--password=x`, `--token x`), as
+ * a process listing shows it. Only names that hold nothing but a secret.
+ */
+const SECRET_FLAGS =
+  "password|passwd|token|access-token|access_token|api-key|api_key|apikey|client-secret|client_secret";
+const FLAG = new RegExp(`((?:^|\\s)--?(?:${SECRET_FLAGS})(?:=|[ \\t]+))(?!-)[^\\s"'<>]+`, "gi");
+/** A JSON Web Token standing alone (its header and claims are base64url JSON, so both begin `eyJ`): a bearer credential. */
+const JWT = /\beyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
 /** rta's own bearer tokens (rta_ and 32 random bytes in base64url), wherever they stand. */
 const RTA_TOKEN = /\brta_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`, "i");
 
 export const MASK = "***";
 
-/** Masks URL userinfo, token parameters and credential headers in a text. */
+/** Masks URL userinfo, token parameters, credential headers and keys, credential flags and JSON Web Tokens in a text. */
 export function maskSecrets(text: string): string {
-  if (!/[:@=]|rta_/.test(text)) return text;
+  if (!/[:@=-]|rta_|eyJ/.test(text)) return text;
   return text
     .replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`)
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
-    .replace(HEADER_LINE, (_, lead: string, name: string) => `${lead}${name}${MASK}`)
+    .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
+    .replace(FLAG, (_, flag: string) => `${flag}${MASK}`)
+    .replace(JWT, MASK)
     .replace(RTA_TOKEN, MASK);
+}
+
+/**
+ * Whether a window cut out of a longer text starts or ends inside a
+ * credential: masked with its neighbours (`lead`, the text before it on its
+ * line; `trail`, the text after it on its line) it reads otherwise than masked
+ * alone. A window that begins at `ation: Bearer ...` or ends at
+ * `https://user:pass` (before the `@`) would be shown with the secret in it;
+ * such a window is to be widened to whole lines, so it is masked as a whole
+ * read of the file would be.
+ */
+export function cutsACredential(lead: string, window: string, trail: string): boolean {
+  if (lead === "" && trail === "") return false;
+  return maskSecrets(lead + window + trail) !== maskSecrets(lead) + maskSecrets(window) + maskSecrets(trail);
+}
+
+/** A masked value keeps the quotes it stood in, so a JSON text stays JSON. */
+function quotedMask(value: string): string {
+  const q = value[0];
+  if (q !== '"' && q !== "'") return MASK;
+  return value.length > 1 && value.endsWith(q) ? `${q}${MASK}${q}` : `${q}${MASK}`;
 }
 
 /** Characters that continue a path name: a place is replaced only where none stands on either side of it. */
@@ -59,8 +106,12 @@ export interface Places {
   data: string[];
   config: string[];
   identity?: string[];
-  /** a remote server's roots: named to no one it serves over the network */
-  roots?: string[];
+  /**
+   * A remote server's roots, each with its spellings (as given, its real
+   * path): named to no one it serves over the network. The first is
+   * `<root 1>`, the next `<root 2>`, in the order the server took them.
+   */
+  roots?: string[][];
 }
 
 export class Redactor {
@@ -72,7 +123,7 @@ export class Redactor {
       ...(places.identity ?? []).map((p): [string, string] => [p, "<identity file>"]),
       ...places.data.map((p): [string, string] => [p, "<data dir>"]),
       ...places.config.map((p): [string, string] => [p, "<config dir>"]),
-      ...(places.roots ?? []).map((p): [string, string] => [p, "<root>"]),
+      ...(places.roots ?? []).flatMap((spellings, i) => spellings.map((p): [string, string] => [p, `<root ${i + 1}>`])),
     ].filter(([p]) => p.length > 1);
     named.sort((a, b) => b[0].length - a[0].length);
     this.places = named.map(([p, label]) => [
@@ -82,33 +133,40 @@ export class Redactor {
   }
 
   /**
-   * A text as an agent may see it; `kept` are strings the agent sent, left
-   * exactly as they were. Only a kept string that redaction would itself
-   * change (one naming a place, or carrying a secret) is guarded: guarding
-   * every short argument would switch redaction off around it.
+   * A text as an agent may see it; `kept` are strings the agent sent. A kept
+   * string that names a place is left as it was (with any secret in it
+   * masked); nothing the agent sent keeps a secret in the clear. Only a kept
+   * string that renaming places would change is guarded: guarding every
+   * short argument would switch redaction off around it.
    */
   text(text: string, kept: readonly string[] = []): string {
     return this.guardedText(text, this.worthGuarding(kept));
   }
 
-  /** The kept strings redaction would change: worked out once per call, not once per string of a result. */
+  /** The kept strings, masked, that renaming places would change: worked out once per call, not once per string. */
   private worthGuarding(kept: readonly string[]): string[] {
-    return kept.filter((k) => k.length > 0 && this.redact(k) !== k);
+    return [...new Set(kept.filter((k) => k.length > 0).map(maskSecrets))].filter((k) => this.renamePlaces(k) !== k);
   }
 
+  /** Secrets first, over the whole text; then places, around the agent's own words. */
   private guardedText(text: string, guarded: readonly string[]): string {
     if (text === "") return text;
-    const g = guard(text, guarded);
-    return g.restore(this.redact(g.text));
+    const masked = maskSecrets(text);
+    const g = guard(masked, guarded);
+    return g.restore(this.renamePlaces(g.text));
   }
 
-  private redact(text: string): string {
-    let out = maskSecrets(text);
+  private renamePlaces(text: string): string {
+    let out = text;
     for (const [re, label] of this.places) out = out.replace(re, label);
     return out;
   }
 
-  /** Every string in a value (a result), redacted; values under a credential's key are masked whole. */
+  /**
+   * Every string in a value (a result), keys included, redacted; values under
+   * a credential's key are masked whole. A key is set as an own property, so
+   * one named `__proto__` stays a key and sets no prototype.
+   */
   value<T>(value: T, kept: readonly string[] = []): T {
     const guarded = this.worthGuarding(kept);
     const walk = (v: unknown, key?: string): unknown => {
@@ -117,7 +175,15 @@ export class Redactor {
       if (Array.isArray(v)) return v.map((x) => walk(x));
       if (v !== null && typeof v === "object") {
         const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(v)) out[k] = walk(x, k);
+        for (const [k, x] of Object.entries(v)) {
+          const value = walk(x, k);
+          Object.defineProperty(out, this.guardedText(k, guarded), {
+            value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
         return out;
       }
       return v;
@@ -132,7 +198,8 @@ export class Redactor {
  */
 function guard(text: string, kept: readonly string[]): { text: string; restore: (s: string) => string } {
   const present = kept.filter((k) => k.length > 0 && text.includes(k)).sort((a, b) => b.length - a.length);
-  if (present.length === 0) return { text, restore: (s) => s };
+  // A text that already holds the marker's characters is left unguarded rather than restored wrongly.
+  if (present.length === 0 || text.includes("\uE000")) return { text, restore: (s) => s };
   let out = text;
   present.forEach((k, i) => {
     out = out.split(k).join(`\uE000${i}\uE001`);

@@ -19,6 +19,7 @@
  * never held whole.
  */
 import { RtaError } from "../core/errors.ts";
+import { cutsACredential } from "../core/redact.ts";
 import type { LogResult, ResultValue, Scalar, TableResult, TextResult } from "../core/result.ts";
 import { jsonSize, rowSize, stringSize } from "./resultSize.ts";
 
@@ -179,7 +180,12 @@ function cutText(value: TextResult, budget: number): TextResult {
   }
   // Never end between the halves of a surrogate pair.
   const code = value.text.charCodeAt(lo - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? lo - 1 : lo;
+  let end = code >= 0xd800 && code <= 0xdbff ? lo - 1 : lo;
+  // Never end inside a credential: masked only whole, its first half would be shown. The cut line goes instead.
+  const lineStart = value.text.lastIndexOf("\n", end - 1) + 1;
+  const lineEnd = value.text.indexOf("\n", end);
+  const rest = value.text.slice(end, lineEnd < 0 ? undefined : lineEnd);
+  if (cutsACredential("", value.text.slice(lineStart, end), rest)) end = lineStart;
   const total = Buffer.byteLength(value.text);
   const left = total - Buffer.byteLength(value.text.slice(0, end));
   return {

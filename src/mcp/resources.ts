@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
+import type { Capability } from "../core/capability.ts";
 import { cardOf } from "../core/card.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import type { GateStore } from "../gate/gateStore.ts";
@@ -78,13 +79,18 @@ export function templateList(): {
   ];
 }
 
-/** The contents of a resource, read for `agent`; an unknown URI is RESOURCE_NOT_FOUND. */
+/**
+ * The contents of a resource, read for `agent`; an unknown URI is
+ * RESOURCE_NOT_FOUND. A card is the agent's card: the tool's view of its
+ * inputs, `configured` being those the operator's config fills.
+ */
 export function readResource(
   uri: string,
   agent: string,
   catalogue: Catalogue,
   store: () => GateStore,
   now: number,
+  configured: (cap: Capability) => ReadonlySet<string> = () => new Set(),
 ): { uri: string; mimeType: string; text: string } {
   if (uri === GRANTS_URI) {
     const grants = store()
@@ -106,7 +112,7 @@ export function readResource(
   const cap = m ? (catalogue.byName(m[1] as string) ?? catalogue.byTool(m[1] as string)) : undefined;
   // -32602 with the URI, as the 2026-07-28 revision requires of a miss on every era (SEP-2164).
   if (!cap) throw new ResourceNotFoundError(uri, `no resource at ${uri}`);
-  return { uri, mimeType: "application/json", text: JSON.stringify(cardOf(cap)) };
+  return { uri, mimeType: "application/json", text: JSON.stringify(cardOf(cap, "agent", configured(cap))) };
 }
 
 interface PromptDef {

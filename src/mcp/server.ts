@@ -23,6 +23,7 @@ import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import type { Deps } from "../core/deps.ts";
 import { errorResult } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
+import { configValues } from "../gate/fill.ts";
 import { runCall } from "../gate/pipeline.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
@@ -42,6 +43,14 @@ export interface ServeContext {
   onClientRoots?: (paths: string[]) => void;
 }
 
+/**
+ * Said to a remote client, which is told nothing of where the server keeps
+ * what it serves: how its roots and dirs appear in what it is told, and where
+ * a relative path starts.
+ */
+const REMOTE_PLACES =
+  "This server is remote: its roots are named in results only as <root 1>, <root 2> and so on, and its own directories as <data dir> and <config dir>. A relative path starts at <root 1>.";
+
 /** The tool list does not change for the life of a server: clients may keep it a minute. */
 const TOOLS_LIST_TTL_MS = 60_000;
 
@@ -57,7 +66,7 @@ export function createServer(ctx: ServeContext): Server {
         completions: {},
         logging: {},
       },
-      instructions: instructions(ctx.catalogue),
+      instructions: instructions(ctx.catalogue) + (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
       cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
     },
   );
@@ -79,8 +88,11 @@ export function createServer(ctx: ServeContext): Server {
   });
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
     const agent = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx).name;
+    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const contents = ctx.deps.redactor.value(
-      readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now()),
+      readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), (cap) => {
+        return new Set(Object.keys(configValues(config, cap)));
+      }),
     );
     return { contents: [contents] };
   });
@@ -105,8 +117,10 @@ export function createServer(ctx: ServeContext): Server {
     );
     if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(outcome.value) }] };
     // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
+    // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
     if (outcome.error.code === "core.tool.unknown") {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message);
+      const { code, hint } = outcome.error;
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message, { code, hint });
     }
     const answer = errorResult(outcome.error);
     if (answer.hint !== undefined) answer.hint = toolWords(answer.hint, ctx.catalogue);

@@ -3,7 +3,7 @@
  * or repeats a secret, and what the agent sent is left as it was.
  */
 import { describe, expect, test } from "bun:test";
-import { maskSecrets, Redactor } from "../../src/core/redact.ts";
+import { cutsACredential, maskSecrets, Redactor } from "../../src/core/redact.ts";
 
 const DATA = "/home/u/.local/share/rta";
 const CONFIG = "/home/u/.config/rta";
@@ -97,6 +97,29 @@ const cases: Case[] = [
   ],
   ["rta_release_notes_for_version_2.md", "rta_release_notes_for_version_2.md"],
   ["https://x.test/cb#access_token=abc123", "https://x.test/cb#access_token=***"],
+  // an agent's words that spell part of a credential (a header, a parameter, a head of the value) shield none of it
+  ["Authorization: Bearer abc123", "Authorization: ***", ["Authorization: B"]],
+  ["GET /x?a=1&token=abc123&b=2", "GET /x?a=1&token=***&b=2", ["&token="]],
+  ["access_token: abc123", "access_token: ***", ["access_token: a"]],
+  ["Authorization: Bearer abc123", "Authorization: ***", ["Bearer abc"]],
+  ["Authorization: Bearer abc123", "Authorization: ***", ["abc123"]],
+  ["https://admin:hunter2@h.test/x", "https://***@h.test/x", ["https://admin:"]],
+  ["COOKIE:sid=abc123", "COOKIE:***", ["cookie:S", "COOKIE:sid"]],
+  // a credential given to a command as a flag, as a process listing shows it
+  ["mysql --user=app --password=hunter2 db", "mysql --user=app --password=*** db"],
+  ["curl --token abc123 -X GET", "curl --token *** -X GET"],
+  ["tool --api-key=k-123 --verbose", "tool --api-key=*** --verbose"],
+  ["rta mcp token new --agent x", "rta mcp token new --agent x"],
+  ["--token --json", "--token --json"],
+  // a JSON Web Token standing alone
+  ["TOKEN eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.YWxpY2U6czNjcmV0 was issued", "TOKEN *** was issued"],
+  ["eyJ alone and a.b.c are no token", "eyJ alone and a.b.c are no token"],
+  // a path the agent sent is kept, with any secret in it masked
+  [`${DATA}/x?token=abc123 is withheld`, `${DATA}/x?token=*** is withheld`, [`${DATA}/x?token=abc123`]],
+  // a bare value runs to the end of its line; a quoted one to its closing quote
+  ["Cookie: a=abc123, b=hunter2", "Cookie: ***"],
+  ['Authorization: Digest username="u", response="deadbeef"', "Authorization: ***"],
+  ['{"Authorization":"Bearer a\\"abc123","Accept":"json"}', '{"Authorization":"***","Accept":"json"}'],
 ];
 
 describe("the redaction corpus", () => {
@@ -152,9 +175,60 @@ describe("results", () => {
     });
   });
 
+  test("a key is redacted as a value is, and a key named __proto__ stays a key", () => {
+    const value = JSON.parse(`{"${DATA}/kv.age": 1, "https://u:hunter2@h.test/": 2, "__proto__": {"x": "${CONFIG}"}}`);
+    const out = r.value(value);
+    expect(JSON.stringify(out)).toBe(
+      '{"<data dir>/kv.age":1,"https://***@h.test/":2,"__proto__":{"x":"<config dir>"}}',
+    );
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+
   test("the record's masking takes secrets out and keeps places", () => {
     expect(maskSecrets(`reading ${DATA}/kv.age via https://u:p@h.test/?token=t`)).toBe(
       `reading ${DATA}/kv.age via https://***@h.test/?token=***`,
     );
+  });
+});
+
+describe("a window cut out of a longer text", () => {
+  test("is said to cut a credential when it starts or ends inside one", () => {
+    expect(cutsACredential("Author", "ization: Bearer abc123", "")).toBe(true);
+    expect(cutsACredential("Authorization: Bearer ", "abc123", "")).toBe(true);
+    expect(cutsACredential("x?a=1&token=", "abc123&b=2", "")).toBe(true);
+    expect(cutsACredential("clone ", "https://admin:hunt", "er2@h.test/x")).toBe(true);
+    expect(cutsACredential("", "Cookie: a=1", "; b=hunter2")).toBe(true);
+  });
+
+  test("is not, when its edges stand outside every credential", () => {
+    expect(cutsACredential("", "whole text", "")).toBe(false);
+    expect(cutsACredential("plain ", "words", " here")).toBe(false);
+    expect(cutsACredential("", "Authorization: Bearer abc123", "")).toBe(false);
+    expect(cutsACredential("see ", "https://h.test/x?page=2", " next")).toBe(false);
+  });
+});
+
+describe("time", () => {
+  test("a text of dots and letters is masked in one pass, not one per dot", () => {
+    // a bounded scheme: before, this took minutes; unbounded, its time grew with the square of the length
+    const long = `${"a.".repeat(500_000)}:`;
+    expect(maskSecrets(long)).toBe(long);
+    expect(r.text(long, [long])).toBe(long);
+  });
+});
+
+describe("a remote server's roots", () => {
+  test("are named <root 1>, <root 2> in the order given, each spelling alike, only as paths of their own", () => {
+    const remote = new Redactor({
+      data: [DATA],
+      config: [CONFIG],
+      roots: [
+        ["/srv/app", "/real/app"],
+        ["/srv/app/sub", "/srv/./app/sub"],
+      ],
+    });
+    expect(remote.text("serve --root /srv/app --root /srv/./app/sub/")).toBe("serve --root <root 1> --root <root 2>/");
+    expect(remote.text("/real/app/x and /srv/app/sub/y")).toBe("<root 1>/x and <root 2>/y");
+    expect(remote.text("/srv/application /srv/app-old /x/srv/app")).toBe("/srv/application /srv/app-old /x/srv/app");
   });
 });

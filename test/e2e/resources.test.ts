@@ -43,6 +43,26 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(JSON.parse((byTool.contents[0] as { text: string }).text).name).toBe("proc.list");
     });
 
+    test("an agent's card is the tool's view: no operator-only input, required as the tool's schema says", async () => {
+      const { tools } = await s.client.listTools();
+      for (const name of ["audit.mail", "net.dns", "http.get", "note.add", "jwt.decode"]) {
+        const read = await s.client.readResource({ uri: `rta://capability/${name}` });
+        const card = JSON.parse((read.contents[0] as { text: string }).text);
+        const tool = tools.find((t) => t.name === card.tool);
+        const schema = tool?.inputSchema as { properties: Record<string, unknown>; required?: string[] };
+        expect(card.inputs.map((i: { name: string }) => i.name)).toEqual(Object.keys(schema.properties));
+        expect(
+          card.inputs.filter((i: { required: boolean }) => i.required).map((i: { name: string }) => i.name),
+        ).toEqual(schema.required ?? []);
+        const text = JSON.stringify(card);
+        for (const hidden of ['"server"', '"ca_file"', '"folder"', "operator_only", "from_pipe"])
+          expect(text).not.toContain(hidden);
+      }
+      // the person's card still lists them
+      const explained = JSON.parse((await rta(["explain", "audit.mail", "--json"])).stdout);
+      expect(explained.inputs.map((i: { name: string }) => i.name)).toContain("server");
+    });
+
     test("an unknown resource is a not-found error (-32602, naming the URI)", async () => {
       let err: unknown;
       try {

@@ -57,11 +57,13 @@ export const fsGrep = define({
     const re = compile(String(args.pattern), args.ignore_case === true);
     const glob = new Bun.Glob(String(args.glob));
     const max = args.max_matches as number;
+    // a line is matched as the caller will see it, so a secret's letters cannot be guessed one by one
+    const shown = ctx.shown ?? ((line: string) => line);
     const start = ctx.paths.path as ReadPath;
     const out = ctx.rows(["file", "line", "text"]);
     let matches = 0;
     const search = (fd: number, file: string): boolean => {
-      matches = grepFile(fd, file, re, max - matches, (row) => out.add(row)) + matches;
+      matches = grepFile(fd, file, re, max - matches, (row) => out.add(row), shown) + matches;
       return matches < max;
     };
     if (start.stat.isFile()) search(start.fd, start.sent);
@@ -110,6 +112,7 @@ function grepFile(
   re: RegExp,
   room: number,
   emit: (row: [string, number, string]) => void,
+  shown: (line: string) => string,
 ): number {
   const first = readRange(fd, 0, CHUNK);
   if (looksBinary(first)) return 0;
@@ -124,14 +127,14 @@ function grepFile(
     const parts = (carry + chunk.toString("utf8")).split("\n");
     carry = parts.pop() ?? "";
     for (const text of parts) {
-      if (re.test(text.length > LINE_MATCH_BYTES ? text.slice(0, LINE_MATCH_BYTES) : text)) {
+      if (re.test(shown(text.length > LINE_MATCH_BYTES ? text.slice(0, LINE_MATCH_BYTES) : text))) {
         emit([file, line, text.length > LINE_MATCH_BYTES ? `${text.slice(0, LINE_MATCH_BYTES)}...` : text]);
         if (++found >= room) return found;
       }
       line++;
     }
   }
-  if (carry && re.test(carry.slice(0, LINE_MATCH_BYTES))) {
+  if (carry && re.test(shown(carry.slice(0, LINE_MATCH_BYTES)))) {
     emit([file, line, carry.slice(0, LINE_MATCH_BYTES)]);
     found++;
   }

@@ -5,6 +5,7 @@
  */
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import { cutsACredential } from "../../core/redact.ts";
 import { text } from "../../core/result.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "./fdio.ts";
@@ -67,14 +68,54 @@ export const fsRead = define({
         ),
       );
     }
-    const offset = (args.offset as number | undefined) ?? 0;
-    const body = readRange(p.fd, offset, Math.min(length, Math.max(0, size - offset)));
+    const asked = (args.offset as number | undefined) ?? 0;
+    const { offset, body } = onWholeCredentials(
+      p.fd,
+      asked,
+      readRange(p.fd, asked, Math.min(length, Math.max(0, size - asked))),
+      size,
+    );
     const end = offset + body.length;
     let out = body.toString("utf8");
+    if (offset < asked)
+      out += `\n[read from offset=${offset}: the range cut through a credential, so it was widened to whole lines]`;
     if (end < size) out += `\n[${size - end} more bytes: read on with offset=${end}]`;
     return text(out);
   },
 });
+
+/**
+ * How far past a byte range's edges its lines are looked at, and widened to:
+ * more than a long bearer token or a SAML assertion on one line, and cheap to
+ * read twice per call.
+ */
+const EDGE_BYTES = 64 * 1024;
+
+/**
+ * A byte range that starts or ends inside a credential (`ation: Bearer ...`,
+ * `https://user:pass` before its `@`) is widened to the whole lines it cuts,
+ * at most EDGE_BYTES each way: masking sees a credential only whole, and a
+ * caller could otherwise read one past the mask in two halves.
+ */
+function onWholeCredentials(fd: number, offset: number, body: Buffer, size: number): { offset: number; body: Buffer } {
+  const end = offset + body.length;
+  const before = readRange(fd, Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
+  const lead = before.subarray(before.lastIndexOf(0x0a) + 1);
+  const after = readRange(fd, end, Math.min(EDGE_BYTES, size - end));
+  const newline = after.indexOf(0x0a);
+  const trail = newline < 0 ? after : after.subarray(0, newline);
+  // Only the lines at the edges can be cut: the first two and the last two (a value may stand on the line after its name).
+  const second = body.indexOf(0x0a, body.indexOf(0x0a) + 1);
+  const penultimate = body.lastIndexOf(0x0a, body.lastIndexOf(0x0a) - 1);
+  const head = second < 0 ? body : body.subarray(0, second);
+  const tail = penultimate < 0 ? body : body.subarray(penultimate + 1);
+  const cut =
+    cutsACredential(lead.toString("utf8"), head.toString("utf8"), second < 0 ? trail.toString("utf8") : "") ||
+    cutsACredential(penultimate < 0 ? lead.toString("utf8") : "", tail.toString("utf8"), trail.toString("utf8"));
+  if (!cut) return { offset, body };
+  const start = offset - lead.length;
+  return { offset: start, body: readRange(fd, start, end + trail.length - start) };
+}
 
 /**
  * Lines `from`..`from+count-1`, reading chunk by chunk and holding only those

@@ -44,6 +44,8 @@ export const logTail = define({
     }
     const want = args.lines as number;
     const filter = args.filter as string | undefined;
+    // the filter is matched on the line as the caller will see it, so a secret's letters cannot be guessed one by one
+    const shown = ctx.shown ?? ((line: string) => line);
     const found: [number, string][] = []; // newest first
     let pos = size;
     let carry = "";
@@ -62,7 +64,7 @@ export const logTail = define({
           if (line === "") continue; // the file ends on a newline
         }
         fromEnd++;
-        if (filter === undefined || line.includes(filter)) found.push([-fromEnd, line]);
+        if (filter === undefined || shown(line).includes(filter)) found.push([-fromEnd, line]);
       }
     }
     const out = ctx.rows(["line", "text"], "log");
