@@ -15,7 +15,7 @@ import { parseRecord, readRecord } from "../record/read.ts";
 import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
 import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
-import { renderHuman, shown } from "./render.ts";
+import { jsonShown, renderHuman, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 export interface LogOptions {
@@ -48,13 +48,13 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
   const asJson = wantsJson(io, opts.json);
   const lines = readRecord(file).lines.filter(match);
   if (!opts.follow) {
-    if (asJson) io.out(`${JSON.stringify(lines)}\n`);
+    if (asJson) io.out(`${jsonShown(lines)}\n`);
     else if (lines.length === 0) io.out(`no calls in ${file}${describeFilter(opts)}\n`);
     else io.out(`${lines.map(humanLine).join("\n")}\n`);
     return Exit.ok;
   }
   // Following: each line as it is appended, one JSON object a line with --json.
-  const show = (l: RecordLine) => io.out(`${asJson ? JSON.stringify(l) : humanLine(l)}\n`);
+  const show = (l: RecordLine) => io.out(`${asJson ? jsonShown(l) : humanLine(l)}\n`);
   for (const l of lines) show(l);
   let offset = sizeOf(file);
   let carry = "";
@@ -79,7 +79,7 @@ function verify(cli: Cli, file: string, json: boolean): number {
   } catch (err) {
     return reportError(cli.io, err as RtaError, json);
   }
-  if (wantsJson(cli.io, json)) cli.io.out(`${JSON.stringify({ file, ...verdict })}\n`);
+  if (wantsJson(cli.io, json)) cli.io.out(`${jsonShown({ file, ...verdict })}\n`);
   else if (verdict.problems.length === 0) {
     const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
     cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${file})\n`);
@@ -147,7 +147,7 @@ export function humanLine(l: RecordLine): string {
   const fields = [l.time.replace(/\.\d+Z$/, "Z"), l.session, l.agent, l.capability, l.outcome].map((f) =>
     shown(String(f)),
   );
-  return `${fields.join("  ")}  ${l.duration_ms} ms${extras ? `  ${shown(extras)}` : ""}`;
+  return `${fields.join("  ")}  ${shown(String(l.duration_ms))} ms${extras ? `  ${shown(extras)}` : ""}`;
 }
 
 function sizeOf(file: string): number {
@@ -238,7 +238,7 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
     grants_spent: grants,
   };
   if (wantsJson(io, opts.json)) {
-    io.out(`${JSON.stringify(opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary)}\n`);
+    io.out(`${jsonShown(opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary)}\n`);
     return Exit.ok;
   }
   const p = paint(io);

@@ -33,6 +33,19 @@ export function shown(text: string): string {
   });
 }
 
+/** What JSON.stringify leaves raw and a terminal still acts on: DEL, C1, the separators, the bidi controls. */
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON of a value holding strings someone else chose, for stdout: the same
+ * JSON value, with the controls JSON.stringify leaves raw written as \uXXXX
+ * (which JSON allows only inside strings, so this changes no value), so
+ * `rta agent log | cat` cannot act on the terminal either.
+ */
+export function jsonShown(value: unknown): string {
+  return JSON.stringify(value).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 export interface RenderHints {
   columns?: readonly ColumnSpec[];
   fields?: readonly ColumnSpec[];

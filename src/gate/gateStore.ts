@@ -146,7 +146,7 @@ export class GateStore {
   private readonly activeLock: Statement<Lock>;
   private readonly readCheckpoint: Statement<RecordCheckpoint>;
   private readonly writeCheckpoint: Statement;
-  private readonly underCheckpoint: { immediate: (append: (last: RecordCheckpoint) => RecordCheckpoint) => void };
+  private readonly txn: { begin: Statement; commit: Statement; rollback: Statement };
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
@@ -191,9 +191,11 @@ export class GateStore {
     this.writeCheckpoint = this.db.query(
       "INSERT INTO record_checkpoint (id, n, mac, size) VALUES (1, $n, $mac, $size) ON CONFLICT (id) DO UPDATE SET n = $n, mac = $mac, size = $size",
     );
-    this.underCheckpoint = this.db.transaction((append: (last: RecordCheckpoint) => RecordCheckpoint) => {
-      this.writeCheckpoint.run({ ...append(this.recordCheckpoint()) });
-    });
+    this.txn = {
+      begin: this.db.query("BEGIN IMMEDIATE"),
+      commit: this.db.query("COMMIT"),
+      rollback: this.db.query("ROLLBACK"),
+    };
   }
 
   close(): void {
@@ -339,10 +341,25 @@ export class GateStore {
    * Runs `append` holding the store's write lock, handing it the checkpoint,
    * and keeps the checkpoint it returns. Record lines are so appended one at a
    * time across every process sharing the data dir, each knowing the line
-   * before it. What `append` throws leaves the checkpoint as it was.
+   * before it. What `append` throws leaves the checkpoint as it was; when the
+   * commit fails (a full disk), `undo` is called to take the line back out
+   * of the file, still holding the lock where SQLite lets it be held.
    */
-  appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint): void {
-    this.underCheckpoint.immediate(append);
+  appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
+    this.txn.begin.run();
+    try {
+      this.writeCheckpoint.run({ ...append(this.recordCheckpoint()) });
+    } catch (err) {
+      this.txn.rollback.run();
+      throw err;
+    }
+    try {
+      this.txn.commit.run();
+    } catch (err) {
+      undo();
+      if (this.db.inTransaction) this.txn.rollback.run();
+      throw err;
+    }
   }
 
   /** The lock that stops this agent's call to one of `targets`, if any. */

@@ -75,7 +75,8 @@ export interface RecordCheckpoint {
 
 /** Where the checkpoint is kept, and the lock that lets one writer at a time append (the grant store). */
 export interface CheckpointStore {
-  appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint): void;
+  /** Runs `append` under the lock with the last checkpoint and keeps what it returns; `undo` if that cannot be kept. */
+  appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void;
 }
 
 export interface RecordSink {
@@ -149,7 +150,20 @@ export class FileRecord implements RecordSink {
       this.store ??= this.options.checkpoints();
       const fd = this.fd;
       const key = this.key;
-      this.store.appendRecordLine((last) => this.write(fd, key, entry, last));
+      let wrote: { from: number; to: number; seq: number } | undefined;
+      this.store.appendRecordLine(
+        (last) => {
+          const next = this.write(fd, key, entry, last);
+          wrote = { from: next.size - next.written, to: next.size, seq: next.seq };
+          return { n: next.n, mac: next.mac, size: next.size };
+        },
+        // The line is in the file but its checkpoint could not be kept: taken out, unless another line followed.
+        () => {
+          if (wrote && fstatSync(fd).size === wrote.to) ftruncateSync(fd, wrote.from);
+        },
+      );
+      // A session's number is spent only once its line is kept.
+      if (wrote) this.seqs.used(entry.session, wrote.seq);
     } catch (err) {
       this.options.onFailure?.(err);
       throw new RtaError(
@@ -166,7 +180,12 @@ export class FileRecord implements RecordSink {
   }
 
   /** Writes one line after `last`, holding the store's lock; returns the new checkpoint. */
-  private write(fd: number, key: Buffer, entry: RecordEntry, last: RecordCheckpoint): RecordCheckpoint {
+  private write(
+    fd: number,
+    key: Buffer,
+    entry: RecordEntry,
+    last: RecordCheckpoint,
+  ): RecordCheckpoint & { written: number; seq: number } {
     const size = fstatSync(fd).size;
     let prev = { n: last.n, mac: last.mac };
     let lead = "";
@@ -191,8 +210,7 @@ export class FileRecord implements RecordSink {
       ftruncateSync(fd, size);
       throw err;
     }
-    this.seqs.used(entry.session, seq);
-    return { n: line.n as number, mac: line.mac as string, size: size + bytes.length };
+    return { n: line.n as number, mac: line.mac as string, size: size + bytes.length, written: bytes.length, seq };
   }
 
   private open(): number {
