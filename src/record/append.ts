@@ -195,7 +195,7 @@ export class FileRecord implements RecordSink {
       const tail = readTail(fd, size);
       const n = tail.line?.n;
       const mac = tail.line?.mac;
-      if (typeof n === "number" && typeof mac === "string" && n > last.n) prev = { n, mac };
+      if (Number.isSafeInteger(n) && typeof mac === "string" && (n as number) > last.n) prev = { n: n as number, mac };
       if (tail.torn) lead = "\n";
     }
     // A file smaller than the checkpoint was cut or replaced: the chain goes on from the checkpoint all the

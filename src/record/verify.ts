@@ -76,9 +76,20 @@ export function verifyRecord(body: string, options: VerifyOptions = {}): Verdict
     const text = rows[i] as string;
     if (text === "") continue;
     const line = parseLine(text);
-    if (!line) problems.push({ kind: "forged", session: "", line: i + 1, what: "is not a record line" });
-    else if (typeof line.n === "number" && typeof line.mac === "string") keyed.push({ line, at: i + 1 });
-    else unkeyed.push({ line, at: i + 1 });
+    const at = i + 1;
+    if (!line) problems.push({ kind: "forged", session: "", line: at, what: "is not a record line" });
+    else if (isPlace(line.n) && typeof line.mac === "string") keyed.push({ line, at });
+    else if (line.n !== undefined || line.mac !== undefined || typeof line.hash !== "string")
+      problems.push({ kind: "forged", session: line.session, line: at, what: "is not a record line" });
+    // Nothing unkeyed is written once the record has a key: such a line after a keyed one was made up.
+    else if (keyed.length > 0)
+      problems.push({
+        kind: "forged",
+        session: line.session,
+        line: at,
+        what: "has no mac, yet comes after keyed lines: it was made up",
+      });
+    else unkeyed.push({ line, at });
   }
   const all = [...unkeyed, ...keyed].sort((a, b) => a.at - b.at);
   const sessions = checkSessions(all, problems, options.alive ?? processAlive);
@@ -120,8 +131,10 @@ function checkSessions(all: At[], problems: Problem[], alive: (pid: number) => b
         what: `has sequence ${line.seq} after ${s.seq}: lines of its session were reordered or repeated`,
       });
     } else if (line.seq > s.seq + 1) {
-      let gone = 0;
-      for (let q = s.seq + 1; q < line.seq; q++) if (!seqs.has(q)) gone++;
+      // Counted from the numbers present, never by walking the gap: a forged seq can be 2^53.
+      let later = 0;
+      for (const q of seqs) if (q > s.seq && q < line.seq) later++;
+      const gone = line.seq - s.seq - 1 - later;
       s.skipped += gone;
       problems.push(
         gone > 0
@@ -289,10 +302,15 @@ function checkMacs(keyed: At[], byN: Map<number, At>, key: Buffer, problems: Pro
     });
 }
 
+/** A place in a chain or a session: a whole number from 1, small enough to count exactly. */
+function isPlace(n: unknown): n is number {
+  return Number.isSafeInteger(n) && (n as number) >= 1;
+}
+
 function parseLine(text: string): RecordLine | undefined {
   try {
     const line = JSON.parse(text) as RecordLine;
-    if (typeof line?.session === "string" && typeof line.seq === "number") return line;
+    if (typeof line?.session === "string" && isPlace(line.seq)) return line;
   } catch {
     // said by the caller
   }

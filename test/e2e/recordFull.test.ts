@@ -3,12 +3,23 @@
  * line cannot be written does not run.
  */
 import { describe, expect, test } from "bun:test";
-import { closeSync, mkdirSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
-import { rta } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 
 describe("what a caller chose is bounded in the record", () => {
   test("twenty probes with a 3.9 MB tool name, and a call with 2 MB of argument names, add kilobytes", async () => {
@@ -120,3 +131,63 @@ async function onAFullDisk(data: string): Promise<void> {
   });
   expect(JSON.parse(verified.stdout)).toMatchObject({ problems: [] });
 }
+
+describe("a record the server cannot append to", () => {
+  test.skipIf(!root)("every call is refused as core.record.unavailable, and said once on stderr", async () => {
+    // root ignores modes, so the server runs as nobody, with a data dir of its own and a record file root keeps
+    const top = tempDir();
+    const data = join(top, "data");
+    const work = join(top, "work");
+    mkdirSync(data);
+    mkdirSync(work);
+    writeFileSync(join(work, "a.txt"), "the body nobody may have");
+    writeFileSync(join(data, "agent-log.jsonl"), "");
+    chmodSync(top, 0o755);
+    chmodSync(work, 0o755);
+    chmodSync(join(work, "a.txt"), 0o644);
+    chmodSync(join(data, "agent-log.jsonl"), 0o644);
+    chownSync(data, 65534, 65534);
+    const requests = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "fs_read", arguments: { path: "a.txt" } } },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "fs_read", arguments: { path: "a.txt" } } },
+    ];
+    const proc = Bun.spawn(
+      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA, "mcp", "serve", "--root", work],
+      {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top },
+      },
+    );
+    proc.stdin.write(requests.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    await proc.stdin.flush();
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!out.includes('"id":3')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    proc.stdin.end();
+    const [stderr] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(out).not.toContain("the body nobody may have");
+    const answers = out
+      .split("\n")
+      .filter((l) => l.includes('"id":2') || l.includes('"id":3'))
+      .map((l) => JSON.parse(JSON.parse(l).result.content[0].text));
+    expect(answers).toEqual([
+      expect.objectContaining({ code: "core.record.unavailable" }),
+      expect.objectContaining({ code: "core.record.unavailable" }),
+    ]);
+    expect(stderr.match(/the record cannot be written/g)).toHaveLength(1);
+    expect(readFileSync(join(data, "agent-log.jsonl"), "utf8")).toBe("");
+  });
+});

@@ -59,6 +59,16 @@ describe("FileRecord", () => {
     expect(() => readRecordKey(d.dir)).toThrow("does not hold a key");
   });
 
+  test("servers starting at once share one key: the first link wins and the others read it", async () => {
+    const dir = join(tempDir(), "data");
+    const script = join(import.meta.dir, "key.fixture.ts");
+    const procs = Array.from({ length: 6 }, () => Bun.spawn([process.execPath, script, dir], { stdout: "pipe" }));
+    const keys = await Promise.all(procs.map((p) => new Response(p.stdout).text()));
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toBe(readRecordKey(dir)?.toString("hex") as string);
+    expect(readdirSync(dir)).toEqual([RECORD_KEY_FILE]);
+  });
+
   test("a line that cannot be written throws core.record.unavailable and is handed over", () => {
     const dir = tempDir();
     let failed: unknown;

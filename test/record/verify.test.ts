@@ -194,3 +194,25 @@ describe("--verify on a record from before the key", () => {
     expect(v.lines).toBe(18);
   });
 });
+
+describe("--verify against lines made to trip it up", () => {
+  test("an unkeyed line after keyed ones is forged, not passed off as old", () => {
+    const m = record();
+    const made = { ...call("ffff"), seq: 1 };
+    const rows = [...rowsOf(m), JSON.stringify({ ...made, hash: chainHash("", made) })];
+    const v = verify(rows, checkpointOf(m));
+    expect(v.unkeyed).toBe(0);
+    expect(v.problems).toContainEqual(expect.objectContaining({ kind: "forged", line: 16 }));
+  });
+
+  test("a huge or broken place is refused at once, never walked", () => {
+    const m = record();
+    const rows = rowsOf(m);
+    const last = m.lines.at(-1) as RecordLine;
+    const huge = { ...call("aaaa"), seq: 2 ** 53 - 1, n: (last.n as number) + 1, mac: "0".repeat(64) };
+    const broken = { ...call("aaaa"), seq: 1.5, n: -1, mac: "x" };
+    const v = verify([...rows, JSON.stringify(huge), JSON.stringify(broken)], checkpointOf(m));
+    expect(v.problems.map((p) => [p.kind, p.line])).toContainEqual(["forged", 16]);
+    expect(v.problems.map((p) => [p.kind, p.line])).toContainEqual(["forged", 17]);
+  });
+});
