@@ -14,7 +14,7 @@
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
  *   8  required     core.input.missing (what only a profile or the operator gives), the grant's use given back
  *   10 paths        core.path.* (every path argument opened under a root)
- *   14 record       core.record.unavailable: a call runs only once its `run` line is written
+ *      (record)     core.record.unavailable: a call runs only once stage 14 has written its `run` line
  *   11 run          the capability's own codes
  *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
  *   13 redact       rta's own places and any secret, out of what an agent is told (the agent's own words kept)
@@ -86,7 +86,8 @@ async function stages(
       trace.grant = grant?.id;
     }
     const args = applyProfile(cap, named.profile, sent, filled, config);
-    const giveBack = (err: unknown) => {
+    // A call refused after the grant stage did not use what it spent.
+    const giveBackAndThrow = (err: unknown): never => {
       if (grant) {
         deps.gate().giveBack(grant.id);
         trace.grant = undefined;
@@ -96,7 +97,7 @@ async function stages(
     try {
       requireFilled(cap, args);
     } catch (err) {
-      giveBack(err);
+      giveBackAndThrow(err);
     }
     const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
     const paths = openPaths(cap, args, gate);
@@ -105,7 +106,7 @@ async function stages(
       try {
         recordRun(trace, deps);
       } catch (err) {
-        giveBack(err);
+        giveBackAndThrow(err);
       }
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
