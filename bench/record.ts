@@ -1,11 +1,14 @@
 /**
  * The record: appends per second from one process, and from four at once into
- * the same file (each a session of its own, chained and hashed as a server
- * writes them). Target: at least 20,000 a second from one.
+ * the same file (each a session of its own, each line keyed and chained to the
+ * one before it in the file, the checkpoint kept in gate.db, as a server writes
+ * them). Target: at least 20,000 a second from one.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GateStore } from "../src/gate/gateStore.ts";
+import { readRecordKey } from "../src/record/key.ts";
 import { verifyFile } from "../src/record/verify.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rta-bench-record-"));
@@ -13,7 +16,10 @@ const writer = join(import.meta.dir, "fixtures", "recordWriter.ts");
 const PER_PROCESS = 50_000;
 
 async function run(processes: number): Promise<number> {
-  const file = join(dir, `record-${processes}.jsonl`);
+  // Each run a data dir of its own: the key and the checkpoint are the data dir's.
+  const data = join(dir, `data-${processes}`);
+  mkdirSync(data);
+  const file = join(data, "agent-log.jsonl");
   const t0 = performance.now();
   const procs = Array.from({ length: processes }, (_, i) =>
     Bun.spawn([process.execPath, writer, file, `s${i}`, String(PER_PROCESS)], { stdout: "pipe" }),
@@ -21,7 +27,9 @@ async function run(processes: number): Promise<number> {
   // Each writer reports its own appends per second; the wall clock gives the total.
   const own = await Promise.all(procs.map(async (p) => Number(await new Response(p.stdout).text())));
   const wall = (performance.now() - t0) / 1000;
-  const verdict = verifyFile(file);
+  const store = new GateStore(join(data, "gate.db"));
+  const verdict = verifyFile(file, { key: readRecordKey(data), checkpoint: store.recordCheckpoint() });
+  store.close();
   if (verdict.problems.length > 0 || verdict.lines !== processes * (PER_PROCESS + 2))
     throw new Error(`the record did not verify: ${JSON.stringify(verdict).slice(0, 300)}`);
   console.log(

@@ -2,18 +2,20 @@
  * `rta agent log` and `rta agent overview`: what agents did, read back from
  * the record. Never tools.
  */
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { parseDuration } from "../core/duration.ts";
-import { Exit, type RtaError } from "../core/errors.ts";
+import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
+import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import type { RecordLine } from "../record/append.ts";
+import { RECORD_KEY_FILE, readRecordKey } from "../record/key.ts";
 import { parseRecord, readRecord } from "../record/read.ts";
-import { verifyFile } from "../record/verify.ts";
+import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
 import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
-import { renderHuman } from "./render.ts";
+import { jsonShown, renderHuman, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 export interface LogOptions {
@@ -46,13 +48,13 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
   const asJson = wantsJson(io, opts.json);
   const lines = readRecord(file).lines.filter(match);
   if (!opts.follow) {
-    if (asJson) io.out(`${JSON.stringify(lines)}\n`);
+    if (asJson) io.out(`${jsonShown(lines)}\n`);
     else if (lines.length === 0) io.out(`no calls in ${file}${describeFilter(opts)}\n`);
     else io.out(`${lines.map(humanLine).join("\n")}\n`);
     return Exit.ok;
   }
   // Following: each line as it is appended, one JSON object a line with --json.
-  const show = (l: RecordLine) => io.out(`${asJson ? JSON.stringify(l) : humanLine(l)}\n`);
+  const show = (l: RecordLine) => io.out(`${asJson ? jsonShown(l) : humanLine(l)}\n`);
   for (const l of lines) show(l);
   let offset = sizeOf(file);
   let carry = "";
@@ -71,15 +73,51 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
 }
 
 function verify(cli: Cli, file: string, json: boolean): number {
-  const verdict = verifyFile(file);
-  if (wantsJson(cli.io, json)) cli.io.out(`${JSON.stringify({ file, ...verdict })}\n`);
+  let verdict: Verdict;
+  try {
+    verdict = verifyFile(file, verifyOptions(cli));
+  } catch (err) {
+    return reportError(cli.io, err as RtaError, json);
+  }
+  if (wantsJson(cli.io, json)) cli.io.out(`${jsonShown({ file, ...verdict })}\n`);
   else if (verdict.problems.length === 0) {
     const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
     cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${file})\n`);
   } else {
-    for (const p of verdict.problems) cli.io.out(`session ${p.session}: line ${p.line} ${p.what}\n`);
+    for (const p of verdict.problems) {
+      const where = p.line === 0 ? "the record" : `line ${p.line}${p.session ? ` (session ${shown(p.session)})` : ""}`;
+      cli.io.out(`${p.kind}: ${where} ${p.what}\n`);
+    }
   }
   return verdict.problems.length === 0 ? Exit.ok : Exit.failure;
+}
+
+/** The key and the store's checkpoint, read without making either: verifying changes nothing. */
+function verifyOptions(cli: Cli): VerifyOptions {
+  const data = dirs(cli.io.env).data;
+  const unreadable = (what: string, err: unknown) =>
+    new RtaError(
+      "core.record.unavailable",
+      `the record cannot be verified: ${what} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      "run it as the user the servers run as (rta doctor will say more)",
+    );
+  let key: Buffer | undefined;
+  try {
+    key = readRecordKey(data);
+  } catch (err) {
+    throw unreadable(RECORD_KEY_FILE, err);
+  }
+  const store = join(data, GATE_STORE_FILE);
+  if (!existsSync(store)) return { ...(key ? { key } : {}), checkpoint: { n: 0, mac: "", size: 0 } };
+  let gate: GateStore | undefined;
+  try {
+    gate = new GateStore(store);
+    return { ...(key ? { key } : {}), checkpoint: gate.recordCheckpoint() };
+  } catch (err) {
+    throw unreadable(GATE_STORE_FILE, err);
+  } finally {
+    gate?.close();
+  }
 }
 
 function filter(opts: LogOptions, now: number): (l: RecordLine) => boolean {
@@ -104,7 +142,12 @@ function describeFilter(opts: LogOptions): string {
 
 export function humanLine(l: RecordLine): string {
   const extras = [l.grant && `grant ${l.grant}`, l.probe && "probe"].filter(Boolean).join("  ");
-  return `${l.time.replace(/\.\d+Z$/, "Z")}  ${l.session}  ${l.agent}  ${l.capability}  ${l.outcome}  ${l.duration_ms} ms${extras ? `  ${extras}` : ""}`;
+  // Every field is shown escaped: the record holds what an agent chose (its name, its tool names) and what
+  // anyone who wrote the file put there.
+  const fields = [l.time.replace(/\.\d+Z$/, "Z"), l.session, l.agent, l.capability, l.outcome].map((f) =>
+    shown(String(f)),
+  );
+  return `${fields.join("  ")}  ${shown(String(l.duration_ms))} ms${extras ? `  ${shown(extras)}` : ""}`;
 }
 
 function sizeOf(file: string): number {
@@ -195,13 +238,13 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
     grants_spent: grants,
   };
   if (wantsJson(io, opts.json)) {
-    io.out(`${JSON.stringify(opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary)}\n`);
+    io.out(`${jsonShown(opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary)}\n`);
     return Exit.ok;
   }
   const p = paint(io);
-  let out = `${p.bold("sessions")}  ${summary.sessions}\n${p.bold("agents")}    ${summary.agents.join(", ") || "-"}\n${p.bold("calls")}     ${calls}\n`;
+  let out = `${p.bold("sessions")}  ${summary.sessions}\n${p.bold("agents")}    ${summary.agents.map(shown).join(", ") || "-"}\n${p.bold("calls")}     ${calls}\n`;
   out += `${p.bold("probes")}    ${probes}\n${p.bold("grants")}    ${grants} uses spent\n${p.bold("refusals")}  ${Object.keys(refusals).length === 0 ? "none" : ""}\n`;
-  for (const [code, n] of Object.entries(refusals).sort((a, b) => b[1] - a[1])) out += `  ${code}  ${n}\n`;
+  for (const [code, n] of Object.entries(refusals).sort((a, b) => b[1] - a[1])) out += `  ${shown(code)}  ${n}\n`;
   if (opts.detail) {
     out += `\n${p.bold("record")}  ${file}\n`;
     const rows: Scalar[][] = [...sessions.values()].map((s) => [

@@ -14,10 +14,12 @@ import { PathGate } from "../gate/pathGate.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
-import { FileRecord, type RecordSink, sessionMark } from "../record/append.ts";
+import { FileRecord, type RecordEntry, type RecordSink, sessionMark } from "../record/append.ts";
+import { recordKey } from "../record/key.ts";
 import { processDeps, redactorFor } from "./deps.ts";
 import { wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
+import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 export interface ServeOptions {
@@ -47,12 +49,20 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   }
   const given = opts.root.map((r) => resolve(r));
   const session = newSessionId();
-  const recordFile = join(dirs(io.env).data, RECORD_FILE);
+  const dataDir = dirs(io.env).data;
+  const recordFile = join(dataDir, RECORD_FILE);
   let warned = false;
-  const record = new FileRecord(recordFile, (err) => {
-    if (warned) return;
-    warned = true;
-    io.err(`rta: warning: calls cannot be written to the record: ${(err as Error).message}\n`);
+  const record = new FileRecord(recordFile, {
+    key: () => recordKey(dataDir),
+    checkpoints: () => deps.gate(),
+    // Said once, not per call: an agent retrying must not fill the operator's terminal either.
+    onFailure: (err) => {
+      if (warned) return;
+      warned = true;
+      io.err(
+        `rta: the record cannot be written, so agent calls are refused (core.record.unavailable) until it can: ${shown((err as Error).message)}\n`,
+      );
+    },
   });
 
   // With --verbose every agent call is also one short line on stderr: tool, outcome, duration, never the arguments.
@@ -60,7 +70,8 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     ? {
         append: (entry) => {
           record.append(entry);
-          if (!entry.kind) io.err(`rta: ${entry.agent} ${entry.capability} ${entry.outcome} ${entry.duration_ms} ms\n`);
+          if (!entry.kind)
+            io.err(`rta: ${shown(entry.agent)} ${shown(entry.capability)} ${entry.outcome} ${entry.duration_ms} ms\n`);
         },
       }
     : record;
@@ -88,7 +99,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots, opts.root);
   }
   if (address) return serveHttp(cli, deps, roots, recordFile, session, record, address, opts, agent, maxResult);
-  record.append(sessionMark("start", session, new Date(), "stdio"));
+  mark(record, sessionMark("start", session, new Date(), "stdio"));
   // A client that stops its server with a signal (as the SDK's does when stdin's end is not enough) still gets
   // the session's end line, so the record does not read as cut.
   const signalled = untilStopped().then(() => "signal" as const);
@@ -120,7 +131,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     onClientRoots: (offered: string[]) => {
       const added = offered.filter((r) => !roots.includes(r));
       deps.roots = new PathGate([...roots, ...added], deps.roots.rules);
-      if (added.length > 0) io.err(`rta: the client offered roots: ${added.join(", ")}\n`);
+      if (added.length > 0) io.err(`rta: the client offered roots: ${added.map(shown).join(", ")}\n`);
     },
     onUnexpected: (thrown: unknown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
@@ -136,12 +147,12 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     // Calls under way are stopped by the close and written to the record before the session's end, within a bound.
     await Promise.race([handle.close(), Bun.sleep(2000)]);
     await Bun.sleep(0);
-    record.append(sessionMark("end", session, new Date(), "stdio"));
+    mark(record, sessionMark("end", session, new Date(), "stdio"));
     record.close();
     process.exit(Exit.ok);
   }
   await handle.close();
-  record.append(sessionMark("end", session, new Date(), "stdio"));
+  mark(record, sessionMark("end", session, new Date(), "stdio"));
   record.close();
   return transport.endedOnLimit ? Exit.failure : Exit.ok;
 }
@@ -303,7 +314,7 @@ async function serveHttp(
     );
   }
   // Set before the banner, so a signal as soon as it is seen still ends the session with its end line.
-  record.append(sessionMark("start", session, new Date(), "http"));
+  mark(record, sessionMark("start", session, new Date(), "http"));
   const stopped = untilStopped();
   const host = server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname;
   io.err(`rta mcp server listening on http://${host}:${server.port}/mcp\n`);
@@ -326,9 +337,18 @@ async function serveHttp(
   }
   await stopped;
   server.stop(true);
-  record.append(sessionMark("end", session, new Date(), "http"));
+  mark(record, sessionMark("end", session, new Date(), "http"));
   record.close();
   return Exit.ok;
+}
+
+/** Writes a session's start or end; a record that cannot take it has been said on stderr, and calls are refused. */
+function mark(record: RecordSink, entry: RecordEntry): void {
+  try {
+    record.append(entry);
+  } catch {
+    // said once by the record's onFailure
+  }
 }
 
 /** Resolves when the server is told to stop: SIGINT, SIGTERM or SIGHUP, whichever comes first. */

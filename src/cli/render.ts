@@ -7,6 +7,45 @@ import type { ColumnSpec } from "../core/capability.ts";
 import type { ResultValue, Scalar, TreeNode } from "../core/result.ts";
 import { bytesWords } from "../core/words.ts";
 
+/**
+ * Controls that act on a terminal instead of showing: C0 (ESC, CR, LF, BEL, ...), DEL, C1 (CSI 0x9b among them),
+ * the line and paragraph separators, and the bidirectional overrides and isolates that reorder what follows.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's whole job
+const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const NAMED_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * A string someone else chose (an agent's tool, argument or client name, a
+ * file's name, a line read from a record), made safe to show a person: every
+ * control is written out as an escape (\x1b, \r, \n, \u202e) so it cannot clear
+ * the screen, set the title, move the cursor, fake a line or reverse the
+ * text. The one function for it: every human rendering of such a string goes
+ * through here, piped or not. JSON output keeps JSON's own escaping.
+ */
+export function shown(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (c) => {
+    const named = NAMED_ESCAPES[c];
+    if (named) return named;
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** What JSON.stringify leaves raw and a terminal still acts on: DEL, C1, the separators, the bidi controls. */
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON of a value holding strings someone else chose, for stdout: the same
+ * JSON value, with the controls JSON.stringify leaves raw written as \uXXXX
+ * (which JSON allows only inside strings, so this changes no value), so
+ * `rta agent log | cat` cannot act on the terminal either.
+ */
+export function jsonShown(value: unknown): string {
+  return JSON.stringify(value).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 export interface RenderHints {
   columns?: readonly ColumnSpec[];
   fields?: readonly ColumnSpec[];
@@ -43,18 +82,18 @@ function renderObject(
   units: Map<string, ColumnSpec["unit"]>,
 ): string {
   const keys = Object.keys(value);
-  const width = Math.max(0, ...keys.map((k) => k.length));
+  const width = Math.max(0, ...keys.map((k) => shown(k).length));
   let out = "";
   for (const key of keys) {
     const v = value[key];
     const at = path ? `${path}.${key}` : key;
-    const label = paint.bold(`${indent}${key.padEnd(width)}`);
+    const label = paint.bold(`${indent}${shown(key).padEnd(width)}`);
     if (v !== null && typeof v === "object" && !Array.isArray(v)) {
       const nested = v as Record<string, unknown>;
       out +=
         Object.keys(nested).length === 0
           ? `${label}  -\n`
-          : `${paint.bold(`${indent}${key}`)}\n${renderObject(nested, paint, `${indent}  `, at, units)}`;
+          : `${paint.bold(`${indent}${shown(key)}`)}\n${renderObject(nested, paint, `${indent}  `, at, units)}`;
     } else {
       const unit = units.get(at);
       out += `${label}  ${typeof v === "number" && unit ? formatCell(v, unit) : formatValue(v)}\n`;
@@ -66,12 +105,12 @@ function renderObject(
 function formatValue(v: unknown): string {
   if (Array.isArray(v)) return v.map(formatValue).join(", ");
   if (v === null || v === undefined) return "-";
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
+  if (typeof v === "object") return shown(JSON.stringify(v));
+  return shown(String(v));
 }
 
 function formatCell(cell: Scalar, unit: ColumnSpec["unit"]): string {
-  if (typeof cell !== "number") return cell === null ? "-" : String(cell);
+  if (typeof cell !== "number") return cell === null ? "-" : shown(String(cell));
   if (unit === "bytes") return bytesWords(cell);
   if (unit === "percent") return `${cell}%`;
   if (unit === "seconds") return `${cell} s`;
@@ -85,11 +124,11 @@ function renderGrid(columns: string[], rows: string[][], paint: ChalkInstance): 
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
       .join("  ")
       .trimEnd();
-  return `${paint.bold(line(columns.map((c) => c.toUpperCase())))}\n${rows.map((r) => `${line(r)}\n`).join("")}`;
+  return `${paint.bold(line(columns.map((c) => shown(c.toUpperCase()))))}\n${rows.map((r) => `${line(r)}\n`).join("")}`;
 }
 
 function renderTree(node: TreeNode, prefix: string, last: boolean, root: boolean): string {
-  const label = node.value === undefined ? node.name : `${node.name}: ${formatValue(node.value)}`;
+  const label = node.value === undefined ? shown(node.name) : `${shown(node.name)}: ${formatValue(node.value)}`;
   let out = root ? `${label}\n` : `${prefix}${last ? "└─ " : "├─ "}${label}\n`;
   const kids = node.children ?? [];
   const next = root ? "" : `${prefix}${last ? "   " : "│  "}`;

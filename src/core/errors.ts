@@ -93,6 +93,10 @@ export const codes = {
     exit: Exit.failure,
   },
   "core.store.unavailable": { doc: "the grant and lock store could not be opened", exit: Exit.failure },
+  "core.record.unavailable": {
+    doc: "the call's line could not be written to the record (a full disk, a file or store not writable), so it did not run",
+    exit: Exit.refused,
+  },
   "core.path.outside": { doc: "the path is outside every root, or climbs above its root", exit: Exit.refused },
   "core.path.symlink": {
     doc: "the path passes through a link that leaves its root, or a loop of links",

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
+import type { RecordCheckpoint } from "../record/append.ts";
 
 /** The store's file name inside the data dir. */
 export const GATE_STORE_FILE = "gate.db";
@@ -120,6 +121,12 @@ CREATE TABLE IF NOT EXISTS locks (
   issued_by TEXT NOT NULL,
   lifted_at INTEGER
 );
+CREATE TABLE IF NOT EXISTS record_checkpoint (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  n INTEGER NOT NULL,
+  mac TEXT NOT NULL,
+  size INTEGER NOT NULL
+);
 `;
 
 /** The narrowing columns: a grant that sets one matches only a call with that value. */
@@ -137,6 +144,9 @@ export class GateStore {
   private readonly findAny: Statement<Grant>;
   private readonly spendOne: Statement;
   private readonly activeLock: Statement<Lock>;
+  private readonly readCheckpoint: Statement<RecordCheckpoint>;
+  private readonly writeCheckpoint: Statement;
+  private readonly txn: { begin: Statement; commit: Statement; rollback: Statement };
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
@@ -177,6 +187,15 @@ export class GateStore {
        AND (target IS NULL OR target IN ($t1, $t2, $t3))
        ORDER BY issued_at ASC LIMIT 1`,
     );
+    this.readCheckpoint = this.db.query("SELECT n, mac, size FROM record_checkpoint WHERE id = 1");
+    this.writeCheckpoint = this.db.query(
+      "INSERT INTO record_checkpoint (id, n, mac, size) VALUES (1, $n, $mac, $size) ON CONFLICT (id) DO UPDATE SET n = $n, mac = $mac, size = $size",
+    );
+    this.txn = {
+      begin: this.db.query("BEGIN IMMEDIATE"),
+      commit: this.db.query("COMMIT"),
+      rollback: this.db.query("ROLLBACK"),
+    };
   }
 
   close(): void {
@@ -311,6 +330,36 @@ export class GateStore {
       )
       .run({ id, ...lock });
     return { ...lock, id, lifted_at: null };
+  }
+
+  /** The record's checkpoint; all zero before the first keyed line. */
+  recordCheckpoint(): RecordCheckpoint {
+    return this.readCheckpoint.get() ?? { n: 0, mac: "", size: 0 };
+  }
+
+  /**
+   * Runs `append` holding the store's write lock, handing it the checkpoint,
+   * and keeps the checkpoint it returns. Record lines are so appended one at a
+   * time across every process sharing the data dir, each knowing the line
+   * before it. What `append` throws leaves the checkpoint as it was; when the
+   * commit fails (a full disk), `undo` is called to take the line back out
+   * of the file, still holding the lock where SQLite lets it be held.
+   */
+  appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
+    this.txn.begin.run();
+    try {
+      this.writeCheckpoint.run({ ...append(this.recordCheckpoint()) });
+    } catch (err) {
+      this.txn.rollback.run();
+      throw err;
+    }
+    try {
+      this.txn.commit.run();
+    } catch (err) {
+      undo();
+      if (this.db.inTransaction) this.txn.rollback.run();
+      throw err;
+    }
   }
 
   /** The lock that stops this agent's call to one of `targets`, if any. */

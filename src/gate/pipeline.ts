@@ -14,6 +14,7 @@
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
  *   8  required     core.input.missing (what only a profile or the operator gives), the grant's use given back
  *   10 paths        core.path.* (every path argument opened under a root)
+ *      (record)     core.record.unavailable: a call runs only once stage 14 has written its `run` line
  *   11 run          the capability's own codes
  *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
  *   13 redact       rta's own places and any secret, out of what an agent is told (the agent's own words kept)
@@ -35,7 +36,7 @@ import { checkLock } from "./locks.ts";
 import { accessOf, personAccess, withRoots } from "./pathGate.ts";
 import { closePaths, openPaths } from "./paths.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
-import { type CallTrace, recordCall } from "./recordCall.ts";
+import { type CallTrace, recordCall, recordRun } from "./recordCall.ts";
 import { redactOutcome } from "./redactStage.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
@@ -85,18 +86,28 @@ async function stages(
       trace.grant = grant?.id;
     }
     const args = applyProfile(cap, named.profile, sent, filled, config);
-    try {
-      requireFilled(cap, args);
-    } catch (err) {
+    // A call refused after the grant stage did not use what it spent.
+    const giveBackAndThrow = (err: unknown): never => {
       if (grant) {
         deps.gate().giveBack(grant.id);
         trace.grant = undefined;
       }
       throw err;
+    };
+    try {
+      requireFilled(cap, args);
+    } catch (err) {
+      giveBackAndThrow(err);
     }
     const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
     const paths = openPaths(cap, args, gate);
     try {
+      // A call runs only once the record holds a line saying so (see recordCall.ts).
+      try {
+        recordRun(trace, deps);
+      } catch (err) {
+        giveBackAndThrow(err);
+      }
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
       const ran = await execute(cap, args, named, deps, signal, limits, paths, gate, grant);

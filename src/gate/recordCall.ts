@@ -3,11 +3,33 @@
  * A person's calls at the terminal are theirs and are not recorded. An error
  * is kept as it was written, since the record is the person's, with its
  * secrets masked.
+ *
+ * A call that is about to run is written down first (`recordRun`, a `run`
+ * line), and does not run when that line cannot be written. The outcome line
+ * comes after, as before. Why a line before the run, and not a room check or
+ * a reservation: only a write that succeeded proves the next can be kept, and
+ * a statfs or a reserved file says nothing of a store that is locked, a file
+ * made read-only or a quota, while a full disk can still fail the write after.
+ * With the `run` line down, a call whose outcome line is then lost is still
+ * on the record as one that ran. A refusal runs nothing, so it writes only
+ * its outcome, and an unwritable record never turns a refusal into a run.
+ *
+ * Everything a caller chose is bounded here before it is written: a 3.9 MB
+ * tool name sent as a free probe must not cost megabytes of disk a line.
  */
+import { createHash } from "node:crypto";
 import type { Call } from "../core/call.ts";
 import type { Deps } from "../core/deps.ts";
-import type { RtaError } from "../core/errors.ts";
+import { RtaError } from "../core/errors.ts";
 import { maskSecrets } from "../core/redact.ts";
+import type { RecordEntry } from "../record/append.ts";
+
+/** A name a caller chose (tool, agent, client, argument): longer than any real one, short enough to cost nothing. */
+export const RECORDED_NAME_BYTES = 256;
+/** The argument names of one call, as JSON: past this the list is cut and its size and digest kept instead. */
+export const RECORDED_ARGS_BYTES = 4 * 1024;
+/** An error's message or hint, which can repeat what the caller sent. */
+export const RECORDED_ERROR_BYTES = 4 * 1024;
 
 export interface CallTrace {
   call: Call;
@@ -20,29 +42,94 @@ export interface CallTrace {
   error?: RtaError;
 }
 
+/**
+ * Writes the line that says an agent's call is about to run. Refuses with
+ * core.record.unavailable when it cannot be written: the call must not run.
+ */
+export function recordRun(trace: CallTrace, deps: Deps): void {
+  const entry = entryFor(trace, deps);
+  if (!entry) return;
+  try {
+    deps.record.append({ ...entry, kind: "run", outcome: "run", duration_ms: 0 });
+  } catch {
+    throw new RtaError(
+      "core.record.unavailable",
+      "the call was not run: its line cannot be written to the record",
+      "a person must make the record writable again; the call can then be sent again",
+    );
+  }
+}
+
+/** Writes an agent call's outcome. The call has been answered either way: a line lost here is said by the sink. */
 export function recordCall(trace: CallTrace, deps: Deps): void {
+  const entry = entryFor(trace, deps);
+  if (!entry) return;
+  try {
+    deps.record.append(entry);
+  } catch {
+    // said once on the server's stderr by the sink; the call's `run` line, if it ran, is on the record
+  }
+}
+
+function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {
   const { call } = trace;
-  if (call.origin.kind !== "agent") return;
-  const args =
+  if (call.origin.kind !== "agent") return undefined;
+  const names =
     call.args !== null && typeof call.args === "object" && !Array.isArray(call.args) ? Object.keys(call.args) : [];
-  deps.record.append({
+  return {
     time: new Date(trace.started).toISOString(),
     session: call.origin.session,
-    agent: call.origin.name,
-    client: call.origin.client,
+    agent: cutName(call.origin.name),
+    client: cutName(call.origin.client),
     transport: call.origin.transport,
-    capability: call.capability,
+    capability: cutName(call.capability),
     outcome: trace.outcome,
     ...(trace.probe ? { probe: true as const } : {}),
     ...(trace.grant ? { grant: trace.grant } : {}),
     duration_ms: Math.max(0, deps.clock.now() - trace.started),
-    args,
+    ...recordedArgs(names),
     ...(trace.error ? { error: recordedError(trace.error) } : {}),
-  });
+  };
+}
+
+/** A caller's name, cut to RECORDED_NAME_BYTES of UTF-8 with a mark that it was cut. */
+export function cutName(name: string): string {
+  return cutUtf8(name, RECORDED_NAME_BYTES);
+}
+
+/** The argument names, each cut; a list longer than RECORDED_ARGS_BYTES keeps what fits and says what it was. */
+export function recordedArgs(names: string[]): Pick<RecordEntry, "args" | "args_cut"> {
+  const whole = JSON.stringify(names);
+  const bytes = Buffer.byteLength(whole);
+  const args: string[] = [];
+  let used = 2;
+  for (const name of names) {
+    const cut = cutName(name);
+    const cost = Buffer.byteLength(JSON.stringify(cut)) + 1;
+    if (used + cost > RECORDED_ARGS_BYTES) break;
+    args.push(cut);
+    used += cost;
+  }
+  if (args.length === names.length && bytes <= RECORDED_ARGS_BYTES) return { args };
+  return { args, args_cut: { names: names.length, bytes, sha256: createHash("sha256").update(whole).digest("hex") } };
 }
 
 function recordedError(e: RtaError): { message: string; hint?: string } {
-  return e.hint === undefined
-    ? { message: maskSecrets(e.message) }
-    : { message: maskSecrets(e.message), hint: maskSecrets(e.hint) };
+  const message = cutUtf8(maskSecrets(e.message), RECORDED_ERROR_BYTES);
+  return e.hint === undefined ? { message } : { message, hint: cutUtf8(maskSecrets(e.hint), RECORDED_ERROR_BYTES) };
+}
+
+const CUT_MARK = "…";
+
+/** At most `max` bytes of UTF-8, never splitting a character; a cut text ends with "…". */
+function cutUtf8(text: string, max: number): string {
+  // A string of n UTF-16 units is at most 3n bytes: most names are measured by their length alone.
+  if (text.length * 3 <= max || Buffer.byteLength(text) <= max) return text;
+  const room = max - Buffer.byteLength(CUT_MARK);
+  let end = Math.min(text.length, room);
+  while (end > 0 && Buffer.byteLength(text.slice(0, end)) > room) end--;
+  // A lone high surrogate at the end would be half a character.
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}${CUT_MARK}`;
 }

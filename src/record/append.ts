@@ -1,23 +1,33 @@
 /**
  * The record: one JSON line per agent call, appended to
- * `<data dir>/agent-log.jsonl`. Each line is written with a single write(2)
- * on a descriptor opened with O_APPEND, so concurrent writers (servers
- * sharing a data dir) never interleave inside a line. Values of arguments are
- * never written, only their names.
+ * `<data dir>/agent-log.jsonl`. Values of arguments are never written, only
+ * their names.
  *
- * It is tamper-evident: each line carries its sequence number in its session
- * and a hash chained to the previous line of that session (see chain.ts). A
- * session opens with a `start` line naming its process and closes with an
- * `end` line, so a cut tail shows. Sessions chain apart, so concurrent
- * servers need no lock between them.
+ * It is tamper-evident under a key (see chain.ts and key.ts). Every line
+ * carries its place `n` in one chain that runs through the whole file, and a
+ * mac chained to the line before it, whatever that line's session: a line or
+ * a whole session cut out, a line altered, moved or made up, all break it.
+ * The last line's place, mac and the file's size are kept as a checkpoint in
+ * the grant store (gate.db), so a cut tail or a replaced file shows too.
+ *
+ * Servers sharing a data dir append in turn: each line is written holding the
+ * store's write lock (one SQLite transaction), which hands the writer the line
+ * before it and keeps the checkpoint in step with the file. A line is one
+ * write(2) on a descriptor opened with O_APPEND; a write cut short (a full
+ * disk) is truncated away under the same lock, so no torn line is left.
+ *
+ * Each session also numbers its own lines (`seq`) and opens with a `start`
+ * line naming its process and closes with an `end` line.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { chainHash } from "./chain.ts";
+import { RtaError } from "../core/errors.ts";
+import { chainMac } from "./chain.ts";
 
 export interface RecordLine {
-  /** a session's first and last lines; absent on a call */
-  kind?: "start" | "end";
+  /** a session's first and last lines, and the line written before a call runs; absent on a call's outcome */
+  kind?: "start" | "end" | "run";
   /** ISO 8601, UTC */
   time: string;
   session: string;
@@ -28,73 +38,139 @@ export interface RecordLine {
   transport: string;
   /** the name the call used: a tool name from an agent */
   capability: string;
-  /** "ok", or the code the call ended with */
+  /** "ok", or the code the call ended with; a mark's kind on a mark */
   outcome: string;
   /** the call named no tool, or one that is never a tool */
   probe?: true;
   /** the grant the call spent a use of */
   grant?: string;
   duration_ms: number;
-  /** the names of the arguments sent, never their values */
+  /** the names of the arguments sent, never their values; each cut at 256 bytes, the list at a few KiB */
   args: string[];
+  /** when the list of names was cut: how many there were, and the byte count and sha256 of the whole list */
+  args_cut?: { names: number; bytes: number; sha256: string };
   /** a refusal or failure as it was written for the person, secrets masked */
   error?: { message: string; hint?: string };
   /** on a start line: the server's process id */
   pid?: number;
-  /** sha256 of the previous line's hash and this line, chaining the session */
-  hash: string;
+  /** the line's place in the record's chain, from 1; absent on a line written before the record had a key */
+  n?: number;
+  /** HMAC-SHA256 chaining this line to the one before it in the file */
+  mac?: string;
+  /** a line written before the record had a key: an unkeyed sha256 chained per session */
+  hash?: string;
 }
 
-export type RecordEntry = Omit<RecordLine, "seq" | "hash">;
+export type RecordEntry = Omit<RecordLine, "seq" | "n" | "mac" | "hash">;
+
+/** The record's last line as its writer left it: where a cut tail or a replaced file shows. */
+export interface RecordCheckpoint {
+  /** the line's place in the record's chain, from 1; 0 before the first line */
+  n: number;
+  /** the line's mac */
+  mac: string;
+  /** the record file's size in bytes just after that line */
+  size: number;
+}
+
+/** Where the checkpoint is kept, and the lock that lets one writer at a time append (the grant store). */
+export interface CheckpointStore {
+  /** Runs `append` under the lock with the last checkpoint and keeps what it returns; `undo` if that cannot be kept. */
+  appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void;
+}
 
 export interface RecordSink {
+  /** Appends one line; throws core.record.unavailable when it cannot be written. */
   append(entry: RecordEntry): void;
 }
 
-/** Numbers and chains lines per session; the store behind it only writes them. */
-class Chains {
-  private readonly last = new Map<string, { seq: number; hash: string }>();
-
-  next(entry: RecordEntry): RecordLine {
-    const prev = this.last.get(entry.session) ?? { seq: 0, hash: "" };
-    const unhashed = { ...entry, seq: prev.seq + 1 };
-    const line = { ...unhashed, hash: chainHash(prev.hash, unhashed) };
-    this.last.set(entry.session, { seq: line.seq, hash: line.hash });
-    return line;
+/** Numbers each session's lines; a number is used only once its line is written. */
+class SessionSeqs {
+  private readonly last = new Map<string, number>();
+  next(session: string): number {
+    return (this.last.get(session) ?? 0) + 1;
   }
+  used(session: string, seq: number): void {
+    this.last.set(session, seq);
+  }
+}
+
+/** The line an entry becomes after the line `prev` of the chain. */
+function seal(key: Buffer, entry: RecordEntry, seq: number, prev: { n: number; mac: string }): RecordLine {
+  const unsealed = { ...entry, seq, n: prev.n + 1 };
+  return { ...unsealed, mac: chainMac(key, prev.mac, unsealed) };
 }
 
 /** A sink that keeps lines in memory, for tests and for fronts that record nothing. */
 export class MemoryRecord implements RecordSink {
   readonly lines: RecordLine[] = [];
-  private readonly chains = new Chains();
+  private readonly seqs = new SessionSeqs();
+
+  constructor(readonly key: Buffer = randomBytes(32)) {}
+
   append(entry: RecordEntry): void {
-    this.lines.push(this.chains.next(entry));
+    const last = this.lines.at(-1);
+    const line = seal(this.key, entry, this.seqs.next(entry.session), { n: last?.n ?? 0, mac: last?.mac ?? "" });
+    this.seqs.used(entry.session, line.seq);
+    this.lines.push(line);
   }
 }
 
+export interface FileRecordOptions {
+  /** the data dir's key, read (or made) when the first line is written */
+  key: () => Buffer;
+  /** the checkpoint's store, opened when the first line is written */
+  checkpoints: () => CheckpointStore;
+  /** told of every line that could not be written, with why */
+  onFailure?: (err: unknown) => void;
+}
+
+/** How far back from the end a writer looks for the last line another left without a checkpoint. */
+const TAIL_WINDOW = 64 * 1024;
+
 /**
  * Appends to a record file, opened on the first line so that a person's
- * command, which records nothing, never touches the data dir. A failure to
- * write is handed to `onFailure` rather than thrown: the call it describes
- * has already run and its answer must still reach the caller.
+ * command, which records nothing, never touches the data dir.
  */
 export class FileRecord implements RecordSink {
   private fd: number | undefined;
-  private readonly chains = new Chains();
+  private key: Buffer | undefined;
+  private store: CheckpointStore | undefined;
+  private readonly seqs = new SessionSeqs();
 
   constructor(
     readonly path: string,
-    private readonly onFailure: (err: unknown) => void = () => {},
+    private readonly options: FileRecordOptions,
   ) {}
 
   append(entry: RecordEntry): void {
-    const line = this.chains.next(entry);
     try {
       this.fd ??= this.open();
-      writeSync(this.fd, `${JSON.stringify(line)}\n`);
+      this.key ??= this.options.key();
+      this.store ??= this.options.checkpoints();
+      const fd = this.fd;
+      const key = this.key;
+      let wrote: { from: number; to: number; seq: number } | undefined;
+      this.store.appendRecordLine(
+        (last) => {
+          const next = this.write(fd, key, entry, last);
+          wrote = { from: next.size - next.written, to: next.size, seq: next.seq };
+          return { n: next.n, mac: next.mac, size: next.size };
+        },
+        // The line is in the file but its checkpoint could not be kept: taken out, unless another line followed.
+        () => {
+          if (wrote && fstatSync(fd).size === wrote.to) ftruncateSync(fd, wrote.from);
+        },
+      );
+      // A session's number is spent only once its line is kept.
+      if (wrote) this.seqs.used(entry.session, wrote.seq);
     } catch (err) {
-      this.onFailure(err);
+      this.options.onFailure?.(err);
+      throw new RtaError(
+        "core.record.unavailable",
+        "the record cannot be written",
+        "a person must make the record writable again (room on its disk, its file and store writable)",
+      );
     }
   }
 
@@ -103,9 +179,60 @@ export class FileRecord implements RecordSink {
     this.fd = undefined;
   }
 
+  /** Writes one line after `last`, holding the store's lock; returns the new checkpoint. */
+  private write(
+    fd: number,
+    key: Buffer,
+    entry: RecordEntry,
+    last: RecordCheckpoint,
+  ): RecordCheckpoint & { written: number; seq: number } {
+    const size = fstatSync(fd).size;
+    let prev = { n: last.n, mac: last.mac };
+    let lead = "";
+    if (size > last.size) {
+      // Lines past the checkpoint: a writer that died between its write and its checkpoint, or one from before
+      // the key. The chain goes on from the last keyed line; a torn line is ended so this one starts clean.
+      const tail = readTail(fd, size);
+      const n = tail.line?.n;
+      const mac = tail.line?.mac;
+      if (Number.isSafeInteger(n) && typeof mac === "string" && (n as number) > last.n) prev = { n: n as number, mac };
+      if (tail.torn) lead = "\n";
+    }
+    // A file smaller than the checkpoint was cut or replaced: the chain goes on from the checkpoint all the
+    // same, so --verify names what is missing.
+    const seq = this.seqs.next(entry.session);
+    const line = seal(key, entry, seq, prev);
+    const bytes = Buffer.from(`${lead}${JSON.stringify(line)}\n`);
+    try {
+      const written = writeSync(fd, bytes);
+      if (written !== bytes.length) throw new Error(`the record took ${written} of ${bytes.length} bytes`);
+    } catch (err) {
+      ftruncateSync(fd, size);
+      throw err;
+    }
+    return { n: line.n as number, mac: line.mac as string, size: size + bytes.length, written: bytes.length, seq };
+  }
+
   private open(): number {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    return openSync(this.path, "a", 0o600);
+    // Read too: a writer looks at the tail another left without a checkpoint.
+    return openSync(this.path, "a+", 0o600);
+  }
+}
+
+/** The last whole line of the file, and whether the file ends inside a line. */
+function readTail(fd: number, size: number): { line?: RecordLine; torn: boolean } {
+  const length = Math.min(size, TAIL_WINDOW);
+  const buf = Buffer.allocUnsafe(length);
+  const got = readSync(fd, buf, 0, length, size - length);
+  const text = buf.toString("utf8", 0, got);
+  const torn = !text.endsWith("\n");
+  const whole = text.slice(0, text.lastIndexOf("\n"));
+  const lastLine = whole.slice(whole.lastIndexOf("\n") + 1);
+  try {
+    return { line: JSON.parse(lastLine) as RecordLine, torn };
+  } catch {
+    return { torn };
   }
 }
 

@@ -1,12 +1,23 @@
 /**
- * The hash that chains a session's lines: sha256 over the previous line's
- * hash and this line's canonical JSON (every field but the hash, keys
- * sorted). Altering, removing or reordering a line breaks the chain from
- * there on.
+ * What chains the record's lines. A line's `mac` is HMAC-SHA256, under the
+ * data dir's key, of the previous line's mac and this line's canonical JSON
+ * (every field but the mac, keys sorted). The previous line is the one before
+ * it in the file, whatever its session, so altering, removing, reordering or
+ * making up a line, or cutting out a whole session, breaks the chain for
+ * anyone without the key.
+ *
+ * `chainHash` is the unkeyed sha256 chain records were written with before
+ * the key: kept only so an old record can still be read and named as such.
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { canonical } from "../core/canonical.ts";
 
+export function chainMac(key: Buffer, prev: string, line: object): string {
+  const { mac: _mac, ...rest } = line as Record<string, unknown>;
+  return createHmac("sha256", key).update(prev).update("\n").update(canonical(rest)).digest("hex");
+}
+
+/** The unkeyed chain of a record written before the key, per session. */
 export function chainHash(prev: string, line: object): string {
   const { hash: _hash, ...rest } = line as Record<string, unknown>;
   return createHash("sha256").update(prev).update("\n").update(canonical(rest)).digest("hex");

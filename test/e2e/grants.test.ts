@@ -169,7 +169,7 @@ describe("concurrency", () => {
       } finally {
         await Promise.all(servers.map((s) => s.close()));
       }
-      const spent = readRecord(join(data, "agent-log.jsonl")).lines.filter((l) => l.grant === grantId);
+      const spent = readRecord(join(data, "agent-log.jsonl")).lines.filter((l) => !l.kind && l.grant === grantId);
       expect(spent).toHaveLength(maxUses);
       const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout);
       expect(listed.grants[0]).toMatchObject({ id: grantId, uses: maxUses, max_uses: maxUses, state: "spent" });

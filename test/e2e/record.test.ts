@@ -54,7 +54,8 @@ describe("the banner's session", () => {
     });
     expect(overview.file).toBe(a.stderr().match(/^record: (.+) \(session/m)?.[1]);
     const verified = JSON.parse((await rta(["agent", "log", "--verify"], { env })).stdout);
-    expect(verified).toMatchObject({ sessions: 2, lines: 8, problems: [], open: [] });
+    // two starts, two ends, four outcomes, and a `run` line before each of the two calls that ran
+    expect(verified).toMatchObject({ sessions: 2, lines: 10, problems: [], open: [] });
   });
 });
 
@@ -84,7 +85,8 @@ describe("concurrent writers", () => {
       env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config },
     });
     expect(verified.code).toBe(0);
-    expect(JSON.parse(verified.stdout)).toMatchObject({ sessions: 4, lines: 4008, problems: [] });
+    // each call that ran has its `run` line and its outcome
+    expect(JSON.parse(verified.stdout)).toMatchObject({ sessions: 4, lines: 8008, problems: [] });
   }, 120_000);
 });
 
@@ -197,7 +199,7 @@ test("a call under way when the signal comes is written to the record, cancelled
     await call;
     await s.close().catch(() => undefined);
     const lines = readRecord(join(data, "agent-log.jsonl")).lines;
-    expect(lines.map((l) => l.outcome ?? l.kind)).toEqual(["start", "core.call.cancelled", "end"]);
+    expect(lines.map((l) => l.outcome ?? l.kind)).toEqual(["start", "run", "core.call.cancelled", "end"]);
   } finally {
     slow.stop(true);
   }

@@ -118,11 +118,13 @@ describe("stage 11, run, and stage 14, record", () => {
     const deps = testDeps({ clock });
     const outcome = await runCall(agentCall("jwt_decode", { token: TOKEN }), catalogue, deps);
     expect(outcome.ok).toBe(true);
-    expect(deps.record.lines).toHaveLength(1);
-    const line = deps.record.lines[0];
+    // a call that runs is written down before it runs, then with its outcome
+    expect(deps.record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["run", "ok"]);
+    expect(deps.record.lines[0]).toMatchObject({ capability: "jwt_decode", args: ["token"], outcome: "run", seq: 1 });
+    const line = deps.record.lines[1];
     expect(line).toMatchObject({
       session: "s1",
-      seq: 1,
+      seq: 2,
       agent: "claude",
       client: "test-client 1.0",
       transport: "memory",
@@ -131,14 +133,14 @@ describe("stage 11, run, and stage 14, record", () => {
       args: ["token"],
       time: "2023-11-14T22:13:20.000Z",
     });
-    expect(JSON.stringify(line)).not.toContain(TOKEN);
+    expect(JSON.stringify(deps.record.lines)).not.toContain(TOKEN);
     expect(line?.probe).toBeUndefined();
   });
 
   test("a capability's own refusal keeps its code and is recorded", async () => {
     const { error, lines } = await refused(agentCall("jwt_decode", { token: "not-a-token" }));
     expect(error.code).toBe("jwt.malformed");
-    expect(lines[0]?.outcome).toBe("jwt.malformed");
+    expect(lines.at(-1)?.outcome).toBe("jwt.malformed");
   });
 
   test("an unexpected throw becomes a bare core.internal, and is handed to onUnexpected", async () => {
@@ -160,7 +162,7 @@ describe("stage 11, run, and stage 14, record", () => {
     expect(outcome.error.code).toBe("core.internal");
     expect(outcome.error.message).not.toContain("kv.age");
     expect((seen as Error).message).toContain("EACCES");
-    expect(deps.record.lines[0]?.outcome).toBe("core.internal");
+    expect(deps.record.lines.at(-1)?.outcome).toBe("core.internal");
   });
 
   test("a person's calls are not recorded", async () => {
@@ -175,10 +177,12 @@ describe("stage 11, run, and stage 14, record", () => {
     await runCall(agentCall("sys_info"), catalogue, deps);
     await runCall({ ...agentCall("sys_info"), origin: { ...agent, session: "s2" } }, catalogue, deps);
     await runCall(agentCall("nope"), catalogue, deps);
-    expect(deps.record.lines.map((l) => [l.session, l.seq])).toEqual([
-      ["s1", 1],
-      ["s2", 1],
-      ["s1", 2],
+    expect(deps.record.lines.map((l) => [l.session, l.seq, l.kind ?? l.outcome])).toEqual([
+      ["s1", 1, "run"],
+      ["s1", 2, "ok"],
+      ["s2", 1, "run"],
+      ["s2", 2, "ok"],
+      ["s1", 3, "core.tool.unknown"],
     ]);
   });
 });

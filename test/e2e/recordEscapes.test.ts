@@ -1,0 +1,61 @@
+/**
+ * End to end: what an agent chose (its client name, which is its name when
+ * no --agent is given; its tool and argument names) reaches a person's
+ * terminal escaped, in `rta agent log`, `agent overview` and the server's
+ * --verbose notes: no screen cleared, no title set, no line faked, no text
+ * reversed.
+ */
+import { expect, test } from "bun:test";
+import { tempDir } from "../support/fixtures.ts";
+import { connect } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
+import { onTerminal } from "../support/terminal.ts";
+
+/** What a terminal acts on: C0 but the newline that ends a line, DEL, C1, the separators, the bidi controls. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const ACTS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const FAKE = "\r\n2026-11-30T00:00:00Z  00000000  claude  fs_rm  ok  1 ms";
+
+test("an agent's escapes reach the operator's terminal written out, never acted on", async () => {
+  const data = tempDir();
+  const config = tempDir();
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  const s = await connect("legacy", ["--verbose"], {
+    dataDir: data,
+    clientName: "evil\u001b[2J\u001b]0;owned\u0007\u202eedualc\u009b1m",
+    env: { RTA_CONFIG_DIR: config },
+  });
+  try {
+    await s.client.callTool({ name: "sys_info", arguments: {} });
+    await s.client.callTool({ name: `sys_info\u001b[2J${FAKE}`, arguments: {} }).catch(() => undefined);
+    await s.client.callTool({ name: "proc_list", arguments: { [`limit\u001b]0;x\u0007${FAKE}`]: 1 } });
+  } finally {
+    await s.close();
+  }
+  // the server's own notes on its stderr
+  const notes = s
+    .stderr()
+    .split("\n")
+    .filter((l) => l.startsWith("rta: evil"));
+  expect(notes).toHaveLength(3);
+  for (const note of notes) expect(note).not.toMatch(ACTS);
+  expect(notes[0]).toContain("evil\\x1b[2J\\x1b]0;owned\\x07\\u202eedualc\\x9b1m sys_info ok");
+
+  const log = await onTerminal(["agent", "log"], env);
+  expect(log.code).toBe(0);
+  const rows = log.out.split("\n").filter(Boolean);
+  expect(rows).toHaveLength(3); // three calls: none of them made a fourth line
+  for (const row of rows) expect(row).not.toMatch(ACTS);
+  expect(rows[1]).toContain("sys_info\\x1b[2J\\r\\n2026-11-30T00:00:00Z");
+
+  const overview = await onTerminal(["agent", "overview", "--detail"], env);
+  expect(overview.out).not.toMatch(ACTS);
+  expect(overview.out).toContain("evil\\x1b[2J");
+
+  // piped, the answer is JSON, the same values, with nothing raw a terminal acts on either
+  const piped = await rta(["agent", "log"], { env });
+  expect(piped.stdout.replace(/\n$/, "")).not.toMatch(ACTS);
+  const lines = JSON.parse(piped.stdout) as { agent: string; capability: string; args: string[] }[];
+  expect(lines[1]?.capability).toBe(`sys_info\u001b[2J${FAKE}`);
+  expect(lines[2]?.args).toEqual([`limit\u001b]0;x\u0007${FAKE}`]);
+});

@@ -1,0 +1,193 @@
+/**
+ * End to end: the record cannot be made to fill the disk, and a call whose
+ * line cannot be written does not run.
+ */
+import { describe, expect, test } from "bun:test";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { readRecord } from "../../src/record/read.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { RTA, rta } from "../support/rta.ts";
+
+describe("what a caller chose is bounded in the record", () => {
+  test("twenty probes with a 3.9 MB tool name, and a call with 2 MB of argument names, add kilobytes", async () => {
+    const data = tempDir();
+    const s = await connect("legacy", [], { dataDir: data, clientName: "c".repeat(100_000) });
+    try {
+      const name = "x".repeat(3_900_000);
+      for (let i = 0; i < 20; i++) await s.client.callTool({ name, arguments: {} }).catch(() => undefined);
+      const args = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`${i}${"k".repeat(1000)}`, 1]));
+      await s.client.callTool({ name: "sys_info", arguments: args });
+    } finally {
+      await s.close();
+    }
+    const file = join(data, "agent-log.jsonl");
+    expect(statSync(file).size).toBeLessThan(22 * 16 * 1024);
+    const lines = readRecord(file).lines.filter((l) => !l.kind);
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toMatchObject({ outcome: "core.tool.unknown", probe: true });
+    for (const l of lines) {
+      expect(Buffer.byteLength(l.capability)).toBeLessThanOrEqual(256);
+      expect(Buffer.byteLength(l.agent)).toBeLessThanOrEqual(256);
+      expect(Buffer.byteLength(l.client)).toBeLessThanOrEqual(256);
+    }
+    expect(lines[20]).toMatchObject({
+      capability: "sys_info",
+      outcome: "core.mcp.badargs",
+      args_cut: { names: 2000, bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
+  }, 60_000);
+});
+
+/** Fills the file system `dir` is on, as an agent filling the disk would, and returns how to free it. */
+function fill(dir: string): () => void {
+  const filler = join(dir, "filler");
+  const fd = openSync(filler, "w");
+  const chunk = Buffer.alloc(64 * 1024, 0x61);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+  } finally {
+    closeSync(fd);
+  }
+  // what is left is smaller than a chunk: take it too
+  try {
+    for (;;) writeFileSync(join(dir, `crumb${Math.random()}`), "x".repeat(512));
+  } catch {
+    // full
+  }
+  return () => rmSync(filler);
+}
+
+const root = process.getuid?.() === 0;
+
+describe("a full disk", () => {
+  test.skipIf(!root)(
+    "a call whose line cannot be written is refused as core.record.unavailable, runs not, and the operator is told once",
+    async () => {
+      const data = join(tempDir(), "data");
+      mkdirSync(data);
+      // a small file system of the data dir's own, mounted for the test: the record's disk, filled below
+      const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", data]);
+      expect(mounted.exitCode).toBe(0);
+      try {
+        await onAFullDisk(data);
+      } finally {
+        Bun.spawnSync(["umount", "-l", data]);
+      }
+    },
+    60_000,
+  );
+});
+
+async function onAFullDisk(data: string): Promise<void> {
+  const work = tempDir();
+  const secret = "the secret body of the file";
+  writeFileSync(join(work, "notes.txt"), secret);
+  const s = await connect("legacy", ["--agent", "claude", "--root", work], { dataDir: data });
+  try {
+    const first = resultJson(await s.client.callTool({ name: "fs_read", arguments: { path: "notes.txt" } }));
+    expect(JSON.stringify(first)).toContain(secret);
+    const free = fill(data);
+    for (let i = 0; i < 3; i++) {
+      const refused = (await s.client.callTool({ name: "fs_read", arguments: { path: "notes.txt" } })) as {
+        isError?: boolean;
+      };
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused)).not.toContain(secret);
+      expect(resultJson(refused)).toMatchObject({
+        type: "error",
+        code: "core.record.unavailable",
+        message: "the call was not run: its line cannot be written to the record",
+      });
+    }
+    expect(s.stderr().match(/the record cannot be written/g)).toHaveLength(1);
+    expect(s.stderr()).toContain("core.record.unavailable");
+    // room again: calls run and are written, and nothing was torn meanwhile
+    free();
+    const again = resultJson(await s.client.callTool({ name: "fs_read", arguments: { path: "notes.txt" } }));
+    expect(JSON.stringify(again)).toContain(secret);
+  } finally {
+    await s.close();
+  }
+  const lines = readRecord(join(data, "agent-log.jsonl"));
+  expect(lines.malformed).toEqual([]);
+  expect(lines.lines.map((l) => l.kind ?? l.outcome)).toEqual(["start", "run", "ok", "run", "ok", "end"]);
+  const verified = await rta(["agent", "log", "--verify", "--json"], {
+    env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
+  });
+  expect(JSON.parse(verified.stdout)).toMatchObject({ problems: [] });
+}
+
+describe("a record the server cannot append to", () => {
+  test.skipIf(!root)("every call is refused as core.record.unavailable, and said once on stderr", async () => {
+    // root ignores modes, so the server runs as nobody, with a data dir of its own and a record file root keeps
+    const top = tempDir();
+    const data = join(top, "data");
+    const work = join(top, "work");
+    mkdirSync(data);
+    mkdirSync(work);
+    writeFileSync(join(work, "a.txt"), "the body nobody may have");
+    writeFileSync(join(data, "agent-log.jsonl"), "");
+    chmodSync(top, 0o755);
+    chmodSync(work, 0o755);
+    chmodSync(join(work, "a.txt"), 0o644);
+    chmodSync(join(data, "agent-log.jsonl"), 0o644);
+    chownSync(data, 65534, 65534);
+    const requests = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "fs_read", arguments: { path: "a.txt" } } },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "fs_read", arguments: { path: "a.txt" } } },
+    ];
+    const proc = Bun.spawn(
+      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA, "mcp", "serve", "--root", work],
+      {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top },
+      },
+    );
+    proc.stdin.write(requests.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    await proc.stdin.flush();
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!out.includes('"id":3')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    proc.stdin.end();
+    const [stderr] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(out).not.toContain("the body nobody may have");
+    const answers = out
+      .split("\n")
+      .filter((l) => l.includes('"id":2') || l.includes('"id":3'))
+      .map((l) => JSON.parse(JSON.parse(l).result.content[0].text));
+    expect(answers).toEqual([
+      expect.objectContaining({ code: "core.record.unavailable" }),
+      expect.objectContaining({ code: "core.record.unavailable" }),
+    ]);
+    expect(stderr.match(/the record cannot be written/g)).toHaveLength(1);
+    expect(readFileSync(join(data, "agent-log.jsonl"), "utf8")).toBe("");
+  });
+});

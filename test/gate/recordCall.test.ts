@@ -1,0 +1,98 @@
+import { describe, expect, test } from "bun:test";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
+import { jwtDecode } from "../../src/capabilities/jwt/decode.ts";
+import type { AgentOrigin, Call } from "../../src/core/call.ts";
+import { RtaError } from "../../src/core/errors.ts";
+import { runCall } from "../../src/gate/pipeline.ts";
+import { cutName, RECORDED_ARGS_BYTES, RECORDED_NAME_BYTES, recordedArgs } from "../../src/gate/recordCall.ts";
+import { MemoryRecord, type RecordEntry } from "../../src/record/append.ts";
+import { grantFor, testDeps } from "../support/fixtures.ts";
+import { catalogueOf } from "../support/validators.ts";
+
+const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c 1", session: "s1", transport: "memory" };
+const call = (capability: string, args: Record<string, unknown> = {}, origin = agent): Call => ({
+  capability,
+  args,
+  origin,
+});
+const bytes = (s: string) => Buffer.byteLength(s);
+
+/** A record that takes lines until told to fail, as a disk that fills up does. */
+class FillingRecord extends MemoryRecord {
+  full = false;
+  override append(entry: RecordEntry): void {
+    if (this.full) throw new RtaError("core.record.unavailable", "the record cannot be written");
+    super.append(entry);
+  }
+}
+
+describe("what a caller chose is bounded in the record", () => {
+  test("a 3.9 MB tool name, agent name and client name are cut to 256 bytes", async () => {
+    const huge = "x".repeat(3_900_000);
+    const deps = testDeps();
+    await runCall(call(huge, {}, { ...agent, name: huge, client: `${huge} 1` }), builtinCatalogue(), deps);
+    const line = deps.record.lines[0];
+    expect(line?.outcome).toBe("core.tool.unknown");
+    for (const field of [line?.capability, line?.agent, line?.client]) expect(bytes(field ?? "")).toBe(256);
+    expect(bytes(JSON.stringify(line))).toBeLessThan(16 * 1024);
+  });
+
+  test("a name is cut on a character, never inside one", () => {
+    const name = "é".repeat(300);
+    const cut = cutName(name);
+    expect(bytes(cut)).toBeLessThanOrEqual(RECORDED_NAME_BYTES);
+    expect(cut.endsWith("…")).toBe(true);
+    expect(cut).not.toContain("\uFFFD");
+    expect(cutName("🙂".repeat(100)).replace("…", "")).toMatch(/^(🙂)+$/u);
+    expect(cutName("short")).toBe("short");
+  });
+
+  test("argument names past a few KiB are cut, with their count, byte count and digest kept", () => {
+    const names = Array.from({ length: 5000 }, (_, i) => `k${i}${"y".repeat(i % 7 === 0 ? 1000 : 1)}`);
+    const kept = recordedArgs(names);
+    expect(bytes(JSON.stringify(kept.args))).toBeLessThanOrEqual(RECORDED_ARGS_BYTES);
+    expect(kept.args_cut).toEqual({
+      names: 5000,
+      bytes: bytes(JSON.stringify(names)),
+      sha256: new Bun.CryptoHasher("sha256").update(JSON.stringify(names)).digest("hex"),
+    });
+    expect(recordedArgs(["path", "limit"])).toEqual({ args: ["path", "limit"] });
+  });
+});
+
+describe("a call whose line cannot be written does not run", () => {
+  test("refused as core.record.unavailable before it runs, and the grant's use is given back", async () => {
+    let ran = 0;
+    const counted = {
+      ...jwtDecode,
+      safety: "write" as const,
+      run: async (...args: Parameters<typeof jwtDecode.run>) => {
+        ran++;
+        return jwtDecode.run(...args);
+      },
+    };
+    const record = new FillingRecord();
+    const deps = testDeps({ record });
+    const grant = grantFor(deps, { target: "jwt.decode", max_uses: 1 });
+    record.full = true;
+    const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln";
+    const outcome = await runCall(call("jwt_decode", { token }), catalogueOf([counted]), deps);
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error.code).toBe("core.record.unavailable");
+    expect(outcome.error.message).toBe("the call was not run: its line cannot be written to the record");
+    expect(ran).toBe(0);
+    expect(deps.gate().get(grant.id)?.uses).toBe(0);
+    record.full = false;
+    expect((await runCall(call("jwt_decode", { token }), catalogueOf([counted]), deps)).ok).toBe(true);
+    expect(ran).toBe(1);
+    expect(record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["run", "ok"]);
+  });
+
+  test("a refusal is still answered as itself when the record is full: it runs nothing", async () => {
+    const record = new FillingRecord();
+    record.full = true;
+    const outcome = await runCall(call("nope_nope"), builtinCatalogue(), testDeps({ record }));
+    expect(outcome.ok ? "" : outcome.error.code).toBe("core.tool.unknown");
+  });
+});

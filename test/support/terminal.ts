@@ -1,0 +1,19 @@
+/**
+ * Runs the built binary on a pseudo-terminal (util-linux `script`), so what a
+ * person sees at a terminal can be tested: piped, rta answers JSON.
+ */
+import { RTA } from "./rta.ts";
+
+const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+
+/** The command's terminal output, with the terminal's CRLF turned back into LF; colour off. */
+export async function onTerminal(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+  const proc = Bun.spawn(["script", "-qec", [RTA, ...args].map(quote).join(" "), "/dev/null"], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", TERM: "dumb", ...env },
+  });
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  return { code, out: out.replaceAll("\r\n", "\n") };
+}
