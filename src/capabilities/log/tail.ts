@@ -1,10 +1,14 @@
 /**
  * log.tail: the last lines of a log file, read backwards from its end in
  * chunks, optionally only the lines that contain a filter. /var/log is a root
- * of its own for this capability.
+ * of its own for this capability. The filter is plain text, matched by RE2
+ * (core/pattern) in a line's first 4,096 characters; the read gives way
+ * between lines and stops when the call is cancelled.
  */
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import { Pacer } from "../../core/pacer.ts";
+import { compileLiteral } from "../../core/pattern.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "../fs/fdio.ts";
 
@@ -21,7 +25,11 @@ export const logTail = define({
   inputs: {
     path: { type: "string", description: "the log file", required: true, path: "read", positional: true },
     lines: { type: "integer", description: "how many lines", range: [1, 10_000], default: 100 },
-    filter: { type: "string", description: "only lines containing this text" },
+    filter: {
+      type: "string",
+      description:
+        "only lines containing this text (plain text, not a pattern; looked for in a line's first 4,096 characters)",
+    },
   },
   result: {
     shape: "log",
@@ -43,28 +51,41 @@ export const logTail = define({
       );
     }
     const want = args.lines as number;
-    const filter = args.filter as string | undefined;
+    const filter = args.filter === undefined ? undefined : compileLiteral("filter", String(args.filter));
+    const pacer = new Pacer(ctx.signal, `reading ${JSON.stringify(p.sent)}`);
     const found: [number, string][] = []; // newest first
-    let pos = size;
-    let carry = "";
+    // The line being read backwards, as pieces from its end towards its start: joined once, when it is whole.
+    let pieces: Buffer[] = [];
     let fromEnd = 0;
     let skippedLast = false;
+    const whole = () => {
+      const line = Buffer.concat(pieces.reverse()).toString("utf8");
+      pieces = [];
+      if (!skippedLast) {
+        skippedLast = true;
+        if (line === "") return; // the file ends on a newline
+      }
+      fromEnd++;
+      if (filter === undefined || filter.test(line)) found.push([-fromEnd, line]);
+    };
+    let pos = size;
     while (pos > 0 && found.length < want && size - pos < SCAN_BYTES) {
       const start = Math.max(0, pos - CHUNK);
-      const chunk = readRange(p.fd, start, pos - start).toString("utf8") + carry;
+      const chunk = readRange(p.fd, start, pos - start);
       pos = start;
-      const parts = chunk.split("\n");
-      carry = pos > 0 ? (parts.shift() ?? "") : "";
-      for (let i = parts.length - 1; i >= 0 && found.length < want; i--) {
-        const line = parts[i] as string;
-        if (!skippedLast) {
-          skippedLast = true;
-          if (line === "") continue; // the file ends on a newline
-        }
-        fromEnd++;
-        if (filter === undefined || line.includes(filter)) found.push([-fromEnd, line]);
+      let end = chunk.length;
+      while (end > 0 && found.length < want) {
+        const nl = chunk.lastIndexOf(0x0a, end - 1);
+        if (nl === -1) break;
+        pieces.push(chunk.subarray(nl + 1, end));
+        whole();
+        end = nl;
+        await pacer.step();
       }
+      if (end > 0) pieces.push(chunk.subarray(0, end));
+      await pacer.step();
     }
+    if (pos === 0 && found.length < want) whole(); // the file's first line, empty or not
     const out = ctx.rows(["line", "text"], "log");
     for (const row of found.reverse()) out.add(row);
     return out.finish();

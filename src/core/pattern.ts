@@ -1,0 +1,263 @@
+/**
+ * Every pattern a caller sends (a regular expression, a plain filter, a name
+ * glob) is compiled here, and only here, to RE2 (re2js). RE2 matches in time
+ * linear in the text; JavaScript's RegExp backtracks, and one pattern such as
+ * ^(.|.?)+\x00 held the server for a minute on a 3 KB file. So no pattern from
+ * a caller reaches RegExp, and what RE2 cannot take (backreferences,
+ * lookaround) is refused as `core.input.invalid` with a hint, never run.
+ *
+ * Linear is not the same as cheap: the work per character grows with the
+ * compiled program when RE2 falls back from its DFA to its NFA. So a pattern
+ * is bounded in length and in program size, and a text is matched on a
+ * bounded prefix (LINE_MATCH_CHARS), which bounds what one match can cost.
+ */
+import { RE2JS, RE2JSException, RE2JSSyntaxException } from "re2js";
+import { RtaError } from "./errors.ts";
+
+/** A pattern longer than this is refused: nobody writes one this long by hand, and parsing is paid per call. */
+export const MAX_PATTERN_CHARS = 4096;
+/**
+ * The compiled program's size, in RE2 instructions. The NFA steps every
+ * instruction per character at worst: at 1,000, a 4 KiB line costs some tens
+ * of milliseconds on a slow core, the most one match may hold the loop.
+ */
+export const MAX_PROGRAM_INSTRUCTIONS = 1000;
+/** A line is matched on this many characters at most (and the pacer gives way between lines). */
+export const LINE_MATCH_CHARS = 4096;
+
+/** A compiled pattern. `test` takes one line (or one name), matches its first LINE_MATCH_CHARS, and is linear in them. */
+export interface TextMatcher {
+  test(text: string): boolean;
+  /**
+   * For a block of whole lines joined by newlines, each no longer than
+   * LINE_MATCH_CHARS: false only when `test` is false for every one of them,
+   * so a search can pass a block by in one step. Absent where the pattern
+   * could tell a block from a line (\A, \z, or turning multi-line off).
+   */
+  screen?: (block: string) => boolean;
+}
+
+/** A block given to `screen` is at most this long, so one screening costs what one line does. */
+export const SCREEN_BLOCK_CHARS = LINE_MATCH_CHARS;
+
+const REGEX_HINT =
+  "RE2 syntax: classes, groups, | and repetition ({n,m} up to 1000) and flags such as (?i) work; " +
+  "backreferences (\\1) and lookaround ((?=, (?!, (?<=, (?<!) do not; " +
+  "escape ( ) [ ] { } . * + ? | ^ $ \\ with a backslash to match them, and write \\x{41} for \\u0041";
+
+/**
+ * A regular expression in RE2 syntax, matched anywhere in a line.
+ * Refuses (core.input.invalid) a pattern past MAX_PATTERN_CHARS, one RE2
+ * rejects (backreferences, lookaround, bad syntax, repeats past 1000), and one
+ * whose program is past MAX_PROGRAM_INSTRUCTIONS.
+ * @param input the input's name, for the message ("pattern")
+ */
+export function compileRegex(input: string, pattern: string, options: { ignoreCase?: boolean } = {}): TextMatcher {
+  checkLength(input, pattern, "regular expression");
+  const ignoreCase = options.ignoreCase === true;
+  const line = compiled(input, pattern, ignoreCase, REGEX_HINT);
+  // A match inside a line is a match inside a block holding it, once ^ and $ mean the ends of each line (?m);
+  // only assertions about the whole text (\A, \z, (?-m)) could tell the two apart.
+  const blockSafe = !/\\[Az]/.test(pattern) && !/\(\?[A-Za-z]*-/.test(pattern);
+  const block = blockSafe ? compiled(input, `(?m)${pattern}`, ignoreCase, REGEX_HINT) : undefined;
+  return lineMatcher(line, block);
+}
+
+/**
+ * Plain text, matched anywhere in a line: nothing in it is special. Refuses
+ * only text past MAX_PATTERN_CHARS.
+ */
+export function compileLiteral(input: string, text: string, options: { ignoreCase?: boolean } = {}): TextMatcher {
+  checkLength(input, text, "filter");
+  // A literal's program is as long as the text, but its DFA has a state per character and never falls back.
+  const re = compiled(input, RE2JS.quote(text), options.ignoreCase === true, "send less text", "filter", false);
+  return lineMatcher(re, re);
+}
+
+const GLOB_HINT =
+  "* is any run of characters, ? one character, [abc] or [a-z] one of a set ([!abc] none of it), " +
+  "{a,b} either; a backslash makes the next character plain";
+
+/**
+ * A glob, matched against a whole name (not a path): `*` and `**` any run,
+ * `?` one character, `[...]` a set (`[!...]` or `[^...]` its complement),
+ * `{a,b}` alternatives (nested), `\` makes the next character plain, and a
+ * leading `!` matches the names the rest does not. An unclosed `[` or `{` is
+ * plain text. The glob is translated to RE2, so matching is linear as well.
+ * Refuses (core.input.invalid) a glob past MAX_PATTERN_CHARS, a set with a
+ * range the wrong way round, and one too large to compile.
+ */
+export function compileGlob(input: string, glob: string): TextMatcher {
+  checkLength(input, glob, "glob");
+  const negate = glob.startsWith("!");
+  const body = negate ? glob.slice(1) : glob;
+  // (?s): a name may hold a newline, and * and ? match it too
+  const m = compiled(input, `(?s)^(?:${new GlobTranslator(body).translate()})$`, false, GLOB_HINT, "glob");
+  // a name is at most 255 bytes: it is matched whole
+  return { test: negate ? (name) => !m.test(name) : (name) => m.test(name) };
+}
+
+function checkLength(input: string, text: string, what: string): void {
+  if (text.length > MAX_PATTERN_CHARS)
+    throw new RtaError(
+      "core.input.invalid",
+      `${input} is ${text.length} characters long; a ${what} may be at most ${MAX_PATTERN_CHARS}`,
+      "send a shorter one",
+    );
+}
+
+function compiled(
+  input: string,
+  source: string,
+  ignoreCase: boolean,
+  hint: string,
+  what = "regular expression",
+  boundProgram = true,
+): RE2JS {
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (err) {
+    if (!(err instanceof RE2JSException)) throw err;
+    const reason = what === "glob" ? globWhy(err) : why(err);
+    throw new RtaError("core.input.invalid", `${input} is not a ${what} rta can match: ${reason}`, hint);
+  }
+  // The program is not part of re2js's typed surface; its size is what bounds the NFA's work per character.
+  const size = (re.re2() as unknown as { prog: { numInst(): number } }).prog.numInst();
+  if (boundProgram && size > MAX_PROGRAM_INSTRUCTIONS)
+    throw new RtaError(
+      "core.input.invalid",
+      `${input} compiles to ${size} RE2 instructions; at most ${MAX_PROGRAM_INSTRUCTIONS} are taken`,
+      "use smaller repeat counts ({n,m}) or fewer alternatives",
+    );
+  return re;
+}
+
+function lineMatcher(line: RE2JS, block: RE2JS | undefined): TextMatcher {
+  return {
+    test: (text) => line.test(text.length > LINE_MATCH_CHARS ? text.slice(0, LINE_MATCH_CHARS) : text),
+    ...(block ? { screen: (text: string) => block.test(text) } : {}),
+  };
+}
+
+/** What RE2 found wrong, in words; the piece it points at only when short, so a long pattern is not echoed back. */
+function why(err: RE2JSException): string {
+  if (!(err instanceof RE2JSSyntaxException)) return "it is too large";
+  const piece = err.input ?? "";
+  if (/^\\[1-9]/.test(piece)) return "backreferences (\\1) are not supported";
+  if (piece.startsWith("(?=") || piece.startsWith("(?!")) return "lookahead ((?= or (?!) is not supported";
+  if (piece.startsWith("(?<=") || piece.startsWith("(?<!")) return "lookbehind ((?<= or (?<!) is not supported";
+  if (piece === "\\k" || piece.startsWith("\\k<")) return "backreferences (\\k<name>) are not supported";
+  const desc = err.error.replace(/^error parsing regexp: /, "");
+  return piece !== "" && piece.length <= 24 ? `${desc}: ${piece}` : desc;
+}
+
+/** The glob was translated, so RE2's words would name a pattern the caller never wrote. */
+function globWhy(err: RE2JSException): string {
+  if (err instanceof RE2JSSyntaxException && err.error.includes("range"))
+    return "a set has a range the wrong way round";
+  return "it nests or repeats too much";
+}
+
+/**
+ * Glob to RE2, one pass with a recursive descent for braces. An unclosed `[`
+ * or `{` is read again as plain text, so the work is quadratic in the glob at
+ * worst; MAX_PATTERN_CHARS bounds it, and matching (the part that meets the
+ * file system) stays linear.
+ */
+class GlobTranslator {
+  /** by code point, so a character outside the BMP is one character, as it is to `?` */
+  private readonly glob: string[];
+
+  constructor(glob: string) {
+    this.glob = Array.from(glob);
+  }
+
+  translate(): string {
+    const [re] = this.sequence(0, false);
+    return re;
+  }
+
+  /** From `i` up to the end, or (inside braces) up to the `,` or `}` that ends an alternative. */
+  private sequence(start: number, inBraces: boolean): [string, number] {
+    const g = this.glob;
+    let out = "";
+    let i = start;
+    while (i < g.length) {
+      const c = g[i] as string;
+      if (inBraces && (c === "," || c === "}")) break;
+      if (c === "\\") {
+        out += i + 1 < g.length ? plain(g[i + 1] as string) : plain("\\");
+        i += 2;
+      } else if (c === "*") {
+        while (g[i] === "*") i++;
+        out += ".*";
+      } else if (c === "?") {
+        out += ".";
+        i++;
+      } else if (c === "[") {
+        const set = this.set(i);
+        out += set ? set[0] : plain("[");
+        i = set ? set[1] : i + 1;
+      } else if (c === "{") {
+        const alt = this.braces(i);
+        out += alt ? alt[0] : plain("{");
+        i = alt ? alt[1] : i + 1;
+      } else {
+        out += plain(c);
+        i++;
+      }
+    }
+    return [out, i];
+  }
+
+  /** `{a,b,...}` from the `{` at `i`: the group and the index past its `}`, or undefined if it never closes. */
+  private braces(i: number): [string, number] | undefined {
+    const parts: string[] = [];
+    let at = i + 1;
+    for (;;) {
+      const [re, end] = this.sequence(at, true);
+      parts.push(re);
+      if (end >= this.glob.length) return undefined;
+      if (this.glob[end] === "}") return [`(?:${parts.join("|")})`, end + 1];
+      at = end + 1; // past the comma
+    }
+  }
+
+  /** `[...]` from the `[` at `i`: the class and the index past its `]`, or undefined if it never closes. */
+  private set(i: number): [string, number] | undefined {
+    const g = this.glob;
+    let at = i + 1;
+    let negated = false;
+    if (g[at] === "!" || g[at] === "^") {
+      negated = true;
+      at++;
+    }
+    let body = "";
+    let first = true;
+    while (at < g.length) {
+      let c = g[at] as string;
+      if (c === "]" && !first) return [`[${negated ? "^" : ""}${body}]`, at + 1];
+      first = false;
+      if (c === "\\" && at + 1 < g.length) c = g[++at] as string;
+      at++;
+      body += codePoint(c);
+      if (g[at] === "-" && at + 1 < g.length && g[at + 1] !== "]") {
+        let to = g[at + 1] as string;
+        at += 2;
+        if (to === "\\" && at < g.length) to = g[at++] as string;
+        body += `-${codePoint(to)}`;
+      }
+    }
+    return undefined;
+  }
+}
+
+/** One character as RE2 reads it plainly, anywhere (in a class too). */
+function codePoint(c: string): string {
+  return `\\x{${(c.codePointAt(0) as number).toString(16)}}`;
+}
+
+function plain(c: string): string {
+  return /[A-Za-z0-9_]/.test(c) ? c : codePoint(c);
+}
