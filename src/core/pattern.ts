@@ -160,10 +160,11 @@ function globWhy(err: RE2JSException): string {
 }
 
 /**
- * Glob to RE2, one pass with a recursive descent for braces. An unclosed `[`
- * or `{` is read again as plain text, so the work is quadratic in the glob at
- * worst; MAX_PATTERN_CHARS bounds it, and matching (the part that meets the
- * file system) stays linear.
+ * Glob to RE2 in one pass, left to right. Braces are kept on a stack, so a `{`
+ * that never closes costs no second reading (trying each `{` again as plain
+ * text would be exponential in how many there are); it is made plain at the
+ * end. Likewise, once a `[` never closes, every later `[` is plain without a
+ * scan: the translation is linear in the glob, and so is each match.
  */
 class GlobTranslator {
   /** by code point, so a character outside the BMP is one character, as it is to `?` */
@@ -174,20 +175,16 @@ class GlobTranslator {
   }
 
   translate(): string {
-    const [re] = this.sequence(0, false);
-    return re;
-  }
-
-  /** From `i` up to the end, or (inside braces) up to the `,` or `}` that ends an alternative. */
-  private sequence(start: number, inBraces: boolean): [string, number] {
     const g = this.glob;
+    // each open brace: what came before it and its alternatives so far, innermost last
+    const open: { before: string; alternatives: string[] }[] = [];
     let out = "";
-    let i = start;
-    while (i < g.length) {
+    let setsClose = true;
+    for (let i = 0; i < g.length; ) {
       const c = g[i] as string;
-      if (inBraces && (c === "," || c === "}")) break;
+      const inner = open[open.length - 1];
       if (c === "\\") {
-        out += i + 1 < g.length ? plain(g[i + 1] as string) : plain("\\");
+        out += plain(g[i + 1] ?? "\\");
         i += 2;
       } else if (c === "*") {
         while (g[i] === "*") i++;
@@ -196,32 +193,31 @@ class GlobTranslator {
         out += ".";
         i++;
       } else if (c === "[") {
-        const set = this.set(i);
+        const set = setsClose ? this.set(i) : undefined;
+        if (!set) setsClose = false;
         out += set ? set[0] : plain("[");
         i = set ? set[1] : i + 1;
       } else if (c === "{") {
-        const alt = this.braces(i);
-        out += alt ? alt[0] : plain("{");
-        i = alt ? alt[1] : i + 1;
+        open.push({ before: out, alternatives: [] });
+        out = "";
+        i++;
+      } else if (c === "," && inner) {
+        inner.alternatives.push(out);
+        out = "";
+        i++;
+      } else if (c === "}" && inner) {
+        open.pop();
+        out = `${inner.before}(?:${[...inner.alternatives, out].join("|")})`;
+        i++;
       } else {
         out += plain(c);
         i++;
       }
     }
-    return [out, i];
-  }
-
-  /** `{a,b,...}` from the `{` at `i`: the group and the index past its `}`, or undefined if it never closes. */
-  private braces(i: number): [string, number] | undefined {
-    const parts: string[] = [];
-    let at = i + 1;
-    for (;;) {
-      const [re, end] = this.sequence(at, true);
-      parts.push(re);
-      if (end >= this.glob.length) return undefined;
-      if (this.glob[end] === "}") return [`(?:${parts.join("|")})`, end + 1];
-      at = end + 1; // past the comma
-    }
+    // a brace that never closed is plain text, and so are its commas
+    for (let f = open.pop(); f; f = open.pop())
+      out = `${f.before}${plain("{")}${[...f.alternatives, out].join(plain(","))}`;
+    return out;
   }
 
   /** `[...]` from the `[` at `i`: the class and the index past its `]`, or undefined if it never closes. */
