@@ -82,9 +82,29 @@ describe("compileRegex", () => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
       return seed % n;
     };
-    const atoms = ["a", "b", "ab", ".", "[ab]", "[^a]", "\\s", "\\w", "\\b", "\\B", "^", "$", "x?", "(a|b)", "\\d"];
+    const atoms = [
+      "a",
+      "b",
+      "ab",
+      ".",
+      "[ab]",
+      "[^a]",
+      "\\s",
+      "\\w",
+      "\\b",
+      "\\B",
+      "^",
+      "$",
+      "x?",
+      "(a|b)",
+      "\\d",
+      "s",
+      "k",
+      "sk",
+    ];
     const quants = ["", "", "*", "+", "?", "{2}", "{1,3}"];
-    const alphabet = ["a", "b", " ", "x", "1", "é"];
+    // with the two letters outside ASCII that RE2 folds to ASCII ones: the long s and the Kelvin sign
+    const alphabet = ["a", "b", " ", "x", "1", "é", "A", "s", "S", "\u017f", "k", "\u212a"];
     let screened = 0;
     for (let p = 0; p < 300; p++) {
       const pattern = Array.from({ length: 1 + next(4) }, () => `${atoms[next(atoms.length)]}${quants[next(7)]}`).join(
@@ -109,6 +129,18 @@ describe("compileRegex", () => {
       }
     }
     expect(screened).toBeGreaterThan(3000);
+  });
+
+  test("plain words are screened by substring search, case variants outside ASCII included", () => {
+    const m = compileRegex("pattern", "desk|FATAL", { ignoreCase: true });
+    for (const line of ["DESK", "de\u017f\u212a", "fAtAl", "Fata\u013e"]) {
+      const block = `nothing here\n${line}\nnor here`;
+      expect([line, m.screen?.(block)]).toEqual([line, m.test(line)]);
+    }
+    const exact = compileRegex("pattern", "ERROR|panic:");
+    expect(exact.screen?.("a\npanic: b\nc")).toBe(true);
+    expect(exact.screen?.("a\nerror\nc")).toBe(false);
+    expect(compileLiteral("filter", "\u00e9t\u00e9", { ignoreCase: true }).screen?.("x\n\u00c9T\u00c9")).toBe(true);
   });
 
   test("no screen where a block could differ from a line: \\A, \\z, multi-line turned off", () => {
