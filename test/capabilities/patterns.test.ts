@@ -151,6 +151,32 @@ describe("log_tail", () => {
     expect(rowsOf(await call("log_tail", { path: "b.log", filter: "start" }, undefined, true))).toEqual([[-2, long]]);
   });
 
+  test("agrees with splitting the whole file, over chunk edges, long lines and wide characters (fixed seed)", async () => {
+    let seed = 5;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const pieces = ["a", "é", "€", "😀", " ", "x", "ERR"];
+    for (let f = 0; f < 12; f++) {
+      const lines = Array.from({ length: 50 + next(400) }, () => {
+        const long = next(40) === 0 ? 70_000 + next(70_000) : next(3) === 0 ? 0 : next(300);
+        return Array.from({ length: long }, () => pieces[next(pieces.length)]).join("");
+      });
+      const text = lines.join("\n") + (next(2) === 0 ? "\n" : "");
+      writeFileSync(join(root, "r.log"), text);
+      const all = text.split("\n");
+      if (text.endsWith("\n")) all.pop();
+      const numbered = all.map((line, i) => [i - all.length, line] as [number, string]);
+      const want = 1 + next(600);
+      const filter = next(2) === 0 ? "ERR" : undefined;
+      const expected = (filter ? numbered.filter(([, l]) => l.slice(0, 4096).includes(filter)) : numbered).slice(-want);
+      const got = rowsOf(await call("log_tail", { path: "r.log", lines: want, filter }, undefined, true));
+      expect(got.length).toBe(expected.length);
+      expect(got).toEqual(expected);
+    }
+  });
+
   test("a cancelled read stops with core.call.cancelled", async () => {
     writeFileSync(join(root, "c.log"), "line\n".repeat(100_000));
     const stop = new AbortController();

@@ -8,7 +8,7 @@
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
-import { compileLiteral } from "../../core/pattern.ts";
+import { compileLiteral, type TextMatcher } from "../../core/pattern.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "../fs/fdio.ts";
 
@@ -50,44 +50,71 @@ export const logTail = define({
         "journald and wtmp logs are binary: read them with their own tools",
       );
     }
-    const want = args.lines as number;
     const filter = args.filter === undefined ? undefined : compileLiteral("filter", String(args.filter));
     const pacer = new Pacer(ctx.signal, `reading ${JSON.stringify(p.sent)}`);
-    const found: [number, string][] = []; // newest first
-    // The line being read backwards, as pieces from its end towards its start: joined once, when it is whole.
-    let pieces: Buffer[] = [];
-    let fromEnd = 0;
-    let skippedLast = false;
-    const whole = () => {
-      const line = Buffer.concat(pieces.reverse()).toString("utf8");
-      pieces = [];
-      if (!skippedLast) {
-        skippedLast = true;
-        if (line === "") return; // the file ends on a newline
-      }
-      fromEnd++;
-      if (filter === undefined || filter.test(line)) found.push([-fromEnd, line]);
-    };
-    let pos = size;
-    while (pos > 0 && found.length < want && size - pos < SCAN_BYTES) {
-      const start = Math.max(0, pos - CHUNK);
-      const chunk = readRange(p.fd, start, pos - start);
-      pos = start;
-      let end = chunk.length;
-      while (end > 0 && found.length < want) {
-        const nl = chunk.lastIndexOf(0x0a, end - 1);
-        if (nl === -1) break;
-        pieces.push(chunk.subarray(nl + 1, end));
-        whole();
-        end = nl;
-        await pacer.step();
-      }
-      if (end > 0) pieces.push(chunk.subarray(0, end));
-      await pacer.step();
-    }
-    if (pos === 0 && found.length < want) whole(); // the file's first line, empty or not
+    const found = await lastLines(p.fd, size, args.lines as number, filter, pacer);
     const out = ctx.rows(["line", "text"], "log");
     for (const row of found.reverse()) out.add(row);
     return out.finish();
   },
 });
+
+/**
+ * The last `want` lines the filter takes, newest first, read back from `size`
+ * a chunk at a time. A chunk's whole lines are decoded at once (a newline
+ * never splits a character); a line that spans chunks is kept as bytes until
+ * its start is read, so a long line costs no copying per chunk.
+ */
+async function lastLines(
+  fd: number,
+  size: number,
+  want: number,
+  filter: TextMatcher | undefined,
+  pacer: Pacer,
+): Promise<[number, string][]> {
+  const found: [number, string][] = [];
+  let pieces: Buffer[] = []; // the end of the line being read, latest bytes first
+  let fromEnd = 0;
+  let last = true; // the next line is the file's last: empty, it is only the final newline
+  const take = (line: string) => {
+    if (last) {
+      last = false;
+      if (line === "") return;
+    }
+    fromEnd++;
+    if (filter === undefined || filter.test(line)) found.push([-fromEnd, line]);
+  };
+  const startingWith = (head: Buffer): string => {
+    const line = Buffer.concat([head, ...pieces.reverse()]).toString("utf8");
+    pieces = [];
+    return line;
+  };
+  let pos = size;
+  while (pos > 0 && found.length < want && size - pos < SCAN_BYTES) {
+    await pacer.step();
+    const start = Math.max(0, pos - CHUNK);
+    const chunk = readRange(fd, start, pos - start);
+    pos = start;
+    const lastNl = chunk.lastIndexOf(0x0a);
+    if (lastNl === -1) {
+      pieces.push(chunk); // all of it inside one line
+      continue;
+    }
+    take(startingWith(chunk.subarray(lastNl + 1)));
+    const firstNl = chunk.indexOf(0x0a);
+    const from = pos === 0 ? 0 : firstNl + 1;
+    if (from <= lastNl) {
+      const text = chunk.toString("utf8", from, lastNl);
+      for (let end = text.length; found.length < want; ) {
+        const nl = end > 0 ? text.lastIndexOf("\n", end - 1) : -1;
+        take(text.slice(nl + 1, end));
+        if (nl === -1) break;
+        end = nl;
+        await pacer.step();
+      }
+    }
+    if (pos > 0) pieces = [chunk.subarray(0, firstNl)];
+  }
+  if (pos === 0 && pieces.length > 0 && found.length < want) take(startingWith(Buffer.alloc(0))); // the first line
+  return found;
+}
