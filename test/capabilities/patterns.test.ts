@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
 import type { Deps } from "../../src/core/deps.ts";
@@ -30,7 +30,7 @@ async function call(tool: string, args: Record<string, unknown>, signal?: AbortS
     person
       ? {
           capability: tool.replace("_", "."),
-          args: { ...args, path: join(root, String(args.path)) },
+          args: { ...args, path: resolve(root, String(args.path)) },
           origin: { kind: "person" },
         }
       : { capability: tool, args, origin },
@@ -99,6 +99,14 @@ describe("fs_grep", () => {
     expect(rowsOf(r).map((row) => row[0])).toEqual(["a.ts", "b.js"]);
     expect(await call("fs_grep", { pattern: "TODO", path: "src", glob: "[z-a]*" })).toMatchObject({
       code: "core.input.invalid",
+    });
+  });
+
+  test("a FIFO or a device is fs.notfile, not an internal failure", async () => {
+    Bun.spawnSync(["mkfifo", join(root, "pipe")]);
+    expect(await call("fs_grep", { pattern: "x", path: "pipe" })).toMatchObject({ code: "fs.notfile" });
+    expect(await call("fs_grep", { pattern: "x", path: "/dev/null" }, undefined, true)).toMatchObject({
+      code: "fs.notfile",
     });
   });
 

@@ -16,7 +16,7 @@ import {
   type TextMatcher,
 } from "../../core/pattern.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
-import { looksBinary, openChild, readRange, walk } from "./fdio.ts";
+import { looksBinary, notFile, openChild, readRange, walk } from "./fdio.ts";
 
 /** A file larger than this is searched in its first part only. */
 const FILE_SCAN_BYTES = 16 * 1024 * 1024;
@@ -72,6 +72,8 @@ export const fsGrep = define({
       return matches < max;
     };
     if (start.stat.isFile()) await search(start.fd, start.sent);
+    else if (!start.stat.isDirectory())
+      throw notFile(start.sent); // a FIFO or a device: nothing to list or read to an end
     else {
       await walk(start.fd, ctx.gate, 64, pacer, async (e) => {
         if (!e.stat.isFile() || !glob.test(e.name)) return true;
