@@ -22,7 +22,12 @@ export class Pacer {
     private readonly doing: string,
   ) {}
 
-  /** True when the slice is used up or the call was cancelled: the caller should `await pause()`. Cheap enough to ask per line. */
+  /**
+   * True when the slice is used up or the call was cancelled: the caller
+   * should `await pause()`. Cheap enough to ask per line, and synchronous, so
+   * a loop pays for an await only when it gives way:
+   * `if (pacer.due()) await pacer.pause();`
+   */
   due(): boolean {
     return this.signal.aborted || performance.now() - this.sliceStart >= SLICE_MS;
   }
@@ -36,11 +41,6 @@ export class Pacer {
     await new Promise((resolve) => setImmediate(resolve));
     this.check();
     this.sliceStart = performance.now();
-  }
-
-  /** `pause()` only when due: the one line to put in a loop. */
-  async step(): Promise<void> {
-    if (this.due()) await this.pause();
   }
 
   private check(): void {

@@ -141,7 +141,7 @@ export async function walk(
 ): Promise<void> {
   const go = async (fd: number, prefix: string, depth: number): Promise<boolean> => {
     for (const name of readdirSync(inFd(fd)).sort()) {
-      await pacer.step();
+      if (pacer.due()) await pacer.pause();
       let stat: Stats;
       try {
         stat = lstatSync(inFd(fd, name));

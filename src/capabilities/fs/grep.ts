@@ -135,17 +135,17 @@ async function grepFile(
         if (passed > 0) {
           line += passed;
           from = blockEnd + 1;
-          await pacer.step();
+          if (pacer.due()) await pacer.pause();
           continue;
         }
         screenedTo = blockEnd;
       }
       if (!end(partial.add(text, from, nl))) return found;
       from = nl + 1;
-      await pacer.step();
+      if (pacer.due()) await pacer.pause();
     }
     partial.add(text, from, text.length);
-    await pacer.step();
+    if (pacer.due()) await pacer.pause();
   }
   const rest = partial.add(decoder.decode(), 0, undefined);
   if (rest !== "" || partial.cut) end(rest);

@@ -91,7 +91,7 @@ async function lastLines(
   };
   let pos = size;
   while (pos > 0 && found.length < want && size - pos < SCAN_BYTES) {
-    await pacer.step();
+    if (pacer.due()) await pacer.pause();
     const start = Math.max(0, pos - CHUNK);
     const chunk = readRange(fd, start, pos - start);
     pos = start;
@@ -110,7 +110,7 @@ async function lastLines(
         take(text.slice(nl + 1, end));
         if (nl === -1) break;
         end = nl;
-        await pacer.step();
+        if (pacer.due()) await pacer.pause();
       }
     }
     if (pos > 0) pieces = [chunk.subarray(0, firstNl)];
