@@ -23,6 +23,14 @@ export const MAX_PATTERN_CHARS = 4096;
  * of milliseconds on a slow core, the most one match may hold the loop.
  */
 export const MAX_PROGRAM_INSTRUCTIONS = 1000;
+/**
+ * The memory re2js's lazy DFA may spend per compiled pattern, by its own count
+ * (JavaScript objects cost several times that). Its default, 8 MiB, came to
+ * 20-40 MB held per pattern in a search, and an agent can run many searches
+ * at once. Common patterns need a few KiB of states; one that needs more
+ * falls back to the NFA sooner, still linear and bounded by its program.
+ */
+export const DFA_BUDGET_BYTES = 256 * 1024;
 /** A line is matched on this many characters at most (and the pacer gives way between lines). */
 export const LINE_MATCH_CHARS = 4096;
 
@@ -124,11 +132,18 @@ function compiled(
     re = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (err) {
     if (!(err instanceof RE2JSException)) throw err;
-    const reason = what === "glob" ? globWhy(err) : why(err);
+    const reason = what === "glob" ? globWhy(err) : why(err, source);
     throw new RtaError("core.input.invalid", `${input} is not a ${what} rta can match: ${reason}`, hint);
   }
-  // The program is not part of re2js's typed surface; its size is what bounds the NFA's work per character.
-  const size = (re.re2() as unknown as { prog: { numInst(): number } }).prog.numInst();
+  // The program and the DFA are not part of re2js's typed surface (pinned at 2.10.0): the program's size bounds
+  // the NFA's work per character, and the DFA's budget the memory one search holds.
+  const internals = re.re2() as unknown as {
+    prog: { numInst(): number };
+    dfa: { stateBudget: number; memBudget: number };
+  };
+  internals.dfa.stateBudget = DFA_BUDGET_BYTES;
+  internals.dfa.memBudget = DFA_BUDGET_BYTES;
+  const size = internals.prog.numInst();
   if (boundProgram && size > MAX_PROGRAM_INSTRUCTIONS)
     throw new RtaError(
       "core.input.invalid",
@@ -182,10 +197,11 @@ function wordScreen(words: string[], ignoreCase: boolean): (block: string) => bo
 }
 
 /** What RE2 found wrong, in words; the piece it points at only when short, so a long pattern is not echoed back. */
-function why(err: RE2JSException): string {
+function why(err: RE2JSException, pattern: string): string {
   if (!(err instanceof RE2JSSyntaxException)) return "it is too large";
   const piece = err.input ?? "";
   if (/^\\[1-9]/.test(piece)) return "backreferences (\\1) are not supported";
+  if (piece === "(?P" && pattern.includes("(?P=")) return "backreferences ((?P=name)) are not supported";
   if (piece.startsWith("(?=") || piece.startsWith("(?!")) return "lookahead ((?= or (?!) is not supported";
   if (piece.startsWith("(?<=") || piece.startsWith("(?<!")) return "lookbehind ((?<= or (?<!) is not supported";
   if (piece === "\\k" || piece.startsWith("\\k<")) return "backreferences (\\k<name>) are not supported";

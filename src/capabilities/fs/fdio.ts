@@ -162,6 +162,7 @@ export async function walk(
     }
     return true;
   };
+  await pacer.pause(); // a call cancelled as soon as it was sent stops here
   await go(dirFd, "", 1);
 }
 

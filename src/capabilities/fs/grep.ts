@@ -71,6 +71,7 @@ export const fsGrep = define({
       matches += await grepFile(fd, file, re, max - matches, (row) => out.add(row), pacer);
       return matches < max;
     };
+    await pacer.pause(); // a call cancelled as soon as it was sent stops here, before reading a byte
     if (start.stat.isFile()) await search(start.fd, start.sent);
     else if (!start.stat.isDirectory())
       throw notFile(start.sent); // a FIFO or a device: nothing to list or read to an end

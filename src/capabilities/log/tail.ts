@@ -90,6 +90,7 @@ async function lastLines(
     return line;
   };
   let pos = size;
+  await pacer.pause(); // a call cancelled as soon as it was sent stops here
   while (pos > 0 && found.length < want && size - pos < SCAN_BYTES) {
     if (pacer.due()) await pacer.pause();
     const start = Math.max(0, pos - CHUNK);
