@@ -39,11 +39,15 @@ export interface TextMatcher {
   test(text: string): boolean;
   /**
    * For a block of whole lines joined by newlines, each no longer than
-   * LINE_MATCH_CHARS: false only when `test` is false for every one of them,
-   * so a search can pass a block by in one step. Absent where the pattern
-   * could tell a block from a line (\A, \z, or turning multi-line off).
+   * LINE_MATCH_CHARS: -1 only when `test` is false for every one of them, so
+   * a search can pass the block by in one step; otherwise an index in the
+   * block before which no line ends that `test` would take (0 when the screen
+   * cannot tell where: see `screenSaysWhere`). Absent where the pattern could
+   * tell a block from a line (\A, \z, or turning multi-line off).
    */
-  screen?: (block: string) => boolean;
+  screen?: (block: string) => number;
+  /** the index `screen` gives is where a match may begin, so the lines after that one may be screened again */
+  screenSaysWhere?: boolean;
 }
 
 /** A block given to `screen` is at most this long, so one screening costs what one line does. */
@@ -66,12 +70,12 @@ export function compileRegex(input: string, pattern: string, options: { ignoreCa
   const ignoreCase = options.ignoreCase === true;
   const line = compiled(input, pattern, ignoreCase, REGEX_HINT);
   const words = plainWords(pattern, ignoreCase);
-  if (words) return lineMatcher(line, wordScreen(words, ignoreCase));
+  if (words) return lineMatcher(line, wordScreen(words, ignoreCase), true);
   // A match inside a line is a match inside a block holding it, once ^ and $ mean the ends of each line (?m);
   // only assertions about the whole text (\A, \z, (?-m)) could tell the two apart.
   const blockSafe = !/\\[Az]/.test(pattern) && !/\(\?[A-Za-z]*-/.test(pattern);
   const block = blockSafe ? compiled(input, `(?m)${pattern}`, ignoreCase, REGEX_HINT) : undefined;
-  return lineMatcher(line, block && ((text: string) => block.test(text)));
+  return lineMatcher(line, block && ((text: string) => (block.test(text) ? 0 : -1)), false);
 }
 
 /**
@@ -84,7 +88,8 @@ export function compileLiteral(input: string, text: string, options: { ignoreCas
   const ignoreCase = options.ignoreCase === true;
   const re = compiled(input, RE2JS.quote(text), ignoreCase, "send less text", "filter", false);
   const ascii = /^[\x20-\x7e]*$/.test(text);
-  return lineMatcher(re, !ignoreCase || ascii ? wordScreen([text], ignoreCase) : (block) => re.test(block));
+  if (!ignoreCase || ascii) return lineMatcher(re, wordScreen([text], ignoreCase), true);
+  return lineMatcher(re, (block) => (re.test(block) ? 0 : -1), false);
 }
 
 const GLOB_HINT =
@@ -153,10 +158,10 @@ function compiled(
   return re;
 }
 
-function lineMatcher(line: RE2JS, screen: ((block: string) => boolean) | undefined): TextMatcher {
+function lineMatcher(line: RE2JS, screen: ((block: string) => number) | undefined, saysWhere: boolean): TextMatcher {
   return {
     test: (text) => line.test(text.length > LINE_MATCH_CHARS ? text.slice(0, LINE_MATCH_CHARS) : text),
-    ...(screen ? { screen } : {}),
+    ...(screen ? { screen, screenSaysWhere: saysWhere } : {}),
   };
 }
 
@@ -183,16 +188,28 @@ function plainWords(pattern: string, ignoreCase: boolean): string[] | undefined 
  * only characters RE2 folds to an ASCII letter are its two cases, the Kelvin
  * sign (which lowers to k) and the long s (which lowers to itself, so it is
  * made an s): the lowered block holds every case variant of a word lowered.
- * Substring search is at worst the block's length times the word's, both
- * bounded (SCREEN_BLOCK_CHARS, MAX_PATTERN_CHARS).
+ * It answers where the first word is: no line before that one holds a word.
+ * (Lowering a few characters lengthens them, such as U+0130; then the place
+ * is not told, only that there is one.) Substring search is at worst the
+ * block's length times the word's, both bounded (SCREEN_BLOCK_CHARS,
+ * MAX_PATTERN_CHARS).
  */
-function wordScreen(words: string[], ignoreCase: boolean): (block: string) => boolean {
-  if (!ignoreCase) return (block) => words.some((w) => block.includes(w));
+function wordScreen(words: string[], ignoreCase: boolean): (block: string) => number {
+  const first = (text: string, ws: string[]): number => {
+    let at = -1;
+    for (const w of ws) {
+      const i = text.indexOf(w);
+      if (i !== -1 && (at === -1 || i < at)) at = i;
+    }
+    return at;
+  };
+  if (!ignoreCase) return (block) => first(block, words);
   const lowered = words.map((w) => w.toLowerCase());
   return (block) => {
     let text = block.toLowerCase();
     if (text.includes("\u017f")) text = text.replaceAll("\u017f", "s");
-    return lowered.some((w) => text.includes(w));
+    const at = first(text, lowered);
+    return at === -1 || text.length === block.length ? at : 0;
   };
 }
 

@@ -62,6 +62,9 @@ describe("fs_grep", () => {
       ["^\\s*return null;", /^\s*return null;/],
       ["^$", /^$/],
       ["\\bx\\b.*gamma", /\bx\b.*gamma/],
+      ["ERROR", /ERROR/],
+      ["beta|return", /beta|return/],
+      ["x", /x/],
     ] as const) {
       const want = lines.flatMap((l, i) => (plain.test(l) ? [i + 1] : []));
       for (const p of [pattern, `(?:${pattern})(?:|\\z)`]) {
@@ -69,6 +72,15 @@ describe("fs_grep", () => {
         expect([p, rowsOf(r).map((row) => row[1])]).toEqual([p, want.slice(0, 10_000)]);
       }
     }
+  });
+
+  test("an empty first line, and words found anywhere in a block, are each tested", async () => {
+    writeFileSync(join(root, "e.txt"), "\nfirst\n\nthird word\nword\n");
+    expect(rowsOf(await call("fs_grep", { pattern: "^$", path: "e.txt" })).map((r) => r[1])).toEqual([1, 3]);
+    expect(rowsOf(await call("fs_grep", { pattern: "word", path: "e.txt" })).map((r) => r[1])).toEqual([4, 5]);
+    expect(
+      rowsOf(await call("fs_grep", { pattern: "WORD|FIRST", path: "e.txt", ignore_case: true })).map((r) => r[1]),
+    ).toEqual([2, 4, 5]);
   });
 
   test("a line far longer than a chunk is held to its start, matched there and shown cut", async () => {

@@ -41,6 +41,7 @@ describe("compileRegex", () => {
     const cases: [string, RegExp][] = [
       ["(a)\\1", /backreferences \(\\1\)/],
       ["(?<x>a)\\k<x>", /backreferences \(\\k<name>\)/],
+      ["(?P<x>a)(?P=x)", /backreferences \(\(\?P=name\)\)/],
       ["a(?=b)", /lookahead/],
       ["a(?!b)", /lookahead/],
       ["(?<=a)b", /lookbehind/],
@@ -124,7 +125,15 @@ describe("compileRegex", () => {
         const anyLine = lines.some((l) => m.test(l));
         const block = lines.join("\n");
         expect(block.length).toBeLessThanOrEqual(SCREEN_BLOCK_CHARS);
-        if (anyLine && !m.screen(block)) throw new Error(`screen missed ${JSON.stringify(lines)} for ${pattern}`);
+        const at = m.screen(block);
+        if (anyLine && at === -1) throw new Error(`screen missed ${JSON.stringify(lines)} for ${pattern}`);
+        // no line that ends before the place the screen names may match
+        let start = 0;
+        for (const l of lines) {
+          if (start + l.length >= at) break;
+          if (m.test(l)) throw new Error(`screen pointed past ${JSON.stringify(l)} for ${pattern}`);
+          start += l.length + 1;
+        }
         screened++;
       }
     }
@@ -133,14 +142,19 @@ describe("compileRegex", () => {
 
   test("plain words are screened by substring search, case variants outside ASCII included", () => {
     const m = compileRegex("pattern", "desk|FATAL", { ignoreCase: true });
+    expect(m.screenSaysWhere).toBe(true);
     for (const line of ["DESK", "de\u017f\u212a", "fAtAl", "Fata\u013e"]) {
       const block = `nothing here\n${line}\nnor here`;
-      expect([line, m.screen?.(block)]).toEqual([line, m.test(line)]);
+      expect([line, m.screen?.(block)]).toEqual([line, m.test(line) ? 13 : -1]);
     }
     const exact = compileRegex("pattern", "ERROR|panic:");
-    expect(exact.screen?.("a\npanic: b\nc")).toBe(true);
-    expect(exact.screen?.("a\nerror\nc")).toBe(false);
-    expect(compileLiteral("filter", "\u00e9t\u00e9", { ignoreCase: true }).screen?.("x\n\u00c9T\u00c9")).toBe(true);
+    expect(exact.screen?.("a\nb panic: b ERROR\nc")).toBe(4);
+    expect(exact.screen?.("a\nerror\nc")).toBe(-1);
+    // U+0130 lowers to two characters: the screen still finds the word, but does not say where
+    expect(m.screen?.("\u0130\nfatal")).toBe(0);
+    const wide = compileLiteral("filter", "\u00e9t\u00e9", { ignoreCase: true });
+    expect([wide.screen?.("x\n\u00c9T\u00c9"), wide.screenSaysWhere]).toEqual([0, false]);
+    expect(compileRegex("pattern", "a.c").screenSaysWhere).toBe(false);
   });
 
   test("no screen where a block could differ from a line: \\A, \\z, multi-line turned off", () => {

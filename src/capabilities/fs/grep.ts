@@ -132,14 +132,16 @@ async function grepFile(
     for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
       if (re.screen && from > screenedTo && partial.empty()) {
         const blockEnd = text.lastIndexOf("\n", from + SCREEN_BLOCK_CHARS);
-        const passed = linesToPass(text, from, blockEnd, re.screen);
-        if (passed > 0) {
-          line += passed;
-          from = blockEnd + 1;
+        const verdict = screenLines(text, from, blockEnd, re.screen);
+        if (verdict) {
+          line += verdict.passed;
+          from = verdict.resume;
+          // the lines from here may match: one by one up to the block's end, or past the one a word was found in
+          screenedTo = verdict.clear ? -1 : re.screenSaysWhere ? text.indexOf("\n", from) : blockEnd;
           if (pacer.due()) await pacer.pause();
-          continue;
-        }
-        screenedTo = blockEnd;
+          if (verdict.clear) continue;
+          nl = text.indexOf("\n", from);
+        } else screenedTo = blockEnd;
       }
       if (!end(partial.add(text, from, nl))) return found;
       from = nl + 1;
@@ -154,20 +156,30 @@ async function grepFile(
 }
 
 /**
- * How many whole lines text[from, blockEnd] holds (each ends in a newline) when
- * the pattern matches none of them, told in one screening of the block; 0 when
- * they must go one by one: a line too long to be screened with the others, or
- * a block that may hold a match.
+ * Screens the whole lines in text[from, blockEnd] (each ends in a newline) at
+ * once. Returns how many lines the pattern cannot match from the first on,
+ * and where to go on: past the block when it is `clear`, or at the first
+ * line that may match. Undefined when the lines must go one by one: a line
+ * too long to be screened with the others.
  */
-function linesToPass(text: string, from: number, blockEnd: number, screen: (block: string) => boolean): number {
-  if (blockEnd < from) return 0;
-  let count = 0;
-  for (let at = from; at <= blockEnd; count++) {
+function screenLines(
+  text: string,
+  from: number,
+  blockEnd: number,
+  screen: (block: string) => number,
+): { passed: number; resume: number; clear: boolean } | undefined {
+  if (blockEnd < from) return undefined;
+  for (let at = from; at <= blockEnd; ) {
     const nl = text.indexOf("\n", at);
-    if (nl - at > LINE_MATCH_CHARS) return 0;
+    if (nl - at > LINE_MATCH_CHARS) return undefined;
     at = nl + 1;
   }
-  return screen(text.slice(from, blockEnd)) ? 0 : count;
+  const found = screen(text.slice(from, blockEnd));
+  // the start of the line the screen points into (from is a line start; lastIndexOf would read from - 1 as 0)
+  const resume = found === -1 ? blockEnd + 1 : found === 0 ? from : text.lastIndexOf("\n", from + found - 1) + 1;
+  let passed = 0;
+  for (let at = from; at < resume; passed++) at = text.indexOf("\n", at) + 1;
+  return { passed, resume, clear: found === -1 };
 }
 
 /** The start of the line being read, at most LINE_MATCH_CHARS of it; `cut` once more was passed by. */
