@@ -39,15 +39,20 @@ export interface TextMatcher {
   test(text: string): boolean;
   /**
    * For a block of whole lines joined by newlines, each no longer than
-   * LINE_MATCH_CHARS: -1 only when `test` is false for every one of them, so
-   * a search can pass the block by in one step; otherwise an index in the
-   * block before which no line ends that `test` would take (0 when the screen
-   * cannot tell where: see `screenSaysWhere`). Absent where the pattern could
-   * tell a block from a line (\A, \z, or turning multi-line off).
+   * LINE_MATCH_CHARS: false only when `test` is false for every one of them,
+   * so a search can pass the block by in one step. Absent where the pattern
+   * could tell a block from a line (\A, \z, or turning multi-line off), and
+   * where `find` does better.
    */
-  screen?: (block: string) => number;
-  /** the index `screen` gives is where a match may begin, so the lines after that one may be screened again */
-  screenSaysWhere?: boolean;
+  screen?: (block: string) => boolean;
+  /**
+   * Where in `text`, at `from` or after, the next of the words every match
+   * holds begins; -1 for nowhere. A line without one cannot match, whatever
+   * its length, so a search goes straight to the line holding the next one.
+   * Each word's next place is remembered while a search moves forward
+   * through a text, so finding them all costs time linear in it.
+   */
+  find?: (text: string, from: number) => number;
 }
 
 /** A block given to `screen` is at most this long, so one screening costs what one line does. */
@@ -69,13 +74,13 @@ export function compileRegex(input: string, pattern: string, options: { ignoreCa
   checkLength(input, pattern, "regular expression");
   const ignoreCase = options.ignoreCase === true;
   const line = compiled(input, pattern, ignoreCase, REGEX_HINT);
-  const words = plainWords(pattern, ignoreCase);
-  if (words) return lineMatcher(line, wordScreen(words, ignoreCase), true);
+  const words = plainWords(pattern, ignoreCase) ?? requiredWords(line.re2().prefilter);
+  if (words) return { test: lineTest(line), find: wordFinder(words, ignoreCase) };
   // A match inside a line is a match inside a block holding it, once ^ and $ mean the ends of each line (?m);
   // only assertions about the whole text (\A, \z, (?-m)) could tell the two apart.
   const blockSafe = !/\\[Az]/.test(pattern) && !/\(\?[A-Za-z]*-/.test(pattern);
   const block = blockSafe ? compiled(input, `(?m)${pattern}`, ignoreCase, REGEX_HINT) : undefined;
-  return lineMatcher(line, block && ((text: string) => (block.test(text) ? 0 : -1)), false);
+  return { test: lineTest(line), ...(block ? { screen: (text: string) => block.test(text) } : {}) };
 }
 
 /**
@@ -88,8 +93,8 @@ export function compileLiteral(input: string, text: string, options: { ignoreCas
   const ignoreCase = options.ignoreCase === true;
   const re = compiled(input, RE2JS.quote(text), ignoreCase, "send less text", "filter", false);
   const ascii = /^[\x20-\x7e]*$/.test(text);
-  if (!ignoreCase || ascii) return lineMatcher(re, wordScreen([text], ignoreCase), true);
-  return lineMatcher(re, (block) => (re.test(block) ? 0 : -1), false);
+  if (!ignoreCase || ascii) return { test: lineTest(re), find: wordFinder([text], ignoreCase) };
+  return { test: lineTest(re), screen: (block) => re.test(block) };
 }
 
 const GLOB_HINT =
@@ -158,11 +163,8 @@ function compiled(
   return re;
 }
 
-function lineMatcher(line: RE2JS, screen: ((block: string) => number) | undefined, saysWhere: boolean): TextMatcher {
-  return {
-    test: (text) => line.test(text.length > LINE_MATCH_CHARS ? text.slice(0, LINE_MATCH_CHARS) : text),
-    ...(screen ? { screen, screenSaysWhere: saysWhere } : {}),
-  };
+function lineTest(line: RE2JS): (text: string) => boolean {
+  return (text) => line.test(text.length > LINE_MATCH_CHARS ? text.slice(0, LINE_MATCH_CHARS) : text);
 }
 
 /** At most this many words make a pattern screened by plain search; more are left to RE2. */
@@ -172,7 +174,7 @@ const MAX_SCREEN_WORDS = 16;
  * The words of a pattern that is only plain words joined by | (the commonest
  * searches: `TODO`, `ERROR|FATAL`), for a screen by native substring search,
  * several times faster than RE2's DFA. Under ignore-case only ASCII words
- * qualify, whose case variants wordScreen can find by lowering the text.
+ * qualify, whose case variants wordFinder can find by lowering the text.
  */
 function plainWords(pattern: string, ignoreCase: boolean): string[] | undefined {
   if (pattern === "" || /[\\.^$|?*+()[\]{}]/.test(pattern.replaceAll("|", ""))) return undefined;
@@ -183,33 +185,84 @@ function plainWords(pattern: string, ignoreCase: boolean): string[] | undefined 
 }
 
 /**
- * A screen that looks for the words as plain text. A line holding a word
- * holds it in the block too. Under ignore-case the words are ASCII, and the
- * only characters RE2 folds to an ASCII letter are its two cases, the Kelvin
- * sign (which lowers to k) and the long s (which lowers to itself, so it is
- * made an s): the lowered block holds every case variant of a word lowered.
- * It answers where the first word is: no line before that one holds a word.
- * (Lowering a few characters lengthens them, such as U+0130; then the place
- * is not told, only that there is one.) Substring search is at worst the
- * block's length times the word's, both bounded (SCREEN_BLOCK_CHARS,
- * MAX_PATTERN_CHARS).
+ * Words one of which every match holds, read from the prefilter re2js builds
+ * for itself (its shape is not typed; re2js is pinned): an exact literal; for
+ * a sequence, the sub-pattern whose words are longest; for alternatives, all
+ * of theirs. Undefined when there are none (a case-folded literal has none) or
+ * more than MAX_SCREEN_WORDS. `ERROR.*disk`, `^\s*return null;` and
+ * `(GET|POST) /api` all have some, and are found by substring search.
  */
-function wordScreen(words: string[], ignoreCase: boolean): (block: string) => number {
-  const first = (text: string, ws: string[]): number => {
-    let at = -1;
-    for (const w of ws) {
-      const i = text.indexOf(w);
-      if (i !== -1 && (at === -1 || i < at)) at = i;
+function requiredWords(prefilter: unknown): string[] | undefined {
+  const p = prefilter as { type?: number; str?: unknown; subs?: unknown[] } | null | undefined;
+  if (!p) return undefined;
+  if (p.type === PREFILTER_EXACT) return typeof p.str === "string" && p.str !== "" ? [p.str] : undefined;
+  if (p.type === PREFILTER_AND) {
+    let best: string[] | undefined;
+    for (const sub of p.subs ?? []) {
+      const words = requiredWords(sub);
+      if (words && (!best || shortest(words) > shortest(best))) best = words;
     }
-    return at;
-  };
-  if (!ignoreCase) return (block) => first(block, words);
-  const lowered = words.map((w) => w.toLowerCase());
-  return (block) => {
-    let text = block.toLowerCase();
-    if (text.includes("\u017f")) text = text.replaceAll("\u017f", "s");
-    const at = first(text, lowered);
-    return at === -1 || text.length === block.length ? at : 0;
+    return best;
+  }
+  if (p.type === PREFILTER_OR) {
+    const all: string[] = [];
+    for (const sub of p.subs ?? []) {
+      const words = requiredWords(sub);
+      if (!words) return undefined;
+      all.push(...words);
+      if (all.length > MAX_SCREEN_WORDS) return undefined;
+    }
+    return all.length > 0 ? all : undefined;
+  }
+  return undefined;
+}
+
+/** re2js's Prefilter.Type values */
+const PREFILTER_EXACT = 1;
+const PREFILTER_AND = 2;
+const PREFILTER_OR = 3;
+
+function shortest(words: string[]): number {
+  return Math.min(...words.map((w) => w.length));
+}
+
+/**
+ * Finds the words as plain text. Under ignore-case the words are ASCII, and
+ * the only characters RE2 folds to an ASCII letter are its two cases, the
+ * Kelvin sign (which lowers to k) and the long s (which lowers to itself, so
+ * it is made an s): the lowered text holds every case variant of a word,
+ * lowered, at the same place, unless lowering lengthened a character (such as
+ * U+0130); then places cannot be told, and every line from `from` on is a
+ * candidate if a word is there at all. Substring search is at worst the
+ * text's length times the word's, both bounded (a chunk, MAX_PATTERN_CHARS).
+ */
+function wordFinder(words: string[], ignoreCase: boolean): (text: string, from: number) => number {
+  const sought = ignoreCase ? words.map((w) => w.toLowerCase()) : words;
+  let seen: string | undefined; // the text the places below are for, and the last place asked from
+  let lastFrom = 0;
+  let searched = "";
+  let aligned = true;
+  const next = sought.map(() => -1); // each word's next place at or after the last `from`, -1 for none
+  return (text, from) => {
+    // a new text, or the same again from further back (two files alike): the places are found anew
+    if (text !== seen || from < lastFrom) {
+      seen = text;
+      searched = text;
+      if (ignoreCase) {
+        searched = text.toLowerCase();
+        if (searched.includes("\u017f")) searched = searched.replaceAll("\u017f", "s");
+      }
+      aligned = searched.length === text.length;
+      for (let i = 0; i < sought.length; i++) next[i] = searched.indexOf(sought[i] as string);
+    }
+    lastFrom = from;
+    let first = -1;
+    for (let i = 0; i < sought.length; i++) {
+      let at = next[i] as number;
+      if (at !== -1 && at < from) next[i] = at = searched.indexOf(sought[i] as string, from);
+      if (at !== -1 && (first === -1 || at < first)) first = at;
+    }
+    return first === -1 || aligned ? first : from;
   };
 }
 

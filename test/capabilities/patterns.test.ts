@@ -83,6 +83,15 @@ describe("fs_grep", () => {
     ).toEqual([2, 4, 5]);
   });
 
+  test("two files alike both come back whole: what was found in one is not taken for the other", async () => {
+    mkdirSync(join(root, "same"));
+    const text = `${"x\n".repeat(50)}word one\n${"y\n".repeat(50)}word two\n`;
+    writeFileSync(join(root, "same", "a.txt"), text);
+    writeFileSync(join(root, "same", "b.txt"), text);
+    const r = await call("fs_grep", { pattern: "word", path: "same" });
+    expect(rowsOf(r).map((row) => `${row[0]}:${row[1]}`)).toEqual(["a.txt:51", "a.txt:102", "b.txt:51", "b.txt:102"]);
+  });
+
   test("a line far longer than a chunk is held to its start, matched there and shown cut", async () => {
     writeFileSync(
       join(root, "one.txt"),

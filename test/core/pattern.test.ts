@@ -117,6 +117,24 @@ describe("compileRegex", () => {
       } catch {
         continue; // e.g. a repeat of an empty-width assertion
       }
+      if (m.find) {
+        // no line without a word may match, and find names each word's place in turn
+        for (let b = 0; b < 5; b++) {
+          const lines = Array.from({ length: 1 + next(5) }, () =>
+            Array.from({ length: next(6) }, () => alphabet[next(alphabet.length)]).join(""),
+          );
+          const text = lines.join("\n");
+          let start = 0;
+          for (const l of lines) {
+            const at = m.find(text, start);
+            const holds = at !== -1 && at <= start + l.length;
+            if (m.test(l) && !holds) throw new Error(`find passed ${JSON.stringify(l)} by for ${pattern}`);
+            start += l.length + 1;
+          }
+          screened++;
+        }
+        continue;
+      }
       if (!m.screen) throw new Error(`no screen for ${pattern}`);
       for (let b = 0; b < 20; b++) {
         const lines = Array.from({ length: 1 + next(5) }, () =>
@@ -125,44 +143,56 @@ describe("compileRegex", () => {
         const anyLine = lines.some((l) => m.test(l));
         const block = lines.join("\n");
         expect(block.length).toBeLessThanOrEqual(SCREEN_BLOCK_CHARS);
-        const at = m.screen(block);
-        if (anyLine && at === -1) throw new Error(`screen missed ${JSON.stringify(lines)} for ${pattern}`);
-        // no line that ends before the place the screen names may match
-        let start = 0;
-        for (const l of lines) {
-          if (start + l.length >= at) break;
-          if (m.test(l)) throw new Error(`screen pointed past ${JSON.stringify(l)} for ${pattern}`);
-          start += l.length + 1;
-        }
+        if (anyLine && !m.screen(block)) throw new Error(`screen missed ${JSON.stringify(lines)} for ${pattern}`);
         screened++;
       }
     }
     expect(screened).toBeGreaterThan(3000);
   });
 
-  test("plain words are screened by substring search, case variants outside ASCII included", () => {
+  test("words every match holds are found by re2js's prefilter: literals, sequences, alternatives", () => {
+    const where = (pattern: string, text: string, from = 0) => compileRegex("pattern", pattern).find?.(text, from);
+    expect(where("^\\s*return null;", "a\n  if (x) return null;\n")).toBe(11);
+    expect(where("ERROR.*disk", "a disk\nERROR x disk")).toBe(7); // the longer word of the two
+    expect(where("(GET|POST) /api", "x POST /api\nGET /")).toBe(6); // " /api": longer than GET or POST
+    expect(where("GET /a|POST /b", "x POST /b\nGET /a")).toBe(2);
+    expect(where("GET /a|POST /b", "x POST /b\nGET /a", 3)).toBe(10);
+    expect(where("[0-9]+ ms", "1 s\n2 ms", 0)).toBe(5);
+    // case-folded literals have no words: RE2 screens the block instead
+    expect(compileRegex("pattern", "(?i)error").find).toBeUndefined();
+    expect(compileRegex("pattern", "(?i)error").screen?.("a\nERROR")).toBe(true);
+  });
+
+  test("find moves forward through a text, and starts afresh for another (or the same one again)", () => {
+    const m = compileRegex("pattern", "ab|cd");
+    const text = "cd ab\nx\ncd";
+    expect([0, 1, 4, 6, 9, 10].map((from) => m.find?.(text, from))).toEqual([0, 3, 8, 8, -1, -1]);
+    expect(m.find?.(`${"cd ab\nx\n"}cd`, 0)).toBe(0); // equal text, from further back
+  });
+
+  test("plain words are found by substring search, case variants outside ASCII included", () => {
     const m = compileRegex("pattern", "desk|FATAL", { ignoreCase: true });
-    expect(m.screenSaysWhere).toBe(true);
     for (const line of ["DESK", "de\u017f\u212a", "fAtAl", "Fata\u013e"]) {
-      const block = `nothing here\n${line}\nnor here`;
-      expect([line, m.screen?.(block)]).toEqual([line, m.test(line) ? 13 : -1]);
+      const text = `nothing here\n${line}\nnor here`;
+      expect([line, m.find?.(text, 0)]).toEqual([line, m.test(line) ? 13 : -1]);
     }
     const exact = compileRegex("pattern", "ERROR|panic:");
-    expect(exact.screen?.("a\nb panic: b ERROR\nc")).toBe(4);
-    expect(exact.screen?.("a\nerror\nc")).toBe(-1);
-    // U+0130 lowers to two characters: the screen still finds the word, but does not say where
-    expect(m.screen?.("\u0130\nfatal")).toBe(0);
+    expect(exact.find?.("a\nb panic: b ERROR\nc", 0)).toBe(4);
+    expect(exact.find?.("a\nerror\nc", 0)).toBe(-1);
+    // U+0130 lowers to two characters: a word is still found, but its place is not told, so each line is a candidate
+    expect(m.find?.("\u0130\nx\nfatal", 2)).toBe(2);
     const wide = compileLiteral("filter", "\u00e9t\u00e9", { ignoreCase: true });
-    expect([wide.screen?.("x\n\u00c9T\u00c9"), wide.screenSaysWhere]).toEqual([0, false]);
-    expect(compileRegex("pattern", "a.c").screenSaysWhere).toBe(false);
+    expect([wide.find, wide.screen?.("x\n\u00c9T\u00c9")]).toEqual([undefined, true]);
   });
 
   test("no screen where a block could differ from a line: \\A, \\z, multi-line turned off", () => {
-    expect(compileRegex("pattern", "\\Aa").screen).toBeUndefined();
-    expect(compileRegex("pattern", "a\\z").screen).toBeUndefined();
-    expect(compileRegex("pattern", "(?-m)^a").screen).toBeUndefined();
-    expect(compileRegex("pattern", "(?i-m:^a)").screen).toBeUndefined();
-    expect(compileRegex("pattern", "^a$").screen).toBeDefined();
+    expect(compileRegex("pattern", "\\A\\d").screen).toBeUndefined();
+    expect(compileRegex("pattern", "\\d\\z").screen).toBeUndefined();
+    expect(compileRegex("pattern", "(?-m)^\\d").screen).toBeUndefined();
+    expect(compileRegex("pattern", "(?i-m:^\\d)").screen).toBeUndefined();
+    expect(compileRegex("pattern", "^\\d$").screen).toBeDefined();
+    // a word every match holds screens whatever the anchors
+    expect(compileRegex("pattern", "\\Aword\\z").find?.("a\nword", 0)).toBe(2);
   });
 });
 

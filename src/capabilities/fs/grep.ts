@@ -128,20 +128,21 @@ async function grepFile(
     pos += chunk.length;
     const text = decoder.decode(chunk, { stream: true });
     let from = 0;
-    let screenedTo = -1; // lines up to here were in a block that may match: they go one by one
+    let oneByOne = -1; // lines that end up to here may match: they are tested one by one
     for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
-      if (re.screen && from > screenedTo && partial.empty()) {
-        const blockEnd = text.lastIndexOf("\n", from + SCREEN_BLOCK_CHARS);
-        const verdict = screenLines(text, from, blockEnd, re.screen);
-        if (verdict) {
-          line += verdict.passed;
-          from = verdict.resume;
-          // the lines from here may match: one by one up to the block's end, or past the one a word was found in
-          screenedTo = verdict.clear ? -1 : re.screenSaysWhere ? text.indexOf("\n", from) : blockEnd;
+      if (from > oneByOne && partial.empty()) {
+        const skip = re.find
+          ? toNextWord(text, from, re.find)
+          : re.screen
+            ? screenBlock(text, from, re.screen)
+            : undefined;
+        oneByOne = skip ? skip.oneByOne : nl;
+        if (skip && skip.resume > from) {
+          line += skip.passed;
+          from = skip.resume;
           if (pacer.due()) await pacer.pause();
-          if (verdict.clear) continue;
-          nl = text.indexOf("\n", from);
-        } else screenedTo = blockEnd;
+          continue;
+        }
       }
       if (!end(partial.add(text, from, nl))) return found;
       from = nl + 1;
@@ -155,31 +156,51 @@ async function grepFile(
   return found;
 }
 
+/** Lines passed by in one step: how many, where to go on (`from` itself: none), and up to where lines then go one by one. */
+interface Skip {
+  passed: number;
+  resume: number;
+  oneByOne: number;
+}
+
 /**
- * Screens the whole lines in text[from, blockEnd] (each ends in a newline) at
- * once. Returns how many lines the pattern cannot match from the first on,
- * and where to go on: past the block when it is `clear`, or at the first
- * line that may match. Undefined when the lines must go one by one: a line
- * too long to be screened with the others.
+ * To the line holding the next word every match holds: the whole lines
+ * before it cannot match. With no word left in the chunk's whole lines, past
+ * all of them. Undefined when the line at `from` holds one.
  */
-function screenLines(
-  text: string,
-  from: number,
-  blockEnd: number,
-  screen: (block: string) => number,
-): { passed: number; resume: number; clear: boolean } | undefined {
-  if (blockEnd < from) return undefined;
+function toNextWord(text: string, from: number, find: (text: string, from: number) => number): Skip | undefined {
+  const at = find(text, from);
+  const lastWhole = text.lastIndexOf("\n"); // a line after it is not whole yet: the next chunk completes it
+  const resume = at === -1 || at > lastWhole ? lastWhole + 1 : text.lastIndexOf("\n", at - 1) + 1;
+  if (resume <= from) return undefined;
+  return { passed: linesIn(text, from, resume), resume, oneByOne: text.indexOf("\n", resume) };
+}
+
+/**
+ * Screens the whole lines starting at `from` that fit in SCREEN_BLOCK_CHARS
+ * at once, past them when the pattern matches none. Otherwise they go one by
+ * one (and are not screened again): a block that may match, or one with a
+ * line too long to be screened with others (a line is matched on its start
+ * only, a block on all of it).
+ */
+function screenBlock(text: string, from: number, screen: (block: string) => boolean): Skip {
+  const blockEnd = text.lastIndexOf("\n", from + SCREEN_BLOCK_CHARS);
+  const oneByOne = { passed: 0, resume: from, oneByOne: Math.max(blockEnd, text.indexOf("\n", from)) };
+  if (blockEnd < from) return oneByOne; // the line at `from` alone is longer than a block
   for (let at = from; at <= blockEnd; ) {
     const nl = text.indexOf("\n", at);
-    if (nl - at > LINE_MATCH_CHARS) return undefined;
+    if (nl - at > LINE_MATCH_CHARS) return oneByOne;
     at = nl + 1;
   }
-  const found = screen(text.slice(from, blockEnd));
-  // the start of the line the screen points into (from is a line start; lastIndexOf would read from - 1 as 0)
-  const resume = found === -1 ? blockEnd + 1 : found === 0 ? from : text.lastIndexOf("\n", from + found - 1) + 1;
-  let passed = 0;
-  for (let at = from; at < resume; passed++) at = text.indexOf("\n", at) + 1;
-  return { passed, resume, clear: found === -1 };
+  if (screen(text.slice(from, blockEnd))) return oneByOne;
+  return { passed: linesIn(text, from, blockEnd + 1), resume: blockEnd + 1, oneByOne: -1 };
+}
+
+/** The newlines in text[from, to). */
+function linesIn(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let at = text.indexOf("\n", from); at !== -1 && at < to; at = text.indexOf("\n", at + 1)) count++;
+  return count;
 }
 
 /** The start of the line being read, at most LINE_MATCH_CHARS of it; `cut` once more was passed by. */
