@@ -12,7 +12,7 @@ export const fsFind = define({
   safety: "read",
   inputs: {
     path: { type: "string", description: "where to look", default: ".", path: "read", positional: true },
-    name: { type: "string", description: "a glob the name must match, e.g. *.ts", default: "*" },
+    name: { type: "string", description: "a glob the name must match, e.g. *.ts or *.{ts,js}", default: "*" },
     type: { type: "string", description: "what to find", options: ["file", "dir", "link", "any"], default: "any" },
     min_size: { type: "integer", description: "at least this many bytes", range: [0, Number.MAX_SAFE_INTEGER] },
     max_size: { type: "integer", description: "at most this many bytes", range: [0, Number.MAX_SAFE_INTEGER] },

@@ -30,7 +30,8 @@ export const fsGrep = define({
   inputs: {
     pattern: {
       type: "string",
-      description: "a regular expression in RE2 syntax (no backreferences or lookaround), matched in each line",
+      description:
+        "a regular expression in RE2 syntax (no backreferences or lookaround), matched in a line's first 4,096 characters",
       required: true,
       positional: true,
     },
@@ -41,7 +42,11 @@ export const fsGrep = define({
       path: "read",
       positional: true,
     },
-    glob: { type: "string", description: "only files whose name matches this glob", default: "*" },
+    glob: {
+      type: "string",
+      description: "only files whose name matches this glob (* ? [abc] [!abc] {a,b})",
+      default: "*",
+    },
     ignore_case: { type: "boolean", description: "match without regard to case", default: false },
     max_matches: {
       type: "integer",
