@@ -74,8 +74,11 @@ export function compileRegex(input: string, pattern: string, options: { ignoreCa
   checkLength(input, pattern, "regular expression");
   const ignoreCase = options.ignoreCase === true;
   const line = compiled(input, pattern, ignoreCase, REGEX_HINT);
-  const words = plainWords(pattern, ignoreCase) ?? requiredWords(line.re2().prefilter);
+  const words = plainWords(pattern, ignoreCase);
   if (words) return { test: lineTest(line), find: wordFinder(words, ignoreCase) };
+  // re2js leaves case-folded literals out of its prefilter: the words it names match exactly
+  const required = requiredWords(line.re2().prefilter);
+  if (required) return { test: lineTest(line), find: wordFinder(required, false) };
   // A match inside a line is a match inside a block holding it, once ^ and $ mean the ends of each line (?m);
   // only assertions about the whole text (\A, \z, (?-m)) could tell the two apart.
   const blockSafe = !/\\[Az]/.test(pattern) && !/\(\?[A-Za-z]*-/.test(pattern);
