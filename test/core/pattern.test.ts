@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { RE2JS } from "re2js";
 import { RtaError } from "../../src/core/errors.ts";
 import {
   compileGlob,
@@ -242,4 +243,20 @@ describe("compileGlob", () => {
     expect(e.message).toBe("name is not a glob rta can match: a set has a range the wrong way round");
     expect(refusal(() => compileGlob("name", "*a".repeat(1000))).code).toBe("core.input.invalid");
   });
+});
+
+test("the parts of re2js that core/pattern leans on beyond its typed surface are there (re2js is pinned)", () => {
+  const re2 = RE2JS.compile("ERROR.*disk").re2() as unknown as {
+    prog: { numInst(): number };
+    dfa: { stateBudget: number; memBudget: number };
+    prefilter: { type: number; subs: { type: number; str: string }[] };
+  };
+  expect(re2.prog.numInst()).toBeGreaterThan(0); // bounds the NFA's work per character
+  expect(typeof re2.dfa.stateBudget).toBe("number"); // bounds the DFA's memory
+  expect(typeof re2.dfa.memBudget).toBe("number");
+  expect(re2.prefilter.type).toBe(2); // AND of the two words
+  expect(re2.prefilter.subs.map((sub) => [sub.type, sub.str])).toEqual([
+    [1, "ERROR"],
+    [1, "disk"],
+  ]);
 });
