@@ -39,7 +39,7 @@ export const codes = {
     exit: Exit.usage,
   },
   "core.input.invalid": {
-    doc: "a value given on the command line has the wrong type",
+    doc: "a value has the wrong type or form: a typo on the command line, or a pattern or glob RE2 cannot take",
     exit: Exit.usage,
   },
   "core.input.option": { doc: "a value is none of the options the input names", exit: Exit.usage },
@@ -124,7 +124,6 @@ export const codes = {
   "fs.denied": { doc: "the operating system refused the server: permission denied", exit: Exit.refused },
   "fs.full": { doc: "the device has no space left (or the user's quota is used up)", exit: Exit.failure },
   "fs.readonly": { doc: "the file system is mounted read-only", exit: Exit.failure },
-  "fs.badpattern": { doc: "a glob or regular expression could not be read", exit: Exit.usage },
   "net.dns.noserver": { doc: "there is no DNS server to ask", exit: Exit.unavailable },
   "net.dns.timeout": { doc: "no DNS server answered in time", exit: Exit.failure },
   "net.dns.nxdomain": { doc: "the name does not exist (NXDOMAIN)", exit: Exit.unavailable },

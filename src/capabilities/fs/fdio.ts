@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import type { PathAccess } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import type { Pacer } from "../../core/pacer.ts";
 import { inFd, isGitSecretFile } from "../../gate/pathGate.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL } = constants;
@@ -122,31 +123,42 @@ export interface WalkEntry {
 /**
  * Visits everything under an opened directory, depth first in name order, to
  * `maxDepth` (1: its own entries). Links are reported, never followed; rta's
- * own dirs are passed by. The visitor returns false to stop the walk.
+ * own dirs are passed by. The visitor returns false to stop the walk. A tree
+ * can hold millions of entries: the walk gives way through `pacer` as it goes,
+ * and throws `core.call.cancelled` once the call is cancelled.
  */
-export function walk(
+export async function walk(
   dirFd: number,
   gate: PathAccess,
   maxDepth: number,
-  visit: (e: WalkEntry) => boolean | undefined,
-): void {
-  const go = (fd: number, prefix: string, depth: number): boolean => {
-    for (const { name, stat } of entriesOf(fd)) {
+  pacer: Pacer,
+  visit: (e: WalkEntry) => boolean | undefined | Promise<boolean | undefined>,
+): Promise<void> {
+  const go = async (fd: number, prefix: string, depth: number): Promise<boolean> => {
+    for (const name of readdirSync(inFd(fd)).sort()) {
+      if (pacer.due()) await pacer.pause();
+      let stat: Stats;
+      try {
+        stat = lstatSync(inFd(fd, name));
+      } catch {
+        continue; // gone while we looked
+      }
       const rel = prefix ? `${prefix}/${name}` : name;
       if (stat.isDirectory()) {
         const child = openChild(fd, name, true, gate);
         if (child === undefined) continue; // withheld, or not ours to list
         try {
-          if (visit({ rel, name, stat, depth, dirFd: fd }) === false) return false;
-          if (depth < maxDepth && !go(child, rel, depth + 1)) return false;
+          if ((await visit({ rel, name, stat, depth, dirFd: fd })) === false) return false;
+          if (depth < maxDepth && !(await go(child, rel, depth + 1))) return false;
         } finally {
           closeSync(child);
         }
-      } else if (visit({ rel, name, stat, depth, dirFd: fd }) === false) return false;
+      } else if ((await visit({ rel, name, stat, depth, dirFd: fd })) === false) return false;
     }
     return true;
   };
-  go(dirFd, "", 1);
+  await pacer.pause(); // a call cancelled as soon as it was sent stops here
+  await go(dirFd, "", 1);
 }
 
 /**

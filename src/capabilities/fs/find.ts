@@ -1,6 +1,7 @@
-/** fs.find: files under a directory by name glob, type and size. */
+/** fs.find: files under a directory by name glob, type and size. The glob is matched by RE2 (core/pattern). */
 import { define } from "../../core/capability.ts";
-import { RtaError } from "../../core/errors.ts";
+import { Pacer } from "../../core/pacer.ts";
+import { compileGlob } from "../../core/pattern.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { notDir, typeOf, walk } from "./fdio.ts";
 
@@ -11,7 +12,7 @@ export const fsFind = define({
   safety: "read",
   inputs: {
     path: { type: "string", description: "where to look", default: ".", path: "read", positional: true },
-    name: { type: "string", description: "a glob the name must match, e.g. *.ts", default: "*" },
+    name: { type: "string", description: "a glob the name must match, e.g. *.ts or *.{ts,js}", default: "*" },
     type: { type: "string", description: "what to find", options: ["file", "dir", "link", "any"], default: "any" },
     min_size: { type: "integer", description: "at least this many bytes", range: [0, Number.MAX_SAFE_INTEGER] },
     max_size: { type: "integer", description: "at most this many bytes", range: [0, Number.MAX_SAFE_INTEGER] },
@@ -31,23 +32,15 @@ export const fsFind = define({
   async run(args, ctx) {
     const dir = ctx.paths.path as ReadPath;
     if (!dir.stat.isDirectory()) throw notDir(dir.sent);
-    let glob: Bun.Glob;
-    try {
-      glob = new Bun.Glob(String(args.name));
-    } catch {
-      throw new RtaError(
-        "fs.badpattern",
-        `${JSON.stringify(args.name)} is not a glob`,
-        "use * for any run of characters and ? for one",
-      );
-    }
+    const glob = compileGlob("name", String(args.name));
     const out = ctx.rows(["path", "type", "size", "mtime"]);
     const limit = args.limit as number;
     let found = 0;
-    walk(dir.fd, ctx.gate, args.depth as number, (e) => {
+    const pacer = new Pacer(ctx.signal, `finding under ${JSON.stringify(dir.sent)}`);
+    await walk(dir.fd, ctx.gate, args.depth as number, pacer, (e) => {
       const type = typeOf(e.stat);
       if (args.type !== "any" && type !== args.type) return true;
-      if (!glob.match(e.name)) return true;
+      if (!glob.test(e.name)) return true;
       if (args.min_size !== undefined && e.stat.size < (args.min_size as number)) return true;
       if (args.max_size !== undefined && e.stat.size > (args.max_size as number)) return true;
       if (++found <= limit) out.add([e.rel, type, e.stat.size, e.stat.mtime.toISOString()]);

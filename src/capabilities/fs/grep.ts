@@ -1,17 +1,24 @@
 /**
  * fs.grep: lines matching a regular expression, in a file or under a
- * directory. JavaScript's regular expressions can take exponential time on
- * nested quantifiers, so patterns that nest them are refused, lines are
- * matched on their first 4 KiB, and the search stops at its match limit.
+ * directory. The pattern and the glob are compiled by core/pattern to RE2,
+ * which matches in linear time, so no pattern can stall the server; a line is
+ * matched on its first 4,096 characters, and the search gives way between
+ * lines and stops when the call is cancelled.
  */
 import { closeSync } from "node:fs";
 import { define } from "../../core/capability.ts";
-import { RtaError } from "../../core/errors.ts";
+import { Pacer } from "../../core/pacer.ts";
+import {
+  compileGlob,
+  compileRegex,
+  LINE_MATCH_CHARS,
+  onShown,
+  SCREEN_BLOCK_CHARS,
+  type TextMatcher,
+} from "../../core/pattern.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
-import { looksBinary, openChild, readRange, walk } from "./fdio.ts";
+import { looksBinary, notFile, openChild, readRange, walk } from "./fdio.ts";
 
-/** A line longer than this is matched on its first part only. */
-const LINE_MATCH_BYTES = 4096;
 /** A file larger than this is searched in its first part only. */
 const FILE_SCAN_BYTES = 16 * 1024 * 1024;
 const CHUNK = 64 * 1024;
@@ -24,7 +31,8 @@ export const fsGrep = define({
   inputs: {
     pattern: {
       type: "string",
-      description: "a regular expression (JavaScript syntax)",
+      description:
+        "a regular expression in RE2 syntax (no backreferences or lookaround), matched in a line's first 4,096 characters",
       required: true,
       positional: true,
     },
@@ -35,7 +43,11 @@ export const fsGrep = define({
       path: "read",
       positional: true,
     },
-    glob: { type: "string", description: "only files whose name matches this glob", default: "*" },
+    glob: {
+      type: "string",
+      description: "only files whose name matches this glob (* ? [abc] [!abc] {a,b})",
+      default: "*",
+    },
     ignore_case: { type: "boolean", description: "match without regard to case", default: false },
     max_matches: {
       type: "integer",
@@ -54,26 +66,31 @@ export const fsGrep = define({
   },
   examples: [{ command: 'rta fs grep "TODO" src --glob "*.ts"', note: "every TODO in the TypeScript under src" }],
   async run(args, ctx) {
-    const re = compile(String(args.pattern), args.ignore_case === true);
-    const glob = new Bun.Glob(String(args.glob));
+    const re = onShown(
+      compileRegex("pattern", String(args.pattern), { ignoreCase: args.ignore_case === true }),
+      ctx.shown,
+    );
+    const glob = compileGlob("glob", String(args.glob));
     const max = args.max_matches as number;
-    // a line is matched as the caller will see it, so a secret's letters cannot be guessed one by one
-    const shown = ctx.shown ?? ((line: string) => line);
     const start = ctx.paths.path as ReadPath;
     const out = ctx.rows(["file", "line", "text"]);
+    const pacer = new Pacer(ctx.signal, `searching ${JSON.stringify(start.sent)}`);
     let matches = 0;
-    const search = (fd: number, file: string): boolean => {
-      matches = grepFile(fd, file, re, max - matches, (row) => out.add(row), shown) + matches;
+    const search = async (fd: number, file: string): Promise<boolean> => {
+      matches += await grepFile(fd, file, re, max - matches, (row) => out.add(row), pacer);
       return matches < max;
     };
-    if (start.stat.isFile()) search(start.fd, start.sent);
+    await pacer.pause(); // a call cancelled as soon as it was sent stops here, before reading a byte
+    if (start.stat.isFile()) await search(start.fd, start.sent);
+    else if (!start.stat.isDirectory())
+      throw notFile(start.sent); // a FIFO or a device: nothing to list or read to an end
     else {
-      walk(start.fd, ctx.gate, 64, (e) => {
-        if (!e.stat.isFile() || !glob.match(e.name)) return true;
+      await walk(start.fd, ctx.gate, 64, pacer, async (e) => {
+        if (!e.stat.isFile() || !glob.test(e.name)) return true;
         const fd = openChild(e.dirFd, e.name, false, ctx.gate);
         if (fd === undefined) return true;
         try {
-          return search(fd, e.rel);
+          return await search(fd, e.rel);
         } finally {
           closeSync(fd);
         }
@@ -83,60 +100,140 @@ export const fsGrep = define({
   },
 });
 
-/** Nested quantifiers, e.g. (a+)+ or (x*)*: the shape of catastrophic backtracking. */
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/;
-
-function compile(pattern: string, ignoreCase: boolean): RegExp {
-  if (NESTED_QUANTIFIER.test(pattern)) {
-    throw new RtaError(
-      "fs.badpattern",
-      "the pattern nests one repetition inside another",
-      "write it without a repeated group that itself repeats, e.g. (ab)+ rather than (a+)+",
-    );
-  }
-  try {
-    return new RegExp(pattern, ignoreCase ? "i" : "");
-  } catch (err) {
-    throw new RtaError(
-      "fs.badpattern",
-      `the pattern is not a regular expression: ${(err as Error).message}`,
-      "JavaScript syntax: escape ( ) [ ] . * + ? with a backslash to match them",
-    );
-  }
-}
-
-/** Matching lines of one file, at most `room`; binary files are passed by. Returns how many matched. */
-function grepFile(
+/**
+ * Matching lines of one file, at most `room`; binary files are passed by.
+ * Returns how many matched. A line is held to its first LINE_MATCH_CHARS
+ * (the part matched and shown), however long it runs, so a file that is one
+ * endless line costs no more than one of short lines.
+ */
+async function grepFile(
   fd: number,
   file: string,
-  re: RegExp,
+  re: TextMatcher,
   room: number,
   emit: (row: [string, number, string]) => void,
-  shown: (line: string) => string,
-): number {
+  pacer: Pacer,
+): Promise<number> {
   const first = readRange(fd, 0, CHUNK);
   if (looksBinary(first)) return 0;
+  // streaming, so a character split across two chunks is read whole
+  const decoder = new TextDecoder("utf-8");
   let found = 0;
   let line = 1;
   let pos = 0;
-  let carry = "";
+  const partial = new LineStart();
+  const end = (text: string): boolean => {
+    if (re.test(text)) {
+      emit([file, line, partial.cut ? `${text}...` : text]);
+      found++;
+    }
+    line++;
+    partial.reset();
+    return found < room;
+  };
   while (pos < FILE_SCAN_BYTES) {
     const chunk = pos === 0 ? first : readRange(fd, pos, CHUNK);
     if (chunk.length === 0) break;
     pos += chunk.length;
-    const parts = (carry + chunk.toString("utf8")).split("\n");
-    carry = parts.pop() ?? "";
-    for (const text of parts) {
-      if (re.test(shown(text.length > LINE_MATCH_BYTES ? text.slice(0, LINE_MATCH_BYTES) : text))) {
-        emit([file, line, text.length > LINE_MATCH_BYTES ? `${text.slice(0, LINE_MATCH_BYTES)}...` : text]);
-        if (++found >= room) return found;
+    const text = decoder.decode(chunk, { stream: true });
+    let from = 0;
+    let oneByOne = -1; // lines that end up to here may match: they are tested one by one
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
+      if (from > oneByOne && partial.empty()) {
+        const skip = re.find
+          ? toNextWord(text, from, re.find)
+          : re.screen
+            ? screenBlock(text, from, re.screen)
+            : undefined;
+        oneByOne = skip ? skip.oneByOne : nl;
+        if (skip && skip.resume > from) {
+          line += skip.passed;
+          from = skip.resume;
+          if (pacer.due()) await pacer.pause();
+          continue;
+        }
       }
-      line++;
+      if (!end(partial.add(text, from, nl))) return found;
+      from = nl + 1;
+      if (pacer.due()) await pacer.pause();
     }
+    partial.add(text, from, text.length);
+    if (pacer.due()) await pacer.pause();
   }
-  if (carry && re.test(shown(carry.slice(0, LINE_MATCH_BYTES)))) {
-    emit([file, line, carry.slice(0, LINE_MATCH_BYTES)]);
-    found++;
-  }
+  const rest = partial.add(decoder.decode(), 0, undefined);
+  if (rest !== "" || partial.cut) end(rest);
   return found;
+}
+
+/** Lines passed by in one step: how many, where to go on (`from` itself: none), and up to where lines then go one by one. */
+interface Skip {
+  passed: number;
+  resume: number;
+  oneByOne: number;
+}
+
+/**
+ * To the line holding the next word every match holds: the whole lines
+ * before it cannot match. With no word left in the chunk's whole lines, past
+ * all of them. Undefined when the line at `from` holds one.
+ */
+function toNextWord(text: string, from: number, find: (text: string, from: number) => number): Skip | undefined {
+  const at = find(text, from);
+  const lastWhole = text.lastIndexOf("\n"); // a line after it is not whole yet: the next chunk completes it
+  const resume = at === -1 || at > lastWhole ? lastWhole + 1 : text.lastIndexOf("\n", at - 1) + 1;
+  if (resume <= from) return undefined;
+  return { passed: linesIn(text, from, resume), resume, oneByOne: text.indexOf("\n", resume) };
+}
+
+/**
+ * Screens the whole lines starting at `from` that fit in SCREEN_BLOCK_CHARS
+ * at once, past them when the pattern matches none. Otherwise they go one by
+ * one (and are not screened again): a block that may match, or one with a
+ * line too long to be screened with others (a line is matched on its start
+ * only, a block on all of it).
+ */
+function screenBlock(text: string, from: number, screen: (block: string) => boolean): Skip {
+  const blockEnd = text.lastIndexOf("\n", from + SCREEN_BLOCK_CHARS);
+  const oneByOne = { passed: 0, resume: from, oneByOne: Math.max(blockEnd, text.indexOf("\n", from)) };
+  if (blockEnd < from) return oneByOne; // the line at `from` alone is longer than a block
+  for (let at = from; at <= blockEnd; ) {
+    const nl = text.indexOf("\n", at);
+    if (nl - at > LINE_MATCH_CHARS) return oneByOne;
+    at = nl + 1;
+  }
+  if (screen(text.slice(from, blockEnd))) return oneByOne;
+  return { passed: linesIn(text, from, blockEnd + 1), resume: blockEnd + 1, oneByOne: -1 };
+}
+
+/** The newlines in text[from, to). */
+function linesIn(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let at = text.indexOf("\n", from); at !== -1 && at < to; at = text.indexOf("\n", at + 1)) count++;
+  return count;
+}
+
+/** The start of the line being read, at most LINE_MATCH_CHARS of it; `cut` once more was passed by. */
+class LineStart {
+  private kept = "";
+  cut = false;
+
+  /** Adds text[from, to) and returns the line's start so far. */
+  add(text: string, from: number, to: number | undefined): string {
+    const room = LINE_MATCH_CHARS - this.kept.length;
+    const stop = to ?? text.length;
+    if (stop - from > room) {
+      this.cut = true;
+      this.kept += text.slice(from, from + room);
+    } else this.kept += text.slice(from, stop);
+    return this.kept;
+  }
+
+  empty(): boolean {
+    return this.kept === "" && !this.cut;
+  }
+
+  reset(): void {
+    this.kept = "";
+    this.cut = false;
+  }
 }

@@ -1,5 +1,6 @@
 /** fs.tree: a directory as a tree, to a depth. */
 import { define } from "../../core/capability.ts";
+import { Pacer } from "../../core/pacer.ts";
 import type { TreeNode } from "../../core/result.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { notDir, walk } from "./fdio.ts";
@@ -25,19 +26,25 @@ export const fsTree = define({
     const root: TreeNode = { name: dir.sent || ".", children: [] };
     const byRel = new Map<string, TreeNode>([["", root]]);
     let nodes = 0;
-    walk(dir.fd, ctx.gate, args.depth as number, (e) => {
-      if (!args.hidden && e.name.startsWith(".")) return true;
-      const parent = byRel.get(e.rel.includes("/") ? e.rel.slice(0, e.rel.lastIndexOf("/")) : "");
-      if (!parent) return true; // under a hidden directory that was left out
-      if (++nodes > MAX_NODES) {
-        parent.children?.push({ name: `[more entries: past ${MAX_NODES} the tree stops; ask for less depth]` });
-        return false;
-      }
-      const node: TreeNode = e.stat.isDirectory() ? { name: `${e.name}/`, children: [] } : { name: e.name };
-      parent.children?.push(node);
-      if (e.stat.isDirectory()) byRel.set(e.rel, node);
-      return true;
-    });
+    await walk(
+      dir.fd,
+      ctx.gate,
+      args.depth as number,
+      new Pacer(ctx.signal, `listing ${JSON.stringify(dir.sent)}`),
+      (e) => {
+        if (!args.hidden && e.name.startsWith(".")) return true;
+        const parent = byRel.get(e.rel.includes("/") ? e.rel.slice(0, e.rel.lastIndexOf("/")) : "");
+        if (!parent) return true; // under a hidden directory that was left out
+        if (++nodes > MAX_NODES) {
+          parent.children?.push({ name: `[more entries: past ${MAX_NODES} the tree stops; ask for less depth]` });
+          return false;
+        }
+        const node: TreeNode = e.stat.isDirectory() ? { name: `${e.name}/`, children: [] } : { name: e.name };
+        parent.children?.push(node);
+        if (e.stat.isDirectory()) byRel.set(e.rel, node);
+        return true;
+      },
+    );
     return { type: "tree", root };
   },
 });

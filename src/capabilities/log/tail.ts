@@ -1,10 +1,14 @@
 /**
  * log.tail: the last lines of a log file, read backwards from its end in
  * chunks, optionally only the lines that contain a filter. /var/log is a root
- * of its own for this capability.
+ * of its own for this capability. The filter is plain text, matched by RE2
+ * (core/pattern) in a line's first 4,096 characters; the read gives way
+ * between lines and stops when the call is cancelled.
  */
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import { Pacer } from "../../core/pacer.ts";
+import { compileLiteral, onShown, type TextMatcher } from "../../core/pattern.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "../fs/fdio.ts";
 
@@ -21,7 +25,11 @@ export const logTail = define({
   inputs: {
     path: { type: "string", description: "the log file", required: true, path: "read", positional: true },
     lines: { type: "integer", description: "how many lines", range: [1, 10_000], default: 100 },
-    filter: { type: "string", description: "only lines containing this text" },
+    filter: {
+      type: "string",
+      description:
+        "only lines containing this text (plain text, not a pattern; looked for in a line's first 4,096 characters)",
+    },
   },
   result: {
     shape: "log",
@@ -42,33 +50,73 @@ export const logTail = define({
         "journald and wtmp logs are binary: read them with their own tools",
       );
     }
-    const want = args.lines as number;
-    const filter = args.filter as string | undefined;
-    // the filter is matched on the line as the caller will see it, so a secret's letters cannot be guessed one by one
-    const shown = ctx.shown ?? ((line: string) => line);
-    const found: [number, string][] = []; // newest first
-    let pos = size;
-    let carry = "";
-    let fromEnd = 0;
-    let skippedLast = false;
-    while (pos > 0 && found.length < want && size - pos < SCAN_BYTES) {
-      const start = Math.max(0, pos - CHUNK);
-      const chunk = readRange(p.fd, start, pos - start).toString("utf8") + carry;
-      pos = start;
-      const parts = chunk.split("\n");
-      carry = pos > 0 ? (parts.shift() ?? "") : "";
-      for (let i = parts.length - 1; i >= 0 && found.length < want; i--) {
-        const line = parts[i] as string;
-        if (!skippedLast) {
-          skippedLast = true;
-          if (line === "") continue; // the file ends on a newline
-        }
-        fromEnd++;
-        if (filter === undefined || shown(line).includes(filter)) found.push([-fromEnd, line]);
-      }
-    }
+    const filter =
+      args.filter === undefined ? undefined : onShown(compileLiteral("filter", String(args.filter)), ctx.shown);
+    const pacer = new Pacer(ctx.signal, `reading ${JSON.stringify(p.sent)}`);
+    const found = await lastLines(p.fd, size, args.lines as number, filter, pacer);
     const out = ctx.rows(["line", "text"], "log");
     for (const row of found.reverse()) out.add(row);
     return out.finish();
   },
 });
+
+/**
+ * The last `want` lines the filter takes, newest first, read back from `size`
+ * a chunk at a time. A chunk's whole lines are decoded at once (a newline
+ * never splits a character); a line that spans chunks is kept as bytes until
+ * its start is read, so a long line costs no copying per chunk.
+ */
+async function lastLines(
+  fd: number,
+  size: number,
+  want: number,
+  filter: TextMatcher | undefined,
+  pacer: Pacer,
+): Promise<[number, string][]> {
+  const found: [number, string][] = [];
+  let pieces: Buffer[] = []; // the end of the line being read, latest bytes first
+  let fromEnd = 0;
+  let last = true; // the next line is the file's last: empty, it is only the final newline
+  const take = (line: string) => {
+    if (last) {
+      last = false;
+      if (line === "") return;
+    }
+    fromEnd++;
+    if (filter === undefined || filter.test(line)) found.push([-fromEnd, line]);
+  };
+  const startingWith = (head: Buffer): string => {
+    const line = Buffer.concat([head, ...pieces.reverse()]).toString("utf8");
+    pieces = [];
+    return line;
+  };
+  let pos = size;
+  await pacer.pause(); // a call cancelled as soon as it was sent stops here
+  while (pos > 0 && found.length < want && size - pos < SCAN_BYTES) {
+    if (pacer.due()) await pacer.pause();
+    const start = Math.max(0, pos - CHUNK);
+    const chunk = readRange(fd, start, pos - start);
+    pos = start;
+    const lastNl = chunk.lastIndexOf(0x0a);
+    if (lastNl === -1) {
+      pieces.push(chunk); // all of it inside one line
+      continue;
+    }
+    take(startingWith(chunk.subarray(lastNl + 1)));
+    const firstNl = chunk.indexOf(0x0a);
+    const from = pos === 0 ? 0 : firstNl + 1;
+    if (from <= lastNl) {
+      const text = chunk.toString("utf8", from, lastNl);
+      for (let end = text.length; found.length < want; ) {
+        const nl = end > 0 ? text.lastIndexOf("\n", end - 1) : -1;
+        take(text.slice(nl + 1, end));
+        if (nl === -1) break;
+        end = nl;
+        if (pacer.due()) await pacer.pause();
+      }
+    }
+    if (pos > 0) pieces = [chunk.subarray(0, firstNl)];
+  }
+  if (pos === 0 && pieces.length > 0 && found.length < want) take(startingWith(Buffer.alloc(0))); // the first line
+  return found;
+}

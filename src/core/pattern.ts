@@ -1,0 +1,302 @@
+/**
+ * Every pattern a caller sends (a regular expression, a plain filter, a name
+ * glob) is compiled here, and only here, to RE2 (re2js). RE2 matches in time
+ * linear in the text; JavaScript's RegExp backtracks, and one pattern such as
+ * ^(.|.?)+\x00 held the server for a minute on a 3 KB file. So no pattern from
+ * a caller reaches RegExp, and what RE2 cannot take (backreferences,
+ * lookaround) is refused as `core.input.invalid` with a hint, never run.
+ *
+ * Linear is not the same as cheap: the work per character grows with the
+ * compiled program when RE2 falls back from its DFA to its NFA. So a pattern
+ * is bounded in length and in program size, and a text is matched on a
+ * bounded prefix (LINE_MATCH_CHARS), which bounds what one match can cost.
+ */
+import { RE2JS, RE2JSException, RE2JSSyntaxException } from "re2js";
+import { RtaError } from "./errors.ts";
+import { globToRe2 } from "./globToRe2.ts";
+
+/** A pattern longer than this is refused: nobody writes one this long by hand, and parsing is paid per call. */
+export const MAX_PATTERN_CHARS = 4096;
+/**
+ * The compiled program's size, in RE2 instructions. The NFA steps every
+ * instruction per character at worst: at 1,000, a 4 KiB line costs some tens
+ * of milliseconds on a slow core, the most one match may hold the loop.
+ */
+export const MAX_PROGRAM_INSTRUCTIONS = 1000;
+/**
+ * The memory re2js's lazy DFA may spend per compiled pattern, by its own count
+ * (JavaScript objects cost several times that). Its default, 8 MiB, came to
+ * 20-40 MB held per pattern in a search, and an agent can run many searches
+ * at once. Common patterns need a few KiB of states; one that needs more
+ * falls back to the NFA sooner, still linear and bounded by its program.
+ */
+export const DFA_BUDGET_BYTES = 256 * 1024;
+/** A line is matched on this many characters at most (and the pacer gives way between lines). */
+export const LINE_MATCH_CHARS = 4096;
+
+/** A compiled pattern. `test` takes one line (or one name), matches its first LINE_MATCH_CHARS, and is linear in them. */
+export interface TextMatcher {
+  test(text: string): boolean;
+  /**
+   * For a block of whole lines joined by newlines, each no longer than
+   * LINE_MATCH_CHARS: false only when `test` is false for every one of them,
+   * so a search can pass the block by in one step. Absent where the pattern
+   * could tell a block from a line (\A, \z, or turning multi-line off), and
+   * where `find` does better.
+   */
+  screen?: (block: string) => boolean;
+  /**
+   * Where in `text`, at `from` or after, the next of the words every match
+   * holds begins; -1 for nowhere. A line without one cannot match, whatever
+   * its length, so a search goes straight to the line holding the next one.
+   * Each word's next place is remembered while a search moves forward
+   * through a text, so finding them all costs time linear in it.
+   */
+  find?: (text: string, from: number) => number;
+}
+
+/** A block given to `screen` is at most this long, so one screening costs what one line does. */
+export const SCREEN_BLOCK_CHARS = LINE_MATCH_CHARS;
+
+const REGEX_HINT =
+  "RE2 syntax: classes, groups, | and repetition ({n,m} up to 1000) and flags such as (?i) work; " +
+  "backreferences (\\1) and lookaround ((?=, (?!, (?<=, (?<!) do not; " +
+  "escape ( ) [ ] { } . * + ? | ^ $ \\ with a backslash to match them, and write \\x{41} for \\u0041";
+
+/**
+ * The matcher tested on a line as the caller will be shown it (credentials
+ * masked for an agent), so a secret's letters cannot be read out one guess
+ * at a time. The skip-ahead (`find`, `screen`) still looks at the raw text:
+ * it only passes lines by, and a line is kept only when its shown form
+ * matches, so what it skips tells the caller nothing a shown line does not.
+ */
+export function onShown(matcher: TextMatcher, shown: ((text: string) => string) | undefined): TextMatcher {
+  if (shown === undefined) return matcher;
+  return { ...matcher, test: (text) => matcher.test(shown(text)) };
+}
+
+/**
+ * A regular expression in RE2 syntax, matched anywhere in a line.
+ * Refuses (core.input.invalid) a pattern past MAX_PATTERN_CHARS, one RE2
+ * rejects (backreferences, lookaround, bad syntax, repeats past 1000), and one
+ * whose program is past MAX_PROGRAM_INSTRUCTIONS.
+ * @param input the input's name, for the message ("pattern")
+ */
+export function compileRegex(input: string, pattern: string, options: { ignoreCase?: boolean } = {}): TextMatcher {
+  checkLength(input, pattern, "regular expression");
+  const ignoreCase = options.ignoreCase === true;
+  const line = compiled(input, pattern, ignoreCase, REGEX_HINT);
+  const words = plainWords(pattern, ignoreCase);
+  if (words) return { test: lineTest(line), find: wordFinder(words, ignoreCase) };
+  // re2js leaves case-folded literals out of its prefilter: the words it names match exactly
+  const required = requiredWords(line.re2().prefilter);
+  if (required) return { test: lineTest(line), find: wordFinder(required, false) };
+  // A match inside a line is a match inside a block holding it, once ^ and $ mean the ends of each line (?m);
+  // only assertions about the whole text (\A, \z, (?-m)) could tell the two apart.
+  const blockSafe = !/\\[Az]/.test(pattern) && !/\(\?[A-Za-z]*-/.test(pattern);
+  const block = blockSafe ? compiled(input, `(?m)${pattern}`, ignoreCase, REGEX_HINT) : undefined;
+  return { test: lineTest(line), ...(block ? { screen: (text: string) => block.test(text) } : {}) };
+}
+
+/**
+ * Plain text, matched anywhere in a line: nothing in it is special. Refuses
+ * only text past MAX_PATTERN_CHARS.
+ */
+export function compileLiteral(input: string, text: string, options: { ignoreCase?: boolean } = {}): TextMatcher {
+  checkLength(input, text, "filter");
+  // A literal's program is as long as the text, but its DFA has a state per character and never falls back.
+  const ignoreCase = options.ignoreCase === true;
+  const re = compiled(input, RE2JS.quote(text), ignoreCase, "send less text", "filter", false);
+  const ascii = /^[\x20-\x7e]*$/.test(text);
+  if (!ignoreCase || ascii) return { test: lineTest(re), find: wordFinder([text], ignoreCase) };
+  return { test: lineTest(re), screen: (block) => re.test(block) };
+}
+
+const GLOB_HINT =
+  "* is any run of characters, ? one character, [abc] or [a-z] one of a set ([!abc] none of it), " +
+  "{a,b} either; a backslash makes the next character plain";
+
+/**
+ * A glob, matched against a whole name (not a path): `*` and `**` any run,
+ * `?` one character, `[...]` a set (`[!...]` or `[^...]` its complement),
+ * `{a,b}` alternatives (nested), `\` makes the next character plain, and a
+ * leading `!` matches the names the rest does not. An unclosed `[` or `{` is
+ * plain text. The glob is translated to RE2, so matching is linear as well.
+ * Refuses (core.input.invalid) a glob past MAX_PATTERN_CHARS, a set with a
+ * range the wrong way round, and one too large to compile.
+ */
+export function compileGlob(input: string, glob: string): TextMatcher {
+  checkLength(input, glob, "glob");
+  const negate = glob.startsWith("!");
+  const body = negate ? glob.slice(1) : glob;
+  // (?s): a name may hold a newline, and * and ? match it too
+  const m = compiled(input, `(?s)^(?:${globToRe2(body)})$`, false, GLOB_HINT, "glob");
+  // a name is at most 255 bytes: it is matched whole
+  return { test: negate ? (name) => !m.test(name) : (name) => m.test(name) };
+}
+
+function checkLength(input: string, text: string, what: string): void {
+  if (text.length > MAX_PATTERN_CHARS)
+    throw new RtaError(
+      "core.input.invalid",
+      `${input} is ${text.length} characters long; a ${what} may be at most ${MAX_PATTERN_CHARS}`,
+      "send a shorter one",
+    );
+}
+
+function compiled(
+  input: string,
+  source: string,
+  ignoreCase: boolean,
+  hint: string,
+  what = "regular expression",
+  boundProgram = true,
+): RE2JS {
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (err) {
+    if (!(err instanceof RE2JSException)) throw err;
+    const reason = what === "glob" ? globWhy(err) : why(err, source);
+    throw new RtaError("core.input.invalid", `${input} is not a ${what} rta can match: ${reason}`, hint);
+  }
+  // The program and the DFA are not part of re2js's typed surface (pinned at 2.10.0): the program's size bounds
+  // the NFA's work per character, and the DFA's budget the memory one search holds.
+  const internals = re.re2() as unknown as {
+    prog: { numInst(): number };
+    dfa: { stateBudget: number; memBudget: number };
+  };
+  internals.dfa.stateBudget = DFA_BUDGET_BYTES;
+  internals.dfa.memBudget = DFA_BUDGET_BYTES;
+  const size = internals.prog.numInst();
+  if (boundProgram && size > MAX_PROGRAM_INSTRUCTIONS)
+    throw new RtaError(
+      "core.input.invalid",
+      `${input} compiles to ${size} RE2 instructions; at most ${MAX_PROGRAM_INSTRUCTIONS} are taken`,
+      "use smaller repeat counts ({n,m}) or fewer alternatives",
+    );
+  return re;
+}
+
+function lineTest(line: RE2JS): (text: string) => boolean {
+  return (text) => line.test(text.length > LINE_MATCH_CHARS ? text.slice(0, LINE_MATCH_CHARS) : text);
+}
+
+/** At most this many words make a pattern screened by plain search; more are left to RE2. */
+const MAX_SCREEN_WORDS = 16;
+
+/**
+ * The words of a pattern that is only plain words joined by | (the commonest
+ * searches: `TODO`, `ERROR|FATAL`), for a screen by native substring search,
+ * several times faster than RE2's DFA. Under ignore-case only ASCII words
+ * qualify, whose case variants wordFinder can find by lowering the text.
+ */
+function plainWords(pattern: string, ignoreCase: boolean): string[] | undefined {
+  if (pattern === "" || /[\\.^$|?*+()[\]{}]/.test(pattern.replaceAll("|", ""))) return undefined;
+  const words = pattern.split("|");
+  if (words.length > MAX_SCREEN_WORDS || words.includes("")) return undefined;
+  if (ignoreCase && !/^[\x20-\x7e]*$/.test(pattern)) return undefined;
+  return words;
+}
+
+/**
+ * Words one of which every match holds, read from the prefilter re2js builds
+ * for itself (its shape is not typed; re2js is pinned): an exact literal; for
+ * a sequence, the sub-pattern whose words are longest; for alternatives, all
+ * of theirs. Undefined when there are none (a case-folded literal has none) or
+ * more than MAX_SCREEN_WORDS. `ERROR.*disk`, `^\s*return null;` and
+ * `(GET|POST) /api` all have some, and are found by substring search.
+ */
+function requiredWords(prefilter: unknown): string[] | undefined {
+  const p = prefilter as { type?: number; str?: unknown; subs?: unknown[] } | null | undefined;
+  if (!p) return undefined;
+  if (p.type === PREFILTER_EXACT) return typeof p.str === "string" && p.str !== "" ? [p.str] : undefined;
+  if (p.type === PREFILTER_AND) {
+    let best: string[] | undefined;
+    for (const sub of p.subs ?? []) {
+      const words = requiredWords(sub);
+      if (words && (!best || shortest(words) > shortest(best))) best = words;
+    }
+    return best;
+  }
+  if (p.type === PREFILTER_OR) {
+    const all: string[] = [];
+    for (const sub of p.subs ?? []) {
+      const words = requiredWords(sub);
+      if (!words) return undefined;
+      all.push(...words);
+      if (all.length > MAX_SCREEN_WORDS) return undefined;
+    }
+    return all.length > 0 ? all : undefined;
+  }
+  return undefined;
+}
+
+/** re2js's Prefilter.Type values */
+const PREFILTER_EXACT = 1;
+const PREFILTER_AND = 2;
+const PREFILTER_OR = 3;
+
+function shortest(words: string[]): number {
+  return Math.min(...words.map((w) => w.length));
+}
+
+/**
+ * Finds the words as plain text. Under ignore-case the words are ASCII, and
+ * the only characters RE2 folds to an ASCII letter are its two cases, the
+ * Kelvin sign (which lowers to k) and the long s (which lowers to itself, so
+ * it is made an s): the lowered text holds every case variant of a word,
+ * lowered, at the same place, unless lowering lengthened a character (such as
+ * U+0130); then places cannot be told, and every line from `from` on is a
+ * candidate if a word is there at all. Substring search is at worst the
+ * text's length times the word's, both bounded (a chunk, MAX_PATTERN_CHARS).
+ */
+function wordFinder(words: string[], ignoreCase: boolean): (text: string, from: number) => number {
+  const sought = ignoreCase ? words.map((w) => w.toLowerCase()) : words;
+  let seen: string | undefined; // the text the places below are for, and the last place asked from
+  let lastFrom = 0;
+  let searched = "";
+  let aligned = true;
+  const next = sought.map(() => -1); // each word's next place at or after the last `from`, -1 for none
+  return (text, from) => {
+    // a new text, or the same again from further back (two files alike): the places are found anew
+    if (text !== seen || from < lastFrom) {
+      seen = text;
+      searched = text;
+      if (ignoreCase) {
+        searched = text.toLowerCase();
+        if (searched.includes("\u017f")) searched = searched.replaceAll("\u017f", "s");
+      }
+      aligned = searched.length === text.length;
+      for (let i = 0; i < sought.length; i++) next[i] = searched.indexOf(sought[i] as string);
+    }
+    lastFrom = from;
+    let first = -1;
+    for (let i = 0; i < sought.length; i++) {
+      let at = next[i] as number;
+      if (at !== -1 && at < from) next[i] = at = searched.indexOf(sought[i] as string, from);
+      if (at !== -1 && (first === -1 || at < first)) first = at;
+    }
+    return first === -1 || aligned ? first : from;
+  };
+}
+
+/** What RE2 found wrong, in words; the piece it points at only when short, so a long pattern is not echoed back. */
+function why(err: RE2JSException, pattern: string): string {
+  if (!(err instanceof RE2JSSyntaxException)) return "it is too large";
+  const piece = err.input ?? "";
+  if (/^\\[1-9]/.test(piece)) return "backreferences (\\1) are not supported";
+  if (piece === "(?P" && pattern.includes("(?P=")) return "backreferences ((?P=name)) are not supported";
+  if (piece.startsWith("(?=") || piece.startsWith("(?!")) return "lookahead ((?= or (?!) is not supported";
+  if (piece.startsWith("(?<=") || piece.startsWith("(?<!")) return "lookbehind ((?<= or (?<!) is not supported";
+  if (piece === "\\k" || piece.startsWith("\\k<")) return "backreferences (\\k<name>) are not supported";
+  const desc = err.error.replace(/^error parsing regexp: /, "");
+  return piece !== "" && piece.length <= 24 ? `${desc}: ${piece}` : desc;
+}
+
+/** The glob was translated, so RE2's words would name a pattern the caller never wrote. */
+function globWhy(err: RE2JSException): string {
+  if (err instanceof RE2JSSyntaxException && err.error.includes("range"))
+    return "a set has a range the wrong way round";
+  return "it nests or repeats too much";
+}
