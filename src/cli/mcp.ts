@@ -11,6 +11,7 @@ import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
 import { PathGate } from "../gate/pathGate.ts";
+import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "../mcp/callsInFlight.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
@@ -126,23 +127,26 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
   };
-  const handle = serveStdio(() => createServer(ctx), {
+  const calls = new CallsInFlight();
+  const handle = serveStdio(() => calls.track(createServer(ctx)), {
     transport,
     onerror: (err) => {
       if (io.env.RTA_DEBUG) io.err(`rta: protocol: ${err.message}\n`);
     },
   });
   if ((await Promise.race([transport.ended().then(() => "ended" as const), signalled])) === "signal") {
-    // Calls under way are stopped by the close and written to the record before the session's end, within a bound.
-    await Promise.race([handle.close(), Bun.sleep(2000)]);
-    await Bun.sleep(0);
-    record.append(sessionMark("end", session, new Date(), "stdio"));
-    record.close();
+    // Told to stop: read no more requests, let the calls under way finish and answer (cancelled past a grace),
+    // and end the session once each has its line in the record.
+    transport.stopReading();
+    const unstopped = await finishCalls(calls);
+    await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
+    endSession(io, record, session, "stdio", unstopped);
     process.exit(Exit.ok);
   }
+  // The client closed its end: closing the server cancels the calls under way, and each is recorded as it stops.
   await handle.close();
-  record.append(sessionMark("end", session, new Date(), "stdio"));
-  record.close();
+  await calls.settled(CANCEL_GRACE_MS);
+  endSession(io, record, session, "stdio", calls.size);
   return transport.endedOnLimit ? Exit.failure : Exit.ok;
 }
 
@@ -274,13 +278,14 @@ async function serveHttp(
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
   };
-  const { httpFetch } = await import("../mcp/http.ts");
+  const { httpFront } = await import("../mcp/http.ts");
+  const front = httpFront(ctx, { ...address, allowHosts: opts.allowHost });
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
       hostname: address.hostname,
       port: address.port,
-      fetch: httpFetch(ctx, { ...address, allowHosts: opts.allowHost }),
+      fetch: front.fetch,
       // Bun's development page shows the source and the working directory: never, whatever NODE_ENV says.
       development: false,
       error(thrown) {
@@ -325,10 +330,26 @@ async function serveHttp(
       io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
   }
   await stopped;
-  server.stop(true);
-  record.append(sessionMark("end", session, new Date(), "http"));
+  // Stop taking requests, let the calls under way finish (cancelled past a grace) and be recorded, then end.
+  front.stopAccepting();
+  void server.stop(false);
+  const unstopped = await finishCalls(front.calls);
+  endSession(io, record, session, "http", unstopped);
+  front.closeSessions();
+  void server.stop(true);
+  process.exit(Exit.ok);
+}
+
+/**
+ * Writes a session's end line once its calls are recorded. A call that did
+ * not stop even when cancelled is said on stderr: its line would come after
+ * the end, so the process ends without it.
+ */
+function endSession(io: Cli["io"], record: FileRecord, session: string, transport: string, unstopped: number): void {
+  if (unstopped > 0)
+    io.err(`rta: ${unstopped} call(s) did not stop when cancelled; ending without their record lines\n`);
+  record.append(sessionMark("end", session, new Date(), transport));
   record.close();
-  return Exit.ok;
 }
 
 /** Resolves when the server is told to stop: SIGINT, SIGTERM or SIGHUP, whichever comes first. */

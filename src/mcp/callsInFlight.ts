@@ -1,0 +1,98 @@
+/**
+ * The tool calls a server is running, so that a server told to stop can let
+ * them finish, cancel what is left after a grace period, and write its end
+ * line only once every call it ran has its own line in the record. An end
+ * line written before a call's would read as tampering to `--verify`.
+ *
+ * A call's record line is written before its answer is returned (the
+ * pipeline records in its own finally), so a call that is no longer tracked
+ * here has been recorded.
+ */
+import type { Server } from "@modelcontextprotocol/server";
+
+/**
+ * How long a stopping server lets calls under way finish before it cancels
+ * them: a grep or an HTTP fetch done in a few seconds is worth its answer,
+ * and ten seconds leaves most of a container's 30-second stop window for the
+ * cancelled calls to be recorded.
+ */
+export const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long a cancelled call has to stop and be recorded. Capabilities stop at
+ * the next check of their abort signal, well inside this; one that does not
+ * is left unrecorded rather than written after the session's end line.
+ */
+export const CANCEL_GRACE_MS = 2_000;
+
+type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
+
+/** The SDK keeps a server's request handlers in this map; the field is not public, and the SDK version is pinned. */
+interface HandlerTable {
+  _requestHandlers?: Map<string, Handler>;
+}
+
+export class CallsInFlight {
+  /** each call under way, with the server that runs it (closing the server aborts the call's signal) */
+  private readonly running = new Map<Promise<unknown>, Server>();
+  private waiters: (() => void)[] = [];
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Wraps a server's `tools/call` handler so that each call is counted while
+   * it runs. Returns the same server. Throws if the SDK no longer keeps its
+   * handlers where this looks, so a change of SDK fails loudly in the tests.
+   */
+  track(server: Server): Server {
+    const table = (server as unknown as HandlerTable)._requestHandlers;
+    const inner = table?.get("tools/call");
+    if (!table || !inner) throw new Error("the MCP server has no tools/call handler to track");
+    table.set("tools/call", (request, ctx) => {
+      const call = inner(request, ctx);
+      this.running.set(call, server);
+      const done = () => {
+        this.running.delete(call);
+        if (this.running.size === 0) for (const wake of this.waiters.splice(0)) wake();
+      };
+      call.then(done, done);
+      return call;
+    });
+    return server;
+  }
+
+  /** Resolves true once no call is under way, or false when `ms` pass first. */
+  async settled(ms: number): Promise<boolean> {
+    if (this.running.size === 0) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<true>((resolve) => this.waiters.push(() => resolve(true)));
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const result = await Promise.race([idle, late]);
+    clearTimeout(timer);
+    return result;
+  }
+
+  /** Cancels every call under way by closing the server that runs it; each is recorded as it stops. */
+  cancel(): void {
+    for (const server of new Set(this.running.values())) void server.close().catch(() => {});
+  }
+}
+
+/**
+ * The order a stopping server keeps: calls under way finish (up to the
+ * grace), what is left is cancelled and given time to be recorded. Resolves
+ * with the number of calls that did not stop, which are then left unrecorded.
+ */
+export async function finishCalls(
+  calls: CallsInFlight,
+  graceMs = SHUTDOWN_GRACE_MS,
+  cancelGraceMs = CANCEL_GRACE_MS,
+): Promise<number> {
+  if (await calls.settled(graceMs)) return 0;
+  calls.cancel();
+  await calls.settled(cancelGraceMs);
+  return calls.size;
+}
