@@ -11,7 +11,7 @@ import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
 import { PathGate } from "../gate/pathGate.ts";
-import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "../mcp/callsInFlight.ts";
+import { CANCEL_GRACE_MS, CallsInFlight, finishCalls, SHUTDOWN_GRACE_MS } from "../mcp/callsInFlight.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
@@ -138,9 +138,15 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     // Told to stop: read no more requests, let the calls under way finish and answer (cancelled past a grace),
     // and end the session once each has its line in the record.
     transport.stopReading();
+    sayStopping(io, calls.size);
     const unstopped = await finishCalls(calls);
     await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
     endSession(io, record, session, "stdio", unstopped);
+    // The finished calls' answers are written; let them leave before the process does.
+    await Promise.race([
+      new Promise<void>((resolve) => process.stdout.write("", () => resolve())),
+      Bun.sleep(CANCEL_GRACE_MS),
+    ]);
     process.exit(Exit.ok);
   }
   // The client closed its end: closing the server cancels the calls under way, and each is recorded as it stops.
@@ -332,12 +338,21 @@ async function serveHttp(
   await stopped;
   // Stop taking requests, let the calls under way finish (cancelled past a grace) and be recorded, then end.
   front.stopAccepting();
-  void server.stop(false);
+  const drained = server.stop(false);
+  sayStopping(io, front.calls.size);
   const unstopped = await finishCalls(front.calls);
   endSession(io, record, session, "http", unstopped);
+  // The answers of the calls that finished are still on their way: let them go out (a session's open stream
+  // lasts as long as the session, so sessions are closed first), within a bound.
   front.closeSessions();
+  await Promise.race([drained, Bun.sleep(CANCEL_GRACE_MS)]);
   void server.stop(true);
   process.exit(Exit.ok);
+}
+
+function sayStopping(io: Cli["io"], underWay: number): void {
+  if (underWay > 0)
+    io.err(`rta: stopping: ${underWay} call(s) under way may take up to ${SHUTDOWN_GRACE_MS / 1000} s to finish\n`);
 }
 
 /**
