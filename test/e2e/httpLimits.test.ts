@@ -112,7 +112,7 @@ describe("before the token", () => {
       expect([401, 403]).toContain(statusOf(e.reply));
       expect(e.sentWhenAnswered).toBe(0);
     }
-  });
+  }, 30_000);
 
   test("800 slow connections with a bad Host and no token are each answered at once; the server does not grow", async () => {
     const before = rssMiB(srv.proc.pid);
