@@ -251,7 +251,10 @@ export function httpFront(ctx: ServeContext, opts: HttpOptions): HttpFront {
     await make().connect(session.transport);
     const res = await session.transport.handleRequest(req, { authInfo, parsedBody });
     // An initialize the transport did not take leaves no session behind.
-    if (session.transport.sessionId === undefined) sessions.forget(session.id);
+    if (session.transport.sessionId === undefined) {
+      sessions.forget(session.id);
+      void session.transport.close().catch(() => {});
+    }
     return res;
   }
 
