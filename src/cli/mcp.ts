@@ -15,7 +15,7 @@ import { CANCEL_GRACE_MS, CallsInFlight, finishCalls, SHUTDOWN_GRACE_MS } from "
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
-import { FileRecord, type RecordSink, sessionMark } from "../record/append.ts";
+import { FileRecord, type RecordEntry, type RecordSink, sessionMark } from "../record/append.ts";
 import { processDeps, redactorFor } from "./deps.ts";
 import { wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
@@ -57,14 +57,12 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   });
 
   // With --verbose every agent call is also one short line on stderr: tool, outcome, duration, never the arguments.
-  const sink: RecordSink = opts.verbose
-    ? {
-        append: (entry) => {
-          record.append(entry);
-          if (!entry.kind) io.err(`rta: ${entry.agent} ${entry.capability} ${entry.outcome} ${entry.duration_ms} ms\n`);
-        },
-      }
-    : record;
+  const sink = new SessionRecord(
+    record,
+    opts.verbose
+      ? (entry) => io.err(`rta: ${entry.agent} ${entry.capability} ${entry.outcome} ${entry.duration_ms} ms\n`)
+      : undefined,
+  );
   const deps = processDeps(io.env, sink, given);
   const roots = deps.roots.roots;
   const config = deps.config.current();
@@ -88,7 +86,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     // A remote client is told nothing of where the server keeps what it serves.
     deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots);
   }
-  if (address) return serveHttp(cli, deps, roots, recordFile, session, record, address, opts, agent, maxResult);
+  if (address) return serveHttp(cli, deps, roots, recordFile, session, sink, address, opts, agent, maxResult);
   record.append(sessionMark("start", session, new Date(), "stdio"));
   // A client that stops its server with a signal (as the SDK's does when stdin's end is not enough) still gets
   // the session's end line, so the record does not read as cut.
@@ -141,7 +139,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     sayStopping(io, calls.size);
     const unstopped = await finishCalls(calls);
     await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
-    endSession(io, record, session, "stdio", unstopped);
+    endSession(io, sink, session, "stdio", unstopped);
     // The finished calls' answers are written; let them leave before the process does.
     await Promise.race([
       new Promise<void>((resolve) => process.stdout.write("", () => resolve())),
@@ -152,7 +150,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   // The client closed its end: closing the server cancels the calls under way, and each is recorded as it stops.
   await handle.close();
   await calls.settled(CANCEL_GRACE_MS);
-  endSession(io, record, session, "stdio", calls.size);
+  endSession(io, sink, session, "stdio", calls.size);
   return transport.endedOnLimit ? Exit.failure : Exit.ok;
 }
 
@@ -266,7 +264,7 @@ async function serveHttp(
   roots: string[],
   recordFile: string,
   session: string,
-  record: FileRecord,
+  record: SessionRecord,
   address: { hostname: string; port: number },
   opts: ServeOptions,
   agent: string | undefined,
@@ -356,15 +354,37 @@ function sayStopping(io: Cli["io"], underWay: number): void {
 }
 
 /**
- * Writes a session's end line once its calls are recorded. A call that did
- * not stop even when cancelled is said on stderr: its line would come after
- * the end, so the process ends without it.
+ * The record as a server's calls reach it. Once the session's end line is
+ * written nothing more is: a call that did not stop even when cancelled would
+ * otherwise be written after the end, which --verify reads as tampering.
  */
-function endSession(io: Cli["io"], record: FileRecord, session: string, transport: string, unstopped: number): void {
+class SessionRecord implements RecordSink {
+  private ended = false;
+
+  constructor(
+    private readonly record: FileRecord,
+    private readonly onCall?: (entry: RecordEntry) => void,
+  ) {}
+
+  append(entry: RecordEntry): void {
+    if (this.ended) return;
+    this.record.append(entry);
+    if (!entry.kind) this.onCall?.(entry);
+  }
+
+  /** Writes the end line, and closes the record to every later line. */
+  end(mark: RecordEntry): void {
+    this.append(mark);
+    this.ended = true;
+    this.record.close();
+  }
+}
+
+/** Writes a session's end line once its calls are recorded; a call that did not stop is said on stderr. */
+function endSession(io: Cli["io"], sink: SessionRecord, session: string, transport: string, unstopped: number): void {
   if (unstopped > 0)
     io.err(`rta: ${unstopped} call(s) did not stop when cancelled; ending without their record lines\n`);
-  record.append(sessionMark("end", session, new Date(), transport));
-  record.close();
+  sink.end(sessionMark("end", session, new Date(), transport));
 }
 
 /** Resolves when the server is told to stop: SIGINT, SIGTERM or SIGHUP, whichever comes first. */
