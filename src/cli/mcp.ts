@@ -136,8 +136,9 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     // Told to stop: read no more requests, let the calls under way finish and answer (cancelled past a grace),
     // and end the session once each has its line in the record.
     transport.stopReading();
+    const again = untilStopped();
     sayStopping(io, calls.size);
-    const unstopped = await finishCalls(calls);
+    const unstopped = await finishCalls(calls, again);
     await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
     endSession(io, sink, session, "stdio", unstopped);
     // The finished calls' answers are written; let them leave before the process does.
@@ -337,8 +338,9 @@ async function serveHttp(
   // Stop taking requests, let the calls under way finish (cancelled past a grace) and be recorded, then end.
   front.stopAccepting();
   const drained = server.stop(false);
+  const again = untilStopped();
   sayStopping(io, front.calls.size);
-  const unstopped = await finishCalls(front.calls);
+  const unstopped = await finishCalls(front.calls, again);
   endSession(io, record, session, "http", unstopped);
   // The answers of the calls that finished are still on their way: let them go out (a session's open stream
   // lasts as long as the session, so sessions are closed first), within a bound.
@@ -350,7 +352,9 @@ async function serveHttp(
 
 function sayStopping(io: Cli["io"], underWay: number): void {
   if (underWay > 0)
-    io.err(`rta: stopping: ${underWay} call(s) under way may take up to ${SHUTDOWN_GRACE_MS / 1000} s to finish\n`);
+    io.err(
+      `rta: stopping: ${underWay} call(s) under way may take up to ${SHUTDOWN_GRACE_MS / 1000} s to finish (signal again to cancel them now)\n`,
+    );
 }
 
 /**

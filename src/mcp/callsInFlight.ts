@@ -24,7 +24,10 @@ export const SHUTDOWN_GRACE_MS = 10_000;
  */
 export const CANCEL_GRACE_MS = 2_000;
 
-type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
+type Handler = (request: unknown, ctx: RequestContext) => Promise<unknown>;
+interface RequestContext {
+  mcpReq: { signal: AbortSignal };
+}
 
 /** The SDK keeps a server's request handlers in this map; the field is not public, and the SDK version is pinned. */
 interface HandlerTable {
@@ -32,9 +35,10 @@ interface HandlerTable {
 }
 
 export class CallsInFlight {
-  /** each call under way, with the server that runs it (closing the server aborts the call's signal) */
-  private readonly running = new Map<Promise<unknown>, Server>();
+  private readonly running = new Set<Promise<unknown>>();
   private waiters: (() => void)[] = [];
+  /** aborted to cancel every call under way; each still answers (core.call.cancelled) and is recorded */
+  private readonly stopping = new AbortController();
 
   get size(): number {
     return this.running.size;
@@ -42,16 +46,19 @@ export class CallsInFlight {
 
   /**
    * Wraps a server's `tools/call` handler so that each call is counted while
-   * it runs. Returns the same server. Throws if the SDK no longer keeps its
-   * handlers where this looks, so a change of SDK fails loudly in the tests.
+   * it runs and hears cancel() through its abort signal, beside the client's
+   * own cancellation. Returns the same server. Throws if the SDK no longer
+   * keeps its handlers where this looks, so a change of SDK fails loudly in
+   * the tests.
    */
   track(server: Server): Server {
     const table = (server as unknown as HandlerTable)._requestHandlers;
     const inner = table?.get("tools/call");
     if (!table || !inner) throw new Error("the MCP server has no tools/call handler to track");
     table.set("tools/call", (request, ctx) => {
-      const call = inner(request, ctx);
-      this.running.set(call, server);
+      const signal = AbortSignal.any([ctx.mcpReq.signal, this.stopping.signal]);
+      const call = inner(request, { ...ctx, mcpReq: { ...ctx.mcpReq, signal } });
+      this.running.add(call);
       const done = () => {
         this.running.delete(call);
         if (this.running.size === 0) for (const wake of this.waiters.splice(0)) wake();
@@ -75,23 +82,28 @@ export class CallsInFlight {
     return result;
   }
 
-  /** Cancels every call under way by closing the server that runs it; each is recorded as it stops. */
+  /**
+   * Cancels every call under way through its abort signal: the call stops,
+   * is recorded as cancelled, and its client is answered so.
+   */
   cancel(): void {
-    for (const server of new Set(this.running.values())) void server.close().catch(() => {});
+    this.stopping.abort();
   }
 }
 
 /**
  * The order a stopping server keeps: calls under way finish (up to the
- * grace), what is left is cancelled and given time to be recorded. Resolves
- * with the number of calls that did not stop, which are then left unrecorded.
+ * grace, or until `hurry` resolves: a second signal), what is left is
+ * cancelled and given time to be recorded. Resolves with the number of calls
+ * that did not stop, which are then left unrecorded.
  */
 export async function finishCalls(
   calls: CallsInFlight,
+  hurry: Promise<unknown> = new Promise(() => {}),
   graceMs = SHUTDOWN_GRACE_MS,
   cancelGraceMs = CANCEL_GRACE_MS,
 ): Promise<number> {
-  if (await calls.settled(graceMs)) return 0;
+  if (await Promise.race([calls.settled(graceMs), hurry.then(() => false)])) return 0;
   calls.cancel();
   await calls.settled(cancelGraceMs);
   return calls.size;

@@ -48,7 +48,11 @@ afterAll(() => {
   stalled.stop();
 });
 
-async function stopWithCallUnderWay(era: "legacy" | "modern", target: ReturnType<typeof slowServer>) {
+async function stopWithCallUnderWay(
+  era: "legacy" | "modern",
+  target: ReturnType<typeof slowServer>,
+  signals: 1 | 2 = 1,
+) {
   const data = tempDir();
   const config = tempDir();
   const srv = await startHttp([], { data, config });
@@ -73,6 +77,10 @@ async function stopWithCallUnderWay(era: "legacy" | "modern", target: ReturnType
   );
   await reached;
   srv.proc.kill("SIGTERM");
+  if (signals === 2) {
+    while (!srv.stderr().includes("rta: stopping")) await Bun.sleep(10);
+    srv.proc.kill("SIGTERM");
+  }
   const answer = await call;
   expect(await srv.proc.exited).toBe(0);
   await c.close().catch(() => undefined);
@@ -92,7 +100,15 @@ describe("a server stopped by SIGTERM with a call under way", () => {
   }
 
   test("a call that does not finish within the grace is cancelled and recorded before the end line", async () => {
-    const { outcomes, verified } = await stopWithCallUnderWay("modern", stalled);
+    const { answer, outcomes, verified } = await stopWithCallUnderWay("modern", stalled);
+    expect(answer).toMatchObject({ type: "error", code: "core.call.cancelled" });
+    expect(outcomes).toEqual(["start", "core.call.cancelled", "end"]);
+    expect(verified).toMatchObject({ problems: [], open: [] });
+  }, 30_000);
+
+  test("a second signal cancels the calls under way at once, and they are still recorded before the end", async () => {
+    const { answer, outcomes, verified } = await stopWithCallUnderWay("legacy", stalled, 2);
+    expect(answer).toMatchObject({ type: "error", code: "core.call.cancelled" });
     expect(outcomes).toEqual(["start", "core.call.cancelled", "end"]);
     expect(verified).toMatchObject({ problems: [], open: [] });
   }, 30_000);
@@ -112,7 +128,7 @@ describe("a stdio server stopped by SIGTERM with a call under way", () => {
       .catch((e: Error) => e.message);
     await reached;
     process.kill(s.pid() as number, "SIGTERM");
-    await call; // a cancelled call's answer goes nowhere: the client is told the connection closed
+    expect(await call).toBe("core.call.cancelled");
     await s.close().catch(() => undefined);
     const lines = readRecord(join(data, "agent-log.jsonl")).lines;
     expect(lines.map((l) => l.kind ?? l.outcome)).toEqual(["start", "core.call.cancelled", "end"]);

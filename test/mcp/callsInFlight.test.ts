@@ -44,7 +44,16 @@ describe("CallsInFlight", () => {
     const { client, outcomes } = await pair(calls);
     void client.callTool({ name: "x", arguments: {} }).catch(() => undefined);
     for (let i = 0; i < 100 && calls.size === 0; i++) await Bun.sleep(1);
-    expect(await finishCalls(calls, 10, 60_000)).toBe(0);
+    expect(await finishCalls(calls, undefined, 10, 60_000)).toBe(0);
+    expect(outcomes).toEqual(["cancelled"]);
+  });
+
+  test("a second signal cuts the grace short", async () => {
+    const calls = new CallsInFlight();
+    const { client, outcomes } = await pair(calls);
+    void client.callTool({ name: "x", arguments: {} }).catch(() => undefined);
+    for (let i = 0; i < 100 && calls.size === 0; i++) await Bun.sleep(1);
+    expect(await finishCalls(calls, Promise.resolve(), 60_000, 60_000)).toBe(0);
     expect(outcomes).toEqual(["cancelled"]);
   });
 });
