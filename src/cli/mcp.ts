@@ -11,6 +11,7 @@ import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
 import { PathGate } from "../gate/pathGate.ts";
+import { CANCEL_GRACE_MS, CallsInFlight, finishCalls, SHUTDOWN_GRACE_MS } from "../mcp/callsInFlight.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
@@ -66,15 +67,13 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   });
 
   // With --verbose every agent call is also one short line on stderr: tool, outcome, duration, never the arguments.
-  const sink: RecordSink = opts.verbose
-    ? {
-        append: (entry) => {
-          record.append(entry);
-          if (!entry.kind)
-            io.err(`rta: ${shown(entry.agent)} ${shown(entry.capability)} ${entry.outcome} ${entry.duration_ms} ms\n`);
-        },
-      }
-    : record;
+  const sink = new SessionRecord(
+    record,
+    opts.verbose
+      ? (entry) =>
+          io.err(`rta: ${shown(entry.agent)} ${shown(entry.capability)} ${entry.outcome} ${entry.duration_ms} ms\n`)
+      : undefined,
+  );
   const deps = processDeps(io.env, sink, given);
   const roots = deps.roots.roots;
   const config = deps.config.current();
@@ -98,8 +97,8 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     // A remote client is told nothing of where the server keeps what it serves.
     deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots, opts.root);
   }
-  if (address) return serveHttp(cli, deps, roots, recordFile, session, record, address, opts, agent, maxResult);
-  mark(record, sessionMark("start", session, new Date(), "stdio"));
+  if (address) return serveHttp(cli, deps, roots, recordFile, session, sink, address, opts, agent, maxResult);
+  mark(sink, sessionMark("start", session, new Date(), "stdio"));
   // A client that stops its server with a signal (as the SDK's does when stdin's end is not enough) still gets
   // the session's end line, so the record does not read as cut.
   const signalled = untilStopped().then(() => "signal" as const);
@@ -137,23 +136,33 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
   };
-  const handle = serveStdio(() => createServer(ctx), {
+  const calls = new CallsInFlight();
+  const handle = serveStdio(() => calls.track(createServer(ctx)), {
     transport,
     onerror: (err) => {
       if (io.env.RTA_DEBUG) io.err(`rta: protocol: ${err.message}\n`);
     },
   });
   if ((await Promise.race([transport.ended().then(() => "ended" as const), signalled])) === "signal") {
-    // Calls under way are stopped by the close and written to the record before the session's end, within a bound.
-    await Promise.race([handle.close(), Bun.sleep(2000)]);
-    await Bun.sleep(0);
-    mark(record, sessionMark("end", session, new Date(), "stdio"));
-    record.close();
+    // Told to stop: read no more requests, let the calls under way finish and answer (cancelled past a grace),
+    // and end the session once each has its line in the record.
+    transport.stopReading();
+    const again = untilStopped();
+    sayStopping(io, calls.size);
+    const unstopped = await finishCalls(calls, again);
+    await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
+    endSession(io, sink, session, "stdio", unstopped);
+    // The finished calls' answers are written; let them leave before the process does.
+    await Promise.race([
+      new Promise<void>((resolve) => process.stdout.write("", () => resolve())),
+      Bun.sleep(CANCEL_GRACE_MS),
+    ]);
     process.exit(Exit.ok);
   }
+  // The client closed its end: closing the server cancels the calls under way, and each is recorded as it stops.
   await handle.close();
-  mark(record, sessionMark("end", session, new Date(), "stdio"));
-  record.close();
+  await calls.settled(CANCEL_GRACE_MS);
+  endSession(io, sink, session, "stdio", calls.size);
   return transport.endedOnLimit ? Exit.failure : Exit.ok;
 }
 
@@ -267,7 +276,7 @@ async function serveHttp(
   roots: string[],
   recordFile: string,
   session: string,
-  record: FileRecord,
+  record: SessionRecord,
   address: { hostname: string; port: number },
   opts: ServeOptions,
   agent: string | undefined,
@@ -285,13 +294,14 @@ async function serveHttp(
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
   };
-  const { httpFetch } = await import("../mcp/http.ts");
+  const { httpFront } = await import("../mcp/http.ts");
+  const front = httpFront(ctx, { ...address, allowHosts: opts.allowHost });
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
       hostname: address.hostname,
       port: address.port,
-      fetch: httpFetch(ctx, { ...address, allowHosts: opts.allowHost }),
+      fetch: front.fetch,
       // Bun's development page shows the source and the working directory: never, whatever NODE_ENV says.
       development: false,
       error(thrown) {
@@ -336,10 +346,61 @@ async function serveHttp(
       io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
   }
   await stopped;
-  server.stop(true);
-  mark(record, sessionMark("end", session, new Date(), "http"));
-  record.close();
-  return Exit.ok;
+  // Stop taking requests, let the calls under way finish (cancelled past a grace) and be recorded, then end.
+  front.stopAccepting();
+  const drained = server.stop(false);
+  const again = untilStopped();
+  sayStopping(io, front.calls.size);
+  const unstopped = await finishCalls(front.calls, again);
+  endSession(io, record, session, "http", unstopped);
+  // The answers of the calls that finished are still on their way: let them go out (a session's open stream
+  // lasts as long as the session, so sessions are closed first), within a bound.
+  front.closeSessions();
+  await Promise.race([drained, Bun.sleep(CANCEL_GRACE_MS)]);
+  void server.stop(true);
+  process.exit(Exit.ok);
+}
+
+function sayStopping(io: Cli["io"], underWay: number): void {
+  if (underWay > 0)
+    io.err(
+      `rta: stopping: ${underWay} call(s) under way may take up to ${SHUTDOWN_GRACE_MS / 1000} s to finish (signal again to cancel them now)\n`,
+    );
+}
+
+/**
+ * The record as a server's calls reach it. Once the session's end line is
+ * written nothing more is: a call that did not stop even when cancelled would
+ * otherwise be written after the end, which --verify reads as tampering.
+ */
+class SessionRecord implements RecordSink {
+  private ended = false;
+
+  constructor(
+    private readonly record: FileRecord,
+    private readonly onCall?: (entry: RecordEntry) => void,
+  ) {}
+
+  append(entry: RecordEntry): void {
+    // A call that would start after the end has no line to run under, so it does not run.
+    if (this.ended) throw new RtaError("core.record.unavailable", "the session has ended", "start the server again");
+    this.record.append(entry);
+    if (!entry.kind) this.onCall?.(entry);
+  }
+
+  /** Writes the end line, and closes the record to every later line. */
+  end(entry: RecordEntry): void {
+    mark(this, entry);
+    this.ended = true;
+    this.record.close();
+  }
+}
+
+/** Writes a session's end line once its calls are recorded; a call that did not stop is said on stderr. */
+function endSession(io: Cli["io"], sink: SessionRecord, session: string, transport: string, unstopped: number): void {
+  if (unstopped > 0)
+    io.err(`rta: ${unstopped} call(s) did not stop when cancelled; ending without their record lines\n`);
+  sink.end(sessionMark("end", session, new Date(), transport));
 }
 
 /** Writes a session's start or end; a record that cannot take it has been said on stderr, and calls are refused. */

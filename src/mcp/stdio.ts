@@ -77,6 +77,17 @@ export class BoundedStdioTransport implements Transport {
     input.on("error", this.onInputError);
   }
 
+  /**
+   * Reads no more requests but keeps answering: a server told to stop lets
+   * the calls under way finish and send their answers before it closes.
+   */
+  stopReading(): void {
+    const { input } = this.streams;
+    input.off("data", this.onData);
+    input.off("end", this.onEnd);
+    input.pause();
+  }
+
   private onData = (chunk: Buffer | string) => {
     this.framer.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   };

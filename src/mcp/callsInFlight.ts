@@ -1,0 +1,110 @@
+/**
+ * The tool calls a server is running, so that a server told to stop can let
+ * them finish, cancel what is left after a grace period, and write its end
+ * line only once every call it ran has its own line in the record. An end
+ * line written before a call's would read as tampering to `--verify`.
+ *
+ * A call's record line is written before its answer is returned (the
+ * pipeline records in its own finally), so a call that is no longer tracked
+ * here has been recorded.
+ */
+import type { Server } from "@modelcontextprotocol/server";
+
+/**
+ * How long a stopping server lets calls under way finish before it cancels
+ * them: a grep or an HTTP fetch done in a few seconds is worth its answer,
+ * and ten seconds leaves most of a container's 30-second stop window for the
+ * cancelled calls to be recorded.
+ */
+export const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long a cancelled call has to stop and be recorded. Capabilities stop at
+ * the next check of their abort signal, well inside this; one that does not
+ * is left unrecorded rather than written after the session's end line.
+ */
+export const CANCEL_GRACE_MS = 2_000;
+
+type Handler = (request: unknown, ctx: RequestContext) => Promise<unknown>;
+interface RequestContext {
+  mcpReq: { signal: AbortSignal };
+}
+
+/** The SDK keeps a server's request handlers in this map; the field is not public, and the SDK version is pinned. */
+interface HandlerTable {
+  _requestHandlers?: Map<string, Handler>;
+}
+
+export class CallsInFlight {
+  private readonly running = new Set<Promise<unknown>>();
+  private waiters: (() => void)[] = [];
+  /** aborted to cancel every call under way; each still answers (core.call.cancelled) and is recorded */
+  private readonly stopping = new AbortController();
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Wraps a server's `tools/call` handler so that each call is counted while
+   * it runs and hears cancel() through its abort signal, beside the client's
+   * own cancellation. Returns the same server. Throws if the SDK no longer
+   * keeps its handlers where this looks, so a change of SDK fails loudly in
+   * the tests.
+   */
+  track(server: Server): Server {
+    const table = (server as unknown as HandlerTable)._requestHandlers;
+    const inner = table?.get("tools/call");
+    if (!table || !inner) throw new Error("the MCP server has no tools/call handler to track");
+    table.set("tools/call", (request, ctx) => {
+      const signal = AbortSignal.any([ctx.mcpReq.signal, this.stopping.signal]);
+      const call = inner(request, { ...ctx, mcpReq: { ...ctx.mcpReq, signal } });
+      this.running.add(call);
+      const done = () => {
+        this.running.delete(call);
+        if (this.running.size === 0) for (const wake of this.waiters.splice(0)) wake();
+      };
+      call.then(done, done);
+      return call;
+    });
+    return server;
+  }
+
+  /** Resolves true once no call is under way, or false when `ms` pass first. */
+  async settled(ms: number): Promise<boolean> {
+    if (this.running.size === 0) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<true>((resolve) => this.waiters.push(() => resolve(true)));
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const result = await Promise.race([idle, late]);
+    clearTimeout(timer);
+    return result;
+  }
+
+  /**
+   * Cancels every call under way through its abort signal: the call stops,
+   * is recorded as cancelled, and its client is answered so.
+   */
+  cancel(): void {
+    this.stopping.abort();
+  }
+}
+
+/**
+ * The order a stopping server keeps: calls under way finish (up to the
+ * grace, or until `hurry` resolves: a second signal), what is left is
+ * cancelled and given time to be recorded. Resolves with the number of calls
+ * that did not stop, which are then left unrecorded.
+ */
+export async function finishCalls(
+  calls: CallsInFlight,
+  hurry: Promise<unknown> = new Promise(() => {}),
+  graceMs = SHUTDOWN_GRACE_MS,
+  cancelGraceMs = CANCEL_GRACE_MS,
+): Promise<number> {
+  if (await Promise.race([calls.settled(graceMs), hurry.then(() => false)])) return 0;
+  calls.cancel();
+  await calls.settled(cancelGraceMs);
+  return calls.size;
+}

@@ -1,0 +1,99 @@
+/**
+ * Sessions of 2025-11-25 clients over HTTP, by id, each bound to the agent
+ * whose token opened it. Each agent has a share of sessions of its own: an
+ * agent past its share loses its own least recently used idle session, never
+ * another agent's. Evicting rather than refusing is what an operator
+ * expects: a client that restarts and never says goodbye (DELETE) would
+ * otherwise lock its own agent out until the idle sweep, and the only
+ * sessions at stake are that agent's own. A session with a request in flight
+ * is not idle and is never evicted; an agent whose every session is busy is
+ * told 429.
+ */
+import { randomUUID } from "node:crypto";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import type { Refusal } from "./httpLimits.ts";
+
+/**
+ * Sessions one agent may keep. A client keeps one; a few restarts that never
+ * closed theirs fit comfortably below this.
+ */
+export const SESSIONS_PER_AGENT = 32;
+/** Sessions kept across all agents: every agent at its share would need sixteen tokens. */
+export const MAX_SESSIONS = 512;
+/** A session unused this long is closed. */
+export const SESSION_IDLE_MS = 30 * 60 * 1000;
+
+export interface LegacySession {
+  id: string;
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** the agent whose token opened it: no other token may use it */
+  agent: string;
+  lastUsed: number;
+  /** requests being answered; a session with any is not idle */
+  busy: number;
+}
+
+export class LegacySessions {
+  private readonly byId = new Map<string, LegacySession>();
+
+  constructor(
+    private readonly perAgent = SESSIONS_PER_AGENT,
+    private readonly total = MAX_SESSIONS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** The session with this id, if the agent is the one that opened it; marks it used. */
+  use(id: string, agent: string): LegacySession | undefined {
+    const session = this.byId.get(id);
+    if (!session || session.agent !== agent) return undefined;
+    session.lastUsed = this.now();
+    return session;
+  }
+
+  /**
+   * Makes room for one more session of this agent and returns the id it will
+   * have: closes sessions idle past SESSION_IDLE_MS, then, at the agent's
+   * share, that agent's least recently used idle session. Refuses with 429
+   * when all of the agent's sessions are busy and 503 when the server holds
+   * all it may of other agents' live sessions.
+   */
+  make(agent: string, transport: (id: string) => WebStandardStreamableHTTPServerTransport): LegacySession | Refusal {
+    this.sweep();
+    const own = [...this.byId.values()].filter((s) => s.agent === agent);
+    if (own.length >= this.perAgent) {
+      const idle = own.filter((s) => s.busy === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      if (!idle) return { status: 429, message: `this agent already has ${this.perAgent} sessions, all busy` };
+      this.close(idle);
+    }
+    if (this.byId.size >= this.total)
+      return { status: 503, message: "the server holds as many sessions as it may: close one or try later" };
+    const id = randomUUID();
+    const session: LegacySession = { id, transport: transport(id), agent, lastUsed: this.now(), busy: 0 };
+    this.byId.set(id, session);
+    return session;
+  }
+
+  /** Forgets a session (its client said DELETE, or it never finished its initialize). */
+  forget(id: string): void {
+    this.byId.delete(id);
+  }
+
+  /** Closes every session: the server is stopping. */
+  closeAll(): void {
+    for (const s of [...this.byId.values()]) this.close(s);
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const s of [...this.byId.values()]) if (s.busy === 0 && now - s.lastUsed > SESSION_IDLE_MS) this.close(s);
+  }
+
+  private close(session: LegacySession): void {
+    this.byId.delete(session.id);
+    void session.transport.close().catch(() => {});
+  }
+}

@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test";
+import { Client, type InMemoryTransport as ClientPipe } from "@modelcontextprotocol/client";
+import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
+import { CallsInFlight, finishCalls } from "../../src/mcp/callsInFlight.ts";
+
+/** A server whose one tool waits until released or aborted, and a client connected to it in memory. */
+async function pair(calls: CallsInFlight) {
+  const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+  let release: () => void = () => {};
+  const outcomes: string[] = [];
+  server.setRequestHandler("tools/list", async () => ({ tools: [] }));
+  server.setRequestHandler("tools/call", async (_req, ctx) => {
+    const how = await new Promise<string>((resolve) => {
+      release = () => resolve("finished");
+      ctx.mcpReq.signal.addEventListener("abort", () => resolve("cancelled"));
+    });
+    outcomes.push(how);
+    return { content: [{ type: "text", text: how }] };
+  });
+  calls.track(server);
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: "c", version: "1" });
+  await client.connect(b as unknown as ClientPipe);
+  return { client, release: () => release(), outcomes };
+}
+
+describe("CallsInFlight", () => {
+  test("a call is counted while it runs; settled resolves when it ends", async () => {
+    const calls = new CallsInFlight();
+    const { client, release, outcomes } = await pair(calls);
+    const call = client.callTool({ name: "x", arguments: {} });
+    for (let i = 0; i < 100 && calls.size === 0; i++) await Bun.sleep(1);
+    expect(calls.size).toBe(1);
+    const settled = calls.settled(60_000);
+    release();
+    expect(await settled).toBe(true);
+    expect(outcomes).toEqual(["finished"]);
+    await call;
+  });
+
+  test("past the grace a call is cancelled, and finishCalls waits for it to end", async () => {
+    const calls = new CallsInFlight();
+    const { client, outcomes } = await pair(calls);
+    void client.callTool({ name: "x", arguments: {} }).catch(() => undefined);
+    for (let i = 0; i < 100 && calls.size === 0; i++) await Bun.sleep(1);
+    expect(await finishCalls(calls, undefined, 10, 60_000)).toBe(0);
+    expect(outcomes).toEqual(["cancelled"]);
+  });
+
+  test("a second signal cuts the grace short", async () => {
+    const calls = new CallsInFlight();
+    const { client, outcomes } = await pair(calls);
+    void client.callTool({ name: "x", arguments: {} }).catch(() => undefined);
+    for (let i = 0; i < 100 && calls.size === 0; i++) await Bun.sleep(1);
+    expect(await finishCalls(calls, Promise.resolve(), 60_000, 60_000)).toBe(0);
+    expect(outcomes).toEqual(["cancelled"]);
+  });
+});
