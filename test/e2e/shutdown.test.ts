@@ -94,7 +94,7 @@ describe("a server stopped by SIGTERM with a call under way", () => {
     test(`${era}: the call finishes, is answered and recorded, and only then the session ends`, async () => {
       const { answer, outcomes, verified } = await stopWithCallUnderWay(era, slow);
       expect(answer).toMatchObject({ type: "object" });
-      expect(outcomes).toEqual(["start", "ok", "end"]);
+      expect(outcomes).toEqual(["start", "run", "ok", "end"]);
       expect(verified).toMatchObject({ problems: [], open: [] });
     }, 30_000);
   }
@@ -102,14 +102,14 @@ describe("a server stopped by SIGTERM with a call under way", () => {
   test("a call that does not finish within the grace is cancelled and recorded before the end line", async () => {
     const { answer, outcomes, verified } = await stopWithCallUnderWay("modern", stalled);
     expect(answer).toMatchObject({ type: "error", code: "core.call.cancelled" });
-    expect(outcomes).toEqual(["start", "core.call.cancelled", "end"]);
+    expect(outcomes).toEqual(["start", "run", "core.call.cancelled", "end"]);
     expect(verified).toMatchObject({ problems: [], open: [] });
   }, 30_000);
 
   test("a second signal cancels the calls under way at once, and they are still recorded before the end", async () => {
     const { answer, outcomes, verified } = await stopWithCallUnderWay("legacy", stalled, 2);
     expect(answer).toMatchObject({ type: "error", code: "core.call.cancelled" });
-    expect(outcomes).toEqual(["start", "core.call.cancelled", "end"]);
+    expect(outcomes).toEqual(["start", "run", "core.call.cancelled", "end"]);
     expect(verified).toMatchObject({ problems: [], open: [] });
   }, 30_000);
 });
@@ -131,7 +131,7 @@ describe("a stdio server stopped by SIGTERM with a call under way", () => {
     expect(await call).toBe("core.call.cancelled");
     await s.close().catch(() => undefined);
     const lines = readRecord(join(data, "agent-log.jsonl")).lines;
-    expect(lines.map((l) => l.kind ?? l.outcome)).toEqual(["start", "core.call.cancelled", "end"]);
+    expect(lines.map((l) => l.kind ?? l.outcome)).toEqual(["start", "run", "core.call.cancelled", "end"]);
     const verified = JSON.parse((await rta(["agent", "log", "--verify", "--json"], { env })).stdout);
     expect(verified).toMatchObject({ problems: [], open: [] });
   }, 30_000);
