@@ -171,6 +171,7 @@ describe("the command in the hint", () => {
       connection: "prod",
       profile: null,
       host: "example.test",
+      hostRequired: false,
       args_digest: "",
       now: 0,
     };
