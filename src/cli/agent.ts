@@ -4,6 +4,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { parseDuration } from "../core/duration.ts";
 import { Exit, type RtaError } from "../core/errors.ts";
@@ -83,6 +84,7 @@ function verify(cli: Cli, file: string, json: boolean): number {
 }
 
 function filter(opts: LogOptions, now: number): (l: RecordLine) => boolean {
+  optionalAgentName(opts.agent);
   const since = opts.since !== undefined ? now - parseDuration(opts.since, "--since") : undefined;
   return (l) =>
     !l.kind &&
