@@ -60,11 +60,19 @@ export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }
     connection: call.connection ?? null,
     profile: call.profile ?? null,
     host,
-    hostRequired: host !== null && sensitiveAddress(host) !== undefined,
+    hostRequired: host !== null && DIALLED.has(cap.reaches as string) && sensitiveAddress(host) !== undefined,
     args_digest: argsDigest(args),
     now,
   };
 }
+
+/**
+ * The destination inputs a call connects to, which net/destination.ts holds to
+ * the address rules: a `host` or a `url`. A `name` (net.dns) or a `domain`
+ * (audit.mail) is looked up through a DNS server, never dialled, so a
+ * hostless grant covers any of them.
+ */
+const DIALLED = new Set(["host", "url"]);
 
 /**
  * The kind of a loopback, private, link-local or metadata address that a call
