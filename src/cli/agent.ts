@@ -84,7 +84,7 @@ function verify(cli: Cli, file: string, json: boolean): number {
 }
 
 function filter(opts: LogOptions, now: number): (l: RecordLine) => boolean {
-  optionalAgentName(opts.agent);
+  optionalAgentName(opts.agent); // a name no agent can have is refused, not searched for
   const since = opts.since !== undefined ? now - parseDuration(opts.since, "--since") : undefined;
   return (l) =>
     !l.kind &&
