@@ -80,3 +80,32 @@ describe("the most specific grant wins", () => {
     expect(await uses(env)).toEqual({ [hostless]: 0 });
   });
 });
+
+describe("spending stays atomic across processes", () => {
+  test("four servers sharing a data dir, 200 concurrent calls: the named grant's 50 uses are spent exactly, the hostless grant's none", async () => {
+    const { data, config, env } = dirsEnv();
+    const hostless = await allow(env, "--ttl", "5m", "--max-uses", "50");
+    const named = await allow(env, "--ttl", "10m", "--max-uses", "50", "--host", "127.0.0.1");
+    const servers = await Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        connect(i % 2 ? "legacy" : "modern", ["--agent", "probe"], { dataDir: data, env: { RTA_CONFIG_DIR: config } }),
+      ),
+    );
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          (servers[i % 4] as (typeof servers)[number]).client.callTool({
+            name: "http_get",
+            arguments: { url: `http://127.0.0.1:${port}/${i}` },
+          }),
+        ),
+      );
+      const codes = results.map((r) => (r.isError ? (resultJson(r).code as string) : "ok"));
+      expect(codes.filter((c) => c === "ok")).toHaveLength(50);
+      expect(codes.filter((c) => c === "core.grant.required")).toHaveLength(150);
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+    }
+    expect(await uses(env)).toEqual({ [hostless]: 0, [named]: 50 });
+  }, 60_000);
+});
