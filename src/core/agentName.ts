@@ -48,7 +48,9 @@ export function optionalAgentName(name: string | undefined, flag = "--agent"): s
 export function agentNameFromClient(reported: string | undefined): string {
   const text = (reported ?? "").trim();
   if (isAgentName(text)) return text;
+  // A name is asked for on every call, and a client may report megabytes: only its start can matter.
   const word = text
+    .slice(0, 4 * AGENT_NAME_MAX)
     .replace(/[^A-Za-z0-9._-]+/g, "-")
     .replace(/^[._-]+/, "")
     .slice(0, AGENT_NAME_MAX);
