@@ -1,3 +1,12 @@
 /** `npm run bench`: every benchmark in bench/, each printing its own figures. Run by hand, never as a timed test. */
-const benches = ["./startup.ts", "./grants.ts", "./record.ts", "./mcp.ts", "./http.ts", "./fs.ts", "./grep.ts"];
+const benches = [
+  "./startup.ts",
+  "./grants.ts",
+  "./record.ts",
+  "./mcp.ts",
+  "./http.ts",
+  "./fs.ts",
+  "./grep.ts",
+  "./jsonFramer.ts",
+];
 for (const bench of benches) await import(bench);

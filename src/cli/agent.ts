@@ -4,6 +4,7 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
@@ -121,6 +122,7 @@ function verifyOptions(cli: Cli): VerifyOptions {
 }
 
 function filter(opts: LogOptions, now: number): (l: RecordLine) => boolean {
+  optionalAgentName(opts.agent); // a name no agent can have is refused, not searched for
   const since = opts.since !== undefined ? now - parseDuration(opts.since, "--since") : undefined;
   return (l) =>
     !l.kind &&

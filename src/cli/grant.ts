@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { version } from "../../package.json";
+import { checkAgentName, optionalAgentName } from "../core/agentName.ts";
 import type { Capability } from "../core/capability.ts";
 import { type ConfigSource, EMPTY_CONFIG, usable } from "../core/config.ts";
 import { formatDuration, parseDuration } from "../core/duration.ts";
@@ -100,13 +101,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
   const { io } = cli;
   try {
     const { cap } = resolveTarget(cli, target);
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(opts.agent)) {
-      throw new RtaError(
-        "core.input.invalid",
-        `--agent ${JSON.stringify(opts.agent)} is not a name`,
-        "use letters, digits, '.', '-' or '_'",
-      );
-    }
+    checkAgentName(opts.agent);
     const ttlMs = parseDuration(opts.ttl);
     let maxUses: number | null = null;
     if (opts.maxUses !== undefined) {
@@ -227,12 +222,16 @@ export function grantState(g: Grant, now: number): "live" | "spent" | "expired" 
   return "live";
 }
 
-export function list(cli: Cli, opts: { detail?: boolean; json?: boolean }): number {
+export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: boolean }): number {
   const { io } = cli;
   try {
+    const agent = optionalAgentName(opts.agent);
     const deps = processDeps(io.env);
     const now = deps.clock.now();
-    const grants = deps.gate().list();
+    const grants = deps
+      .gate()
+      .list()
+      .filter((g) => agent === undefined || g.agent === agent);
     const columns = ["id", "target", "agent", "narrowed to", "uses", "expires", "state"];
     if (opts.detail) columns.push("issued", "issued by", "build");
     const rows: Scalar[][] = grants.map((g) => {

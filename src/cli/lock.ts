@@ -3,6 +3,7 @@
  * the calls it covers, free reads included, from the next call of a server
  * that is already running. Never a tool.
  */
+import { optionalAgentName } from "../core/agentName.ts";
 import { parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
@@ -23,11 +24,12 @@ export function lock(
 ): number {
   const { io } = cli;
   try {
+    const agent = optionalAgentName(opts.agent);
     if (target !== undefined) resolveTarget(cli, target);
     const deps = processDeps(io.env);
     const now = deps.clock.now();
     const l = deps.gate().lock({
-      agent: opts.agent ?? null,
+      agent: agent ?? null,
       target: target ?? null,
       issued_at: now,
       expires_at: opts.ttl !== undefined ? now + parseDuration(opts.ttl) : null,

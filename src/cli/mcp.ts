@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits, MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
@@ -44,7 +45,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   let agent: string | undefined;
   try {
     maxResult = parseMaxResult(opts.maxResult);
-    agent = parseAgent(opts.agent);
+    agent = optionalAgentName(opts.agent);
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
@@ -180,19 +181,6 @@ function parseMaxResult(text: string | undefined): number | undefined {
   return n;
 }
 
-/** An agent's name is a word a grant can name: letters, digits, dot, dash, underscore. */
-function parseAgent(name: string | undefined): string | undefined {
-  if (name === undefined) return undefined;
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
-    throw new RtaError(
-      "core.input.invalid",
-      `--agent ${JSON.stringify(name)} is not a name`,
-      "use letters, digits, '.', '-' or '_', starting with a letter or digit",
-    );
-  }
-  return name;
-}
-
 export interface InstallOptions {
   root: string[];
   agent?: string;
@@ -218,7 +206,7 @@ export function install(cli: Cli, client: string, opts: InstallOptions): number 
   let reg: ReturnType<typeof registration>;
   try {
     const maxResultMiB = parseMaxResult(opts.maxResult);
-    const agent = parseAgent(opts.agent);
+    const agent = optionalAgentName(opts.agent);
     for (const root of opts.root) {
       if (!existsSync(root) || !statSync(root).isDirectory())
         throw new RtaError(

@@ -74,6 +74,7 @@ export function buildProgram(cli: Cli, first?: string): Command {
   grant
     .command("list")
     .description("grants: what is live, what is spent and what has expired")
+    .option("--agent <name>", "only this agent's grants")
     .option("--detail", "also when and by whom each was issued, and the build it is bound to")
     .option("--json", "print JSON")
     .action(async (opts) => {

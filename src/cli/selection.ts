@@ -2,6 +2,7 @@
  * The "which ones" of `grant revoke`, `lock lift` and `mcp token revoke`: one
  * id, every one of an agent's, or all of them, and exactly one of the three.
  */
+import { checkAgentName } from "../core/agentName.ts";
 import type { Deps } from "../core/deps.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { processDeps } from "./deps.ts";
@@ -17,7 +18,7 @@ export function selection(id: string | undefined, opts: { agent?: string; all?: 
   if (chosen !== 1) {
     throw new RtaError("core.input.missing", `say which ${noun}s`, `give one of: a ${noun} id, --agent NAME, or --all`);
   }
-  return id !== undefined ? { id } : opts.agent !== undefined ? { agent: opts.agent } : { all: true };
+  return id !== undefined ? { id } : opts.agent !== undefined ? { agent: checkAgentName(opts.agent) } : { all: true };
 }
 
 export interface Ending {

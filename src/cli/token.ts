@@ -1,4 +1,5 @@
 /** `rta mcp token new | list | revoke`: the bearer tokens an HTTP server takes. Never tools. */
+import { checkAgentName } from "../core/agentName.ts";
 import { parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
@@ -15,13 +16,7 @@ import { endSelected } from "./selection.ts";
 export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): number {
   const { io } = cli;
   try {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(opts.agent)) {
-      throw new RtaError(
-        "core.input.invalid",
-        `--agent ${JSON.stringify(opts.agent)} is not a name`,
-        "use letters, digits, '.', '-' or '_'",
-      );
-    }
+    checkAgentName(opts.agent);
     const deps = processDeps(io.env);
     const now = deps.clock.now();
     const token = newToken();

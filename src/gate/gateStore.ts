@@ -79,6 +79,8 @@ export interface GrantQuery {
   connection: string | null;
   profile: string | null;
   host: string | null;
+  /** true when only a grant naming the host can allow the call (an address no hostless grant may reach) */
+  hostRequired: boolean;
   args_digest: string;
   now: number;
 }
@@ -135,8 +137,20 @@ const MATCH = `
   AND (record IS NULL OR record = $record)
   AND (connection IS NULL OR connection = $connection)
   AND profile IS $profile
-  AND (host IS NULL OR host = $host)
+  AND (host IS NULL OR host = $host) AND (host IS NOT NULL OR NOT $host_required)
   AND (args_digest IS NULL OR args_digest = $args_digest)`;
+
+/**
+ * Which matching grant a call spends: the narrowest first, the broadest last.
+ * A grant naming the host comes first, since only it can let a call reach an
+ * address that a hostless grant may not (loopback, private, metadata); then
+ * one bound to the exact arguments, to the record, to the connection, to the
+ * capability rather than its area or plugin. A use spent on a broader grant
+ * while a narrower one was there would be one the operator meant for another
+ * call. Among equals, the one that ends soonest.
+ */
+const NARROWEST_FIRST = `ORDER BY host IS NULL, args_digest IS NULL, record IS NULL, connection IS NULL,
+  target IS NOT $t1, expires_at ASC, rowid ASC`;
 
 export class GateStore {
   private readonly db: Database;
@@ -175,7 +189,7 @@ export class GateStore {
     this.findLive = this.db.query(
       `SELECT * FROM grants WHERE ${MATCH} AND revoked_at IS NULL AND expires_at > $now
        AND (max_uses IS NULL OR uses < max_uses)
-       ORDER BY expires_at ASC LIMIT 1`,
+       ${NARROWEST_FIRST} LIMIT 1`,
     );
     this.findAny = this.db.query(`SELECT * FROM grants WHERE ${MATCH} ORDER BY issued_at DESC, rowid DESC LIMIT 1`);
     this.spendOne = this.db.query(
@@ -404,6 +418,7 @@ function queryParams(q: GrantQuery): Record<string, string | number | null> {
     connection: q.connection,
     profile: q.profile,
     host: q.host,
+    host_required: q.hostRequired ? 1 : 0,
     args_digest: q.args_digest,
     now: q.now,
   };

@@ -7,6 +7,8 @@
  * The team ceiling is applied again here, in case the policy changed since
  * the grant was issued.
  */
+import { isIP } from "node:net";
+import { classify, isSensitive } from "../capabilities/net/addressClass.ts";
 import type { AgentOrigin, Call } from "../core/call.ts";
 import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
@@ -50,16 +52,38 @@ export function spendGrant(
 
 export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }, args: Args, now: number): GrantQuery {
   const record = cap.record !== undefined && args[cap.record] !== undefined ? recordKey(cap, args[cap.record]) : null;
+  const host = cap.reaches !== undefined ? hostOf(args[cap.reaches], cap.reaches === "url") : null;
   return {
     targets: gateTargets(cap),
     agent: call.origin.name,
     record,
     connection: call.connection ?? null,
     profile: call.profile ?? null,
-    host: cap.reaches !== undefined ? hostOf(args[cap.reaches], cap.reaches === "url") : null,
+    host,
+    hostRequired: host !== null && DIALLED.has(cap.reaches as string) && sensitiveAddress(host) !== undefined,
     args_digest: argsDigest(args),
     now,
   };
+}
+
+/**
+ * The destination inputs a call connects to, which net/destination.ts holds to
+ * the address rules: a `host` or a `url`. A `name` (net.dns) or a `domain`
+ * (audit.mail) is looked up through a DNS server, never dialled, so a
+ * hostless grant covers any of them.
+ */
+const DIALLED = new Set(["host", "url"]);
+
+/**
+ * The kind of a loopback, private, link-local or metadata address that a call
+ * names outright, which only a grant naming it may reach (see
+ * net/destination.ts): no hostless grant is spent on it. A name that resolves
+ * to such an address is only known once it is resolved, when the call runs.
+ */
+function sensitiveAddress(host: string): string | undefined {
+  if (isIP(host) === 0) return undefined;
+  const kind = classify(host);
+  return isSensitive(kind) ? kind : undefined;
 }
 
 /**
@@ -79,11 +103,14 @@ export function recordKey(cap: Capability, value: unknown): string {
 
 function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: number): RtaError {
   let why = "";
+  const kind = q.hostRequired && q.host !== null ? sensitiveAddress(q.host) : undefined;
   if (last?.revoked_at != null) why = `: grant ${last.id} was revoked`;
   else if (last && last.expires_at <= now)
     why = `: grant ${last.id} expired ${formatDuration(now - last.expires_at)} ago`;
   else if (last && last.max_uses !== null && last.uses >= last.max_uses)
     why = `: grant ${last.id} was spent (${last.uses} of ${last.max_uses} uses)`;
+  else if (kind !== undefined)
+    why = ` naming ${q.host}, ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} address a grant for any host does not reach`;
   return new RtaError(
     "core.grant.required",
     `${cap.name} needs a grant for agent ${q.agent}${why}`,

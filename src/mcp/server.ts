@@ -17,6 +17,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
+import { agentNameFromClient } from "../core/agentName.ts";
 import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
@@ -154,14 +155,15 @@ function clientInfo(server: Server, reqCtx: ServerContext): Implementation | und
 
 /**
  * Who is calling: over HTTP the agent its token names, whatever the client
- * calls itself; over stdio the registration's --agent, else the client's name.
+ * calls itself; over stdio the registration's --agent, else the client's name,
+ * made into an agent name when it is not one.
  */
 function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqCtx: ServerContext): AgentOrigin {
   const reported = client?.name?.trim() || "unknown";
   const tokenAgent = (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent;
   return {
     kind: "agent",
-    name: tokenAgent ?? ctx.agent ?? reported,
+    name: tokenAgent ?? ctx.agent ?? agentNameFromClient(reported),
     client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
     session: ctx.session,
     transport: ctx.transport,

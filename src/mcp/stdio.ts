@@ -1,10 +1,12 @@
 /**
  * MCP over stdio with the request bound. The SDK's own stdio transport splits
  * on newlines and holds up to 10 MB of a line; this one follows the JSON
- * structure (JsonFramer), so a message spread across lines is measured whole,
+ * grammar (JsonFramer), so a message spread across lines is measured whole,
  * and a message past 4 MiB ends the session with the limit named on stderr.
  * Its id cannot be known without holding it, and a request that was dropped
  * would be a call its client waits on for good, so the session ends instead.
+ * A message that stops being JSON before that is answered with a parse error
+ * (-32700, id null) and dropped, and the session reads on from the next line.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { deserializeMessage } from "@modelcontextprotocol/server";

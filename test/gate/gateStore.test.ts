@@ -28,6 +28,7 @@ const query = (over: Partial<GrantQuery> = {}): GrantQuery => ({
   connection: null,
   profile: null,
   host: null,
+  hostRequired: false,
   args_digest: "d1",
   now: T0 + 1000,
   ...over,
@@ -68,6 +69,46 @@ describe("spending", () => {
     expect(s.spend(query({ connection: "prod" }))?.connection).toBe("prod");
     expect(s.spend(query({ profile: "ops" }))?.profile).toBe("ops");
     expect(s.spend(query({ args_digest: "d9" }))?.args_digest).toBe("d9");
+  });
+
+  test("the narrowest grant that matches is spent, the broadest last", () => {
+    const s = store();
+    const broad = s.issue(grant({ target: "note", expires_at: T0 + 60_000 }));
+    const cap = s.issue(grant({ expires_at: T0 + 120_000 }));
+    const conn = s.issue(grant({ connection: "prod" }));
+    const rec = s.issue(grant({ record: "n1" }));
+    const exact = s.issue(grant({ args_digest: "d1" }));
+    const host = s.issue(grant({ host: "127.0.0.1", max_uses: 1 }));
+    const q = query({ host: "127.0.0.1", connection: "prod" });
+    expect([1, 2, 3, 4, 5, 6].map(() => s.spend(q)?.id)).toEqual([
+      host.id,
+      exact.id,
+      exact.id,
+      exact.id,
+      exact.id,
+      exact.id,
+    ]);
+    s.revoke({ id: exact.id }, T0);
+    expect(s.spend(q)?.id).toBe(rec.id);
+    s.revoke({ id: rec.id }, T0);
+    expect(s.spend(q)?.id).toBe(conn.id);
+    s.revoke({ id: conn.id }, T0);
+    // a grant on the capability before one on its area, though the area's ends sooner
+    expect(s.spend(q)?.id).toBe(cap.id);
+    s.revoke({ id: cap.id }, T0);
+    expect(s.spend(q)?.id).toBe(broad.id);
+    expect(s.get(broad.id)?.uses).toBe(1);
+  });
+
+  test("an address only a grant naming it may reach spends no hostless grant", () => {
+    const s = store();
+    const hostless = s.issue(grant());
+    const q = query({ host: "127.0.0.1", hostRequired: true });
+    expect(s.spend(q)).toBeUndefined();
+    expect(s.lastMatching(q)).toBeUndefined();
+    const named = s.issue(grant({ host: "127.0.0.1" }));
+    expect(s.spend(q)?.id).toBe(named.id);
+    expect(s.get(hostless.id)?.uses).toBe(0);
   });
 
   test("a use given back can be spent again", () => {

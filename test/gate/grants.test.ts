@@ -5,7 +5,7 @@ import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin, Call } from "../../src/core/call.ts";
 import { argsDigest } from "../../src/gate/argsDigest.ts";
 import type { NewGrant } from "../../src/gate/gateStore.ts";
-import { allowCommand, recordKey, shellWord } from "../../src/gate/grants.ts";
+import { allowCommand, grantQuery, recordKey, shellWord } from "../../src/gate/grants.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { fixedClock, testDeps } from "../support/fixtures.ts";
 
@@ -171,6 +171,7 @@ describe("the command in the hint", () => {
       connection: "prod",
       profile: null,
       host: "example.test",
+      hostRequired: false,
       args_digest: "",
       now: 0,
     };
@@ -193,5 +194,33 @@ describe("a record as it is compared", () => {
     expect(recordKey(write, "link/../b")).toBe("link/../b");
     expect(recordKey(write, "./")).toBe(".");
     expect(recordKey(rm, "./a//b")).toBe("./a//b");
+  });
+});
+
+describe("which grants can allow a call", () => {
+  const needsNamedHost = (capability: string, input: string, value: string) => {
+    const cap = catalogue.byName(capability);
+    if (!cap) throw new Error(`no ${capability}`);
+    return grantQuery(cap, { ...call(cap.tool), origin: agent }, { [input]: value }, T0).hostRequired;
+  };
+
+  test("an address only a grant naming it may reach, in any spelling, is kept from hostless grants", () => {
+    for (const url of [
+      "http://127.1/",
+      "http://0x7f000001/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://[::1]/",
+      "HTTP://10.0.0.1./",
+    ])
+      expect({ url, named: needsNamedHost("http.get", "url", url) }).toEqual({ url, named: true });
+    expect(needsNamedHost("net.ping", "host", "169.254.169.254")).toBe(true);
+    expect(needsNamedHost("net.port", "host", "0177.0.0.1")).toBe(true);
+  });
+
+  test("a public address, a name, and a name looked up rather than dialled are for any grant", () => {
+    expect(needsNamedHost("http.get", "url", "http://192.0.2.7.example/")).toBe(false);
+    expect(needsNamedHost("http.get", "url", "http://localhost/")).toBe(false);
+    expect(needsNamedHost("http.get", "url", "http://8.8.8.8/")).toBe(false);
+    expect(needsNamedHost("net.dns", "name", "127.0.0.1")).toBe(false);
   });
 });

@@ -75,3 +75,163 @@ describe("JsonFramer", () => {
     expect(out).toHaveLength(1);
   });
 });
+
+/** The frames for a stream fed as `bytes`, cut into chunks at `cuts`. */
+function framesOf(bytes: Uint8Array, cuts: number[] = [], limit = 1 << 20) {
+  const out: Frame[] = [];
+  let tooLarge: number | undefined;
+  const f = new JsonFramer(
+    limit,
+    (fr) => out.push(fr),
+    (n) => {
+      tooLarge = n;
+    },
+  );
+  let at = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    f.push(bytes.subarray(at, cut));
+    at = cut;
+  }
+  f.end();
+  return { out, tooLarge };
+}
+
+const M = (text: string): Frame => ({ kind: "message", text });
+const BAD: Frame = { kind: "malformed" };
+const REQUEST = '{"jsonrpc":"2.0","id":7,"method":"ping"}';
+
+describe("JsonFramer checks the syntax as it reads", () => {
+  const broken: [string, string][] = [
+    ["an unclosed object", '{"jsonrpc":"2.0","id":1'],
+    ["an unclosed string", '{"jsonrpc":"2.0","id":"1'],
+    ["a raw tab in a string", '{"a":"x\ty"}'],
+    ["an escape that is none", '{"a":"\\x"}'],
+    ["a short \\u escape", '{"a":"\\u12"}'],
+    ["a \\u escape that is not hex", '{"a":"\\u12g4"}'],
+    ["a trailing comma in an array", "[1,]"],
+    ["a trailing comma in an object", '{"a":1,}'],
+    ["a missing colon", '{"a" 1}'],
+    ["a missing value", '{"a":}'],
+    ["a key that is no string", "{a:1}"],
+    ["a lone comma", "{,}"],
+    ["two values without a comma", "[1 2]"],
+    ["a leading zero", "[01]"],
+    ["a bare minus", "[-]"],
+    ["a dot with no digit", "[1.]"],
+    ["an exponent with no digit", "[1e+]"],
+    ["a plus sign", "[+1]"],
+    ["a cut literal", "[tru]"],
+    ["a misspelt literal", "[nul1]"],
+    ["a capital literal", "[True]"],
+    ["a brace closing a bracket", "[1}"],
+    ["a bracket closing a brace", '{"a":1]'],
+    ["a single-quoted string", "{'a':1}"],
+    ["a comment", '{"a":1 /* x */}'],
+    ["NaN", "[NaN]"],
+    ["a top-level number", "42"],
+    ["a top-level string", '"hello"'],
+    ["words", "hello world"],
+  ];
+  for (const [what, text] of broken) {
+    test(`${what}: one parse error, and the request on the next line is read`, () => {
+      const { out, tooLarge } = framesOf(Buffer.from(`${text}\n${REQUEST}\n`));
+      expect(out).toEqual([BAD, M(REQUEST)]);
+      expect(tooLarge).toBeUndefined();
+    });
+  }
+
+  test("bytes that are not UTF-8 inside a string are a bad byte", () => {
+    for (const bad of [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x28], [0x80]]) {
+      const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from(bad), Buffer.from(`"}\n${REQUEST}\n`)]);
+      expect(framesOf(bytes).out).toEqual([BAD, M(REQUEST)]);
+    }
+    expect(framesOf(Buffer.from('{"a":"é€𝄞\u2028"}')).out).toEqual([M('{"a":"é€𝄞\u2028"}')]);
+  });
+
+  test("a bad byte that begins a line is read again as the start of the next message", () => {
+    expect(framesOf(Buffer.from(`{"a":1\n${REQUEST}`)).out).toEqual([BAD, M(REQUEST)]);
+    // indentation before it still counts as the start of the line
+    expect(framesOf(Buffer.from(`{"a":1\n  \t${REQUEST}`)).out).toEqual([BAD, M(REQUEST)]);
+    // one in the middle of a line skips to the next newline, and what follows on that line goes with it
+    expect(framesOf(Buffer.from(`{"a":1 x ${REQUEST}\n${REQUEST}`)).out).toEqual([BAD, M(REQUEST)]);
+    // a bad byte at the start of a line that starts no message is one more parse error
+    expect(framesOf(Buffer.from(`{"a":1\n]\n${REQUEST}`)).out).toEqual([BAD, BAD, M(REQUEST)]);
+  });
+
+  test("a message may still span lines, and a value may begin a line", () => {
+    const text = '{\n  "jsonrpc": "2.0",\n  "id": 1,\n  "params": [\n{"x":\n[true, false, null, -0.5e+3]}\n]\n}';
+    expect(framesOf(Buffer.from(text)).out).toEqual([M(text)]);
+  });
+
+  test("a text cut where a value must come takes the next line as that value (it is JSON that goes on)", () => {
+    const out = framesOf(Buffer.from(`{"a":[\n${REQUEST}\n${REQUEST}\n`)).out;
+    expect(out).toEqual([BAD, M(REQUEST)]);
+  });
+
+  test("cut into chunks anywhere, the stream gives the same frames", () => {
+    const stream = Buffer.from(
+      `{"a":"x\u00e9\\u00e9\\n"}\n{"b":[1,-2.5e3,true]\n{"c":"é€𝄞"}\r\nnope\n[{}, []]  {"d":"\n${REQUEST}\n`,
+    );
+    const whole = framesOf(stream).out;
+    expect(whole).toEqual([M('{"a":"x\u00e9\\u00e9\\n"}'), BAD, M('{"c":"é€𝄞"}'), BAD, M("[{}, []]"), BAD, M(REQUEST)]);
+    for (let cut = 1; cut < stream.length; cut++) expect(framesOf(stream, [cut]).out).toEqual(whole);
+    const every = Array.from({ length: stream.length - 1 }, (_, i) => i + 1);
+    expect(framesOf(stream, every).out).toEqual(whole);
+  });
+
+  test("it agrees with JSON.parse on thousands of mutated lines", () => {
+    let seed = 12345;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed;
+    };
+    const alphabet = '{}[]":,\\ u0123456789abcdefnrtl.eE+-x\t\u00e9';
+    const base = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { a: [1, -2.5e-3, true, null, "x\\y\u00e9"], b: {} },
+    });
+    for (let n = 0; n < 5000; n++) {
+      const chars = [...base];
+      for (let k = 1 + (next() % 3); k > 0; k--) {
+        const at = next() % (chars.length + 1);
+        const op = next() % 3;
+        const ch = alphabet[next() % alphabet.length] as string;
+        if (op === 0) chars.splice(at, 1);
+        else if (op === 1) chars.splice(at, 0, ch);
+        else chars.splice(at, 1, ch);
+      }
+      const line = chars.join("");
+      let valid = false;
+      try {
+        const v = JSON.parse(line);
+        valid = typeof v === "object" && v !== null;
+      } catch {
+        valid = false;
+      }
+      const out = framesOf(Buffer.from(line)).out;
+      const one = out.length === 1 && out[0]?.kind === "message" && out[0].text === line.trim();
+      expect({ line, one }).toEqual({ line, one: valid });
+    }
+  });
+
+  test("a message that stays valid past the limit ends the stream; a broken one before it does not", () => {
+    const big = `{"p":"${"x".repeat(200)}`;
+    const broken = framesOf(Buffer.from(`${big.slice(0, 50)}\n${REQUEST}\n`), [], 100);
+    expect(broken).toEqual({ out: [BAD, M(REQUEST)], tooLarge: undefined });
+    // the bad byte comes only past the limit: the message was valid JSON that far
+    const past = framesOf(Buffer.from(`${big}\n${REQUEST}\n`), [], 100);
+    expect(past.out).toEqual([]);
+    expect(past.tooLarge).toBeGreaterThan(100);
+    // counted across lines and chunks
+    const spread = framesOf(Buffer.from(`[\n${'"a",\n'.repeat(40)}`), [3, 50, 90], 100);
+    expect(spread.tooLarge).toBeGreaterThan(100);
+  });
+
+  test("a deep message is read, and the depth costs no more than a byte a level", () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    expect(framesOf(Buffer.from(deep), [], 1 << 20).out).toEqual([M(deep)]);
+    expect(framesOf(Buffer.from(`${"[".repeat(1000)}}\n${REQUEST}`)).out).toEqual([BAD, M(REQUEST)]);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * What an agent may be called: the one definition, used by every verb that
+ * takes `--agent` (grant, lock, token, mcp serve and install, agent log) and
+ * by the server for the name a client reports. A name is a word a grant, a
+ * lock and the record can all name, and a shell passes unquoted: 1 to 64
+ * letters, digits, '.', '-' or '_', starting with a letter or a digit.
+ */
+import { RtaError } from "./errors.ts";
+
+/** Long enough for any client's name and a suffix; short enough to sit in a table column. */
+export const AGENT_NAME_MAX = 64;
+
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The name a client reports when it reports none that can be made one. */
+const UNKNOWN_AGENT = "unknown";
+
+export function isAgentName(name: string): boolean {
+  return AGENT_NAME.test(name);
+}
+
+/** `name` as given, or core.input.invalid naming the flag. A long name is not echoed back whole. */
+export function checkAgentName(name: string, flag = "--agent"): string {
+  if (isAgentName(name)) return name;
+  const said =
+    name === ""
+      ? `${flag} is empty`
+      : name.length > AGENT_NAME_MAX
+        ? `${flag} is ${name.length} characters long`
+        : `${flag} ${JSON.stringify(name)} is not an agent name`;
+  throw new RtaError(
+    "core.input.invalid",
+    said,
+    `an agent name is 1 to ${AGENT_NAME_MAX} letters, digits, '.', '-' or '_', starting with a letter or digit`,
+  );
+}
+
+/** An optional `--agent`: undefined when left out, checked when given. */
+export function optionalAgentName(name: string | undefined, flag = "--agent"): string | undefined {
+  return name === undefined ? undefined : checkAgentName(name, flag);
+}
+
+/**
+ * The agent a client's reported name stands for, made into a name when it is
+ * not one ("Claude Desktop" is Claude-Desktop), so that the record, a grant's
+ * --agent and a refusal's hint all spell it the same way.
+ */
+export function agentNameFromClient(reported: string | undefined): string {
+  const text = (reported ?? "").trim();
+  if (isAgentName(text)) return text;
+  // A name is asked for on every call, and a client may report megabytes: only its start can matter.
+  const word = text
+    .slice(0, 4 * AGENT_NAME_MAX)
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[._-]+/, "")
+    .slice(0, AGENT_NAME_MAX);
+  return isAgentName(word) ? word : UNKNOWN_AGENT;
+}
