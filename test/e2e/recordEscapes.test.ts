@@ -39,7 +39,8 @@ test("an agent's escapes reach the operator's terminal written out, never acted 
     .filter((l) => l.startsWith("rta: evil"));
   expect(notes).toHaveLength(3);
   for (const note of notes) expect(note).not.toMatch(ACTS);
-  expect(notes[0]).toContain("evil\\x1b[2J\\x1b]0;owned\\x07\\u202eedualc\\x9b1m sys_info ok");
+  // the agent's name is made from its client's name with what a name cannot hold left out; the client keeps it
+  expect(notes[0]).toContain("rta: evil-2J-0-owned-edualc-1m sys_info ok");
 
   const log = await onTerminal(["agent", "log"], env);
   expect(log.code).toBe(0);
