@@ -8,6 +8,13 @@
 import type { Args, Capability, PathAccess } from "../core/capability.ts";
 import { closeGated, type GatedPath } from "./pathGate.ts";
 
+/** Whether opening this call's paths may make directories on the way (a write with `parents`). */
+export function mayMakeParents(cap: Capability, args: Args): boolean {
+  return Object.values(cap.inputs).some(
+    (spec) => spec.path && spec.parentsFrom !== undefined && args[spec.parentsFrom] === true,
+  );
+}
+
 export function openPaths(cap: Capability, args: Args, gate: PathAccess): Record<string, GatedPath> {
   const opened: Record<string, GatedPath> = {};
   try {

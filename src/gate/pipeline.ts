@@ -12,15 +12,17 @@
  *   5  fill         core.config.invalid, core.profile.unreadable
  *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read, or names a profile)
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
- *   8  required     core.input.missing (what only a profile or the operator gives), the grant's use given back
+ *   8  required     core.input.missing (what only a profile or the operator gives)
  *   10 paths        core.path.* (every path argument opened under a root)
  *      (record)     core.record.unavailable: a call runs only once stage 14 has written its `run` line
+ *                   (a refusal from 7 to here gives the grant's use back: the call ran nothing)
  *   11 run          the capability's own codes
  *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
  *   13 redact       rta's own places and any secret, out of what an agent is told (the agent's own words kept)
  *   14 record       every agent call, refusals and probes included, with the error as it was written
  */
 import type { Call } from "../core/call.ts";
+import type { Args } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
 import type { Deps } from "../core/deps.ts";
@@ -33,8 +35,8 @@ import { configFor, fill } from "./fill.ts";
 import type { Grant } from "./gateStore.ts";
 import { spendGrant } from "./grants.ts";
 import { checkLock } from "./locks.ts";
-import { accessOf, personAccess, withRoots } from "./pathGate.ts";
-import { closePaths, openPaths } from "./paths.ts";
+import { accessOf, type GatedPath, personAccess, withRoots } from "./pathGate.ts";
+import { closePaths, mayMakeParents, openPaths } from "./paths.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
 import { type CallTrace, recordCall, recordRun } from "./recordCall.ts";
 import { redactOutcome } from "./redactStage.ts";
@@ -85,28 +87,37 @@ async function stages(
       grant = spendGrant(cap, { ...named, origin: named.origin }, filled, deps.gate(), deps.policy, deps.clock.now());
       trace.grant = grant?.id;
     }
-    const args = applyProfile(cap, named.profile, sent, filled, config);
-    // A call refused after the grant stage did not use what it spent.
-    const giveBackAndThrow = (err: unknown): never => {
+    // A call refused after the grant stage and before it runs (a profile's fence, an input still missing, a path
+    // the gate refuses, a record that cannot be written) did nothing the grant was for: the use is given back, or
+    // a one-use grant would be lost to a typo. Returns what it is handed, to be thrown.
+    const givenBack = (err: unknown): unknown => {
       if (grant) {
         deps.gate().giveBack(grant.id);
         trace.grant = undefined;
       }
-      throw err;
+      return err;
     };
+    let args: Args;
     try {
+      args = applyProfile(cap, named.profile, sent, filled, config);
       requireFilled(cap, args);
     } catch (err) {
-      giveBackAndThrow(err);
+      throw givenBack(err);
     }
     const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
-    const paths = openPaths(cap, args, gate);
+    let paths: Record<string, GatedPath>;
+    try {
+      paths = openPaths(cap, args, gate);
+    } catch (err) {
+      // A walk that makes parents may have made some before it was refused: that call changed something.
+      throw mayMakeParents(cap, args) ? err : givenBack(err);
+    }
     try {
       // A call runs only once the record holds a line saying so (see recordCall.ts).
       try {
         recordRun(trace, deps);
       } catch (err) {
-        giveBackAndThrow(err);
+        throw givenBack(err);
       }
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;

@@ -1,0 +1,85 @@
+/**
+ * End to end: a use is spent on a call that runs. A call refused after the
+ * grant stage and before it runs (a profile's fence, a path outside the
+ * roots) did nothing the grant was for, so the use comes back: a one-use
+ * grant still serves the call the operator issued it for.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, type Era, resultJson } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
+
+async function uses(env: Record<string, string>): Promise<number[]> {
+  const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout) as {
+    grants: { uses: number }[];
+  };
+  return listed.grants.map((g) => g.uses);
+}
+
+describe("a call refused before it runs gives its use back", () => {
+  for (const era of ["modern", "legacy"] as Era[]) {
+    test(`${era}: a path outside the roots, through a link or withheld, leaves a one-use fs.write grant whole`, async () => {
+      const data = tempDir();
+      const config = tempDir();
+      const root = tempDir();
+      mkdirSync(join(root, "sub"));
+      const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+      expect(
+        (await rta(["grant", "allow", "fs.write", "--agent", "x", "--ttl", "5m", "--max-uses", "1"], { env })).code,
+      ).toBe(0);
+      const s = await connect(era, ["--agent", "x", "--root", root], {
+        dataDir: data,
+        env: { RTA_CONFIG_DIR: config },
+      });
+      try {
+        for (const path of ["../outside.txt", "/etc/rta-outside", "sub/../../outside.txt", ".git/hooks/pre-commit"]) {
+          const r = resultJson(await s.client.callTool({ name: "fs_write", arguments: { path, content: "x" } }));
+          expect({ path, code: String(r.code).startsWith("core.path.") }).toEqual({ path, code: true });
+        }
+        expect(await uses(env)).toEqual([0]);
+        const ok = await s.client.callTool({ name: "fs_write", arguments: { path: "sub/in.txt", content: "x" } });
+        expect(ok.isError).toBeFalsy();
+      } finally {
+        await s.close();
+      }
+      expect(existsSync(join(root, "sub", "in.txt"))).toBe(true);
+      expect(await uses(env)).toEqual([1]);
+    });
+  }
+
+  test("a value outside a profile's fence leaves the one-use grant for that profile whole", async () => {
+    const data = tempDir();
+    const config = tempDir();
+    const folder = tempDir();
+    writeFileSync(
+      join(config, "config.toml"),
+      `[connections.work-notes]\narea = "note"\nfolder = "${folder}"\n` +
+        `[profiles.work]\narea = "note"\nconnection = "work-notes"\nonly = { title = ["plan"] }\n`,
+    );
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+    const issued = await rta(
+      ["grant", "allow", "note.add", "--agent", "x", "--ttl", "5m", "--max-uses", "1", "--profile", "work"],
+      { env },
+    );
+    expect(issued.code).toBe(0);
+    const s = await connect("legacy", ["--agent", "x"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const fenced = resultJson(
+        await s.client.callTool({ name: "note_add", arguments: { title: "other", body: "b", profile: "work" } }),
+      );
+      expect(fenced.code).toBe("core.profile.fenced");
+      expect(await uses(env)).toEqual([0]);
+      const ok = await s.client.callTool({
+        name: "note_add",
+        arguments: { title: "plan", body: "b", profile: "work" },
+      });
+      expect(ok.isError).toBeFalsy();
+    } finally {
+      await s.close();
+    }
+    expect(readdirSync(folder).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+    expect(await uses(env)).toEqual([1]);
+  });
+});
