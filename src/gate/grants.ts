@@ -77,10 +77,14 @@ const DIALLED = new Set(["host", "url"]);
 /**
  * The kind of a loopback, private, link-local or metadata address that a call
  * names outright, which only a grant naming it may reach (see
- * net/destination.ts): no hostless grant is spent on it. A name that resolves
- * to such an address is only known once it is resolved, when the call runs.
+ * net/destination.ts): no hostless grant is spent on it. `localhost` and the
+ * names under it are loopback wherever they are looked up (RFC 6761), so they
+ * are named outright too. Any other name that resolves to such an address is
+ * only known once it is resolved, when the call runs; that lookup has left the
+ * machine, and the use it spent stays spent.
  */
 function sensitiveAddress(host: string): string | undefined {
+  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
   if (isIP(host) === 0) return undefined;
   const kind = classify(host);
   return isSensitive(kind) ? kind : undefined;

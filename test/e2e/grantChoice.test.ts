@@ -4,22 +4,29 @@
  * its uses, which are the operator's for another call.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { type DnsTestServer, startDnsServer } from "../support/dnsServer.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
 
 let web: http.Server;
 let port = 0;
+let dns: DnsTestServer;
 
 beforeAll(async () => {
+  // A DNS stand-in that answers localhost names as a resolver following RFC 6761 would, so no query leaves.
+  dns = await startDnsServer({ localhost: { A: ["127.0.0.1"] }, "app.localhost": { A: ["127.0.0.1"] } });
   web = http.createServer((_q, res) => res.end("from loopback"));
   await new Promise<void>((r) => web.listen(0, "127.0.0.1", () => r()));
   port = (web.address() as AddressInfo).port;
 });
 afterAll(() => {
   web.close();
+  dns.close();
 });
 
 function dirsEnv() {
@@ -78,6 +85,35 @@ describe("the most specific grant wins", () => {
       await s.close();
     }
     expect(await uses(env)).toEqual({ [hostless]: 0 });
+  });
+});
+
+describe("localhost is loopback before it is looked up", () => {
+  test("a hostless grant is not spent on localhost, in any spelling, nor is the name looked up; a grant naming it allows it", async () => {
+    const { data, config, env } = dirsEnv();
+    writeFileSync(join(config, "config.toml"), `[defaults.http]\nserver = "${dns.address}"\n`);
+    const hostless = await allow(env, "--ttl", "5m", "--max-uses", "1");
+    const s = await connect("modern", ["--agent", "probe"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      for (const host of ["localhost", "LocalHost.", "app.localhost"]) {
+        const r = resultJson(
+          await s.client.callTool({ name: "http_get", arguments: { url: `http://${host}:${port}/` } }),
+        );
+        expect({ host, code: r.code }).toEqual({ host, code: "core.grant.required" });
+        expect(r.message).toContain("loopback address");
+        expect(r.hint).toContain(`--host ${host.toLowerCase().replace(/\.$/, "")}`);
+      }
+      expect(dns.queries).toEqual([]);
+      expect(await uses(env)).toEqual({ [hostless]: 0 });
+      const named = await allow(env, "--ttl", "5m", "--host", "localhost");
+      const r = resultJson(
+        await s.client.callTool({ name: "http_get", arguments: { url: `http://localhost:${port}/` } }),
+      );
+      expect(r).toMatchObject({ type: "object", value: { status: 200, body: "from loopback" } });
+      expect(await uses(env)).toEqual({ [hostless]: 0, [named]: 1 });
+    } finally {
+      await s.close();
+    }
   });
 });
 

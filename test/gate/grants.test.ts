@@ -214,13 +214,19 @@ describe("which grants can allow a call", () => {
     ])
       expect({ url, named: needsNamedHost("http.get", "url", url) }).toEqual({ url, named: true });
     expect(needsNamedHost("net.ping", "host", "169.254.169.254")).toBe(true);
+    // RFC 6761: localhost and every name under it are loopback wherever they are looked up
+    for (const url of ["http://localhost/", "http://LOCALHOST./", "http://a.b.localhost:8080/"])
+      expect({ url, named: needsNamedHost("http.get", "url", url) }).toEqual({ url, named: true });
+    expect(needsNamedHost("net.port", "host", "localhost.")).toBe(true);
     expect(needsNamedHost("net.port", "host", "0177.0.0.1")).toBe(true);
   });
 
   test("a public address, a name, and a name looked up rather than dialled are for any grant", () => {
     expect(needsNamedHost("http.get", "url", "http://192.0.2.7.example/")).toBe(false);
-    expect(needsNamedHost("http.get", "url", "http://localhost/")).toBe(false);
+    expect(needsNamedHost("http.get", "url", "http://localhost.example/")).toBe(false);
+    expect(needsNamedHost("http.get", "url", "http://notlocalhost/")).toBe(false);
     expect(needsNamedHost("http.get", "url", "http://8.8.8.8/")).toBe(false);
     expect(needsNamedHost("net.dns", "name", "127.0.0.1")).toBe(false);
+    expect(needsNamedHost("net.dns", "name", "localhost")).toBe(false);
   });
 });

@@ -49,6 +49,15 @@ function v6Bytes(address: string): number[] {
   return groups.flatMap((g) => [(g >> 8) & 0xff, g & 0xff]);
 }
 
+/** The prefixes of translated IPv6 addresses, as bytes. */
+const NAT64_WELL_KNOWN = [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0];
+const NAT64_LOCAL_USE = [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01];
+const SIIT_TRANSLATED = [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0];
+
+function startsWith(bytes: number[], prefix: number[]): boolean {
+  return prefix.every((x, i) => bytes[i] === x);
+}
+
 export function classify(address: string): AddressClass {
   const family = isIP(address.split("%")[0] as string);
   if (family === 4) {
@@ -72,6 +81,12 @@ export function classify(address: string): AddressClass {
     if (b.slice(0, 10).every((x) => x === 0) && ((b[10] === 0xff && b[11] === 0xff) || (b[10] === 0 && b[11] === 0))) {
       return classify(b.slice(12).join("."));
     }
+    // A translated address (NAT64's 64:ff9b::/96, SIIT's ::ffff:0:0:0/96) or a 6to4 one (2002::/16) is dialled
+    // as the IPv4 address it carries, by a translator or relay on the caller's behalf: it is what it carries.
+    if (startsWith(b, NAT64_WELL_KNOWN) || startsWith(b, SIIT_TRANSLATED)) return classify(b.slice(12).join("."));
+    if (b[0] === 0x20 && b[1] === 0x02) return classify(b.slice(2, 6).join("."));
+    // 64:ff9b:1::/48 is for a network's own translator (RFC 8215), which reaches what that network holds.
+    if (startsWith(b, NAT64_LOCAL_USE)) return "private";
     if (
       b[0] === 0xfd &&
       b[1] === 0x00 &&
