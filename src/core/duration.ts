@@ -3,9 +3,19 @@
  */
 import { RtaError } from "./errors.ts";
 
-const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DAY_MS = 86_400_000;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS };
 
-/** Milliseconds in `text`; refuses anything but whole numbers with s, m, h or d, and zero. */
+/**
+ * The longest duration taken: a century. Longer than any grant, lock or token
+ * is meant to last (a lock or token with no --ttl already lasts until ended),
+ * and short enough that its end is a date: past about 273,000 years from now
+ * it is not one, and a grant issued that long was stored and then refused to
+ * be shown, so a person was told it failed while it stood.
+ */
+export const MAX_DURATION_MS = 36_500 * DAY_MS;
+
+/** Milliseconds in `text`; refuses anything but whole numbers with s, m, h or d, zero, and past a century. */
 export function parseDuration(text: string, what = "--ttl"): number {
   const trimmed = text.trim();
   const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
@@ -16,6 +26,13 @@ export function parseDuration(text: string, what = "--ttl"): number {
       "core.input.invalid",
       `${what} ${JSON.stringify(text)} is not a duration`,
       `write it like 30s, 5m, 1h30m or 2d`,
+    );
+  }
+  if (ms > MAX_DURATION_MS) {
+    throw new RtaError(
+      "core.input.range",
+      `${what} ${JSON.stringify(text)} is longer than ${MAX_DURATION_MS / DAY_MS}d`,
+      `give ${what} a duration up to ${MAX_DURATION_MS / DAY_MS}d`,
     );
   }
   return ms;

@@ -14,6 +14,13 @@ test("anything else is core.input.invalid", () => {
   }
 });
 
+test("a duration past a century is core.input.range: its end would not be a date", () => {
+  expect(parseDuration("36500d")).toBe(36_500 * 86_400_000);
+  for (const long of ["36501d", "99999999d", "876001h"]) {
+    expect(() => parseDuration(long)).toThrow(/longer than/);
+  }
+});
+
 test("formatted in the fewest units", () => {
   expect(formatDuration(5_400_000)).toBe("1h30m");
   expect(formatDuration(300_000)).toBe("5m");

@@ -234,3 +234,42 @@ describe("the grant verbs on the command line", () => {
     }
   });
 });
+
+describe("a duration whose end is not a date", () => {
+  test("grant allow, lock and token new refuse a ttl past a century as core.input.range, and nothing is issued", async () => {
+    const { env } = dirsEnv();
+    for (const args of [
+      ["grant", "allow", "fs.write", "--agent", "x", "--ttl", "99999999d"],
+      ["grant", "allow", "fs.write", "--agent", "x", "--ttl", "36501d"],
+      ["lock", "--agent", "x", "--ttl", "99999999d"],
+      ["mcp", "token", "new", "--agent", "x", "--ttl", "99999999d"],
+    ]) {
+      const r = await rta(args, { env });
+      expect({ args, code: r.code, range: r.stderr.includes("(core.input.range)"), out: r.stdout }).toEqual({
+        args,
+        code: 2,
+        range: true,
+        out: "",
+      });
+    }
+    const state = await Promise.all([
+      rta(["grant", "list", "--json"], { env }),
+      rta(["lock", "list", "--json"], { env }),
+      rta(["mcp", "token", "list", "--json"], { env }),
+    ]);
+    expect(state.map((s) => JSON.parse(s.stdout))).toEqual([{ grants: [] }, { locks: [] }, { tokens: [] }]);
+    // a century is still a duration, and the grant it makes can be listed and read by its agent
+    expect((await rta(["grant", "allow", "fs.write", "--agent", "x", "--ttl", "36500d"], { env })).code).toBe(0);
+    const s = await connect("legacy", ["--agent", "x"], {
+      dataDir: env.RTA_DATA_DIR,
+      env: { RTA_CONFIG_DIR: env.RTA_CONFIG_DIR },
+    });
+    try {
+      const read = await s.client.readResource({ uri: "rta://grants" });
+      const text = (read.contents[0] as { text: string }).text;
+      expect(JSON.parse(text).grants).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+  });
+});
