@@ -174,10 +174,12 @@ describe("profiles", () => {
       hint: "send another namespace, or call without profile",
     });
     expect(JSON.stringify(out)).not.toContain("team-a");
-    expect(deps.gate().get(g.id)?.uses).toBe(1);
+    // refused before it ran: the grant could not allow it, so the use is given back
+    expect(deps.gate().get(g.id)?.uses).toBe(0);
     expect(await call(deps, { profile: "team-a", namespace: "team-a-jobs" })).toMatchObject({
       ok: { value: { namespace: "team-a-jobs" } },
     });
+    expect(deps.gate().get(g.id)?.uses).toBe(1);
   });
 
   test("a blank is said as a blank, not as a value outside the list", async () => {
