@@ -76,8 +76,17 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
   const policyFile = join(d.config, POLICY_FILE);
   if (existsSync(policyFile)) {
     try {
-      parsePolicy(readFileSync(policyFile, "utf8"));
+      const policy = parsePolicy(readFileSync(policyFile, "utf8"));
       add("team policy", "ok", policyFile);
+      // A name spelled right that nothing has stops nothing today: a typo, or a plugin not installed yet.
+      const areas = cli.catalogue.areas();
+      for (const name of policy.never.filter((n) => !cli.catalogue.byName(n) && !areas.includes(n)))
+        add(
+          "team policy",
+          "note",
+          `never names ${JSON.stringify(name)}, which no capability or area here is called`,
+          `check the spelling in ${policyFile} (\`rta explain\` lists them); a plugin's name holds once it is installed`,
+        );
     } catch (err) {
       add("team policy", "fail", (err as Error).message, `fix ${policyFile}; until then no grant is issued or spent`);
     }

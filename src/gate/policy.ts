@@ -27,6 +27,14 @@ export interface Policy {
 
 export const NO_POLICY: Policy = { never: [] };
 
+/**
+ * How a capability (`area.thing[.action]`), an area or a plugin is spelled. A
+ * `never` entry is compared exactly, so one spelled otherwise (a tool's name,
+ * `fs_write`; capitals; a space) would match nothing and stop nothing while
+ * the team believed it did: such a file does not read.
+ */
+const GATE_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*){0,2}$/;
+
 /** Reads and checks the policy text; refuses (core.policy.unreadable) what it cannot take, naming the key. */
 export function parsePolicy(text: string): Policy {
   let raw: Record<string, unknown>;
@@ -40,6 +48,11 @@ export function parsePolicy(text: string): Policy {
     if (key === "never" || key === "agents") {
       if (!Array.isArray(value) || !value.every((v) => typeof v === "string"))
         throw unreadable(`${key} must be a list of names`);
+      const odd = key === "never" ? (value as string[]).find((v) => !GATE_NAME.test(v)) : undefined;
+      if (odd !== undefined)
+        throw unreadable(
+          `never names ${JSON.stringify(odd)}, which no capability or area is called (write fs.write, not fs_write)`,
+        );
       policy[key] = value as string[];
     } else if (key === "max_ttl") {
       if (typeof value !== "string") throw unreadable('max_ttl must be a duration such as "8h"');

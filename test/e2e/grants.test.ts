@@ -273,3 +273,42 @@ describe("a duration whose end is not a date", () => {
     }
   });
 });
+
+describe("a team policy's never list", () => {
+  test("a name no capability or area could have (a tool's name, capitals, a space) makes the policy unreadable, so it never silently stops nothing", async () => {
+    const { data, config, env } = dirsEnv();
+    expect((await rta(["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "5m"], { env })).code).toBe(0);
+    for (const slip of ["fs_write", "FS.WRITE", "fs.write "]) {
+      writeFileSync(join(config, "policy.toml"), `never = [${JSON.stringify(slip)}]\n`);
+      const issued = await rta(["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "5m"], { env });
+      expect({ slip, code: issued.code, said: issued.stderr.includes("(core.policy.unreadable)") }).toEqual({
+        slip,
+        code: 1,
+        said: true,
+      });
+      const doctor = JSON.parse((await rta(["doctor", "--json"], { env })).stdout);
+      expect(doctor.findings.find((f: { check: string }) => f.check === "team policy").status).toBe("fail");
+    }
+    // the grant issued before the policy was written is not spent while the policy does not read
+    const root = tempDir();
+    const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+      dataDir: data,
+      env: { RTA_CONFIG_DIR: config },
+    });
+    try {
+      const r = resultJson(await s.client.callTool({ name: "fs_write", arguments: { path: "a.txt", content: "x" } }));
+      expect(r.code).toBe("core.policy.unreadable");
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("a well-formed name that is no capability or area is said by rta doctor", async () => {
+    const { config, env } = dirsEnv();
+    writeFileSync(join(config, "policy.toml"), 'never = ["fs.wirte", "fs.rm"]\n');
+    const doctor = JSON.parse((await rta(["doctor", "--json"], { env })).stdout);
+    const said = doctor.findings.filter((f: { check: string }) => f.check === "team policy");
+    expect(said.some((f: { detail: string }) => f.detail.includes("fs.wirte"))).toBe(true);
+    expect(said.some((f: { detail: string }) => f.detail.includes('"fs.rm"'))).toBe(false);
+  });
+});

@@ -22,6 +22,10 @@ describe("the policy file", () => {
     expect(() => parsePolicy("max_uses = 0")).toThrow(/max_uses/);
     expect(() => parsePolicy("nevr = []")).toThrow(/no setting "nevr"/);
     expect(() => parsePolicy("[[[")).toThrow(/not TOML/);
+    // compared exactly, so a name spelled as no capability is would stop nothing
+    for (const slip of ["fs_write", "FS.WRITE", "fs.write ", "", "fs..write"])
+      expect(() => parsePolicy(`never = [${JSON.stringify(slip)}]`)).toThrow(/no capability or area is called/);
+    expect(parsePolicy('never = ["fs", "fs.write", "my-plugin.do.it"]').never).toHaveLength(3);
   });
 
   test("is read again when the file changes, and a missing file is no ceiling", () => {
