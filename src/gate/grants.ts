@@ -9,6 +9,8 @@
  */
 import { isIP } from "node:net";
 import { classify, isSensitive } from "../capabilities/net/addressClass.ts";
+import { checkedHost } from "../capabilities/net/destination.ts";
+import { parseUrl } from "../capabilities/net/http.ts";
 import type { AgentOrigin, Call } from "../core/call.ts";
 import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
@@ -18,7 +20,11 @@ import type { GateStore, Grant, GrantQuery } from "./gateStore.ts";
 import { gateTargets } from "./locks.ts";
 import { checkCeiling, type Policy } from "./policy.ts";
 
-/** Returns the grant spent, or undefined for a free read; refuses with core.grant.required or core.grant.ceiling. */
+/**
+ * Returns the grant spent, or undefined for a free read; refuses with
+ * core.grant.required or core.grant.ceiling, and with net.badhost a
+ * destination no packet could go to, before any use is spent.
+ */
 export function spendGrant(
   cap: Capability,
   call: Call & { origin: AgentOrigin },
@@ -34,6 +40,7 @@ export function spendGrant(
   const q = grantQuery(cap, call, args, now);
   // What the ceiling says of the target and the agent holds whatever grant exists.
   checkCeiling(policy, { targets: q.targets, agent: q.agent, ttlMs: 0, maxUses: 0 });
+  checkDestination(cap, args);
   const grant = store.spend(q);
   if (!grant) throw required(cap, q, store.lastMatching(q), now);
   try {
@@ -73,6 +80,19 @@ export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }
  * hostless grant covers any of them.
  */
 const DIALLED = new Set(["host", "url"]);
+
+/**
+ * A destination no packet could be sent to (no URL, another scheme, a URL
+ * carrying credentials, no host name or address) is refused as net.badhost,
+ * in the capability's own words, before a use is spent on a call that could
+ * not run. Only the first destination is known here; a redirect's is checked
+ * as it is followed, once a request has gone out.
+ */
+function checkDestination(cap: Capability, args: Args): void {
+  const value = cap.reaches !== undefined ? args[cap.reaches] : undefined;
+  if (typeof value !== "string" || !DIALLED.has(cap.reaches as string)) return;
+  checkedHost(cap.reaches === "url" ? parseUrl(value).hostname : value);
+}
 
 /**
  * The kind of a loopback, private, link-local or metadata address that a call

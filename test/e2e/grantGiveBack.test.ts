@@ -82,4 +82,34 @@ describe("a call refused before it runs gives its use back", () => {
     expect(readdirSync(folder).filter((f) => f.endsWith(".json"))).toHaveLength(1);
     expect(await uses(env)).toEqual([1]);
   });
+
+  test("a destination no packet could go to is refused as net.badhost before a hostless grant's use is spent", async () => {
+    const data = tempDir();
+    const config = tempDir();
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+    for (const cap of ["http.get", "net.port"])
+      expect((await rta(["grant", "allow", cap, "--agent", "x", "--ttl", "5m", "--max-uses", "1"], { env })).code).toBe(
+        0,
+      );
+    const s = await connect("modern", ["--agent", "x"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      for (const url of [
+        "ftp://a.test/",
+        "not a url",
+        "http://user:pw@a.test/",
+        "http://a..b/",
+        "http://[fe80::1%25lo]/",
+      ]) {
+        const r = resultJson(await s.client.callTool({ name: "http_get", arguments: { url } }));
+        expect({ url, code: r.code }).toEqual({ url, code: "net.badhost" });
+      }
+      for (const host of ["127.0.0.1:22", "a b", "a..b"]) {
+        const r = resultJson(await s.client.callTool({ name: "net_port", arguments: { host, ports: "22" } }));
+        expect({ host, code: r.code }).toEqual({ host, code: "net.badhost" });
+      }
+    } finally {
+      await s.close();
+    }
+    expect(await uses(env)).toEqual([0, 0]);
+  });
 });
