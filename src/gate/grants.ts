@@ -142,14 +142,21 @@ function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: 
   );
 }
 
-/** The narrowest command that would let this call through. */
+/**
+ * The narrowest command that would let this call through. A record the agent
+ * chose that begins with '-' would be read as an option (a path named
+ * `--agent=claude` left the grant with no record, so it allowed every path):
+ * it goes last, after `--`, which ends the options.
+ */
 export function allowCommand(cap: Capability, q: GrantQuery): string {
   const words = ["rta", "grant", "allow", cap.name];
-  if (q.record !== null) words.push(shellWord(q.record));
+  const asOption = q.record?.startsWith("-") === true;
+  if (q.record !== null && !asOption) words.push(shellWord(q.record));
   words.push("--agent", shellWord(q.agent), "--ttl", "5m");
   if (q.host !== null) words.push("--host", shellWord(q.host));
   if (q.connection !== null) words.push("--connection", shellWord(q.connection));
   if (q.profile !== null) words.push("--profile", shellWord(q.profile));
+  if (q.record !== null && asOption) words.push("--", shellWord(q.record));
   return words.join(" ");
 }
 

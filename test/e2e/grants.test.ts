@@ -57,6 +57,35 @@ describe("the hint works", () => {
   });
 });
 
+describe("a record that reads as an option", () => {
+  test("the hint for a record starting with '-', run literally, narrows the grant to that record and no other", async () => {
+    const { data, config, env } = dirsEnv();
+    const root = tempDir();
+    const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+      dataDir: data,
+      env: { RTA_CONFIG_DIR: config },
+    });
+    try {
+      for (const path of ["--agent=claude", "-x", "--"]) {
+        const refused = resultJson(await s.client.callTool({ name: "fs_write", arguments: { path, content: "x" } }));
+        expect(refused.code).toBe("core.grant.required");
+        const command = (refused.hint as string).match(/`([^`]+)`/)?.[1] ?? "";
+        expect(await runLiterally(command, env)).toEqual({ code: 0, stderr: "" });
+        const ok = await s.client.callTool({ name: "fs_write", arguments: { path, content: "x" } });
+        expect({ path, ok: !ok.isError }).toEqual({ path, ok: true });
+      }
+      const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout);
+      expect(listed.grants.map((g: { record: string | null }) => g.record)).toEqual(["--agent=claude", "-x", "--"]);
+      const other = resultJson(
+        await s.client.callTool({ name: "fs_write", arguments: { path: "victim.txt", content: "x" } }),
+      );
+      expect(other.code).toBe("core.grant.required");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe("what a grant is narrowed to", () => {
   test("a URL or a port is refused with the host alone in the hint; a path record is compared written plainly", async () => {
     const { env, data, config } = dirsEnv();
