@@ -58,8 +58,10 @@ export function parsePolicy(text: string): Policy {
       if (typeof value !== "string") throw unreadable('max_ttl must be a duration such as "8h"');
       try {
         policy.maxTtl = parseDuration(value, "max_ttl");
-      } catch {
-        throw unreadable(`max_ttl ${JSON.stringify(value)} is not a duration such as "8h"`);
+      } catch (err) {
+        // past the longest duration taken, the message says so rather than that it is no duration
+        const tooLong = err instanceof RtaError && err.code === "core.input.range";
+        throw unreadable(tooLong ? err.message : `max_ttl ${JSON.stringify(value)} is not a duration such as "8h"`);
       }
     } else if (key === "max_uses") {
       if (typeof value !== "number" || !Number.isInteger(value) || value < 1)

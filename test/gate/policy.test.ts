@@ -19,6 +19,7 @@ describe("the policy file", () => {
   test("refuses what it cannot take, naming the key", () => {
     expect(() => parsePolicy('never = "x"')).toThrow(/never must be a list/);
     expect(() => parsePolicy('max_ttl = "soon"')).toThrow(/max_ttl/);
+    expect(() => parsePolicy('max_ttl = "36501d"')).toThrow(/max_ttl "36501d" is longer than 36500d/);
     expect(() => parsePolicy("max_uses = 0")).toThrow(/max_uses/);
     expect(() => parsePolicy("nevr = []")).toThrow(/no setting "nevr"/);
     expect(() => parsePolicy("[[[")).toThrow(/not TOML/);
