@@ -78,9 +78,14 @@ async function stages(
     const shaped = checkShape(cap, call, catalogue);
     const state = deps.config.current();
     const { sent, profile } = checkDeclaration(cap, call, shaped, usable(state));
-    const named: Call = profile !== undefined ? { ...call, profile } : call;
-    if (named.origin.kind === "agent") checkLock(cap, named.origin, deps.gate(), deps.clock.now());
+    if (call.origin.kind === "agent") checkLock(cap, call.origin, deps.gate(), deps.clock.now());
     const config = configFor(cap, state);
+    // A named profile runs against its connection: a grant narrowed with --connection is matched on it.
+    const connection =
+      profile !== undefined && Object.hasOwn(config.profiles, profile)
+        ? config.profiles[profile]?.connection
+        : undefined;
+    const named: Call = profile !== undefined ? { ...call, profile, ...(connection ? { connection } : {}) } : call;
     const filled = fill(cap, sent, config);
     let grant: Grant | undefined;
     if (named.origin.kind === "agent") {

@@ -341,3 +341,44 @@ describe("a team policy's never list", () => {
     expect(said.some((f: { detail: string }) => f.detail.includes('"fs.rm"'))).toBe(false);
   });
 });
+
+describe("a grant narrowed to a connection", () => {
+  test("covers a call whose profile runs against that connection, and not one whose profile runs against another", async () => {
+    const { data, config, env } = dirsEnv();
+    const [work, home] = [tempDir(), tempDir()];
+    writeFileSync(
+      join(config, "config.toml"),
+      `[connections.work-notes]\narea = "note"\nfolder = "${work}"\n` +
+        `[connections.home-notes]\narea = "note"\nfolder = "${home}"\n` +
+        `[profiles.work]\narea = "note"\nconnection = "work-notes"\n` +
+        `[profiles.home]\narea = "note"\nconnection = "home-notes"\n`,
+    );
+    for (const [profile, connection] of [
+      ["work", "work-notes"],
+      ["home", "work-notes"],
+    ])
+      expect(
+        (
+          await rta(
+            ["grant", "allow", "note.add", "--agent", "claude", "--ttl", "5m", "--profile", profile as string].concat([
+              "--connection",
+              connection as string,
+            ]),
+            { env },
+          )
+        ).code,
+      ).toBe(0);
+    const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const ok = await s.client.callTool({ name: "note_add", arguments: { title: "a", body: "b", profile: "work" } });
+      expect(ok.isError).toBeFalsy();
+      const other = resultJson(
+        await s.client.callTool({ name: "note_add", arguments: { title: "a", body: "b", profile: "home" } }),
+      );
+      expect(other.code).toBe("core.grant.required");
+      expect(other.hint).toContain("--connection home-notes --profile home");
+    } finally {
+      await s.close();
+    }
+  });
+});
