@@ -132,6 +132,14 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
       if (value !== undefined && value.trim() === "")
         throw new RtaError("core.input.invalid", `${flag} is empty`, `give ${flag} a value, or leave it out`);
     }
+    // A call reaches a connection only through a profile, and naming a profile needs a grant for it: a grant
+    // naming a connection and no profile would match no call at all.
+    if (opts.connection !== undefined && opts.profile === undefined)
+      throw new RtaError(
+        "core.input.invalid",
+        "--connection narrows a grant for calls through a profile, and names none",
+        "give --profile too: the profile whose connection it is",
+      );
     const host = opts.host !== undefined ? grantHost(cli, target, cap, opts.host) : null;
     const deps = processDeps(io.env);
     let digest: string | null = null;

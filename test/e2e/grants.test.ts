@@ -377,6 +377,15 @@ describe("a grant narrowed to a connection", () => {
       );
       expect(other.code).toBe("core.grant.required");
       expect(other.hint).toContain("--connection home-notes --profile home");
+      // a connection is reached only through a profile, so a grant naming one without a profile would cover nothing
+      const alone = await rta(
+        ["grant", "allow", "note.add", "--agent", "claude", "--ttl", "5m", "--connection", "work-notes"],
+        { env },
+      );
+      expect({ code: alone.code, said: alone.stderr.includes("(core.input.invalid)") }).toEqual({
+        code: 2,
+        said: true,
+      });
     } finally {
       await s.close();
     }
