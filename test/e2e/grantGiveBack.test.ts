@@ -112,4 +112,30 @@ describe("a call refused before it runs gives its use back", () => {
     }
     expect(await uses(env)).toEqual([0, 0]);
   });
+
+  test("a walk that makes parents keeps its use when refused: it may have made some", async () => {
+    const data = tempDir();
+    const config = tempDir();
+    const root = tempDir();
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+    expect(
+      (await rta(["grant", "allow", "fs.mkdir", "--agent", "x", "--ttl", "5m", "--max-uses", "2"], { env })).code,
+    ).toBe(0);
+    const s = await connect("legacy", ["--agent", "x", "--root", root], {
+      dataDir: data,
+      env: { RTA_CONFIG_DIR: config },
+    });
+    try {
+      const plain = resultJson(await s.client.callTool({ name: "fs_mkdir", arguments: { path: "../up" } }));
+      expect(plain.code).toBe("core.path.outside");
+      expect(await uses(env)).toEqual([0]);
+      const parents = resultJson(
+        await s.client.callTool({ name: "fs_mkdir", arguments: { path: "a/../../up", parents: true } }),
+      );
+      expect(parents.code).toBe("core.path.outside");
+      expect(await uses(env)).toEqual([1]);
+    } finally {
+      await s.close();
+    }
+  });
 });
