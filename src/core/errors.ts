@@ -43,7 +43,10 @@ export const codes = {
     exit: Exit.usage,
   },
   "core.input.option": { doc: "a value is none of the options the input names", exit: Exit.usage },
-  "core.input.range": { doc: "a number lies outside the input's range", exit: Exit.usage },
+  "core.input.range": {
+    doc: "a number lies outside the input's range, or a duration is longer than a century",
+    exit: Exit.usage,
+  },
   "core.input.missing": { doc: "a required input was left out or sent empty", exit: Exit.usage },
   "core.input.toolarge": {
     doc: "an input read from a pipe is larger than rta accepts",
