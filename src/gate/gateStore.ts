@@ -195,9 +195,12 @@ export class GateStore {
     this.spendOne = this.db.query(
       "UPDATE grants SET uses = uses + 1 WHERE id = $id AND (max_uses IS NULL OR uses < max_uses)",
     );
+    // A lock's agent is matched whatever its case (names are ASCII, which NOCASE folds): a lock typed
+    // `claude-desktop` for the agent the record shows as Claude-Desktop must stop it, not stop nothing.
+    // A grant's name stays exact: a slip there refuses, which is the safe way to be wrong.
     this.activeLock = this.db.query(
       `SELECT * FROM locks WHERE lifted_at IS NULL AND (expires_at IS NULL OR expires_at > $now)
-       AND (agent IS NULL OR agent = $agent)
+       AND (agent IS NULL OR agent = $agent COLLATE NOCASE)
        AND (target IS NULL OR target IN ($t1, $t2, $t3))
        ORDER BY issued_at ASC LIMIT 1`,
     );
@@ -385,7 +388,10 @@ export class GateStore {
     return this.db.query<Lock, []>("SELECT * FROM locks ORDER BY issued_at ASC, rowid ASC").all();
   }
 
-  /** Lifts locks by id, by agent (its own locks, not the ones on everyone), or all; returns how many were active. */
+  /**
+   * Lifts locks by id, by agent (its own locks, whatever the case they were set in, not the ones on everyone),
+   * or all; returns how many were active.
+   */
   lift(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
     const active = "lifted_at IS NULL AND (expires_at IS NULL OR expires_at > $now)";
     if (by.id)
@@ -393,7 +399,7 @@ export class GateStore {
         .changes;
     if (by.agent)
       return this.db
-        .query(`UPDATE locks SET lifted_at = $now WHERE agent = $agent AND ${active}`)
+        .query(`UPDATE locks SET lifted_at = $now WHERE agent = $agent COLLATE NOCASE AND ${active}`)
         .run({ agent: by.agent, now }).changes;
     if (by.all) return this.db.query(`UPDATE locks SET lifted_at = $now WHERE ${active}`).run({ now }).changes;
     return 0;

@@ -149,6 +149,33 @@ describe("locks", () => {
   });
 });
 
+describe("a lock on a name spelled in other case", () => {
+  test("stops the agent whatever the case it was typed in, and is lifted the same way; a grant's name stays exact", async () => {
+    const { data, config, env } = dirsEnv();
+    // with no --agent the name is the client's, made into one: Claude-Desktop
+    const s = await connect("modern", [], {
+      dataDir: data,
+      clientName: "Claude Desktop",
+      env: { RTA_CONFIG_DIR: config },
+    });
+    try {
+      expect((await s.client.callTool({ name: "sys_info", arguments: {} })).isError).toBeFalsy();
+      expect((await rta(["lock", "--agent", "claude-desktop"], { env })).code).toBe(0);
+      const locked = resultJson(await s.client.callTool({ name: "sys_info", arguments: {} }));
+      expect(locked.code).toBe("core.lock.locked");
+      expect((await rta(["lock", "lift", "--agent", "CLAUDE-DESKTOP"], { env })).code).toBe(0);
+      expect((await s.client.callTool({ name: "sys_info", arguments: {} })).isError).toBeFalsy();
+      expect(
+        (await rta(["grant", "allow", "note.add", "--agent", "claude-desktop", "--ttl", "5m"], { env })).code,
+      ).toBe(0);
+      const refused = resultJson(await s.client.callTool({ name: "note_add", arguments: { title: "t", body: "b" } }));
+      expect(refused.code).toBe("core.grant.required");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe("the team ceiling", () => {
   test("never makes grant allow refuse, and refuses a call under a grant issued before the policy changed", async () => {
     const { data, config, env } = dirsEnv();
