@@ -272,7 +272,7 @@ export class GateStore {
     return this.db.query<Grant, { id: string }>("SELECT * FROM grants WHERE id = $id").get({ id }) ?? undefined;
   }
 
-  /** Revokes grants by id, by agent, or all; returns how many were live. */
+  /** Revokes grants by id, by agent (whatever its case: taking back is the safe way to be broad), or all; returns how many were live. */
   revoke(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
     if (by.id)
       return this.db
@@ -280,7 +280,7 @@ export class GateStore {
         .run({ id: by.id, now }).changes;
     if (by.agent) {
       return this.db
-        .query("UPDATE grants SET revoked_at = $now WHERE agent = $agent AND revoked_at IS NULL")
+        .query("UPDATE grants SET revoked_at = $now WHERE agent = $agent COLLATE NOCASE AND revoked_at IS NULL")
         .run({ agent: by.agent, now }).changes;
     }
     if (by.all)
@@ -321,7 +321,7 @@ export class GateStore {
         .run({ id: by.id, now }).changes;
     if (by.agent)
       return this.db
-        .query("UPDATE tokens SET revoked_at = $now WHERE agent = $agent AND revoked_at IS NULL")
+        .query("UPDATE tokens SET revoked_at = $now WHERE agent = $agent COLLATE NOCASE AND revoked_at IS NULL")
         .run({ agent: by.agent, now }).changes;
     if (by.all)
       return this.db.query("UPDATE tokens SET revoked_at = $now WHERE revoked_at IS NULL").run({ now }).changes;

@@ -170,6 +170,15 @@ describe("a lock on a name spelled in other case", () => {
       ).toBe(0);
       const refused = resultJson(await s.client.callTool({ name: "note_add", arguments: { title: "t", body: "b" } }));
       expect(refused.code).toBe("core.grant.required");
+      // taking back is the safe way to be broad: a revoke in other case ends the agent's grants
+      expect(
+        (await rta(["grant", "allow", "note.add", "--agent", "Claude-Desktop", "--ttl", "5m"], { env })).code,
+      ).toBe(0);
+      expect((await rta(["grant", "revoke", "--agent", "claude-desktop"], { env })).code).toBe(0);
+      const states = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout).grants.map(
+        (g: { state: string }) => g.state,
+      );
+      expect(states).toEqual(["revoked", "revoked"]);
     } finally {
       await s.close();
     }
