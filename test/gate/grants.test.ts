@@ -180,6 +180,10 @@ describe("the command in the hint", () => {
     expect(allowCommand(cap, q)).toBe(
       "rta grant allow note.rm 'a b' --agent claude --ttl 5m --host example.test --connection prod",
     );
+    // a record that reads as an option comes after --, or the grant would be for every record
+    expect(allowCommand(cap, { ...q, record: "--agent=claude", host: null, connection: null })).toBe(
+      "rta grant allow note.rm --agent claude --ttl 5m -- --agent=claude",
+    );
   });
 });
 
