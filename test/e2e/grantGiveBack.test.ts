@@ -2,7 +2,9 @@
  * End to end: a use is spent on a call that runs. A call refused after the
  * grant stage and before it runs (a profile's fence, a path outside the
  * roots) did nothing the grant was for, so the use comes back: a one-use
- * grant still serves the call the operator issued it for.
+ * grant still serves the call the operator issued it for. A destination no
+ * packet could go to is refused before any use is spent; a walk that may
+ * have made parents keeps the use it spent.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
