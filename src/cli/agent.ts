@@ -4,7 +4,7 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { optionalAgentName } from "../core/agentName.ts";
+import { namesAgent, optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
@@ -127,7 +127,7 @@ function filter(opts: LogOptions, now: number): (l: RecordLine) => boolean {
   return (l) =>
     !l.kind &&
     (opts.session === undefined || l.session === opts.session) &&
-    (opts.agent === undefined || l.agent === opts.agent) &&
+    (opts.agent === undefined || namesAgent(opts.agent, l.agent)) &&
     (opts.code === undefined || l.outcome === opts.code) &&
     (since === undefined || Date.parse(l.time) >= since);
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { version } from "../../package.json";
-import { checkAgentName, optionalAgentName } from "../core/agentName.ts";
+import { checkAgentName, namesAgent, optionalAgentName } from "../core/agentName.ts";
 import type { Capability } from "../core/capability.ts";
 import { type ConfigSource, EMPTY_CONFIG, usable } from "../core/config.ts";
 import { formatDuration, parseDuration } from "../core/duration.ts";
@@ -239,7 +239,7 @@ export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: 
     const grants = deps
       .gate()
       .list()
-      .filter((g) => agent === undefined || g.agent === agent);
+      .filter((g) => agent === undefined || namesAgent(agent, g.agent));
     const columns = ["id", "target", "agent", "narrowed to", "uses", "expires", "state"];
     if (opts.detail) columns.push("issued", "issued by", "build");
     const rows: Scalar[][] = grants.map((g) => {

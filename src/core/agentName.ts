@@ -35,6 +35,17 @@ export function checkAgentName(name: string, flag = "--agent"): string {
   );
 }
 
+/**
+ * Whether a name a person typed names this agent: whatever its case, since a
+ * name is ASCII and `claude-desktop` is plainly the agent the record shows as
+ * Claude-Desktop. For what stops, takes back or shows (a lock, a revoke, a
+ * listing, the record), never for what lets an agent through (a grant, a
+ * token), where a slip must refuse.
+ */
+export function namesAgent(typed: string, agent: string): boolean {
+  return typed.toLowerCase() === agent.toLowerCase();
+}
+
 /** An optional `--agent`: undefined when left out, checked when given. */
 export function optionalAgentName(name: string | undefined, flag = "--agent"): string | undefined {
   return name === undefined ? undefined : checkAgentName(name, flag);

@@ -179,6 +179,11 @@ describe("a lock on a name spelled in other case", () => {
         (g: { state: string }) => g.state,
       );
       expect(states).toEqual(["revoked", "revoked"]);
+      // and what shows an agent finds it the same way: its grants, and its calls on the record
+      const listed = JSON.parse((await rta(["grant", "list", "--agent", "CLAUDE-desktop", "--json"], { env })).stdout);
+      expect(listed.grants).toHaveLength(2);
+      const log = await rta(["agent", "log", "--agent", "claude-desktop", "--json"], { env });
+      expect(log.stdout).toContain("Claude-Desktop");
     } finally {
       await s.close();
     }
