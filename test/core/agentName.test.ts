@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { agentNameFromClient, checkAgentName, isAgentName, optionalAgentName } from "../../src/core/agentName.ts";
+import {
+  agentNameFromClient,
+  checkAgentName,
+  isAgentName,
+  namesAgent,
+  optionalAgentName,
+} from "../../src/core/agentName.ts";
 import { RtaError } from "../../src/core/errors.ts";
 
 describe("an agent's name", () => {
@@ -35,4 +41,11 @@ describe("an agent's name", () => {
     expect(agentNameFromClient(undefined)).toBe("unknown");
     expect(agentNameFromClient("a".repeat(300))).toBe("a".repeat(64));
   });
+});
+
+test("a typed name names an agent whatever its case, and only that agent", () => {
+  expect(namesAgent("claude-desktop", "Claude-Desktop")).toBe(true);
+  expect(namesAgent("CLAUDE", "claude")).toBe(true);
+  expect(namesAgent("claude", "claude.")).toBe(false);
+  expect(namesAgent("claude", "claude-desktop")).toBe(false);
 });
