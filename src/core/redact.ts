@@ -54,8 +54,17 @@ const HEADER_LINE = new RegExp(
 const SECRET_FLAGS =
   "password|passwd|token|access-token|access_token|api-key|api_key|apikey|client-secret|client_secret";
 const FLAG = new RegExp(`((?:^|\\s)--?(?:${SECRET_FLAGS})(?:=|[ \\t]+))(?!-)[^\\s"'<>]+`, "gi");
-/** A JSON Web Token standing alone (its header and claims are base64url JSON, so both begin `eyJ`): a bearer credential. */
-const JWT = /\beyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
+/**
+ * A run of base64url segments joined by dots, where a JSON Web Token may
+ * stand: each run is tried once, from its first character only (hence the
+ * lookbehind), and looked through by `maskJwts`. The single pattern this replaces,
+ * `\beyJ[A-Za-z0-9_-]{2,}\.eyJ…`, started again at every `-eyJ` of a run
+ * that holds no dot and scanned to its end each time: 256 KB of `eyJ-` that
+ * an agent sent held the server for 8 s, in time that grew with its square.
+ */
+const DOTTED_RUN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)+/g;
+/** A token's claims: a whole segment, base64url JSON (`eyJ`) and at least two more characters. */
+const JWT_CLAIMS = /^eyJ[A-Za-z0-9_-]{2,}$/;
 /** rta's own bearer tokens (rta_ and 32 random bytes in base64url), wherever they stand. */
 const RTA_TOKEN = /\brta_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`, "i");
@@ -70,8 +79,42 @@ export function maskSecrets(text: string): string {
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
     .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
     .replace(FLAG, (_, flag: string) => `${flag}${MASK}`)
-    .replace(JWT, MASK)
+    .replace(DOTTED_RUN, maskJwts)
     .replace(RTA_TOKEN, MASK);
+}
+
+/**
+ * The JSON Web Tokens in one dotted run masked, as `\beyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*`
+ * would mask them, in time linear in the run: a token's header starts at a
+ * word boundary inside a segment (the segment's start, or after a `-`) with
+ * `eyJ` and two more characters to the segment's end; the next segment is its
+ * claims; the one after, possibly empty, its signature.
+ */
+function maskJwts(run: string): string {
+  if (!run.includes("eyJ")) return run;
+  const segments = run.split(".");
+  const out: string[] = [];
+  let i = 0;
+  while (i < segments.length) {
+    const header = segments[i] as string;
+    const at = i + 2 < segments.length && JWT_CLAIMS.test(segments[i + 1] as string) ? jwtHeaderAt(header) : -1;
+    if (at === -1) {
+      out.push(header);
+      i++;
+      continue;
+    }
+    out.push(`${header.slice(0, at)}${MASK}`);
+    i += 3;
+  }
+  return out.join(".");
+}
+
+/** Where in a segment a token's header begins (`eyJ` at a word boundary, two characters after it at least), or -1. */
+function jwtHeaderAt(segment: string): number {
+  for (let at = segment.indexOf("eyJ"); at !== -1 && segment.length - at >= 5; at = segment.indexOf("eyJ", at + 1)) {
+    if (at === 0 || segment[at - 1] === "-") return at;
+  }
+  return -1;
 }
 
 /**

@@ -114,6 +114,9 @@ const cases: Case[] = [
   // a JSON Web Token standing alone
   ["TOKEN eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.YWxpY2U6czNjcmV0 was issued", "TOKEN *** was issued"],
   ["eyJ alone and a.b.c are no token", "eyJ alone and a.b.c are no token"],
+  // one after a dash, one in the middle of a dotted run, one whose signature is empty, one whose header is too short
+  ["jwt-eyJhbGciOi.eyJzdWIi.c2ln, a.b.eyJhbGc.eyJzdWI.sig.tail", "jwt-***, a.b.***.tail"],
+  ["eyJhbGc.eyJzdWI. and eyJh.eyJzdWI.sig", "*** and eyJh.eyJzdWI.sig"],
   // a path the agent sent is kept, with any secret in it masked
   [`${DATA}/x?token=abc123 is withheld`, `${DATA}/x?token=*** is withheld`, [`${DATA}/x?token=abc123`]],
   // a bare value runs to the end of its line; a quoted one to its closing quote

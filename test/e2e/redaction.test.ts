@@ -207,6 +207,14 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(await text("fs_read", { path: "app.log", from_line: 13 })).toContain("nothing secret here");
     });
 
+    test("an argument of dashes and token heads (`eyJ-eyJ-…`) is redacted in time that grows with its length", async () => {
+      // the token pattern once started again at every `-eyJ` and scanned to the end: 8 s for 256 KB, minutes for this
+      const long = "eyJ-".repeat(512 * 1024);
+      const stat = JSON.parse(await text("fs_stat", { path: long }));
+      expect(stat.code).toBe("core.path.invalid");
+      expect(await text("fs_read", { path: "app.log", from_line: 13 })).toContain("nothing secret here");
+    });
+
     test("proc_list masks a credential on a command line: a flag, a header, a URL's userinfo", async () => {
       const flags = [
         "--password",
