@@ -131,6 +131,131 @@ export function cutsACredential(lead: string, window: string, trail: string): bo
   return maskSecrets(lead + window + trail) !== maskSecrets(lead) + maskSecrets(window) + maskSecrets(trail);
 }
 
+/**
+ * How much of the end of a line is looked at for a credential's name whose
+ * value stands on a later line: a name, its quote, its `:` or `=`, and the
+ * whitespace around them, with room to spare.
+ */
+export const LINE_CONTEXT_CHARS = 256;
+/** A credential's name at the end of a text, with the lead a name needs before it (or the text's start). */
+const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?)$`, "i");
+
+/**
+ * The end of `before` from a credential's name whose value has not come yet
+ * (`authorization:` ending a line, `"access_token"` with its `:` still to
+ * come), or "" when there is none. A whole text masks the value that follows
+ * such a name on a later line (`HEADER_LINE` lets whitespace, newlines
+ * included, stand around the `:`), so a part of the text that starts after
+ * the name is masked with it. Looks at the last LINE_CONTEXT_CHARS only, so
+ * its cost does not grow with `before`.
+ */
+export function openCredential(before: string): string {
+  let end = endOfWord(before, before.length);
+  const last = before[end - 1];
+  if (last === ":" || last === "=") end = endOfWord(before, end - 1);
+  const m = NAME_AT_END.exec(before.slice(Math.max(0, end - LINE_CONTEXT_CHARS), end));
+  return m ? before.slice(end - (m[1] as string).length) : "";
+}
+
+/** The index just past the last character before `end` that is not whitespace. */
+function endOfWord(text: string, end: number): number {
+  let at = end;
+  while (at > 0 && /\s/.test(text[at - 1] as string)) at--;
+  return at;
+}
+
+/**
+ * A part of a longer text masked as it reads there: `before` is what stands
+ * before it (its lines before, for a line), so a value whose credential's
+ * name ends the line above is masked as a whole read would mask it. A part
+ * whose masked form cannot be told from its context's is masked whole.
+ */
+export function maskSecretsAfter(before: string, text: string): string {
+  // whitespace alone is no value: a whole read passes it by to the value that follows it
+  if (!/\S/.test(text)) return text;
+  const open = openCredential(before);
+  if (open === "") return maskSecrets(text);
+  const masked = maskSecrets(`${open}${text}`);
+  return masked.startsWith(open) ? masked.slice(open.length) : MASK;
+}
+
+/**
+ * A line cut short, without the run of characters at its cut when a
+ * credential masked only whole may have begun there (URL userinfo before its
+ * `@`, rta's own token, a JSON Web Token): masked, its head would be shown.
+ * A value masked to its line's end (a header's, a parameter's, a flag's) is
+ * masked cut or not. The run ends at whitespace, a quote or `<`/`>`, which
+ * none of the three holds.
+ */
+export function cutAtWord(text: string): string {
+  let at = text.length;
+  while (at > 0 && !/[\s"'<>]/.test(text[at - 1] as string)) at--;
+  const run = text.slice(at);
+  const m = MASKED_WHOLE.exec(run);
+  if (m === null) return text;
+  // the run is cut where the first such credential may begin: a URL at its scheme
+  let start = m.index;
+  if (m[0] === "://")
+    while (start > 0 && m.index - start < MAX_SCHEME_CHARS && /[A-Za-z0-9+.-]/.test(run[start - 1] as string)) start--;
+  return text.slice(0, at + start);
+}
+
+/** What begins each credential masked only whole: a URL's `://`, a token's header, rta's token prefix. */
+const MASKED_WHOLE = /:\/\/|eyJ|rta_/;
+/** A URL's scheme is at most this long (USERINFO's bound). */
+const MAX_SCHEME_CHARS = 32;
+
+/**
+ * The lines before the one being read, as far as masking it depends on them:
+ * the ends of the last two that are not blank (a name may stand on one, its
+ * `:` alone on the next). Blank lines are whitespace, which a credential's
+ * name and value may have between them, and are passed by.
+ */
+export class LinesBefore {
+  private earlier = "";
+  private last = "";
+
+  /** The next line read, or its end (its last LINE_CONTEXT_CHARS are enough). */
+  add(line: string): void {
+    const end = endOfWord(line, line.length);
+    if (end === 0) return;
+    this.earlier = this.last;
+    this.last = line.slice(Math.max(0, end - LINE_CONTEXT_CHARS), end);
+  }
+
+  text(): string {
+    return `${this.earlier}\n${this.last}\n`;
+  }
+}
+
+/** How many of a remote server's roots a word is checked against (`<root 1>`…): more roots than this are not served. */
+const MAX_NAMED_ROOTS = 99;
+/** Every text redaction writes in place of what it hides. */
+const LABELS = [
+  MASK,
+  "<data dir>",
+  "<config dir>",
+  "<identity file>",
+  ...Array.from({ length: MAX_NAMED_ROOTS }, (_, i) => `<root ${i + 1}>`),
+];
+
+/**
+ * Whether a word may stand in a text as shown and not in the text itself:
+ * it overlaps a label redaction writes (`***`, `<data dir>`, `<root 2>`):
+ * it is part of one, holds one, or begins or ends inside one. Compared
+ * without regard to case.
+ */
+export function mayBeWrittenByRedaction(word: string): boolean {
+  const w = word.toLowerCase();
+  return LABELS.some((label) => {
+    if (label.includes(w) || w.includes(label)) return true;
+    for (let k = 1; k < label.length && k <= w.length; k++) {
+      if (w.endsWith(label.slice(0, k)) || w.startsWith(label.slice(-k))) return true;
+    }
+    return false;
+  });
+}
+
 /** A masked value keeps the quotes it stood in, so a JSON text stays JSON. */
 function quotedMask(value: string): string {
   const q = value[0];
@@ -184,6 +309,18 @@ export class Redactor {
    */
   text(text: string, kept: readonly string[] = []): string {
     return this.guardedText(text, this.worthGuarding(kept));
+  }
+
+  /**
+   * A part of a longer text (a line of a file, a range of one) as an agent is
+   * shown it, before any of its own words are set aside: masked as it reads
+   * after `before` (see maskSecretsAfter), its places renamed. What picks
+   * lines for an agent (a pattern, a filter) is matched on this, so whether a
+   * line is picked depends on nothing the agent is not shown: neither a
+   * secret nor where rta keeps its data.
+   */
+  shown(text: string, before = ""): string {
+    return text === "" ? text : this.renamePlaces(maskSecretsAfter(before, text));
   }
 
   /** The kept strings, masked, that renaming places would change: worked out once per call, not once per string. */

@@ -3,7 +3,15 @@
  * or repeats a secret, and what the agent sent is left as it was.
  */
 import { describe, expect, test } from "bun:test";
-import { cutsACredential, maskSecrets, Redactor } from "../../src/core/redact.ts";
+import {
+  cutAtWord,
+  cutsACredential,
+  LinesBefore,
+  maskSecrets,
+  maskSecretsAfter,
+  mayBeWrittenByRedaction,
+  Redactor,
+} from "../../src/core/redact.ts";
 
 const DATA = "/home/u/.local/share/rta";
 const CONFIG = "/home/u/.config/rta";
@@ -233,5 +241,41 @@ describe("a remote server's roots", () => {
     expect(remote.text("serve --root /srv/app --root /srv/./app/sub/")).toBe("serve --root <root 1> --root <root 2>/");
     expect(remote.text("/real/app/x and /srv/app/sub/y")).toBe("<root 1>/x and <root 2>/y");
     expect(remote.text("/srv/application /srv/app-old /x/srv/app")).toBe("/srv/application /srv/app-old /x/srv/app");
+  });
+});
+
+describe("a part of a longer text, masked as it reads there", () => {
+  test("a value on a line after its credential's name, blank lines or a lone `:` between, is masked", () => {
+    expect(maskSecretsAfter("headers:\n  authorization:\n", "    Bearer abc123")).toBe("    ***");
+    expect(maskSecretsAfter('{\n  "access_token":\n', '    "abc123",')).toBe('    "***",');
+    expect(maskSecretsAfter("x\nX-Api-Key\n", ": abc123")).toBe(": ***");
+    expect(maskSecretsAfter("client_secret\n=\n", "abc123")).toBe("***");
+    expect(maskSecretsAfter("cookie:\n\n", "   ")).toBe("   ");
+    // a name the value does not belong to, or one whose value stood on its own line, masks nothing after it
+    expect(maskSecretsAfter("authorization: Bearer abc\n", "next line")).toBe("next line");
+    expect(maskSecretsAfter("reauthorization_note:\n", "plain")).toBe("plain");
+    expect(maskSecretsAfter("keys:\n", "plain")).toBe("plain");
+  });
+
+  test("LinesBefore keeps the ends of the last two lines that are not blank", () => {
+    const before = new LinesBefore();
+    for (const line of ["first", `${"x".repeat(5000)} authorization`, "", "  ", ":"]) before.add(line);
+    expect(maskSecretsAfter(before.text(), "Bearer abc123")).toBe("***");
+    expect(before.text()).not.toContain("first");
+  });
+
+  test("a line cut short loses the word at its cut only where a credential masked whole may begin", () => {
+    expect(cutAtWord("clone https://alice:hunt")).toBe("clone ");
+    expect(cutAtWord(`${"x".repeat(40)}https://alice:hunt`)).toBe("x".repeat(13));
+    expect(cutAtWord("token rta_abcdefgh")).toBe("token ");
+    expect(cutAtWord('"t":"eyJhbGciOi.eyJzd')).toBe('"t":"');
+    expect(cutAtWord("plain words and a long yyyyyyy")).toBe("plain words and a long yyyyyyy");
+  });
+
+  test("a word redaction may write is told from one it cannot", () => {
+    for (const w of ["***", "*", "a*", "*b", "data", "a", "<data", "dir>", "ROOT 2", "t <config dir> x", "Identity"])
+      expect(mayBeWrittenByRedaction(w)).toBe(true);
+    for (const w of ["Bearer Zq8", "ERROR", "TODO", "needle", "x", "bz"])
+      expect(mayBeWrittenByRedaction(w)).toBe(false);
   });
 });

@@ -11,11 +11,12 @@ import { Pacer } from "../../core/pacer.ts";
 import {
   compileGlob,
   compileRegex,
+  forShownLines,
   LINE_MATCH_CHARS,
-  onShown,
   SCREEN_BLOCK_CHARS,
   type TextMatcher,
 } from "../../core/pattern.ts";
+import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore } from "../../core/redact.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, openChild, readRange, walk } from "./fdio.ts";
 
@@ -66,10 +67,8 @@ export const fsGrep = define({
   },
   examples: [{ command: 'rta fs grep "TODO" src --glob "*.ts"', note: "every TODO in the TypeScript under src" }],
   async run(args, ctx) {
-    const re = onShown(
-      compileRegex("pattern", String(args.pattern), { ignoreCase: args.ignore_case === true }),
-      ctx.shown,
-    );
+    const compiled = compileRegex("pattern", String(args.pattern), { ignoreCase: args.ignore_case === true });
+    const re = ctx.shown === undefined ? compiled : forShownLines(compiled);
     const glob = compileGlob("glob", String(args.glob));
     const max = args.max_matches as number;
     const start = ctx.paths.path as ReadPath;
@@ -77,7 +76,7 @@ export const fsGrep = define({
     const pacer = new Pacer(ctx.signal, `searching ${JSON.stringify(start.sent)}`);
     let matches = 0;
     const search = async (fd: number, file: string): Promise<boolean> => {
-      matches += await grepFile(fd, file, re, max - matches, (row) => out.add(row), pacer);
+      matches += await grepFile(fd, file, re, max - matches, (row) => out.add(row), pacer, ctx.shown);
       return matches < max;
     };
     await pacer.pause(); // a call cancelled as soon as it was sent stops here, before reading a byte
@@ -105,6 +104,11 @@ export const fsGrep = define({
  * Returns how many matched. A line is held to its first LINE_MATCH_CHARS
  * (the part matched and shown), however long it runs, so a file that is one
  * endless line costs no more than one of short lines.
+ *
+ * With `shown` (an agent), a line is matched and shown as `shown` makes it,
+ * given the lines before it: a credential's value on the line after its
+ * name is masked as a whole read masks it, and a line cut short loses the
+ * word at its cut, which may be the head of a credential masked only whole.
  */
 async function grepFile(
   fd: number,
@@ -113,6 +117,7 @@ async function grepFile(
   room: number,
   emit: (row: [string, number, string]) => void,
   pacer: Pacer,
+  shown?: (text: string, before?: string) => string,
 ): Promise<number> {
   const first = readRange(fd, 0, CHUNK);
   if (looksBinary(first)) return 0;
@@ -122,12 +127,15 @@ async function grepFile(
   let line = 1;
   let pos = 0;
   const partial = new LineStart();
+  const before = new LinesBefore();
   const end = (text: string): boolean => {
-    if (re.test(text)) {
-      emit([file, line, partial.cut ? `${text}...` : text]);
+    const seen = shown === undefined ? text : shown(partial.cut ? cutAtWord(text) : text, before.text());
+    if (re.test(seen)) {
+      emit([file, line, partial.cut ? `${seen}...` : seen]);
       found++;
     }
     line++;
+    before.add(partial.end);
     partial.reset();
     return found < room;
   };
@@ -147,6 +155,7 @@ async function grepFile(
             : undefined;
         oneByOne = skip ? skip.oneByOne : nl;
         if (skip && skip.resume > from) {
+          if (shown) linesBefore(text, from, skip.resume, before);
           line += skip.passed;
           from = skip.resume;
           if (pacer.due()) await pacer.pause();
@@ -205,6 +214,24 @@ function screenBlock(text: string, from: number, screen: (block: string) => bool
   return { passed: linesIn(text, from, blockEnd + 1), resume: blockEnd + 1, oneByOne: -1 };
 }
 
+/**
+ * Tells `before` the last two lines that are not blank among the whole lines
+ * text[from, to) a skip passed by: what masking the line after them needs.
+ * Walks back from `to` no further than it must.
+ */
+function linesBefore(text: string, from: number, to: number, before: LinesBefore): void {
+  const found: string[] = [];
+  for (let end = to - 1; end > from && found.length < 2; ) {
+    const start = Math.max(from, text.lastIndexOf("\n", end - 1) + 1);
+    // a line's end is looked at first, the whole of a long line only when its end is blank
+    const tail = text.slice(Math.max(start, end - LINE_CONTEXT_CHARS), end);
+    if (/\S/.test(tail) || (end - start > LINE_CONTEXT_CHARS && /\S/.test(text.slice(start, end))))
+      found.unshift(text.slice(start, end));
+    end = start - 1;
+  }
+  for (const l of found) before.add(l);
+}
+
 /** The newlines in text[from, to). */
 function linesIn(text: string, from: number, to: number): number {
   let count = 0;
@@ -212,15 +239,25 @@ function linesIn(text: string, from: number, to: number): number {
   return count;
 }
 
-/** The start of the line being read, at most LINE_MATCH_CHARS of it; `cut` once more was passed by. */
+/**
+ * The start of the line being read, at most LINE_MATCH_CHARS of it; `cut`
+ * once more was passed by. Its `end`, the last LINE_CONTEXT_CHARS, is kept
+ * too: the line after it may be a value whose name that end holds.
+ */
 class LineStart {
   private kept = "";
   cut = false;
+  end = "";
 
   /** Adds text[from, to) and returns the line's start so far. */
   add(text: string, from: number, to: number | undefined): string {
     const room = LINE_MATCH_CHARS - this.kept.length;
     const stop = to ?? text.length;
+    const piece = text.slice(Math.max(from, stop - LINE_CONTEXT_CHARS), stop);
+    this.end =
+      this.end.length + piece.length > LINE_CONTEXT_CHARS
+        ? (this.end + piece).slice(-LINE_CONTEXT_CHARS)
+        : this.end + piece;
     if (stop - from > room) {
       this.cut = true;
       this.kept += text.slice(from, from + room);
@@ -235,5 +272,6 @@ class LineStart {
   reset(): void {
     this.kept = "";
     this.cut = false;
+    this.end = "";
   }
 }

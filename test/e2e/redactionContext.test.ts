@@ -1,0 +1,145 @@
+/**
+ * End to end: what an agent is told of a file depends only on what it is
+ * shown. A credential's value on the line after its name (YAML, folded
+ * headers, pretty-printed JSON) was masked in a whole read but shown in the
+ * clear by fs_grep, log_tail and a read that started after the name; a line
+ * fs_grep cut at 4,096 characters showed the head of a URL's password or a
+ * token; and a pattern guessing rta's data dir one character at a time told
+ * a right guess from a wrong one by whether a line came back.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
+
+/** Each secret is a word found nowhere else in the fixtures. */
+const SECRETS = ["Zq71Kd4Hd", "Zq72Wn9Tm", "Zq73Ye2Vb", "Zq74Ps8Pw", "Zq75Gh3Kx", "Zq76Uo5Lc", "Zq77Jt1Ra"] as const;
+
+const NEXT_LINE = [
+  "headers:",
+  "  authorization:",
+  `    Bearer ${SECRETS[0]}`,
+  "{",
+  '  "access_token":',
+  `    "${SECRETS[1]}",`,
+  '  "user": "alice"',
+  "}",
+  "X-Api-Key",
+  `: ${SECRETS[2]}`,
+  "client_secret",
+  "=",
+  `${SECRETS[3]}`,
+  "cookie:",
+  "",
+  "   ",
+  `${SECRETS[4]}`,
+  "nothing secret here",
+  "",
+].join("\n");
+
+const JWT = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJacTc3In0.${SECRETS[6]}`;
+
+/** No five characters in a row of any secret. */
+function expectNoPieceOfASecret(text: string): void {
+  for (const secret of SECRETS) {
+    for (let i = 0; i + 5 <= secret.length; i++) expect(text).not.toContain(secret.slice(i, i + 5));
+  }
+}
+
+for (const era of ["legacy", "modern"] as Era[]) {
+  describe(`what an agent is told of a file depends only on what it is shown, ${era} era`, () => {
+    let s: Connected;
+    let root = "";
+    const data = tempDir();
+    beforeAll(async () => {
+      root = tempDir();
+      writeFileSync(join(root, "next.log"), NEXT_LINE);
+      // each credential masked only whole stands across the 4,096th character of its line
+      const cutAt = (word: string, inside: number): string => `${"x".repeat(4096 - inside)}${word} tail`;
+      writeFileSync(
+        join(root, "long.log"),
+        [
+          cutAt(`https://alice:${SECRETS[5]}@h.test/`, 20),
+          cutAt(`rta_${SECRETS[5]}${"Q".repeat(43 - SECRETS[5].length)}`, 30),
+          cutAt(JWT, 48),
+          "",
+        ].join("\n"),
+      );
+      writeFileSync(join(root, "env.txt"), `RTA_DATA_DIR=${data}\nother=1\n`);
+      s = await connect(era, ["--agent", "claude", "--root", root], { dataDir: data });
+    });
+    afterAll(async () => {
+      await s.close();
+    });
+
+    const text = async (name: string, args: Record<string, unknown>) =>
+      JSON.stringify(resultJson(await s.client.callTool({ name, arguments: args })));
+
+    test("a value on a line after its credential's name is masked by every read, grep and tail", async () => {
+      const whole = await text("fs_read", { path: "next.log" });
+      expect(whole).toContain("nothing secret here");
+      expectNoPieceOfASecret(whole);
+      for (let from = 1; from <= 19; from++)
+        expectNoPieceOfASecret(await text("fs_read", { path: "next.log", from_line: from }));
+      for (let offset = 0; offset < NEXT_LINE.length; offset++) {
+        for (const length of [5, 12, 4096])
+          expectNoPieceOfASecret(await text("fs_read", { path: "next.log", offset, length }));
+      }
+      for (const pattern of ["Zq", ".", "^\\s*\\S", "Bearer", '"', "7"]) {
+        const grep = await text("fs_grep", { pattern, path: "next.log" });
+        expectNoPieceOfASecret(grep);
+        const tail = await text("log_tail", { path: join(root, "next.log"), filter: pattern });
+        expectNoPieceOfASecret(tail);
+        for (const lines of [1, 2, 3, 5, 100]) {
+          expectNoPieceOfASecret(await text("log_tail", { path: join(root, "next.log"), lines }));
+        }
+      }
+      // the lines are still found, masked
+      const bearer = JSON.parse(await text("fs_grep", { pattern: "\\*\\*\\*", path: "next.log" }));
+      expect(bearer.rows.map((r: unknown[]) => r[1])).toEqual([3, 6, 10, 13, 17]);
+      const tail = JSON.parse(await text("log_tail", { path: join(root, "next.log"), lines: 3 }));
+      expect(tail.rows).toEqual([
+        [-3, "   "],
+        [-2, "***"],
+        [-1, "nothing secret here"],
+      ]);
+    });
+
+    test("a line fs_grep cuts short shows no head of a credential masked only whole", async () => {
+      const grep = JSON.parse(await text("fs_grep", { pattern: "^x", path: "long.log" }));
+      expect(grep.total).toBe(3);
+      for (const row of grep.rows) expect(row[2]).toEndWith("...");
+      expectNoPieceOfASecret(JSON.stringify(grep));
+      expect(JSON.stringify(grep)).not.toContain("alice");
+    });
+
+    test("whether fs_grep or log_tail finds a line never tells a right guess of rta's data dir from a wrong one", async () => {
+      const grep = (pattern: string) => text("fs_grep", { pattern, path: "env.txt" });
+      const tail = (filter: string) => text("log_tail", { path: join(root, "env.txt"), filter });
+      const right = `DATA_DIR=${data.slice(0, 6)}`;
+      const wrong = `DATA_DIR=${data.slice(0, 5)}#`;
+      expect(await grep(right)).toBe(await grep(wrong));
+      expect(await tail(right)).toBe(await tail(wrong));
+      expect(await grep(`=${data}`)).toBe(await grep("=/nowhere/at/all"));
+      expect(JSON.parse(await grep("DATA_DIR=<data dir>")).rows).toEqual([["env.txt", 1, "RTA_DATA_DIR=<data dir>"]]);
+    });
+
+    test("a skip ahead on the file's own text never tells what a mask or a label hides", async () => {
+      // a word the label or the mask writes, or-ed with a guess at what it hides: the guess used to decide
+      const pairs: [string, string][] = [
+        ["\\*\\*\\*|Bearer Zq71", "\\*\\*\\*|Bearer Zq70"],
+        ["[*]{3}|Bearer Zq71", "[*]{3}|Bearer Zq70"],
+        ["[*]{3}|Bearer Zq7[1]", "[*]{3}|Bearer Zq7[0]"],
+      ];
+      for (const [right, wrong] of pairs) {
+        const grep = (pattern: string) => text("fs_grep", { pattern, path: "next.log" });
+        expect(await grep(right)).toBe(await grep(wrong));
+        expect(JSON.parse(await grep(right)).rows.length).toBe(5);
+      }
+      const dir = (pattern: string) => text("fs_grep", { pattern, path: "env.txt" });
+      expect(await dir(`dir|=${data.slice(0, 6)}`)).toBe(await dir(`dir|=${data.slice(0, 5)}#`));
+      expect(await dir(`(?i)DATA DIR|=${data.slice(0, 6)}`)).toBe(await dir(`(?i)DATA DIR|=${data.slice(0, 5)}#`));
+    });
+  });
+}
