@@ -24,12 +24,13 @@ const CREDENTIAL_HEADERS =
   "authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|x-csrf-token|x-amz-security-token|private-token|x-vault-token";
 
 /**
- * A scheme is at most 32 characters (`git+ssh`, `postgresql`): unbounded, a
- * text like `a.a.a.a…` that an agent can have echoed back (a path it sent)
- * would be scanned to its end from every dot, in time that grows with the
- * square of its length.
+ * URL userinfo, its slashes as JSON may escape them too
+ * (`https:\/\/user:pass@host`). A scheme is at most 32 characters
+ * (`git+ssh`, `postgresql`): unbounded, a text like `a.a.a.a…` that an agent
+ * can have echoed back (a path it sent) would be scanned to its end from
+ * every dot, in time that grows with the square of its length.
  */
-const USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^\s/@"'<>]+)@/gi;
+const USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:(?:\/|\\\/){2})([^\s/@"'<>]+)@/gi;
 const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi");
 /**
  * Keys that, as `key: value` or `"key": "value"`, all but always hold a
@@ -195,13 +196,13 @@ export function cutAtWord(text: string): string {
   if (m === null) return text;
   // the run is cut where the first such credential may begin: a URL at its scheme
   let start = m.index;
-  if (m[0] === "://")
+  if (m[0].startsWith(":"))
     while (start > 0 && m.index - start < MAX_SCHEME_CHARS && /[A-Za-z0-9+.-]/.test(run[start - 1] as string)) start--;
   return text.slice(0, at + start);
 }
 
 /** What begins each credential masked only whole: a URL's `://`, a token's header, rta's token prefix. */
-const MASKED_WHOLE = /:\/\/|eyJ|rta_/;
+const MASKED_WHOLE = /:\\?\/\\?\/|eyJ|rta_/;
 /** A URL's scheme is at most this long (USERINFO's bound). */
 const MAX_SCHEME_CHARS = 32;
 
@@ -292,7 +293,17 @@ export class Redactor {
       ...places.data.map((p): [string, string] => [p, "<data dir>"]),
       ...places.config.map((p): [string, string] => [p, "<config dir>"]),
       ...(places.roots ?? []).flatMap((spellings, i) => spellings.map((p): [string, string] => [p, `<root ${i + 1}>`])),
-    ].filter(([p]) => p.length > 1);
+    ]
+      .filter(([p]) => p.length > 1)
+      // JSON may escape a slash (`"dir":"\/var\/lib\/rta"`, as PHP writes it): the place is spelled so too
+      .flatMap(([p, label]): [string, string][] =>
+        p.includes("/")
+          ? [
+              [p, label],
+              [p.replaceAll("/", "\\/"), label],
+            ]
+          : [[p, label]],
+      );
     named.sort((a, b) => b[0].length - a[0].length);
     this.places = named.map(([p, label]) => [
       new RegExp(`(?<!${PATH_CHAR})${escapeRegExp(p.replace(/\/+$/, ""))}(?![\\w~-]|\\.[\\w~-])`, "g"),

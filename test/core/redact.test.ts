@@ -125,6 +125,9 @@ const cases: Case[] = [
   // one after a dash, one in the middle of a dotted run, one whose signature is empty, one whose header is too short
   ["jwt-eyJhbGciOi.eyJzdWIi.c2ln, a.b.eyJhbGc.eyJzdWI.sig.tail", "jwt-***, a.b.***.tail"],
   ["eyJhbGc.eyJzdWI. and eyJh.eyJzdWI.sig", "*** and eyJh.eyJzdWI.sig"],
+  // JSON that escapes its slashes: a URL's userinfo and rta's places, spelled so
+  ['{"url":"https:\\/\\/admin:hunter2@db.test\\/x"}', '{"url":"https:\\/\\/***@db.test\\/x"}'],
+  [`{"dir":"${DATA.replaceAll("/", "\\/")}\\/kv.age"}`, '{"dir":"<data dir>\\/kv.age"}'],
   // a path the agent sent is kept, with any secret in it masked
   [`${DATA}/x?token=abc123 is withheld`, `${DATA}/x?token=*** is withheld`, [`${DATA}/x?token=abc123`]],
   // a bare value runs to the end of its line; a quoted one to its closing quote
@@ -268,6 +271,7 @@ describe("a part of a longer text, masked as it reads there", () => {
     expect(cutAtWord("clone https://alice:hunt")).toBe("clone ");
     expect(cutAtWord(`${"x".repeat(40)}https://alice:hunt`)).toBe("x".repeat(13));
     expect(cutAtWord("token rta_abcdefgh")).toBe("token ");
+    expect(cutAtWord('"u":"https:\\/\\/alice:hunt')).toBe('"u":"');
     expect(cutAtWord('"t":"eyJhbGciOi.eyJzd')).toBe('"t":"');
     expect(cutAtWord("plain words and a long yyyyyyy")).toBe("plain words and a long yyyyyyy");
   });

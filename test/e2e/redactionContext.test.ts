@@ -125,6 +125,24 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(JSON.parse(await grep("DATA_DIR=<data dir>")).rows).toEqual([["env.txt", 1, "RTA_DATA_DIR=<data dir>"]]);
     });
 
+    test("JSON that escapes its slashes hides neither a URL's password nor rta's data dir", async () => {
+      const escaped = (p: string) => p.replaceAll("/", "\\/");
+      writeFileSync(
+        join(root, "app.json"),
+        `{"db":"${escaped(`postgres://app:${SECRETS[5]}@db.test/x`)}","store":"${escaped(data)}\\/kv.age"}\n`,
+      );
+      for (const out of [
+        await text("fs_read", { path: "app.json" }),
+        await text("fs_grep", { pattern: "db", path: "app.json" }),
+        await text("log_tail", { path: join(root, "app.json") }),
+      ]) {
+        expect(out).toContain("***@db.test");
+        expect(out).toContain("<data dir>");
+        expectNoPieceOfASecret(out);
+        expect(out).not.toContain(escaped(data.slice(1)));
+      }
+    });
+
     test("a skip ahead on the file's own text never tells what a mask or a label hides", async () => {
       // a word the label or the mask writes, or-ed with a guess at what it hides: the guess used to decide
       const pairs: [string, string][] = [
