@@ -139,6 +139,8 @@ export function cutsACredential(lead: string, window: string, trail: string): bo
  */
 export const LINE_CONTEXT_CHARS = 256;
 /** A credential's name at the end of a text, with the lead a name needs before it (or the text's start). */
+/** A credential's name with its quote and the character before it fit in this many: the longest is 20. */
+const NAME_TAIL_CHARS = 32;
 const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?)$`, "i");
 
 /**
@@ -147,14 +149,15 @@ const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|$
  * come), or "" when there is none. A whole text masks the value that follows
  * such a name on a later line (`HEADER_LINE` lets whitespace, newlines
  * included, stand around the `:`), so a part of the text that starts after
- * the name is masked with it. Looks at the last LINE_CONTEXT_CHARS only, so
- * its cost does not grow with `before`.
+ * the name is masked with it. Looks at the whitespace and the separator
+ * ending `before` and at most NAME_TAIL_CHARS before them, so its cost does
+ * not grow with `before`.
  */
 export function openCredential(before: string): string {
   let end = endOfWord(before, before.length);
   const last = before[end - 1];
   if (last === ":" || last === "=") end = endOfWord(before, end - 1);
-  const m = NAME_AT_END.exec(before.slice(Math.max(0, end - LINE_CONTEXT_CHARS), end));
+  const m = NAME_AT_END.exec(before.slice(Math.max(0, end - NAME_TAIL_CHARS), end));
   return m ? before.slice(end - (m[1] as string).length) : "";
 }
 
@@ -215,6 +218,7 @@ const MAX_SCHEME_CHARS = 32;
 export class LinesBefore {
   private earlier = "";
   private last = "";
+  private joined: string | undefined = "\n\n";
 
   /** The next line read, or its end (its last LINE_CONTEXT_CHARS are enough). */
   add(line: string): void {
@@ -222,10 +226,13 @@ export class LinesBefore {
     if (end === 0) return;
     this.earlier = this.last;
     this.last = line.slice(Math.max(0, end - LINE_CONTEXT_CHARS), end);
+    this.joined = undefined;
   }
 
+  /** The lines, joined, each ending in a newline. */
   text(): string {
-    return `${this.earlier}\n${this.last}\n`;
+    this.joined ??= `${this.earlier}\n${this.last}\n`;
+    return this.joined;
   }
 }
 
@@ -284,7 +291,8 @@ export interface Places {
 }
 
 export class Redactor {
-  private readonly places: [RegExp, string][];
+  /** Each spelling of a place, the pattern that finds it standing alone, and its label. */
+  private readonly places: [string, RegExp, string][];
 
   /** Each place may have several spellings (as configured, and its real path). Longer spellings are tried first. */
   constructor(places: Places) {
@@ -305,10 +313,10 @@ export class Redactor {
           : [[p, label]],
       );
     named.sort((a, b) => b[0].length - a[0].length);
-    this.places = named.map(([p, label]) => [
-      new RegExp(`(?<!${PATH_CHAR})${escapeRegExp(p.replace(/\/+$/, ""))}(?![\\w~-]|\\.[\\w~-])`, "g"),
-      label,
-    ]);
+    this.places = named.map(([p, label]) => {
+      const spelling = p.replace(/\/+$/, "");
+      return [spelling, new RegExp(`(?<!${PATH_CHAR})${escapeRegExp(spelling)}(?![\\w~-]|\\.[\\w~-])`, "g"), label];
+    });
   }
 
   /**
@@ -349,7 +357,8 @@ export class Redactor {
 
   private renamePlaces(text: string): string {
     let out = text;
-    for (const [re, label] of this.places) out = out.replace(re, label);
+    // a plain search first: most texts (every line of a search) name no place, and it costs a fraction of the pattern
+    for (const [spelling, re, label] of this.places) if (out.includes(spelling)) out = out.replace(re, label);
     return out;
   }
 

@@ -135,7 +135,7 @@ async function grepFile(
       found++;
     }
     line++;
-    before.add(partial.end);
+    before.add(partial.cut ? partial.end : text);
     partial.reset();
     return found < room;
   };
@@ -241,8 +241,9 @@ function linesIn(text: string, from: number, to: number): number {
 
 /**
  * The start of the line being read, at most LINE_MATCH_CHARS of it; `cut`
- * once more was passed by. Its `end`, the last LINE_CONTEXT_CHARS, is kept
- * too: the line after it may be a value whose name that end holds.
+ * once more was passed by. The `end` of a cut line, its last
+ * LINE_CONTEXT_CHARS, is kept too: the line after it may be a value whose
+ * name that end holds.
  */
 class LineStart {
   private kept = "";
@@ -253,11 +254,12 @@ class LineStart {
   add(text: string, from: number, to: number | undefined): string {
     const room = LINE_MATCH_CHARS - this.kept.length;
     const stop = to ?? text.length;
-    const piece = text.slice(Math.max(from, stop - LINE_CONTEXT_CHARS), stop);
-    this.end =
-      this.end.length + piece.length > LINE_CONTEXT_CHARS
-        ? (this.end + piece).slice(-LINE_CONTEXT_CHARS)
-        : this.end + piece;
+    if (this.cut || stop - from > room) {
+      // past its start only a cut line's end is kept apart: a whole one is its own end
+      const piece = text.slice(Math.max(from, stop - LINE_CONTEXT_CHARS), stop);
+      const end = this.cut ? this.end + piece : this.kept + piece;
+      this.end = end.length > LINE_CONTEXT_CHARS ? end.slice(-LINE_CONTEXT_CHARS) : end;
+    }
     if (stop - from > room) {
       this.cut = true;
       this.kept += text.slice(from, from + room);
