@@ -40,12 +40,14 @@ const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi
  */
 const SECRET_KEYS = "access_token|refresh_token|id_token|client_secret";
 /**
- * A credential header or key and its value. A quoted value ends at its closing
+ * A credential header or key and its value. The key may be quoted either way
+ * and indexed, as code sets a header (`{'Authorization': ...}`,
+ * `headers["Authorization"] = ...`). A quoted value ends at its closing
  * quote (JSON); a bare one runs to the end of the line, so a cookie's second
  * pair or a digest's `response="..."` after a comma is not left showing.
  */
 const HEADER_LINE = new RegExp(
-  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?\\s*[:=]\\s*)("(?:[^"\\\\\\n\\r]|\\\\.)*"?|'[^'\\n\\r]*'?|[^\\n\\r]+)`,
+  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?\\s*[:=]\\s*)("(?:[^"\\\\\\n\\r]|\\\\.)*"?|'[^'\\n\\r]*'?|[^\\n\\r]+)`,
   "gi",
 );
 /**
@@ -141,7 +143,7 @@ export const LINE_CONTEXT_CHARS = 256;
 /** A credential's name at the end of a text, with the lead a name needs before it (or the text's start). */
 /** A credential's name with its quote and the character before it fit in this many: the longest is 20. */
 const NAME_TAIL_CHARS = 32;
-const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})"?)$`, "i");
+const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?)$`, "i");
 
 /**
  * The end of `before` from a credential's name whose value has not come yet

@@ -125,6 +125,10 @@ const cases: Case[] = [
   // one after a dash, one in the middle of a dotted run, one whose signature is empty, one whose header is too short
   ["jwt-eyJhbGciOi.eyJzdWIi.c2ln, a.b.eyJhbGc.eyJzdWI.sig.tail", "jwt-***, a.b.***.tail"],
   ["eyJhbGc.eyJzdWI. and eyJh.eyJzdWI.sig", "*** and eyJh.eyJzdWI.sig"],
+  // a header set in code: the key quoted either way, or indexed
+  ["headers = {'Authorization': 'Bearer abc123'}", "headers = {'Authorization': '***'}"],
+  ['headers["Authorization"] = "Bearer abc123"', 'headers["Authorization"] = "***"'],
+  ["req.headers['x-api-key'] = 'abc123';", "req.headers['x-api-key'] = '***';"],
   // JSON that escapes its slashes: a URL's userinfo and rta's places, spelled so
   ['{"url":"https:\\/\\/admin:hunter2@db.test\\/x"}', '{"url":"https:\\/\\/***@db.test\\/x"}'],
   [`{"dir":"${DATA.replaceAll("/", "\\/")}\\/kv.age"}`, '{"dir":"<data dir>\\/kv.age"}'],

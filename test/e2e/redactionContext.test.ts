@@ -143,6 +143,26 @@ for (const era of ["legacy", "modern"] as Era[]) {
       }
     });
 
+    test("a header set in code, its key quoted either way or indexed, is masked", async () => {
+      writeFileSync(
+        join(root, "client.py"),
+        [
+          `headers = {'Authorization': 'Bearer ${SECRETS[0]}'}`,
+          `headers["X-Api-Key"] = "${SECRETS[1]}"`,
+          `req.headers['authorization'] = 'Basic ${SECRETS[2]}'`,
+          "",
+        ].join("\n"),
+      );
+      for (const out of [
+        await text("fs_read", { path: "client.py" }),
+        await text("fs_grep", { pattern: "headers", path: "client.py" }),
+        await text("log_tail", { path: join(root, "client.py") }),
+      ]) {
+        expect(out).toContain("'Authorization': '***'");
+        expectNoPieceOfASecret(out);
+      }
+    });
+
     test("a skip ahead on the file's own text never tells what a mask or a label hides", async () => {
       // a word the label or the mask writes, or-ed with a guess at what it hides: the guess used to decide
       const pairs: [string, string][] = [
