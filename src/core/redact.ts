@@ -70,11 +70,17 @@ const DOTTED_RUN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)+/g;
 const JWT_CLAIMS = /^eyJ[A-Za-z0-9_-]{2,}$/;
 /** rta's own bearer tokens (rta_ and 32 random bytes in base64url), wherever they stand. */
 const RTA_TOKEN = /\brta_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+/**
+ * An age identity (`AGE-SECRET-KEY-1…`, a plugin's `AGE-PLUGIN-NAME-1…`), the
+ * kind of key RTA_KV_IDENTITY names: the file is withheld, a copy of its key
+ * anywhere else is masked.
+ */
+const AGE_IDENTITY = /\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[0-9A-Z]+/g;
 const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`, "i");
 
 export const MASK = "***";
 
-/** Masks URL userinfo, token parameters, credential headers and keys, credential flags and JSON Web Tokens in a text. */
+/** Masks URL userinfo, token parameters, credential headers and keys, credential flags, JSON Web Tokens, rta's tokens and age identities in a text. */
 export function maskSecrets(text: string): string {
   if (!/[:@=-]|rta_|eyJ/.test(text)) return text;
   return text
@@ -83,7 +89,8 @@ export function maskSecrets(text: string): string {
     .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
     .replace(FLAG, (_, flag: string) => `${flag}${MASK}`)
     .replace(DOTTED_RUN, maskJwts)
-    .replace(RTA_TOKEN, MASK);
+    .replace(RTA_TOKEN, MASK)
+    .replace(AGE_IDENTITY, MASK);
 }
 
 /**
@@ -188,7 +195,8 @@ export function maskSecretsAfter(before: string, text: string): string {
 /**
  * A line cut short, without the run of characters at its cut when a
  * credential masked only whole may have begun there (URL userinfo before its
- * `@`, rta's own token, a JSON Web Token): masked, its head would be shown.
+ * `@`, rta's own token, a JSON Web Token, an age identity): masked, its head
+ * would be shown.
  * A value masked to its line's end (a header's, a parameter's, a flag's) is
  * masked cut or not. The run ends at whitespace, a quote or `<`/`>`, which
  * none of the three holds.
@@ -206,8 +214,8 @@ export function cutAtWord(text: string): string {
   return text.slice(0, at + start);
 }
 
-/** What begins each credential masked only whole: a URL's `://`, a token's header, rta's token prefix. */
-const MASKED_WHOLE = /:\\?\/\\?\/|eyJ|rta_/;
+/** What begins each credential masked only whole: a URL's `://`, a token's header, rta's token prefix, an age identity's. */
+const MASKED_WHOLE = /:\\?\/\\?\/|eyJ|rta_|AGE-/;
 /** A URL's scheme is at most this long (USERINFO's bound). */
 const MAX_SCHEME_CHARS = 32;
 

@@ -125,6 +125,9 @@ const cases: Case[] = [
   // one after a dash, one in the middle of a dotted run, one whose signature is empty, one whose header is too short
   ["jwt-eyJhbGciOi.eyJzdWIi.c2ln, a.b.eyJhbGc.eyJzdWI.sig.tail", "jwt-***, a.b.***.tail"],
   ["eyJhbGc.eyJzdWI. and eyJh.eyJzdWI.sig", "*** and eyJh.eyJzdWI.sig"],
+  // an age identity, such as the file RTA_KV_IDENTITY names holds, copied anywhere
+  ["key AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS2DSXLF here", "key *** here"],
+  ["AGE-PLUGIN-YUBIKEY-1QYQSZQGPQYQSZQGP and age1qyqszqgpqyqs public", "*** and age1qyqszqgpqyqs public"],
   // a header set in code: the key quoted either way, or indexed
   ["headers = {'Authorization': 'Bearer abc123'}", "headers = {'Authorization': '***'}"],
   ['headers["Authorization"] = "Bearer abc123"', 'headers["Authorization"] = "***"'],

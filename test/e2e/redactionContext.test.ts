@@ -163,6 +163,20 @@ for (const era of ["legacy", "modern"] as Era[]) {
       }
     });
 
+    test("a copy of an age identity, the key rta's store opens with, is masked", async () => {
+      const key = `AGE-SECRET-KEY-1${SECRETS[6].toUpperCase()}QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGP`;
+      writeFileSync(join(root, "backup.txt"), `# public key: age1qyqszqgp\n${key}\n`);
+      for (const out of [
+        await text("fs_read", { path: "backup.txt" }),
+        await text("fs_grep", { pattern: ".", path: "backup.txt" }),
+        await text("log_tail", { path: join(root, "backup.txt") }),
+      ]) {
+        expect(out).toContain("***");
+        expect(out).not.toContain(SECRETS[6].toUpperCase().slice(0, 5));
+        expect(out).not.toContain("QYQSZQGP");
+      }
+    });
+
     test("a skip ahead on the file's own text never tells what a mask or a label hides", async () => {
       // a word the label or the mask writes, or-ed with a guess at what it hides: the guess used to decide
       const pairs: [string, string][] = [
