@@ -45,9 +45,10 @@ const SECRET_KEYS = "access_token|refresh_token|id_token|client_secret";
  * `headers["Authorization"] = ...`). A quoted value ends at its closing
  * quote (JSON); a bare one runs to the end of the line, so a cookie's second
  * pair or a digest's `response="..."` after a comma is not left showing.
+ * Whitespace alone is no value: the value is what follows it, on a later line.
  */
 const HEADER_LINE = new RegExp(
-  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?\\s*[:=]\\s*)("(?:[^"\\\\\\n\\r]|\\\\.)*"?|'[^'\\n\\r]*'?|[^\\n\\r]+)`,
+  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?\\s*[:=]\\s*)("(?:[^"\\\\\\n\\r]|\\\\.)*"?|'[^'\\n\\r]*'?|\\S[^\\n\\r]*)`,
   "gi",
 );
 /**
@@ -218,6 +219,18 @@ export function cutAtWord(text: string): string {
 const MASKED_WHOLE = /:\\?\/\\?\/|eyJ|rta_|AGE-/;
 /** A URL's scheme is at most this long (USERINFO's bound). */
 const MAX_SCHEME_CHARS = 32;
+
+/**
+ * The end of text[from, to) as LinesBefore needs it: its last
+ * LINE_CONTEXT_CHARS before its trailing whitespace, which is kept as one
+ * space. A name's value may stand on the next line however much whitespace
+ * ends the name's line, so the end is taken before it.
+ */
+export function lineEnd(text: string, from = 0, to = text.length): string {
+  const end = Math.max(from, endOfWord(text, to));
+  const body = text.slice(Math.max(from, end - LINE_CONTEXT_CHARS), end);
+  return end < to ? `${body} ` : body;
+}
 
 /**
  * The lines before the one being read, as far as masking it depends on them:

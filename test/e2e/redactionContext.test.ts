@@ -106,6 +106,23 @@ for (const era of ["legacy", "modern"] as Era[]) {
       ]);
     });
 
+    test("a value after a name whose line ends in thousands of spaces is masked too", async () => {
+      // fs_read looks 64 KiB back for a name, fs_grep and log_tail along the whole line
+      const wide = `first\nx-auth-token:${" ".repeat(60_000)}\n${SECRETS[3]}\nlast\n`;
+      writeFileSync(join(root, "wide.log"), wide);
+      const outs = [
+        await text("fs_grep", { pattern: ".", path: "wide.log" }),
+        await text("log_tail", { path: join(root, "wide.log"), lines: 2 }),
+        await text("fs_read", { path: "wide.log", from_line: 3 }),
+        await text("fs_read", { path: "wide.log", offset: wide.indexOf(SECRETS[3]) }),
+        await text("fs_read", { path: "wide.log", offset: wide.indexOf(SECRETS[3]) + 2, length: 4 }),
+      ];
+      for (const out of outs) expectNoPieceOfASecret(out);
+      const rows = JSON.parse(outs[0] as string).rows.map((r: unknown[]) => String(r[2]));
+      expect([rows[0], rows[2], rows[3]]).toEqual(["first", "***", "last"]);
+      expect(rows[1]).toStartWith("x-auth-token:   ");
+    });
+
     test("a line fs_grep cuts short shows no head of a credential masked only whole", async () => {
       const grep = JSON.parse(await text("fs_grep", { pattern: "^x", path: "long.log" }));
       expect(grep.total).toBe(3);

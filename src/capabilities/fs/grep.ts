@@ -16,7 +16,7 @@ import {
   SCREEN_BLOCK_CHARS,
   type TextMatcher,
 } from "../../core/pattern.ts";
-import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore } from "../../core/redact.ts";
+import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/redact.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, openChild, readRange, walk } from "./fdio.ts";
 
@@ -255,10 +255,10 @@ class LineStart {
     const room = LINE_MATCH_CHARS - this.kept.length;
     const stop = to ?? text.length;
     if (this.cut || stop - from > room) {
-      // past its start only a cut line's end is kept apart: a whole one is its own end
-      const piece = text.slice(Math.max(from, stop - LINE_CONTEXT_CHARS), stop);
-      const end = this.cut ? this.end + piece : this.kept + piece;
-      this.end = end.length > LINE_CONTEXT_CHARS ? end.slice(-LINE_CONTEXT_CHARS) : end;
+      // past its start only a cut line's end is kept apart (a whole one is its own end); whitespace keeps the end before it
+      const prior = this.cut ? this.end : this.kept;
+      const piece = lineEnd(text, from, stop);
+      this.end = /\S/.test(piece) ? lineEnd(prior + piece) : lineEnd(`${prior} `);
     }
     if (stop - from > room) {
       this.cut = true;

@@ -5,7 +5,7 @@
  */
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, openCredential } from "../../core/redact.ts";
+import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/redact.ts";
 import { text } from "../../core/result.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "./fdio.ts";
@@ -143,16 +143,24 @@ function endOfLines(body: Buffer, n: number): number {
  * LinesBefore), read from at most CONTEXT_BYTES back.
  */
 function linesBefore(fd: number, offset: number): string {
-  return linesIn(readRange(fd, Math.max(0, offset - CONTEXT_BYTES), Math.min(offset, CONTEXT_BYTES)));
+  return linesIn(readRange(fd, Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES)));
 }
 
-/** The lines ending `bytes` that masking what follows them depends on (see LinesBefore). */
+/**
+ * The lines ending `bytes` that masking what follows them depends on (see
+ * LinesBefore): CONTEXT_BYTES back from the whitespace that ends them, which
+ * may be long.
+ */
 function linesIn(bytes: Buffer): string {
   const before = new LinesBefore();
-  const from = Math.max(0, bytes.length - CONTEXT_BYTES);
-  for (const line of bytes.toString("utf8", from).split("\n")) before.add(line);
+  let end = bytes.length;
+  while (end > 0 && WHITESPACE.has(bytes[end - 1] as number)) end--;
+  for (const line of bytes.toString("utf8", Math.max(0, end - CONTEXT_BYTES)).split("\n")) before.add(line);
   return before.text();
 }
+
+/** Space, tab, newline, vertical tab, form feed, carriage return. */
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]);
 
 /** How far back before a range its lines are read for what masking it depends on: two lines' ends and the blanks between. */
 const CONTEXT_BYTES = 4 * LINE_CONTEXT_CHARS;
@@ -187,7 +195,7 @@ async function readLines(
     const parts = (carry + chunk.toString("utf8")).split("\n");
     carry = parts.pop() ?? "";
     // the rest of a line not kept only has to be known to be there, and its end for what follows it
-    if (line + parts.length < from && carry.length > LINE_CONTEXT_CHARS) carry = carry.slice(-LINE_CONTEXT_CHARS);
+    if (line + parts.length < from && carry.length > LINE_CONTEXT_CHARS) carry = lineEnd(carry);
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as string;
       if (line < from) before.add(part);
