@@ -81,10 +81,14 @@ const CREDENTIAL_KEY = new RegExp(`^(?:${CREDENTIAL_HEADERS}|${TOKEN_PARAMS})$`,
 
 export const MASK = "***";
 
-/** Masks URL userinfo, token parameters, credential headers and keys, credential flags, JSON Web Tokens, rta's tokens and age identities in a text. */
+/**
+ * Masks private keys (PEM), URL userinfo, token parameters, credential headers
+ * and keys, credential flags, JSON Web Tokens, rta's tokens and age
+ * identities in a text.
+ */
 export function maskSecrets(text: string): string {
   if (!/[:@=-]|rta_|eyJ/.test(text)) return text;
-  return text
+  return maskPrivateKeys(text)
     .replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`)
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
     .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
@@ -92,6 +96,47 @@ export function maskSecrets(text: string): string {
     .replace(DOTTED_RUN, maskJwts)
     .replace(RTA_TOKEN, MASK)
     .replace(AGE_IDENTITY, MASK);
+}
+
+/** A PEM private key's armour (`-----BEGIN OPENSSH PRIVATE KEY-----`, its END): what stands between is the key. */
+const KEY_ARMOUR = /-----(BEGIN|END) [A-Z0-9 ]{0,40}PRIVATE KEY-----/g;
+/** What a text's part is masked after when it stands inside a private key (see maskSecretsAfter). */
+const KEY_OPEN = "-----BEGIN PRIVATE KEY-----\n";
+
+/**
+ * The body of each PEM private key masked, its armour kept: a key with no END
+ * (cut short, or a part of a text that ends inside one) is masked to the
+ * text's end. Linear: each armour is found once.
+ */
+function maskPrivateKeys(text: string): string {
+  if (!text.includes("PRIVATE KEY-----")) return text;
+  let out = "";
+  let at = 0;
+  let body = -1; // where the open key's body starts
+  const masked = (from: number, to: number) => {
+    const b = text.slice(from, to);
+    if (!/\S/.test(b)) return b;
+    return `${b.startsWith("\n") ? "\n" : ""}${MASK}${b.endsWith("\n") ? "\n" : ""}`;
+  };
+  for (const m of text.matchAll(KEY_ARMOUR)) {
+    if (m[1] === "BEGIN") {
+      if (body === -1) body = m.index + m[0].length;
+      continue;
+    }
+    if (body === -1) continue;
+    out += text.slice(at, body) + masked(body, m.index);
+    at = m.index;
+    body = -1;
+  }
+  if (body !== -1) return out + text.slice(at, body) + masked(body, text.length);
+  return out + text.slice(at);
+}
+
+/** Whether a text ends inside a private key: its last armour is a BEGIN. */
+function insideKey(text: string): boolean {
+  let inside = false;
+  for (const m of text.matchAll(KEY_ARMOUR)) inside = m[1] === "BEGIN";
+  return inside;
 }
 
 /**
@@ -187,7 +232,7 @@ function endOfWord(text: string, end: number): number {
 export function maskSecretsAfter(before: string, text: string): string {
   // whitespace alone is no value: a whole read passes it by to the value that follows it
   if (!/\S/.test(text)) return text;
-  const open = openCredential(before);
+  const open = before.includes("PRIVATE KEY-----") && insideKey(before) ? KEY_OPEN : openCredential(before);
   if (open === "") return maskSecrets(text);
   const masked = maskSecrets(`${open}${text}`);
   return masked.startsWith(open) ? masked.slice(open.length) : MASK;
@@ -241,6 +286,7 @@ export function lineEnd(text: string, from = 0, to = text.length): string {
 export class LinesBefore {
   private earlier = "";
   private last = "";
+  private inKey = false;
   private joined: string | undefined = "\n\n";
 
   /** The next line read, or its end (its last LINE_CONTEXT_CHARS are enough). */
@@ -249,12 +295,14 @@ export class LinesBefore {
     if (end === 0) return;
     this.earlier = this.last;
     this.last = line.slice(Math.max(0, end - LINE_CONTEXT_CHARS), end);
+    // a private key's lines are many: whether one is open is remembered past the two lines kept
+    if (this.last.includes("PRIVATE KEY-----")) this.inKey = insideKey(this.last);
     this.joined = undefined;
   }
 
-  /** The lines, joined, each ending in a newline. */
+  /** The lines, joined, each ending in a newline; inside a private key, after its armour. */
   text(): string {
-    this.joined ??= `${this.earlier}\n${this.last}\n`;
+    this.joined ??= `${this.inKey ? KEY_OPEN : ""}${this.earlier}\n${this.last}\n`;
     return this.joined;
   }
 }

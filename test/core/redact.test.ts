@@ -128,6 +128,16 @@ const cases: Case[] = [
   // an age identity, such as the file RTA_KV_IDENTITY names holds, copied anywhere
   ["key AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS2DSXLF here", "key *** here"],
   ["AGE-PLUGIN-YUBIKEY-1QYQSZQGPQYQSZQGP and age1qyqszqgpqyqs public", "*** and age1qyqszqgpqyqs public"],
+  // a PEM private key's body, its armour kept; one with no END is masked to the end
+  [
+    "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc123\nxyz789==\n-----END RSA PRIVATE KEY-----\nb",
+    "a\n-----BEGIN RSA PRIVATE KEY-----\n***\n-----END RSA PRIVATE KEY-----\nb",
+  ],
+  ["-----BEGIN PRIVATE KEY-----\nMIIEabc123\nxyz", "-----BEGIN PRIVATE KEY-----\n***"],
+  [
+    "-----BEGIN CERTIFICATE-----\nMIIEpublic\n-----END CERTIFICATE-----",
+    "-----BEGIN CERTIFICATE-----\nMIIEpublic\n-----END CERTIFICATE-----",
+  ],
   // a header set in code: the key quoted either way, or indexed
   ["headers = {'Authorization': 'Bearer abc123'}", "headers = {'Authorization': '***'}"],
   ['headers["Authorization"] = "Bearer abc123"', 'headers["Authorization"] = "***"'],

@@ -194,6 +194,32 @@ for (const era of ["legacy", "modern"] as Era[]) {
       }
     });
 
+    test("a PEM private key's body is masked by every read, grep and tail, whole or a line at a time", async () => {
+      const body = [
+        `b3BlbnNzaC1rZXktdjEAAAAA${SECRETS[0]}`,
+        `QUJDREVGR0hJSktMTU5PUFFS${SECRETS[1]}`,
+        `${SECRETS[2]}U1RVVldYWVo=`,
+      ];
+      const pem = ["-----BEGIN OPENSSH PRIVATE KEY-----", ...body, "-----END OPENSSH PRIVATE KEY-----"].join("\n");
+      const file = `# deploy key\n${"filler line\n".repeat(400)}${pem}\nafter\n`;
+      writeFileSync(join(root, "id_deploy"), file);
+      const outs = [
+        await text("fs_read", { path: "id_deploy" }),
+        await text("fs_grep", { pattern: ".", path: "id_deploy", max_matches: 1000 }),
+        await text("fs_grep", { pattern: "Zq7", path: "id_deploy" }),
+        await text("fs_grep", { pattern: "[A-Za-z0-9+/=]{30}", path: "id_deploy" }),
+      ];
+      for (let lines = 1; lines <= 6; lines++)
+        outs.push(await text("log_tail", { path: join(root, "id_deploy"), lines }));
+      for (let from = 400; from <= 406; from++)
+        outs.push(await text("fs_read", { path: "id_deploy", from_line: from }));
+      for (let offset = file.indexOf("-----BEGIN"); offset < file.length; offset += 7) {
+        outs.push(await text("fs_read", { path: "id_deploy", offset, length: 20 }));
+      }
+      for (const out of outs) expectNoPieceOfASecret(out);
+      expect(outs[0]).toContain("-----BEGIN OPENSSH PRIVATE KEY-----\\n***\\n-----END OPENSSH PRIVATE KEY-----");
+    });
+
     test("a skip ahead on the file's own text never tells what a mask or a label hides", async () => {
       // a word the label or the mask writes, or-ed with a guess at what it hides: the guess used to decide
       const pairs: [string, string][] = [

@@ -220,6 +220,9 @@ function screenBlock(text: string, from: number, screen: (block: string) => bool
  * Walks back from `to` no further than it must.
  */
 function linesBefore(text: string, from: number, to: number, before: LinesBefore): void {
+  // a private key's armour passed by tells whether the lines after it are inside one
+  const armour = text.lastIndexOf("PRIVATE KEY-----", to - 1);
+  if (armour >= from) before.add(text.slice(Math.max(from, text.lastIndexOf("\n", armour) + 1), armour + 16));
   const found: string[] = [];
   for (let end = to - 1; end > from && found.length < 2; ) {
     const start = Math.max(from, text.lastIndexOf("\n", end - 1) + 1);

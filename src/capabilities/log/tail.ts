@@ -9,7 +9,7 @@ import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { compileLiteral, type TextMatcher } from "../../core/pattern.ts";
-import { LinesBefore } from "../../core/redact.ts";
+import { LinesBefore, MASK } from "../../core/redact.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "../fs/fdio.ts";
 
@@ -139,6 +139,8 @@ async function lastLines(
  */
 class ShownBackwards {
   private readonly held: { n: number; line: string; before: string[] }[] = [];
+  /** Read back from a private key's END and not yet to its BEGIN: the lines are the key. */
+  private inKey = false;
 
   constructor(
     private readonly shown: ((text: string, before?: string) => string) | undefined,
@@ -148,6 +150,16 @@ class ShownBackwards {
   add(n: number, line: string): void {
     if (this.shown === undefined || !/\S/.test(line)) {
       this.take(n, line);
+      return;
+    }
+    const armour = line.includes("PRIVATE KEY-----")
+      ? /-----(BEGIN|END) [A-Z0-9 ]{0,40}PRIVATE KEY-----/.exec(line)
+      : null;
+    if (armour?.[1] === "END") this.inKey = true;
+    else if (armour?.[1] === "BEGIN") this.inKey = false;
+    else if (this.inKey) {
+      for (const h of this.held) h.before.unshift(line);
+      this.take(n, MASK);
       return;
     }
     for (const h of this.held) h.before.unshift(line);
