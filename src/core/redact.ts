@@ -59,6 +59,12 @@ const SECRET_FLAGS =
   "password|passwd|token|access-token|access_token|api-key|api_key|apikey|client-secret|client_secret";
 const FLAG = new RegExp(`((?:^|\\s)--?(?:${SECRET_FLAGS})(?:=|[ \\t]+))(?!-)[^\\s"'<>]+`, "gi");
 /**
+ * A user and password given as one flag (`curl -u alice:secret`,
+ * `--user=alice:secret`, `--proxy-user`): the part after the first `:` is the
+ * password.
+ */
+const USER_FLAG = /((?:^|\s)(?:-u|--user|--proxy-user)(?:=|[ \t]+)(?!-)[^\s:"'<>]*:)[^\s"'<>]+/g;
+/**
  * A run of base64url segments joined by dots, where a JSON Web Token may
  * stand: each run is tried once, from its first character only (hence the
  * lookbehind), and looked through by `maskJwts`. The single pattern this replaces,
@@ -93,6 +99,7 @@ export function maskSecrets(text: string): string {
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
     .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
     .replace(FLAG, (_, flag: string) => `${flag}${MASK}`)
+    .replace(USER_FLAG, (_, user: string) => `${user}${MASK}`)
     .replace(DOTTED_RUN, maskJwts)
     .replace(RTA_TOKEN, MASK)
     .replace(AGE_IDENTITY, MASK);

@@ -118,6 +118,10 @@ const cases: Case[] = [
   ["curl --token abc123 -X GET", "curl --token *** -X GET"],
   ["tool --api-key=k-123 --verbose", "tool --api-key=*** --verbose"],
   ["rta mcp token new --agent x", "rta mcp token new --agent x"],
+  // a user and password given as one flag, as curl takes them
+  ["curl -u alice:hunter2 https://h.test/", "curl -u alice:*** https://h.test/"],
+  ["curl --user=alice:hunter2 -x p --proxy-user bob:s3cret", "curl --user=alice:*** -x p --proxy-user bob:***"],
+  ["tar -u file.tar x", "tar -u file.tar x"],
   ["--token --json", "--token --json"],
   // a JSON Web Token standing alone
   ["TOKEN eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.YWxpY2U6czNjcmV0 was issued", "TOKEN *** was issued"],
