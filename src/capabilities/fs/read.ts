@@ -78,7 +78,9 @@ export const fsRead = define({
     );
     const end = offset + body.length;
     // a credential's value may start the range with its name on a line above: masked with the lines before it
-    let out = ctx.shown ? ctx.shown(body.toString("utf8"), linesBefore(p.fd, offset)) : body.toString("utf8");
+    let out = ctx.shown
+      ? headShown(body.toString("utf8"), linesBefore(p.fd, offset), ctx.shown)
+      : body.toString("utf8");
     if (offset < asked)
       out += `\n[read from offset=${offset}: the range cut through a credential, so it was widened to whole lines]`;
     if (end < size) out += `\n[${size - end} more bytes: read on with offset=${end}]`;
@@ -121,6 +123,34 @@ function onWholeCredentials(fd: number, offset: number, body: Buffer, size: numb
   if (!cut) return { offset, body };
   const start = offset - lead.length;
   return { offset: start, body: readRange(fd, start, end + trail.length - start) };
+}
+
+/**
+ * A text read from the middle of a file, with its start shown as it reads
+ * after `before` (see RunContext.shown). Only the start depends on what stands
+ * before it: its first HEAD_LINES lines not blank, or, inside a private key,
+ * up to the key's end. The rest is masked as one text with the result (stage
+ * 13), so a large read is not masked twice over.
+ */
+function headShown(text: string, before: string, shown: (text: string, before?: string) => string): string {
+  let end = endOfTextLines(text, HEAD_LINES);
+  if (before.includes("PRIVATE KEY-----")) {
+    const armour = text.indexOf("PRIVATE KEY-----");
+    end = armour < 0 ? text.length : Math.max(end, armour + "PRIVATE KEY-----".length);
+  }
+  return end >= text.length ? shown(text, before) : shown(text.slice(0, end), before) + text.slice(end);
+}
+
+/** Where the `n`th line of `text` holding more than whitespace ends (its newline's index), or the text's end. */
+function endOfTextLines(text: string, n: number): number {
+  let found = 0;
+  for (let start = 0; start < text.length; ) {
+    const nl = text.indexOf("\n", start);
+    if (nl < 0) return text.length;
+    if (/\S/.test(text.slice(start, nl)) && ++found === n) return nl;
+    start = nl + 1;
+  }
+  return text.length;
 }
 
 /** How many lines, not counting blank ones, a cut at a range's start can reach: a name, its `:` or `=` alone, the value. */
@@ -188,7 +218,7 @@ async function readLines(
   const kept: string[] = [];
   let keptBytes = 0;
   const before = new LinesBefore();
-  const lines = () => (shown ? shown(kept.join("\n"), before.text()) : kept.join("\n"));
+  const lines = () => (shown ? headShown(kept.join("\n"), before.text(), shown) : kept.join("\n"));
   while (pos < size) {
     const chunk = readRange(fd, pos, Math.min(CHUNK, size - pos));
     pos += chunk.length;
