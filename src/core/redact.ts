@@ -314,32 +314,22 @@ export class LinesBefore {
   }
 }
 
-/** How many of a remote server's roots a word is checked against (`<root 1>`…): more roots than this are not served. */
-const MAX_NAMED_ROOTS = 99;
-/** Every text redaction writes in place of what it hides. */
-const LABELS = [
-  MASK,
-  "<data dir>",
-  "<config dir>",
-  "<identity file>",
-  ...Array.from({ length: MAX_NAMED_ROOTS }, (_, i) => `<root ${i + 1}>`),
-];
+/** The words inside the labels redaction writes for places; a root's is `<root N>`, for any N. */
+const LABEL_WORDS = ["data dir", "config dir", "identity file"];
 
 /**
- * Whether a word may stand in a text as shown and not in the text itself:
- * it overlaps a label redaction writes (`***`, `<data dir>`, `<root 2>`):
- * it is part of one, holds one, or begins or ends inside one. Compared
- * without regard to case.
+ * Whether a word may stand in a text as shown and not in the text itself: it
+ * overlaps a label redaction writes (`***`, `<data dir>`, `<root 12>`). One
+ * that holds a label, or begins or ends inside one, holds `*`, `<` or `>`
+ * (every label begins and ends so); one that is part of a label is part of
+ * its words, or of `root N`. Compared without regard to case.
  */
 export function mayBeWrittenByRedaction(word: string): boolean {
   const w = word.toLowerCase();
-  return LABELS.some((label) => {
-    if (label.includes(w) || w.includes(label)) return true;
-    for (let k = 1; k < label.length && k <= w.length; k++) {
-      if (w.endsWith(label.slice(0, k)) || w.startsWith(label.slice(-k))) return true;
-    }
-    return false;
-  });
+  if (/[*<>]/.test(w) || LABEL_WORDS.some((l) => l.includes(w))) return true;
+  // part of "root N": a piece of "root " then digits, where digits follow only the piece that ends it
+  const m = /^(\D*)(\d*)$/.exec(w);
+  return m !== null && (m[2] === "" ? "root ".includes(m[1] as string) : "root ".endsWith(m[1] as string));
 }
 
 /** A masked value keeps the quotes it stood in, so a JSON text stays JSON. */
