@@ -219,6 +219,8 @@ export function openCredential(before: string): string {
   let end = endOfWord(before, before.length);
   const last = before[end - 1];
   if (last === ":" || last === "=") end = endOfWord(before, end - 1);
+  // a name ends in a letter, its quote or its index's `]`: most lines end otherwise, and are passed at once
+  if (!/[A-Za-z"'\]]/.test(before[end - 1] ?? "")) return "";
   const m = NAME_AT_END.exec(before.slice(Math.max(0, end - NAME_TAIL_CHARS), end));
   return m ? before.slice(end - (m[1] as string).length) : "";
 }

@@ -144,6 +144,7 @@ async function grepFile(
     if (chunk.length === 0) break;
     pos += chunk.length;
     const text = decoder.decode(chunk, { stream: true });
+    let armours: number[] | undefined; // where a private key's armour stands in the chunk, found once if a skip asks
     let from = 0;
     let oneByOne = -1; // lines that end up to here may match: they are tested one by one
     for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
@@ -155,7 +156,10 @@ async function grepFile(
             : undefined;
         oneByOne = skip ? skip.oneByOne : nl;
         if (skip && skip.resume > from) {
-          if (shown) linesBefore(text, from, skip.resume, before);
+          if (shown) {
+            armours ??= armoursIn(text);
+            linesBefore(text, from, skip.resume, before, armours);
+          }
           line += skip.passed;
           from = skip.resume;
           if (pacer.due()) await pacer.pause();
@@ -219,10 +223,11 @@ function screenBlock(text: string, from: number, screen: (block: string) => bool
  * text[from, to) a skip passed by: what masking the line after them needs.
  * Walks back from `to` no further than it must.
  */
-function linesBefore(text: string, from: number, to: number, before: LinesBefore): void {
+function linesBefore(text: string, from: number, to: number, before: LinesBefore, armours: readonly number[]): void {
   // a private key's armour passed by tells whether the lines after it are inside one
-  const armour = text.lastIndexOf("PRIVATE KEY-----", to - 1);
-  if (armour >= from) before.add(text.slice(Math.max(from, text.lastIndexOf("\n", armour) + 1), armour + 16));
+  const armour = armours.findLast((at) => at >= from && at < to);
+  if (armour !== undefined)
+    before.add(text.slice(Math.max(from, text.lastIndexOf("\n", armour) + 1), armour + ARMOUR.length));
   const found: string[] = [];
   for (let end = to - 1; end > from && found.length < 2; ) {
     const start = Math.max(from, text.lastIndexOf("\n", end - 1) + 1);
@@ -233,6 +238,16 @@ function linesBefore(text: string, from: number, to: number, before: LinesBefore
     end = start - 1;
   }
   for (const l of found) before.add(l);
+}
+
+/** The end of a private key's armour (`-----BEGIN … PRIVATE KEY-----`, its END). */
+const ARMOUR = "PRIVATE KEY-----";
+
+/** Where each armour ends in a chunk, in order: searched once per chunk, not once per skip. */
+function armoursIn(text: string): number[] {
+  const at: number[] = [];
+  for (let i = text.indexOf(ARMOUR); i !== -1; i = text.indexOf(ARMOUR, i + 1)) at.push(i);
+  return at;
 }
 
 /** The newlines in text[from, to). */
