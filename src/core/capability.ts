@@ -70,12 +70,15 @@ export interface RunContext {
   grant?: { host: string | null };
   /**
    * A text as the caller will be shown it: an agent is told credentials
-   * masked. A capability that picks lines by what the caller sent (a pattern,
-   * a filter) matches it on this, so whether a line is picked never depends
-   * on a secret the caller cannot see: else a pattern guessed one character
-   * at a time would read it out. Left out, a text is shown as it is.
+   * masked and rta's own places renamed. `before` is what stands before the
+   * text where it was read (the lines above a line: see LinesBefore), since a
+   * credential's value may stand on the line after its name. A capability
+   * that picks lines by what the caller sent (a pattern, a filter) matches it
+   * on this, and shows it, so whether a line is picked never depends on
+   * something the caller cannot see: else a pattern guessed one character at
+   * a time would read it out. Left out, a text is shown as it is.
    */
-  shown?: (text: string) => string;
+  shown?: (text: string, before?: string) => string;
 }
 
 /** What a capability may ask of the path gate while it runs. */

@@ -14,6 +14,7 @@
 import { RE2JS, RE2JSException, RE2JSSyntaxException } from "re2js";
 import { RtaError } from "./errors.ts";
 import { globToRe2 } from "./globToRe2.ts";
+import { mayBeWrittenByRedaction } from "./redact.ts";
 
 /** A pattern longer than this is refused: nobody writes one this long by hand, and parsing is paid per call. */
 export const MAX_PATTERN_CHARS = 4096;
@@ -53,6 +54,8 @@ export interface TextMatcher {
    * through a text, so finding them all costs time linear in it.
    */
   find?: (text: string, from: number) => number;
+  /** The words `find` looks for. */
+  words?: readonly string[];
 }
 
 /** A block given to `screen` is at most this long, so one screening costs what one line does. */
@@ -62,18 +65,6 @@ const REGEX_HINT =
   "RE2 syntax: classes, groups, | and repetition ({n,m} up to 1000) and flags such as (?i) work; " +
   "backreferences (\\1) and lookaround ((?=, (?!, (?<=, (?<!) do not; " +
   "escape ( ) [ ] { } . * + ? | ^ $ \\ with a backslash to match them, and write \\x{41} for \\u0041";
-
-/**
- * The matcher tested on a line as the caller will be shown it (credentials
- * masked for an agent), so a secret's letters cannot be read out one guess
- * at a time. The skip-ahead (`find`, `screen`) still looks at the raw text:
- * it only passes lines by, and a line is kept only when its shown form
- * matches, so what it skips tells the caller nothing a shown line does not.
- */
-export function onShown(matcher: TextMatcher, shown: ((text: string) => string) | undefined): TextMatcher {
-  if (shown === undefined) return matcher;
-  return { ...matcher, test: (text) => matcher.test(shown(text)) };
-}
 
 /**
  * A regular expression in RE2 syntax, matched anywhere in a line.
@@ -87,10 +78,10 @@ export function compileRegex(input: string, pattern: string, options: { ignoreCa
   const ignoreCase = options.ignoreCase === true;
   const line = compiled(input, pattern, ignoreCase, REGEX_HINT);
   const words = plainWords(pattern, ignoreCase);
-  if (words) return { test: lineTest(line), find: wordFinder(words, ignoreCase) };
+  if (words) return { test: lineTest(line), find: wordFinder(words, ignoreCase), words };
   // re2js leaves case-folded literals out of its prefilter: the words it names match exactly
   const required = requiredWords(line.re2().prefilter);
-  if (required) return { test: lineTest(line), find: wordFinder(required, false) };
+  if (required) return { test: lineTest(line), find: wordFinder(required, false), words: required };
   // A match inside a line is a match inside a block holding it, once ^ and $ mean the ends of each line (?m);
   // only assertions about the whole text (\A, \z, (?-m)) could tell the two apart.
   const blockSafe = !/\\[Az]/.test(pattern) && !/\(\?[A-Za-z]*-/.test(pattern);
@@ -108,7 +99,7 @@ export function compileLiteral(input: string, text: string, options: { ignoreCas
   const ignoreCase = options.ignoreCase === true;
   const re = compiled(input, RE2JS.quote(text), ignoreCase, "send less text", "filter", false);
   const ascii = /^[\x20-\x7e]*$/.test(text);
-  if (!ignoreCase || ascii) return { test: lineTest(re), find: wordFinder([text], ignoreCase) };
+  if (!ignoreCase || ascii) return { test: lineTest(re), find: wordFinder([text], ignoreCase), words: [text] };
   return { test: lineTest(re), screen: (block) => re.test(block) };
 }
 
@@ -299,4 +290,20 @@ function globWhy(err: RE2JSException): string {
   if (err instanceof RE2JSSyntaxException && err.error.includes("range"))
     return "a set has a range the wrong way round";
   return "it nests or repeats too much";
+}
+
+/**
+ * The matcher for lines an agent is shown masked and renamed (see
+ * Redactor.shown): `test` is given the shown line, while a skip-ahead reads
+ * the file's own text. A skip that passed by a line whose shown form matches
+ * would make what comes back depend on what is not shown: `\*\*\*|Bearer Zq8`
+ * found a masked bearer line only when its secret began Zq8. So `screen`,
+ * which tests the file's own text, is dropped, and `find` is kept only when
+ * no word it looks for can be written by redaction (see mayBeWrittenByRedaction):
+ * then a line whose shown form holds a word holds it in its own text too.
+ */
+export function forShownLines(matcher: TextMatcher): TextMatcher {
+  const { test, find, words } = matcher;
+  if (find === undefined || words === undefined || words.some(mayBeWrittenByRedaction)) return { test };
+  return { test, find, words };
 }

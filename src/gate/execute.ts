@@ -7,7 +7,6 @@
 import type { Call } from "../core/call.ts";
 import type { Args, Capability, PathAccess } from "../core/capability.ts";
 import type { Deps } from "../core/deps.ts";
-import { maskSecrets } from "../core/redact.ts";
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
 import type { GatedPath } from "./pathGate.ts";
@@ -32,6 +31,8 @@ export function execute(
     gate,
     budget: limits.model,
     ...(grant ? { grant: { host: grant.host } } : {}),
-    ...(call.origin.kind === "agent" ? { shown: maskSecrets } : {}),
+    ...(call.origin.kind === "agent"
+      ? { shown: (text: string, before?: string) => deps.redactor.shown(text, before) }
+      : {}),
   });
 }

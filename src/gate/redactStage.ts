@@ -18,13 +18,21 @@ export function redactOutcome(outcome: Outcome, call: Call, redactor: Redactor):
   return { ok: false, error: new RtaError(e.code, redactor.text(e.message, kept), hint) };
 }
 
-/** Every string the agent sent, at any depth of its arguments. */
+/**
+ * Every string the agent sent, at any depth of its arguments, the names of
+ * its arguments included: a refusal echoes an unknown one, and one that
+ * names rta's data dir came back renamed, so a right guess was confirmed.
+ */
 function sentStrings(args: unknown): string[] {
   const out: string[] = [];
   const walk = (v: unknown) => {
     if (typeof v === "string") out.push(v);
     else if (Array.isArray(v)) v.forEach(walk);
-    else if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
+    else if (v !== null && typeof v === "object")
+      for (const [k, x] of Object.entries(v)) {
+        out.push(k);
+        walk(x);
+      }
   };
   walk(args);
   return out;

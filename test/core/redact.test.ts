@@ -3,7 +3,15 @@
  * or repeats a secret, and what the agent sent is left as it was.
  */
 import { describe, expect, test } from "bun:test";
-import { cutsACredential, maskSecrets, Redactor } from "../../src/core/redact.ts";
+import {
+  cutAtWord,
+  cutsACredential,
+  LinesBefore,
+  maskSecrets,
+  maskSecretsAfter,
+  mayBeWrittenByRedaction,
+  Redactor,
+} from "../../src/core/redact.ts";
 
 const DATA = "/home/u/.local/share/rta";
 const CONFIG = "/home/u/.config/rta";
@@ -110,10 +118,37 @@ const cases: Case[] = [
   ["curl --token abc123 -X GET", "curl --token *** -X GET"],
   ["tool --api-key=k-123 --verbose", "tool --api-key=*** --verbose"],
   ["rta mcp token new --agent x", "rta mcp token new --agent x"],
+  // a user and password given as one flag, as curl takes them
+  ["curl -u alice:hunter2 https://h.test/", "curl -u alice:*** https://h.test/"],
+  ["curl --user=alice:hunter2 -x p --proxy-user bob:s3cret", "curl --user=alice:*** -x p --proxy-user bob:***"],
+  ["tar -u file.tar x", "tar -u file.tar x"],
   ["--token --json", "--token --json"],
   // a JSON Web Token standing alone
   ["TOKEN eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.YWxpY2U6czNjcmV0 was issued", "TOKEN *** was issued"],
   ["eyJ alone and a.b.c are no token", "eyJ alone and a.b.c are no token"],
+  // one after a dash, one in the middle of a dotted run, one whose signature is empty, one whose header is too short
+  ["jwt-eyJhbGciOi.eyJzdWIi.c2ln, a.b.eyJhbGc.eyJzdWI.sig.tail", "jwt-***, a.b.***.tail"],
+  ["eyJhbGc.eyJzdWI. and eyJh.eyJzdWI.sig", "*** and eyJh.eyJzdWI.sig"],
+  // an age identity, such as the file RTA_KV_IDENTITY names holds, copied anywhere
+  ["key AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS2DSXLF here", "key *** here"],
+  ["AGE-PLUGIN-YUBIKEY-1QYQSZQGPQYQSZQGP and age1qyqszqgpqyqs public", "*** and age1qyqszqgpqyqs public"],
+  // a PEM private key's body, its armour kept; one with no END is masked to the end
+  [
+    "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc123\nxyz789==\n-----END RSA PRIVATE KEY-----\nb",
+    "a\n-----BEGIN RSA PRIVATE KEY-----\n***\n-----END RSA PRIVATE KEY-----\nb",
+  ],
+  ["-----BEGIN PRIVATE KEY-----\nMIIEabc123\nxyz", "-----BEGIN PRIVATE KEY-----\n***"],
+  [
+    "-----BEGIN CERTIFICATE-----\nMIIEpublic\n-----END CERTIFICATE-----",
+    "-----BEGIN CERTIFICATE-----\nMIIEpublic\n-----END CERTIFICATE-----",
+  ],
+  // a header set in code: the key quoted either way, or indexed
+  ["headers = {'Authorization': 'Bearer abc123'}", "headers = {'Authorization': '***'}"],
+  ['headers["Authorization"] = "Bearer abc123"', 'headers["Authorization"] = "***"'],
+  ["req.headers['x-api-key'] = 'abc123';", "req.headers['x-api-key'] = '***';"],
+  // JSON that escapes its slashes: a URL's userinfo and rta's places, spelled so
+  ['{"url":"https:\\/\\/admin:hunter2@db.test\\/x"}', '{"url":"https:\\/\\/***@db.test\\/x"}'],
+  [`{"dir":"${DATA.replaceAll("/", "\\/")}\\/kv.age"}`, '{"dir":"<data dir>\\/kv.age"}'],
   // a path the agent sent is kept, with any secret in it masked
   [`${DATA}/x?token=abc123 is withheld`, `${DATA}/x?token=*** is withheld`, [`${DATA}/x?token=abc123`]],
   // a bare value runs to the end of its line; a quoted one to its closing quote
@@ -230,5 +265,43 @@ describe("a remote server's roots", () => {
     expect(remote.text("serve --root /srv/app --root /srv/./app/sub/")).toBe("serve --root <root 1> --root <root 2>/");
     expect(remote.text("/real/app/x and /srv/app/sub/y")).toBe("<root 1>/x and <root 2>/y");
     expect(remote.text("/srv/application /srv/app-old /x/srv/app")).toBe("/srv/application /srv/app-old /x/srv/app");
+  });
+});
+
+describe("a part of a longer text, masked as it reads there", () => {
+  test("a value on a line after its credential's name, blank lines or a lone `:` between, is masked", () => {
+    expect(maskSecretsAfter("headers:\n  authorization:\n", "    Bearer abc123")).toBe("    ***");
+    expect(maskSecretsAfter('{\n  "access_token":\n', '    "abc123",')).toBe('    "***",');
+    expect(maskSecretsAfter("x\nX-Api-Key\n", ": abc123")).toBe(": ***");
+    expect(maskSecretsAfter("client_secret\n=\n", "abc123")).toBe("***");
+    expect(maskSecretsAfter("cookie:\n\n", "   ")).toBe("   ");
+    // a name the value does not belong to, or one whose value stood on its own line, masks nothing after it
+    expect(maskSecretsAfter("authorization: Bearer abc\n", "next line")).toBe("next line");
+    expect(maskSecretsAfter("reauthorization_note:\n", "plain")).toBe("plain");
+    expect(maskSecretsAfter("keys:\n", "plain")).toBe("plain");
+  });
+
+  test("LinesBefore keeps the ends of the last two lines that are not blank", () => {
+    const before = new LinesBefore();
+    for (const line of ["first", `${"x".repeat(5000)} authorization`, "", "  ", ":"]) before.add(line);
+    expect(maskSecretsAfter(before.text(), "Bearer abc123")).toBe("***");
+    expect(before.text()).not.toContain("first");
+  });
+
+  test("a line cut short loses the word at its cut only where a credential masked whole may begin", () => {
+    expect(cutAtWord("clone https://alice:hunt")).toBe("clone ");
+    expect(cutAtWord(`${"x".repeat(40)}https://alice:hunt`)).toBe("x".repeat(13));
+    expect(cutAtWord("token rta_abcdefgh")).toBe("token ");
+    expect(cutAtWord('"u":"https:\\/\\/alice:hunt')).toBe('"u":"');
+    expect(cutAtWord('"t":"eyJhbGciOi.eyJzd')).toBe('"t":"');
+    expect(cutAtWord("plain words and a long yyyyyyy")).toBe("plain words and a long yyyyyyy");
+  });
+
+  test("a word redaction may write is told from one it cannot", () => {
+    const may = ["***", "*", "a*", "*b", "data", "a", "<data", "dir>", "ROOT 2", "t <config dir> x", "Identity"];
+    // a root past the 99th is still a label: `<root 150>`
+    for (const w of [...may, "t 150", "150", "oot 1"]) expect(mayBeWrittenByRedaction(w)).toBe(true);
+    for (const w of ["Bearer Zq8", "ERROR", "TODO", "needle", "x", "bz", "root 1x", "ro 1", "return null;"])
+      expect(mayBeWrittenByRedaction(w)).toBe(false);
   });
 });

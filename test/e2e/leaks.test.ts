@@ -68,6 +68,30 @@ for (const era of ["legacy", "modern"] as Era[]) {
   });
 }
 
+for (const era of ["legacy", "modern"] as Era[]) {
+  describe(`an argument a tool does not take, stdio, ${era} era`, () => {
+    test("is refused in the same words whether its name is a guess or one of rta's places", async () => {
+      const data = tempDir();
+      const config = tempDir();
+      const s = await connect(era, ["--root", tempDir()], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+      // the refusal names the argument; one named after rta's data dir used to come back as <data dir>
+      const refusal = async (name: string) => {
+        const r = resultJson(await s.client.callTool({ name: "fs_read", arguments: { path: "x", [name]: 1 } }));
+        expect(r.code).toBe("core.mcp.badargs");
+        return JSON.stringify(r).replaceAll(JSON.stringify(name).slice(1, -1), "NAME");
+      };
+      try {
+        const baseline = await refusal("/nope/guess");
+        for (const name of [data, `${data}/kv.age`, config, "/tmp/elsewhere"])
+          expect(await refusal(name)).toBe(baseline);
+        expect(baseline).not.toContain("<");
+      } finally {
+        await s.close();
+      }
+    });
+  });
+}
+
 describe("over HTTP", () => {
   let srv: RunningHttp;
   let token = "";

@@ -60,3 +60,36 @@ test("http_get over MCP: refused without a grant, then through one naming the ho
     await s.close();
   }
 });
+
+test("http_get: a body cut for the model never ends inside a URL's userinfo", async () => {
+  const secret = "Zq61Hp4Tw9";
+  const line = `clone https://alice:${secret}@h.test/r\n`;
+  // the padding the query asks for moves the cut across every character of a line
+  const reflect = http.createServer((q, res) => {
+    const pad = Number(new URL(q.url ?? "/", "http://x").searchParams.get("pad"));
+    res.setHeader("content-type", "text/plain");
+    res.end(`${"p".repeat(pad)}\n${line.repeat(Math.ceil((300 * 1024) / line.length))}`);
+  });
+  await new Promise<void>((r) => reflect.listen(0, "127.0.0.1", () => r()));
+  const at = (reflect.address() as AddressInfo).port;
+  const data = tempDir();
+  const config = tempDir();
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+  try {
+    const args = ["grant", "allow", "http.get", "--agent", "claude", "--ttl", "5m", "--host", "127.0.0.1"];
+    expect((await rta(args, { env })).code).toBe(0);
+    for (let pad = 0; pad < line.length; pad++) {
+      const r = resultJson(
+        await s.client.callTool({ name: "http_get", arguments: { url: `http://127.0.0.1:${at}/?pad=${pad}` } }),
+      );
+      const body = (r.value as { body: string }).body;
+      expect(body).toContain("bytes left out");
+      const pieces = Array.from({ length: secret.length - 3 }, (_, i) => secret.slice(i, i + 4));
+      expect(pieces.filter((p) => body.includes(p))).toEqual([]);
+    }
+  } finally {
+    await s.close();
+    reflect.close();
+  }
+});

@@ -188,7 +188,8 @@ for (const era of ["legacy", "modern"] as Era[]) {
     test("a text cut for the model never ends inside a credential", async () => {
       if (era === "modern") return;
       const line = `clone https://alice:${SECRETS.userinfo}@git.example.test/r\n`;
-      writeFileSync(join(root, "big.log"), line.repeat(Math.ceil((100 * 1024) / line.length)));
+      // masked, a line is a third shorter: 200 KiB of them is still past what a model is sent
+      writeFileSync(join(root, "big.log"), line.repeat(Math.ceil((200 * 1024) / line.length)));
       for (let offset = 0; offset < line.length; offset++) {
         const out = await text("fs_read", { path: "big.log", offset });
         expect(out).toContain("more bytes left out");
@@ -204,6 +205,14 @@ for (const era of ["legacy", "modern"] as Era[]) {
       // a pattern this long is refused before it is compiled, and its refusal does not echo it
       const grep = JSON.parse(await text("fs_grep", { pattern: long, path: "app.log" }));
       expect(grep.code).toBe("core.input.invalid");
+      expect(await text("fs_read", { path: "app.log", from_line: 13 })).toContain("nothing secret here");
+    });
+
+    test("an argument of dashes and token heads (`eyJ-eyJ-…`) is redacted in time that grows with its length", async () => {
+      // the token pattern once started again at every `-eyJ` and scanned to the end: 8 s for 256 KB, minutes for this
+      const long = "eyJ-".repeat(512 * 1024);
+      const stat = JSON.parse(await text("fs_stat", { path: long }));
+      expect(stat.code).toBe("core.path.invalid");
       expect(await text("fs_read", { path: "app.log", from_line: 13 })).toContain("nothing secret here");
     });
 

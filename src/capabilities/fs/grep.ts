@@ -11,11 +11,12 @@ import { Pacer } from "../../core/pacer.ts";
 import {
   compileGlob,
   compileRegex,
+  forShownLines,
   LINE_MATCH_CHARS,
-  onShown,
   SCREEN_BLOCK_CHARS,
   type TextMatcher,
 } from "../../core/pattern.ts";
+import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/redact.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, openChild, readRange, walk } from "./fdio.ts";
 
@@ -66,10 +67,8 @@ export const fsGrep = define({
   },
   examples: [{ command: 'rta fs grep "TODO" src --glob "*.ts"', note: "every TODO in the TypeScript under src" }],
   async run(args, ctx) {
-    const re = onShown(
-      compileRegex("pattern", String(args.pattern), { ignoreCase: args.ignore_case === true }),
-      ctx.shown,
-    );
+    const compiled = compileRegex("pattern", String(args.pattern), { ignoreCase: args.ignore_case === true });
+    const re = ctx.shown === undefined ? compiled : forShownLines(compiled);
     const glob = compileGlob("glob", String(args.glob));
     const max = args.max_matches as number;
     const start = ctx.paths.path as ReadPath;
@@ -77,7 +76,7 @@ export const fsGrep = define({
     const pacer = new Pacer(ctx.signal, `searching ${JSON.stringify(start.sent)}`);
     let matches = 0;
     const search = async (fd: number, file: string): Promise<boolean> => {
-      matches += await grepFile(fd, file, re, max - matches, (row) => out.add(row), pacer);
+      matches += await grepFile(fd, file, re, max - matches, (row) => out.add(row), pacer, ctx.shown);
       return matches < max;
     };
     await pacer.pause(); // a call cancelled as soon as it was sent stops here, before reading a byte
@@ -105,6 +104,11 @@ export const fsGrep = define({
  * Returns how many matched. A line is held to its first LINE_MATCH_CHARS
  * (the part matched and shown), however long it runs, so a file that is one
  * endless line costs no more than one of short lines.
+ *
+ * With `shown` (an agent), a line is matched and shown as `shown` makes it,
+ * given the lines before it: a credential's value on the line after its
+ * name is masked as a whole read masks it, and a line cut short loses the
+ * word at its cut, which may be the head of a credential masked only whole.
  */
 async function grepFile(
   fd: number,
@@ -113,6 +117,7 @@ async function grepFile(
   room: number,
   emit: (row: [string, number, string]) => void,
   pacer: Pacer,
+  shown?: (text: string, before?: string) => string,
 ): Promise<number> {
   const first = readRange(fd, 0, CHUNK);
   if (looksBinary(first)) return 0;
@@ -122,12 +127,15 @@ async function grepFile(
   let line = 1;
   let pos = 0;
   const partial = new LineStart();
+  const before = new LinesBefore();
   const end = (text: string): boolean => {
-    if (re.test(text)) {
-      emit([file, line, partial.cut ? `${text}...` : text]);
+    const seen = shown === undefined ? text : shown(partial.cut ? cutAtWord(text) : text, before.text());
+    if (re.test(seen)) {
+      emit([file, line, partial.cut ? `${seen}...` : seen]);
       found++;
     }
     line++;
+    before.add(partial.cut ? partial.end : text);
     partial.reset();
     return found < room;
   };
@@ -136,6 +144,7 @@ async function grepFile(
     if (chunk.length === 0) break;
     pos += chunk.length;
     const text = decoder.decode(chunk, { stream: true });
+    let armours: number[] | undefined; // where a private key's armour stands in the chunk, found once if a skip asks
     let from = 0;
     let oneByOne = -1; // lines that end up to here may match: they are tested one by one
     for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
@@ -147,6 +156,10 @@ async function grepFile(
             : undefined;
         oneByOne = skip ? skip.oneByOne : nl;
         if (skip && skip.resume > from) {
+          if (shown) {
+            armours ??= armoursIn(text);
+            linesBefore(text, from, skip.resume, before, armours);
+          }
           line += skip.passed;
           from = skip.resume;
           if (pacer.due()) await pacer.pause();
@@ -205,6 +218,38 @@ function screenBlock(text: string, from: number, screen: (block: string) => bool
   return { passed: linesIn(text, from, blockEnd + 1), resume: blockEnd + 1, oneByOne: -1 };
 }
 
+/**
+ * Tells `before` the last two lines that are not blank among the whole lines
+ * text[from, to) a skip passed by: what masking the line after them needs.
+ * Walks back from `to` no further than it must.
+ */
+function linesBefore(text: string, from: number, to: number, before: LinesBefore, armours: readonly number[]): void {
+  // a private key's armour passed by tells whether the lines after it are inside one
+  const armour = armours.findLast((at) => at >= from && at < to);
+  if (armour !== undefined)
+    before.add(text.slice(Math.max(from, text.lastIndexOf("\n", armour) + 1), armour + ARMOUR.length));
+  const found: string[] = [];
+  for (let end = to - 1; end > from && found.length < 2; ) {
+    const start = Math.max(from, text.lastIndexOf("\n", end - 1) + 1);
+    // a line's end is looked at first, the whole of a long line only when its end is blank
+    const tail = text.slice(Math.max(start, end - LINE_CONTEXT_CHARS), end);
+    if (/\S/.test(tail) || (end - start > LINE_CONTEXT_CHARS && /\S/.test(text.slice(start, end))))
+      found.unshift(text.slice(start, end));
+    end = start - 1;
+  }
+  for (const l of found) before.add(l);
+}
+
+/** The end of a private key's armour (`-----BEGIN … PRIVATE KEY-----`, its END). */
+const ARMOUR = "PRIVATE KEY-----";
+
+/** Where each armour ends in a chunk, in order: searched once per chunk, not once per skip. */
+function armoursIn(text: string): number[] {
+  const at: number[] = [];
+  for (let i = text.indexOf(ARMOUR); i !== -1; i = text.indexOf(ARMOUR, i + 1)) at.push(i);
+  return at;
+}
+
 /** The newlines in text[from, to). */
 function linesIn(text: string, from: number, to: number): number {
   let count = 0;
@@ -212,15 +257,27 @@ function linesIn(text: string, from: number, to: number): number {
   return count;
 }
 
-/** The start of the line being read, at most LINE_MATCH_CHARS of it; `cut` once more was passed by. */
+/**
+ * The start of the line being read, at most LINE_MATCH_CHARS of it; `cut`
+ * once more was passed by. The `end` of a cut line, its last
+ * LINE_CONTEXT_CHARS, is kept too: the line after it may be a value whose
+ * name that end holds.
+ */
 class LineStart {
   private kept = "";
   cut = false;
+  end = "";
 
   /** Adds text[from, to) and returns the line's start so far. */
   add(text: string, from: number, to: number | undefined): string {
     const room = LINE_MATCH_CHARS - this.kept.length;
     const stop = to ?? text.length;
+    if (this.cut || stop - from > room) {
+      // past its start only a cut line's end is kept apart (a whole one is its own end); whitespace keeps the end before it
+      const prior = this.cut ? this.end : this.kept;
+      const piece = lineEnd(text, from, stop);
+      this.end = /\S/.test(piece) ? lineEnd(prior + piece) : lineEnd(`${prior} `);
+    }
     if (stop - from > room) {
       this.cut = true;
       this.kept += text.slice(from, from + room);
@@ -235,5 +292,6 @@ class LineStart {
   reset(): void {
     this.kept = "";
     this.cut = false;
+    this.end = "";
   }
 }

@@ -5,7 +5,7 @@
  */
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { cutsACredential } from "../../core/redact.ts";
+import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/redact.ts";
 import { text } from "../../core/result.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "./fdio.ts";
@@ -65,6 +65,7 @@ export const fsRead = define({
           (args.from_line as number | undefined) ?? 1,
           (args.lines as number | undefined) ?? Number.MAX_SAFE_INTEGER,
           length,
+          ctx.shown,
         ),
       );
     }
@@ -76,7 +77,10 @@ export const fsRead = define({
       size,
     );
     const end = offset + body.length;
-    let out = body.toString("utf8");
+    // a credential's value may start the range with its name on a line above: masked with the lines before it
+    let out = ctx.shown
+      ? headShown(body.toString("utf8"), linesBefore(p.fd, offset), ctx.shown)
+      : body.toString("utf8");
     if (offset < asked)
       out += `\n[read from offset=${offset}: the range cut through a credential, so it was widened to whole lines]`;
     if (end < size) out += `\n[${size - end} more bytes: read on with offset=${end}]`;
@@ -101,26 +105,102 @@ function onWholeCredentials(fd: number, offset: number, body: Buffer, size: numb
   const end = offset + body.length;
   const before = readRange(fd, Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
   const lead = before.subarray(before.lastIndexOf(0x0a) + 1);
+  // a credential's name on a line above the lead's, its value on the lead's line: the lead is cut from it too
+  const above = lead.length > 0 ? openCredential(linesIn(before.subarray(0, before.length - lead.length))) : "";
   const after = readRange(fd, end, Math.min(EDGE_BYTES, size - end));
   const newline = after.indexOf(0x0a);
   const trail = newline < 0 ? after : after.subarray(0, newline);
-  // Only the lines at the edges can be cut: the first two and the last two (a value may stand on the line after its name).
-  const second = body.indexOf(0x0a, body.indexOf(0x0a) + 1);
+  // Only the lines at the edges can be cut: the first three not blank (a name, its `=` alone, the value; blank lines
+  // between) and the last two.
+  const second = endOfLines(body, HEAD_LINES);
   const penultimate = body.lastIndexOf(0x0a, body.lastIndexOf(0x0a) - 1);
   const head = second < 0 ? body : body.subarray(0, second);
   const tail = penultimate < 0 ? body : body.subarray(penultimate + 1);
+  const led = above + lead.toString("utf8");
   const cut =
-    cutsACredential(lead.toString("utf8"), head.toString("utf8"), second < 0 ? trail.toString("utf8") : "") ||
-    cutsACredential(penultimate < 0 ? lead.toString("utf8") : "", tail.toString("utf8"), trail.toString("utf8"));
+    cutsACredential(led, head.toString("utf8"), second < 0 ? trail.toString("utf8") : "") ||
+    cutsACredential(penultimate < 0 ? led : "", tail.toString("utf8"), trail.toString("utf8"));
   if (!cut) return { offset, body };
   const start = offset - lead.length;
   return { offset: start, body: readRange(fd, start, end + trail.length - start) };
 }
 
 /**
+ * A text read from the middle of a file, with its start shown as it reads
+ * after `before` (see RunContext.shown). Only the start depends on what stands
+ * before it: its first HEAD_LINES lines not blank, or, inside a private key,
+ * up to the key's end. The rest is masked as one text with the result (stage
+ * 13), so a large read is not masked twice over.
+ */
+function headShown(text: string, before: string, shown: (text: string, before?: string) => string): string {
+  let end = endOfTextLines(text, HEAD_LINES);
+  if (before.includes("PRIVATE KEY-----")) {
+    const armour = text.indexOf("PRIVATE KEY-----");
+    end = armour < 0 ? text.length : Math.max(end, armour + "PRIVATE KEY-----".length);
+  }
+  return end >= text.length ? shown(text, before) : shown(text.slice(0, end), before) + text.slice(end);
+}
+
+/** Where the `n`th line of `text` holding more than whitespace ends (its newline's index), or the text's end. */
+function endOfTextLines(text: string, n: number): number {
+  let found = 0;
+  for (let start = 0; start < text.length; ) {
+    const nl = text.indexOf("\n", start);
+    if (nl < 0) return text.length;
+    if (/\S/.test(text.slice(start, nl)) && ++found === n) return nl;
+    start = nl + 1;
+  }
+  return text.length;
+}
+
+/** How many lines, not counting blank ones, a cut at a range's start can reach: a name, its `:` or `=` alone, the value. */
+const HEAD_LINES = 3;
+
+/** Where the newline that ends the `n`th line of `body` holding more than whitespace stands; -1 when there are fewer. */
+function endOfLines(body: Buffer, n: number): number {
+  let found = 0;
+  for (let start = 0; start < body.length; ) {
+    const nl = body.indexOf(0x0a, start);
+    if (nl < 0) return -1;
+    if (body.subarray(start, nl).some((b) => b !== 0x20 && b !== 0x09 && b !== 0x0d) && ++found === n) return nl;
+    start = nl + 1;
+  }
+  return -1;
+}
+
+/**
+ * The lines before byte `offset` that masking what follows depends on (see
+ * LinesBefore), read from at most CONTEXT_BYTES back.
+ */
+function linesBefore(fd: number, offset: number): string {
+  return linesIn(readRange(fd, Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES)));
+}
+
+/**
+ * The lines ending `bytes` that masking what follows them depends on (see
+ * LinesBefore): CONTEXT_BYTES back from the whitespace that ends them, which
+ * may be long.
+ */
+function linesIn(bytes: Buffer): string {
+  const before = new LinesBefore();
+  let end = bytes.length;
+  while (end > 0 && WHITESPACE.has(bytes[end - 1] as number)) end--;
+  for (const line of bytes.toString("utf8", Math.max(0, end - CONTEXT_BYTES)).split("\n")) before.add(line);
+  return before.text();
+}
+
+/** Space, tab, newline, vertical tab, form feed, carriage return. */
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]);
+
+/** How far back before a range its lines are read for what masking it depends on: two lines' ends and the blanks between. */
+const CONTEXT_BYTES = 4 * LINE_CONTEXT_CHARS;
+
+/**
  * Lines `from`..`from+count-1`, reading chunk by chunk and holding only those
  * lines (at most `budget` bytes). A line before them is counted, never held,
  * however long it is; between chunks the server goes on answering others.
+ * With `shown` (an agent), the lines are shown as it makes them, given the
+ * ends of the lines before them (see LinesBefore).
  */
 async function readLines(
   signal: AbortSignal,
@@ -130,34 +210,38 @@ async function readLines(
   from: number,
   count: number,
   budget: number,
+  shown?: (text: string, before?: string) => string,
 ): Promise<string> {
   let line = 1;
   let pos = 0;
   let carry = "";
   const kept: string[] = [];
   let keptBytes = 0;
+  const before = new LinesBefore();
+  const lines = () => (shown ? headShown(kept.join("\n"), before.text(), shown) : kept.join("\n"));
   while (pos < size) {
     const chunk = readRange(fd, pos, Math.min(CHUNK, size - pos));
     pos += chunk.length;
     const parts = (carry + chunk.toString("utf8")).split("\n");
     carry = parts.pop() ?? "";
-    // the rest of a line not kept only has to be known to be there
-    if (line + parts.length < from && carry !== "") carry = " ";
+    // the rest of a line not kept only has to be known to be there, and its end for what follows it
+    if (line + parts.length < from && carry.length > LINE_CONTEXT_CHARS) carry = lineEnd(carry);
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as string;
+      if (line < from) before.add(part);
       if (line >= from && line < from + count) {
         keptBytes += Buffer.byteLength(part) + 1;
-        if (keptBytes > budget) return `${kept.join("\n")}\n[cut at ${budget} bytes: read on with from_line=${line}]`;
+        if (keptBytes > budget) return `${lines()}\n[cut at ${budget} bytes: read on with from_line=${line}]`;
         kept.push(part);
       }
       line++;
       if (line >= from + count) {
         const more = i < parts.length - 1 || carry !== "" || pos < size;
-        return `${kept.join("\n")}${more ? `\n[more lines follow: read on with from_line=${line}]` : ""}`;
+        return `${lines()}${more ? `\n[more lines follow: read on with from_line=${line}]` : ""}`;
       }
     }
     if (line >= from && keptBytes + Buffer.byteLength(carry) > budget)
-      return `${kept.join("\n")}\n[cut at ${budget} bytes: line ${line} is longer; read it by offset instead]`;
+      return `${lines()}\n[cut at ${budget} bytes: line ${line} is longer; read it by offset instead]`;
     await new Promise((r) => setImmediate(r));
     if (signal.aborted)
       throw new RtaError(
@@ -168,5 +252,5 @@ async function readLines(
   }
   if (carry !== "" && line >= from && line < from + count) kept.push(carry);
   if (kept.length === 0 && from > 1) return `[the file has ${carry === "" ? line - 1 : line} lines]`;
-  return kept.join("\n");
+  return lines();
 }

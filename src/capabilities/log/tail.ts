@@ -8,7 +8,8 @@
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
-import { compileLiteral, onShown, type TextMatcher } from "../../core/pattern.ts";
+import { compileLiteral, type TextMatcher } from "../../core/pattern.ts";
+import { LinesBefore, MASK } from "../../core/redact.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "../fs/fdio.ts";
 
@@ -50,10 +51,9 @@ export const logTail = define({
         "journald and wtmp logs are binary: read them with their own tools",
       );
     }
-    const filter =
-      args.filter === undefined ? undefined : onShown(compileLiteral("filter", String(args.filter)), ctx.shown);
+    const filter = args.filter === undefined ? undefined : compileLiteral("filter", String(args.filter));
     const pacer = new Pacer(ctx.signal, `reading ${JSON.stringify(p.sent)}`);
-    const found = await lastLines(p.fd, size, args.lines as number, filter, pacer);
+    const found = await lastLines(p.fd, size, args.lines as number, filter, pacer, ctx.shown);
     const out = ctx.rows(["line", "text"], "log");
     for (const row of found.reverse()) out.add(row);
     return out.finish();
@@ -64,7 +64,9 @@ export const logTail = define({
  * The last `want` lines the filter takes, newest first, read back from `size`
  * a chunk at a time. A chunk's whole lines are decoded at once (a newline
  * never splits a character); a line that spans chunks is kept as bytes until
- * its start is read, so a long line costs no copying per chunk.
+ * its start is read, so a long line costs no copying per chunk. With `shown`
+ * (an agent), a line is filtered and shown as `shown` makes it, once the lines
+ * before it are read (see ShownBackwards).
  */
 async function lastLines(
   fd: number,
@@ -72,18 +74,24 @@ async function lastLines(
   want: number,
   filter: TextMatcher | undefined,
   pacer: Pacer,
+  shown?: (text: string, before?: string) => string,
 ): Promise<[number, string][]> {
   const found: [number, string][] = [];
   let pieces: Buffer[] = []; // the end of the line being read, latest bytes first
   let fromEnd = 0;
   let last = true; // the next line is the file's last: empty, it is only the final newline
+  const lines = new ShownBackwards(shown, (n, line) => {
+    if (filter === undefined || filter.test(line)) found.push([n, line]);
+  });
+  // a line waiting for the lines before it may yet be one of the `want`
+  const more = () => found.length < want || lines.waiting();
   const take = (line: string) => {
     if (last) {
       last = false;
       if (line === "") return;
     }
     fromEnd++;
-    if (filter === undefined || filter.test(line)) found.push([-fromEnd, line]);
+    lines.add(-fromEnd, line);
   };
   const startingWith = (head: Buffer): string => {
     const line = Buffer.concat([head, ...pieces.reverse()]).toString("utf8");
@@ -92,7 +100,7 @@ async function lastLines(
   };
   let pos = size;
   await pacer.pause(); // a call cancelled as soon as it was sent stops here
-  while (pos > 0 && found.length < want && size - pos < SCAN_BYTES) {
+  while (pos > 0 && more() && size - pos < SCAN_BYTES) {
     if (pacer.due()) await pacer.pause();
     const start = Math.max(0, pos - CHUNK);
     const chunk = readRange(fd, start, pos - start);
@@ -107,7 +115,7 @@ async function lastLines(
     const from = pos === 0 ? 0 : firstNl + 1;
     if (from <= lastNl) {
       const text = chunk.toString("utf8", from, lastNl);
-      for (let end = text.length; found.length < want; ) {
+      for (let end = text.length; more(); ) {
         const nl = end > 0 ? text.lastIndexOf("\n", end - 1) : -1;
         take(text.slice(nl + 1, end));
         if (nl === -1) break;
@@ -117,6 +125,62 @@ async function lastLines(
     }
     if (pos > 0) pieces = [chunk.subarray(0, firstNl)];
   }
-  if (pos === 0 && pieces.length > 0 && found.length < want) take(startingWith(Buffer.alloc(0))); // the first line
-  return found;
+  if (pos === 0 && pieces.length > 0 && more()) take(startingWith(Buffer.alloc(0))); // the first line
+  lines.flush();
+  // a blank line is taken as it comes, before a later one still waiting: newest first again
+  return found.sort((a, b) => b[0] - a[0]).slice(0, want);
+}
+
+/**
+ * Lines read from the end back, each handed on as `shown` makes it once the
+ * two lines not blank before it have been read: a credential's name may stand
+ * on them and its value on this one (see LinesBefore). A blank line has
+ * nothing to mask and is handed on as it comes. At most two lines wait.
+ */
+class ShownBackwards {
+  private readonly held: { n: number; line: string; before: string[] }[] = [];
+  /** Read back from a private key's END and not yet to its BEGIN: the lines are the key. */
+  private inKey = false;
+
+  constructor(
+    private readonly shown: ((text: string, before?: string) => string) | undefined,
+    private readonly take: (n: number, line: string) => void,
+  ) {}
+
+  add(n: number, line: string): void {
+    if (this.shown === undefined || !/\S/.test(line)) {
+      this.take(n, line);
+      return;
+    }
+    const armour = line.includes("PRIVATE KEY-----")
+      ? /-----(BEGIN|END) [A-Z0-9 ]{0,40}PRIVATE KEY-----/.exec(line)
+      : null;
+    if (armour?.[1] === "END") this.inKey = true;
+    else if (armour?.[1] === "BEGIN") this.inKey = false;
+    else if (this.inKey) {
+      for (const h of this.held) h.before.unshift(line);
+      this.take(n, MASK);
+      return;
+    }
+    for (const h of this.held) h.before.unshift(line);
+    while (this.held.length > 0 && (this.held[0] as { before: string[] }).before.length >= 2) this.hand(0);
+    this.held.push({ n, line, before: [] });
+  }
+
+  waiting(): boolean {
+    return this.held.length > 0;
+  }
+
+  /** The file's start was reached (or as far back as is read): what waits is shown with what was read before it. */
+  flush(): void {
+    while (this.held.length > 0) this.hand(0);
+  }
+
+  private hand(i: number): void {
+    const [h] = this.held.splice(i, 1);
+    if (h === undefined || this.shown === undefined) return;
+    const before = new LinesBefore();
+    for (const l of h.before) before.add(l);
+    this.take(h.n, this.shown(h.line, before.text()));
+  }
 }

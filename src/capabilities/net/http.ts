@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { type Args, type CapabilityDecl, define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import { cutAtWord } from "../../core/redact.ts";
 import { object } from "../../core/result.ts";
 import { type Destination, normalHost, resolveDestination } from "./destination.ts";
 import { type Exchange, exchange } from "./httpClient.ts";
@@ -149,8 +150,10 @@ function describeBody(r: Exchange, limit: number): string {
     type === "" || /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i.test(type);
   const shown = textual ? r.body.toString("utf8") : `[${r.body.length} bytes of ${type}]`;
   if (!r.cut) return shown;
+  // masked only whole, a URL's userinfo or a token the cut ran through would show its head: it goes instead
+  const body = textual ? cutAtWord(shown) : shown;
   const more = r.cutBytes === "unknown" ? "more" : `${r.cutBytes} more`;
-  return `${shown}\n[${more} bytes left out: the body is cut at ${limit < BODY_LIMIT_BYTES ? `${Math.floor(limit / 1024)} KiB` : "1 MiB"}]`;
+  return `${body}\n[${more} bytes left out: the body is cut at ${limit < BODY_LIMIT_BYTES ? `${Math.floor(limit / 1024)} KiB` : "1 MiB"}]`;
 }
 
 const httpInputs: CapabilityDecl["inputs"] = {
