@@ -1,0 +1,57 @@
+/**
+ * End to end: files an agent may write that a later start of rta would read.
+ * A standalone Bun executable, by default, loads bunfig.toml (whose `preload`
+ * runs code) and the .env files of the directory it starts in, and the
+ * directory it starts in is the default root. So an agent with an fs.write
+ * grant could run code as the operator, or move rta's config and data dirs
+ * to ones it planted, at the operator's next `rta` in that directory.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { RTA, rta } from "../support/rta.ts";
+
+describe("a project dir an agent wrote, where the operator runs rta next", () => {
+  test("its bunfig.toml runs nothing and its .env files move none of rta's places", async () => {
+    const root = realpathSync(tempDir());
+    const data = tempDir();
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() };
+    expect((await rta(["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+    const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: data, env });
+    const marker = join(root, "ran-as-operator");
+    const planted = join(root, "planted");
+    const files: Record<string, string> = {
+      "bunfig.toml": 'preload = ["./preload.js"]\n',
+      "preload.js": `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "x");\n`,
+      ".env": `RTA_CONFIG_DIR=${planted}/config\n`,
+      ".env.local": `RTA_DATA_DIR=${planted}/data\n`,
+      ".env.production": `RTA_KV_IDENTITY=${planted}/identity\n`,
+    };
+    try {
+      for (const [path, content] of Object.entries(files)) {
+        const wrote = resultJson(await s.client.callTool({ name: "fs_write", arguments: { path, content } }));
+        expect(wrote).toMatchObject({ value: { created: true } });
+      }
+    } finally {
+      await s.close();
+    }
+    // The operator's next command in that directory, with rta's dirs left to their defaults.
+    const home = tempDir();
+    const proc = Bun.spawn([RTA, "doctor", "--json"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", HOME: home, NODE_ENV: "production" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const findings = JSON.parse(out).findings as { check: string; detail: string }[];
+    const detail = (check: string) => findings.find((f) => f.check === check)?.detail ?? "";
+    expect(detail("config dir")).toContain(join(home, ".config/rta"));
+    expect(detail("data dir")).toContain(join(home, ".local/share/rta"));
+    expect(out).not.toContain(planted);
+  }, 30_000);
+});
