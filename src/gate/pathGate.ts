@@ -547,6 +547,7 @@ export function accessOf(gate: PathGate, cwd?: string): PathAccess {
       return isInside(real, own) || isPlaceAt(real, own);
     },
     hardlinks: gate.rules.hardlinks,
+    git: gate.rules.git,
   };
 }
 

@@ -1,0 +1,82 @@
+/**
+ * End to end: fs.rm --recursive of a directory that holds what the gate
+ * keeps. The gate refuses the place itself by every name, but a removal
+ * walks down from an ordinary directory above it: rta's data dir
+ * bind-mounted below it, or a git dir inside it, would be emptied on the way.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
+
+function canBindMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = tempDir();
+  mkdirSync(join(probe, "a"));
+  mkdirSync(join(probe, "b"));
+  if (Bun.spawnSync(["mount", "--bind", join(probe, "a"), join(probe, "b")]).exitCode !== 0) return false;
+  Bun.spawnSync(["umount", join(probe, "b")]);
+  return true;
+}
+
+async function server(root: string, data: string) {
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() };
+  expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+  const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: data, env });
+  const call = async (name: string, args: Record<string, unknown>) =>
+    resultJson(await s.client.callTool({ name, arguments: args }));
+  return { ...s, call };
+}
+
+describe("fs.rm --recursive above what the gate keeps", () => {
+  // Root may bind-mount here (the tests run as root); where it may not, there is no second name to test.
+  test.skipIf(!canBindMount())(
+    "a tree holding rta's data dir by a bind mount is refused, and nothing in it is removed",
+    async () => {
+      const root = realpathSync(tempDir());
+      const data = realpathSync(tempDir());
+      const s = await server(root, data);
+      const mount = join(root, "work/cache/mnt");
+      mkdirSync(mount, { recursive: true });
+      writeFileSync(join(root, "work/a.txt"), "a");
+      expect(Bun.spawnSync(["mount", "--bind", data, mount]).exitCode).toBe(0);
+      try {
+        const before = readdirSync(data).sort();
+        expect(before).toContain("gate.db");
+        expect((await s.call("fs_rm", { path: "work", recursive: true })).code).toBe("core.path.withheld");
+        expect((await s.call("fs_rm", { path: "work/cache", recursive: true })).code).toBe("core.path.withheld");
+        expect(readdirSync(data).sort()).toEqual(before);
+        expect(existsSync(join(root, "work/a.txt"))).toBe(true);
+      } finally {
+        await s.close();
+        Bun.spawnSync(["umount", mount]);
+      }
+    },
+    30_000,
+  );
+
+  test("a tree holding a git dir is refused, and nothing in it is removed; one without is removed", async () => {
+    const root = realpathSync(tempDir());
+    const s = await server(root, tempDir());
+    for (const dir of ["proj/.git/objects", "proj/.git/refs", "vendored/lib.git/objects", "vendored/lib.git/refs"])
+      mkdirSync(join(root, dir), { recursive: true });
+    writeFileSync(join(root, "proj/.git/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(root, "vendored/lib.git/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(root, "proj/a.txt"), "a");
+    mkdirSync(join(root, "build/out"), { recursive: true });
+    writeFileSync(join(root, "build/out/x.o"), "x");
+    try {
+      expect((await s.call("fs_rm", { path: "proj", recursive: true })).code).toBe("core.path.withheld");
+      expect((await s.call("fs_rm", { path: "vendored", recursive: true })).code).toBe("core.path.withheld");
+      expect(existsSync(join(root, "proj/a.txt"))).toBe(true);
+      expect(existsSync(join(root, "proj/.git/HEAD"))).toBe(true);
+      expect(existsSync(join(root, "vendored/lib.git/HEAD"))).toBe(true);
+      expect(await s.call("fs_rm", { path: "build", recursive: true })).toMatchObject({ value: { removed: 3 } });
+      expect(existsSync(join(root, "build"))).toBe(false);
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
+});
