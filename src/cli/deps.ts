@@ -7,7 +7,7 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { ConfigSource, usable } from "../core/config.ts";
 import { type Deps, once, realHost, systemClock } from "../core/deps.ts";
-import { dirs } from "../core/dirs.ts";
+import { dirs, platformDirs } from "../core/dirs.ts";
 import { Redactor } from "../core/redact.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { gitGlobalConfig } from "../gate/gitDirs.ts";
@@ -17,9 +17,11 @@ import { MemoryRecord, type RecordSink } from "../record/append.ts";
 
 /**
  * Agents' path arguments are confined to the roots given (`--root`) and the
- * ones config.toml names; with neither, the current directory. rta's own dirs,
- * the identity file RTA_KV_IDENTITY names and git's config beside the home are
- * withheld from them, and config says whether hard-linked files may be opened.
+ * ones config.toml names; with neither, the current directory. rta's own dirs
+ * (and the platform's, which an rta started without RTA_DATA_DIR and
+ * RTA_CONFIG_DIR would use), the identity file RTA_KV_IDENTITY names and git's
+ * config beside the home are withheld from them, and config says whether
+ * hard-linked files may be opened.
  */
 export function processDeps(
   env: Record<string, string | undefined>,
@@ -40,7 +42,10 @@ export function processDeps(
     dirs: d,
     roots: new PathGate(
       roots.length > 0 ? roots : [process.cwd()],
-      agentRules({ ...d, identity: env.RTA_KV_IDENTITY, also: gitGlobalConfig(env) }, settings?.hardlinks === true),
+      agentRules(
+        { ...d, identity: env.RTA_KV_IDENTITY, also: [...gitGlobalConfig(env), ...Object.values(platformDirs())] },
+        settings?.hardlinks === true,
+      ),
     ),
     redactor: redactorFor(d, env.RTA_KV_IDENTITY),
   };

@@ -25,6 +25,17 @@ export function dirs(env: Record<string, string | undefined> = process.env): Dir
   };
 }
 
+/**
+ * The platform's places for rta, whatever RTA_DATA_DIR and RTA_CONFIG_DIR
+ * say: an rta started without them (the operator's own shell, where a
+ * client's registration carries them) reads its config and keeps its record
+ * there, so the path gate keeps agents out of them as well.
+ */
+export function platformDirs(): Dirs {
+  const paths = envPaths("rta", { suffix: "" });
+  return { data: resolve(paths.data), config: resolve(paths.config) };
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }

@@ -55,3 +55,38 @@ describe("a project dir an agent wrote, where the operator runs rta next", () =>
     expect(out).not.toContain(planted);
   }, 30_000);
 });
+
+describe("rta's platform dirs, when the server's are set elsewhere", () => {
+  // A registration carries RTA_DATA_DIR and RTA_CONFIG_DIR; the operator's shell may not, and an rta started
+  // there reads ~/.config/rta and ~/.local/share/rta. With the home under a root, those are planted as easily.
+  test("are withheld too: an agent plants no config, policy or record key there", async () => {
+    const root = realpathSync(tempDir());
+    const home = join(root, "home");
+    const data = tempDir();
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir(), HOME: home };
+    expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+    const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: data, env });
+    const call = async (name: string, args: Record<string, unknown>) =>
+      resultJson(await s.client.callTool({ name, arguments: args }));
+    try {
+      expect(await call("fs_mkdir", { path: "stage/rta", parents: true })).toMatchObject({ value: {} });
+      expect(await call("fs_write", { path: "stage/rta/config.toml", content: 'roots = ["/"]\n' })).toMatchObject({
+        value: {},
+      });
+      const cases: [string, Record<string, unknown>][] = [
+        ["fs_mkdir", { path: "home/.config/rta", parents: true }],
+        ["fs_write", { path: "home/.config/rta/policy.toml", content: 'max_ttl = "1000h"\n' }],
+        ["fs_move", { from: "stage/rta", to: "home/.config/rta" }],
+        ["fs_move", { from: "stage", to: "home/.config" }],
+        ["fs_mkdir", { path: "home/.local/share/rta", parents: true }],
+        ["fs_write", { path: "home/.local/share/rta/record.key", content: "k" }],
+      ];
+      for (const [name, args] of cases)
+        expect([name, (await call(name, args)).code]).toEqual([name, "core.path.withheld"]);
+      expect(existsSync(join(home, ".config/rta"))).toBe(false);
+      expect(existsSync(join(home, ".local/share/rta"))).toBe(false);
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
+});
