@@ -14,7 +14,10 @@
  * - `way`: every entry looked up on the way there, existing or not; none of
  *   them, nor anything above one, is written, moved, made or removed;
  * - `ids`: the device and inode of each place that exists, so the same
- *   directory reached by another path (a bind mount) is known too.
+ *   directory reached by another path (a bind mount) is known too;
+ * - `steps`: the same for the way: each existing directory a lookup passes
+ *   through, by device and inode, with the names looked up in it, so an
+ *   entry on the way is known by a bind mount's name too.
  */
 import { lstatSync, readlinkSync, type Stats, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -32,6 +35,8 @@ export interface OwnPlaces {
   way: string[];
   /** `dev:ino` of each place that exists */
   ids: Set<string>;
+  /** `dev:ino` of each existing directory on the way, with each name looked up in it: true when that name is a place */
+  steps: Map<string, Map<string, boolean>>;
 }
 
 /** True when `path` is `base` or lies under it, compared by whole components, never by string prefix. */
@@ -45,6 +50,7 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
   const inside = new Set<string>();
   const way = new Set<string>();
   const ids = new Set<string>();
+  const steps = new Map<string, Map<string, boolean>>();
   for (const place of places) {
     const spelled = resolve(place);
     try {
@@ -56,6 +62,11 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
     inside.add(spelled);
     inside.add(traced.real);
     for (const e of traced.entries) way.add(e);
+    for (const step of traced.steps) {
+      const names = steps.get(step.dir) ?? new Map<string, boolean>();
+      names.set(step.name, (names.get(step.name) ?? false) || step.last);
+      steps.set(step.dir, names);
+    }
     // each ancestor as written, in case a lookup failed part way for a reason other than absence
     for (let p = spelled; p !== dirname(p); p = dirname(p)) way.add(p);
   }
@@ -65,7 +76,7 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
       way.add(p);
     }
   }
-  return { inside: [...inside], way: [...way], ids };
+  return { inside: [...inside], way: [...way], ids, steps };
 }
 
 export function idOf(st: Stats): string {
@@ -91,14 +102,34 @@ export function touchesPlace(target: string, own: OwnPlaces): boolean {
   return isInside(target, own) || own.way.some((e) => isUnder(e, target));
 }
 
+interface Step {
+  /** `dev:ino` of the directory looked in */
+  dir: string;
+  name: string;
+  last: boolean;
+}
+
+/**
+ * Whether `name` in an opened directory (its fstat) is an entry on the way to
+ * a place, by whatever path the directory was reached; with `place`, only
+ * the last name of a place's own path counts.
+ */
+export function isStepAt(dir: Stats, name: string, own: OwnPlaces, place = false): boolean {
+  const found = own.steps.get(idOf(dir))?.get(name);
+  return found === undefined ? false : found || !place;
+}
+
 /**
  * Looks up an absolute path as the kernel would, component by component,
  * following links, and records every entry it looks up. Where a component is
  * missing, the rest is joined as written: that is where the place will be
- * once it is made.
+ * once it is made. `steps` are the lookups made in a directory that exists
+ * (by its device and inode); `last` marks one of the place's own name, or of
+ * a link that stands for it.
  */
-function trace(path: string): { real: string; entries: string[] } {
+function trace(path: string): { real: string; entries: string[]; steps: Step[] } {
   const entries: string[] = [];
+  const steps: Step[] = [];
   const queue = path.split("/");
   let current = "/";
   let missing = false;
@@ -114,6 +145,7 @@ function trace(path: string): { real: string; entries: string[] } {
     entries.push(next);
     if (!missing) {
       try {
+        steps.push({ dir: idOf(statSync(current)), name, last: !queue.some((p) => p !== "" && p !== ".") });
         if (lstatSync(next).isSymbolicLink() && ++hops <= MAX_LINK_HOPS) {
           const target = readlinkSync(next);
           queue.unshift(...target.split("/"));
@@ -126,7 +158,7 @@ function trace(path: string): { real: string; entries: string[] } {
     }
     current = next;
   }
-  return { real: current, entries };
+  return { real: current, entries, steps };
 }
 
 /** Whether the entry at a path, not followed if it is a link, is one of the places reached by another name (a bind mount). */

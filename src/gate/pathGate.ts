@@ -36,7 +36,16 @@ import { isAbsolute, resolve } from "node:path";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
 import { canCarryGitSecret, GIT_DIR_NAME, isGitDir, isGitDirEntry, underGitDir, wouldBecomeGitDir } from "./gitDirs.ts";
-import { isInside, isPlace, isPlaceAt, isUnder, type OwnPlaces, ownPlacesNow, touchesPlace } from "./ownPlaces.ts";
+import {
+  isInside,
+  isPlace,
+  isPlaceAt,
+  isStepAt,
+  isUnder,
+  type OwnPlaces,
+  ownPlacesNow,
+  touchesPlace,
+} from "./ownPlaces.ts";
 
 export { isGitSecretFile } from "./gitDirs.ts";
 export { isUnder } from "./ownPlaces.ts";
@@ -435,6 +444,8 @@ export class PathGate {
     const parent = readlinkSync(inFd(parentFd));
     const made = resolve(parent, name);
     if (isInside(made, at.own) || touchesPlace(resolve(made, ...rest), at.own)) throw placeWithheld(at.sent);
+    // the same by the directory's identity, for a parent reached by another name (a bind mount)
+    if (isStepAt(fstatSync(parentFd), name, at.own, true)) throw placeWithheld(at.sent);
     if (this.rules.git && wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
   }
 
@@ -455,7 +466,12 @@ export class PathGate {
   private confirmPlace(at: Walk, parentFd: number, name: string): void {
     const parent = readlinkSync(inFd(parentFd));
     const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
-    if (touchesPlace(target, at.own) || isPlaceAt(inFd(parentFd, name), at.own)) throw placeWithheld(at.sent);
+    if (
+      touchesPlace(target, at.own) ||
+      isPlaceAt(inFd(parentFd, name), at.own) ||
+      isStepAt(fstatSync(parentFd), name, at.own)
+    )
+      throw placeWithheld(at.sent);
   }
 
   /** Whether a real path is one a walk should skip: one of rta's places, or the kernel's own. */

@@ -1,8 +1,8 @@
 /**
- * End to end: fs.rm --recursive of a directory that holds what the gate
- * keeps. The gate refuses the place itself by every name, but a removal
- * walks down from an ordinary directory above it: rta's data dir
- * bind-mounted below it, or a git dir inside it, would be emptied on the way.
+ * End to end: what the gate keeps, reached where the gate does not look by
+ * name. fs.rm --recursive walks down from an ordinary directory: rta's data
+ * dir bind-mounted below it, or a git dir inside it, would be emptied on the
+ * way. And a bind mount gives the way to a place not made yet a second name.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
@@ -79,4 +79,44 @@ describe("fs.rm --recursive above what the gate keeps", () => {
       await s.close();
     }
   }, 30_000);
+});
+
+describe("the way to a place not made yet, reached by a bind mount", () => {
+  // ~/.config exists, ~/.config/rta not yet; the operator's ~/.config is bind-mounted under the root.
+  test.skipIf(!canBindMount())(
+    "no config dir is made, moved or written there by the mount's name",
+    async () => {
+      const root = realpathSync(tempDir());
+      const home = realpathSync(tempDir());
+      mkdirSync(join(home, ".config"));
+      const data = tempDir();
+      const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(home, ".config/rta") };
+      expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+      const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: data, env });
+      const call = async (name: string, args: Record<string, unknown>) =>
+        resultJson(await s.client.callTool({ name, arguments: args }));
+      const mount = join(root, "dotfiles");
+      mkdirSync(mount);
+      mkdirSync(join(root, "stage/rta"), { recursive: true });
+      writeFileSync(join(root, "stage/rta/config.toml"), 'roots = ["/"]\n');
+      expect(Bun.spawnSync(["mount", "--bind", join(home, ".config"), mount]).exitCode).toBe(0);
+      try {
+        const cases: [string, Record<string, unknown>][] = [
+          ["fs_mkdir", { path: "dotfiles/rta" }],
+          ["fs_mkdir", { path: "dotfiles/rta/sub", parents: true }],
+          ["fs_write", { path: "dotfiles/rta", content: "x" }],
+          ["fs_move", { from: "stage/rta", to: "dotfiles/rta" }],
+        ];
+        for (const [name, args] of cases)
+          expect([name, args, (await call(name, args)).code]).toEqual([name, args, "core.path.withheld"]);
+        expect(existsSync(join(home, ".config/rta"))).toBe(false);
+        // beside it, the mount is written as any dir
+        expect(await call("fs_mkdir", { path: "dotfiles/nvim" })).toMatchObject({ value: { created: true } });
+      } finally {
+        await s.close();
+        Bun.spawnSync(["umount", mount]);
+      }
+    },
+    30_000,
+  );
 });
