@@ -42,9 +42,14 @@ export function isGitDir(dir: string): boolean {
   return gitShaped((name) => has(dir, name));
 }
 
+/** Whether `name` is one of the entries that together make a directory a git dir. */
+export function isGitMark(name: string): boolean {
+  return (MARKS as readonly string[]).includes(name);
+}
+
 /** Whether adding `name` to a directory that is not a git dir would make it one. */
 export function wouldBecomeGitDir(dir: string, name: string): boolean {
-  if (!(MARKS as readonly string[]).includes(name)) return false;
+  if (!isGitMark(name)) return false;
   return gitShaped((n) => n === name || has(dir, n));
 }
 

@@ -30,12 +30,21 @@ import {
   openSync,
   readlinkSync,
   realpathSync,
+  rmdirSync,
   type Stats,
 } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
-import { canCarryGitSecret, GIT_DIR_NAME, isGitDir, isGitDirEntry, underGitDir, wouldBecomeGitDir } from "./gitDirs.ts";
+import {
+  canCarryGitSecret,
+  GIT_DIR_NAME,
+  isGitDir,
+  isGitDirEntry,
+  isGitMark,
+  underGitDir,
+  wouldBecomeGitDir,
+} from "./gitDirs.ts";
 import {
   isInside,
   isPlace,
@@ -280,6 +289,7 @@ export class PathGate {
             this.confirmParent(at, top(), name, queue);
             try {
               mkdirSync(inFd(top(), name), 0o755);
+              if (this.rules.git) undoIfGitDir(top(), name, sent, () => rmdirSync(inFd(top(), name)));
             } catch (made) {
               // made by someone else since the lstat: looked at again like anything else, within the hop limit
               if ((made as NodeJS.ErrnoException).code !== "EEXIST" || ++hops > MAX_LINK_HOPS) throw made;
@@ -510,6 +520,29 @@ function gitWithheld(sent: string): RtaError {
     "is in a git directory, or would make one, which is never written",
     "work on the files of the repository, not its internals",
   );
+}
+
+/**
+ * After a write made a new entry: whether it made its directory a git dir,
+ * and if so, undo it and refuse. The gate asked before the write
+ * (wouldBecomeGitDir), but two servers on one root can each add one of the
+ * entries that make a git dir while neither sees the other's, and an agent
+ * that plants a config first then owns the git dir they make. Whichever entry
+ * is made last sees the others once it is made, so asking again after the
+ * make closes that. `undo` takes back what the write did.
+ */
+export function confirmMade(gate: PathAccess, p: WritePath, undo: () => void): void {
+  if (gate.git && p.existing === null) undoIfGitDir(p.parentFd, p.name, p.sent, undo);
+}
+
+function undoIfGitDir(parentFd: number, name: string, sent: string, undo: () => void): void {
+  if (!isGitMark(name) || !isGitDir(inFd(parentFd))) return;
+  try {
+    undo();
+  } catch {
+    // changed again meanwhile: what is there now is asked about by the next write that touches it
+  }
+  throw gitWithheld(sent);
 }
 
 /** A root by the name it was given and by its real path, so an absolute path may use either. */
