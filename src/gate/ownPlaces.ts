@@ -19,7 +19,7 @@
  *   through, by device and inode, with the names looked up in it, so an
  *   entry on the way is known by a bind mount's name too.
  */
-import { lstatSync, readlinkSync, type Stats, statSync } from "node:fs";
+import { lstatSync, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /** The most links one lookup passes through, as the kernel's own limit. */
@@ -27,6 +27,27 @@ const MAX_LINK_HOPS = 40;
 
 /** The kernel's view of processes and devices: never a file of anyone's own. */
 const SYSTEM_PLACES = ["/proc", "/sys"];
+
+/**
+ * The same trees by the type of file system statfs reports, since /proc and
+ * /sys are only their usual names: a chroot or a container's root under a
+ * root can have a proc (the server's own environ, maps, fds) mounted inside.
+ * proc, sysfs, and what is mounted under /sys: debugfs, tracefs, securityfs,
+ * cgroup, cgroup2, efivarfs, bpf, configfs, pstore.
+ */
+const KERNEL_FS_TYPES = new Set([
+  0x9fa0, 0x62656572, 0x64626720, 0x74726163, 0x73636673, 0x27e0eb, 0x63677270, 0xde5e81e4, 0xcafe4a11, 0x62656570,
+  0x6165676c,
+]);
+
+/** Whether a path (`/proc/self/fd/<fd>` for an opened one) lies on one of the kernel's own file systems. */
+export function isKernelFs(path: string): boolean {
+  try {
+    return KERNEL_FS_TYPES.has(Number(statfsSync(path).type));
+  } catch {
+    return false; // nothing there (any more)
+  }
+}
 
 export interface OwnPlaces {
   /** real paths nothing under which is opened */

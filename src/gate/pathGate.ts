@@ -47,6 +47,7 @@ import {
 } from "./gitDirs.ts";
 import {
   isInside,
+  isKernelFs,
   isPlace,
   isPlaceAt,
   isStepAt,
@@ -437,7 +438,7 @@ export class PathGate {
   private confirm(at: Walk, fd: number): void {
     const real = readlinkSync(inFd(fd));
     if (!isUnder(real, at.rootReal)) throw code("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-    if (isInside(real, at.own) || isPlace(fstatSync(fd), at.own)) {
+    if (isInside(real, at.own) || isPlace(fstatSync(fd), at.own) || (this.rules.system && isKernelFs(inFd(fd)))) {
       throw code("withheld", at.sent, "is withheld from agents", "it is not a place an agent's call may read or write");
     }
   }
@@ -467,6 +468,8 @@ export class PathGate {
    */
   private confirmTarget(at: Walk, parentFd: number, name: string, isDir: boolean): void {
     this.confirmPlace(at, parentFd, name);
+    // a proc or a sysfs mounted here: the kernel's tree is not moved or removed, whatever its name
+    if (isDir && this.rules.system && isKernelFs(inFd(parentFd, name))) throw placeWithheld(at.sent);
     if (!this.rules.git) return;
     if (isDir && isGitDirEntry(inFd(parentFd, name))) throw gitWithheld(at.sent);
     if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
@@ -487,7 +490,7 @@ export class PathGate {
   /** Whether a real path is one a walk should skip: one of rta's places, or the kernel's own. */
   isWithheld(real: string): boolean {
     const own = this.ownNow();
-    return isInside(real, own) || isPlaceAt(real, own);
+    return isInside(real, own) || isPlaceAt(real, own) || (this.rules.system && isKernelFs(real));
   }
 }
 
@@ -593,7 +596,7 @@ export function accessOf(gate: PathGate, cwd?: string): PathAccess {
     },
     isWithheld: (real) => {
       own ??= gate.ownNow();
-      return isInside(real, own) || isPlaceAt(real, own);
+      return isInside(real, own) || isPlaceAt(real, own) || (gate.rules.system && isKernelFs(real));
     },
     hardlinks: gate.rules.hardlinks,
     git: gate.rules.git,

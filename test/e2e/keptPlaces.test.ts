@@ -2,7 +2,9 @@
  * End to end: what the gate keeps, reached where the gate does not look by
  * name. fs.rm --recursive walks down from an ordinary directory: rta's data
  * dir bind-mounted below it, or a git dir inside it, would be emptied on the
- * way. And a bind mount gives the way to a place not made yet a second name.
+ * way. A bind mount gives the way to a place not made yet a second name. And
+ * the kernel's trees are /proc and /sys only by their usual names: a chroot or
+ * a container's root under a root can have them mounted inside it.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
@@ -10,6 +12,14 @@ import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
+
+function canMount(type: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = tempDir();
+  if (Bun.spawnSync(["mount", "-t", type, type, probe]).exitCode !== 0) return false;
+  Bun.spawnSync(["umount", probe]);
+  return true;
+}
 
 function canBindMount(): boolean {
   if (process.getuid?.() !== 0) return false;
@@ -115,6 +125,46 @@ describe("the way to a place not made yet, reached by a bind mount", () => {
       } finally {
         await s.close();
         Bun.spawnSync(["umount", mount]);
+      }
+    },
+    30_000,
+  );
+});
+
+describe("the kernel's trees mounted under a root", () => {
+  test.skipIf(!canMount("proc") || !canMount("sysfs"))(
+    "a proc and a sysfs in a chroot are withheld by that name, and a walk passes them by",
+    async () => {
+      const root = realpathSync(tempDir());
+      const s = await server(root, tempDir());
+      const proc = join(root, "chroot/proc");
+      const sys = join(root, "chroot/sys");
+      mkdirSync(proc, { recursive: true });
+      mkdirSync(sys);
+      writeFileSync(join(root, "chroot/hostname"), "box\n");
+      expect(Bun.spawnSync(["mount", "-t", "proc", "proc", proc]).exitCode).toBe(0);
+      expect(Bun.spawnSync(["mount", "-t", "sysfs", "sysfs", sys]).exitCode).toBe(0);
+      try {
+        const cases: [string, Record<string, unknown>][] = [
+          ["fs_read", { path: "chroot/proc/self/status" }],
+          ["fs_read", { path: "chroot/proc/self/maps" }],
+          ["fs_hash", { path: "chroot/proc/self/environ" }],
+          ["fs_list", { path: "chroot/proc/self/fd" }],
+          ["fs_stat", { path: "chroot/proc" }],
+          ["fs_list", { path: "chroot/sys/kernel" }],
+          ["log_tail", { path: "chroot/proc/self/mountinfo" }],
+          ["fs_write", { path: "chroot/proc/sys/kernel/hostname", content: "x", mode: "overwrite" }],
+        ];
+        for (const [name, args] of cases)
+          expect([name, args, (await s.call(name, args)).code]).toEqual([name, args, "core.path.withheld"]);
+        const grep = await s.call("fs_grep", { path: "chroot", pattern: "VmPeak|rta" });
+        expect(grep).toMatchObject({ type: "table", rows: [] });
+        const found = await s.call("fs_find", { path: "chroot", name: "*", depth: 3 });
+        expect((found.rows as unknown[][]).map((r) => r[0])).toEqual(["hostname"]);
+      } finally {
+        await s.close();
+        Bun.spawnSync(["umount", proc]);
+        Bun.spawnSync(["umount", sys]);
       }
     },
     30_000,
