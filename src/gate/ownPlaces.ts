@@ -21,6 +21,8 @@
  */
 import { lstatSync, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { RECORD_KEY_FILE } from "../record/key.ts";
+import { GATE_STORE_FILE } from "./gateStore.ts";
 
 /** The most links one lookup passes through, as the kernel's own limit. */
 const MAX_LINK_HOPS = 40;
@@ -39,6 +41,31 @@ const KERNEL_FS_TYPES = new Set([
   0x9fa0, 0x62656572, 0x64626720, 0x74726163, 0x73636673, 0x27e0eb, 0x63677270, 0xde5e81e4, 0xcafe4a11, 0x62656570,
   0x6165676c,
 ]);
+
+/**
+ * The files that make a directory an rta data dir, whoever's: the record's
+ * key and the grant store. A data dir this server was not started with (a
+ * backup of its own, which holds the live record's key; a second server's,
+ * with its grants and locks) is known by them, as a git dir is by its marks.
+ */
+const DATA_DIR_MARKS = [RECORD_KEY_FILE, GATE_STORE_FILE];
+
+/** Whether `name` is one of the files that make a directory an rta data dir. */
+export function isDataDirMark(name: string): boolean {
+  return DATA_DIR_MARKS.includes(name);
+}
+
+/** Whether a directory (by a path that names it, e.g. `/proc/self/fd/<fd>`) holds what an rta data dir holds. */
+export function isDataDirShaped(dir: string): boolean {
+  return DATA_DIR_MARKS.some((name) => {
+    try {
+      lstatSync(`${dir}/${name}`);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** Whether a path (`/proc/self/fd/<fd>` for an opened one) lies on one of the kernel's own file systems. */
 export function isKernelFs(path: string): boolean {

@@ -46,6 +46,8 @@ import {
   wouldBecomeGitDir,
 } from "./gitDirs.ts";
 import {
+  isDataDirMark,
+  isDataDirShaped,
   isInside,
   isKernelFs,
   isPlace,
@@ -438,7 +440,12 @@ export class PathGate {
   private confirm(at: Walk, fd: number): void {
     const real = readlinkSync(inFd(fd));
     if (!isUnder(real, at.rootReal)) throw code("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-    if (isInside(real, at.own) || isPlace(fstatSync(fd), at.own) || (this.rules.system && isKernelFs(inFd(fd)))) {
+    if (
+      isInside(real, at.own) ||
+      isPlace(fstatSync(fd), at.own) ||
+      (this.rules.system && isKernelFs(inFd(fd))) ||
+      (this.keepsStores() && isDataDirShaped(inFd(fd)))
+    ) {
       throw code("withheld", at.sent, "is withheld from agents", "it is not a place an agent's call may read or write");
     }
   }
@@ -458,6 +465,7 @@ export class PathGate {
     // the same by the directory's identity, for a parent reached by another name (a bind mount)
     if (isStepAt(fstatSync(parentFd), name, at.own, true)) throw placeWithheld(at.sent);
     if (this.rules.git && wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
+    if (this.keepsStores() && isDataDirMark(name)) throw placeWithheld(at.sent);
   }
 
   /**
@@ -468,8 +476,11 @@ export class PathGate {
    */
   private confirmTarget(at: Walk, parentFd: number, name: string, isDir: boolean): void {
     this.confirmPlace(at, parentFd, name);
-    // a proc or a sysfs mounted here: the kernel's tree is not moved or removed, whatever its name
+    // a proc or a sysfs mounted here, or another rta's data dir: not moved or removed, whatever its name
     if (isDir && this.rules.system && isKernelFs(inFd(parentFd, name))) throw placeWithheld(at.sent);
+    if (isDir && this.keepsStores() && isDataDirShaped(inFd(parentFd, name))) throw placeWithheld(at.sent);
+    // nor is a directory made one: an agent's record.key would keep every agent out of the dir it lies in
+    if (this.keepsStores() && isDataDirMark(name)) throw placeWithheld(at.sent);
     if (!this.rules.git) return;
     if (isDir && isGitDirEntry(inFd(parentFd, name))) throw gitWithheld(at.sent);
     if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
@@ -487,10 +498,24 @@ export class PathGate {
       throw placeWithheld(at.sent);
   }
 
-  /** Whether a real path is one a walk should skip: one of rta's places, or the kernel's own. */
+  /** Whether a real path is one a walk should skip: one of rta's places, another rta data dir, or the kernel's own. */
   isWithheld(real: string): boolean {
-    const own = this.ownNow();
-    return isInside(real, own) || isPlaceAt(real, own) || (this.rules.system && isKernelFs(real));
+    return this.withheldBy(this.ownNow(), real);
+  }
+
+  /** The same against one look at rta's places. */
+  withheldBy(own: OwnPlaces, real: string): boolean {
+    return (
+      isInside(real, own) ||
+      isPlaceAt(real, own) ||
+      (this.rules.system && isKernelFs(real)) ||
+      (this.keepsStores() && isDataDirShaped(real))
+    );
+  }
+
+  /** Whether rta's stores are kept from this gate's callers (an agent's); a person's gate keeps nothing. */
+  private keepsStores(): boolean {
+    return this.rules.withheld.length > 0;
   }
 }
 
@@ -596,7 +621,7 @@ export function accessOf(gate: PathGate, cwd?: string): PathAccess {
     },
     isWithheld: (real) => {
       own ??= gate.ownNow();
-      return isInside(real, own) || isPlaceAt(real, own) || (gate.rules.system && isKernelFs(real));
+      return gate.withheldBy(own, real);
     },
     hardlinks: gate.rules.hardlinks,
     git: gate.rules.git,

@@ -4,7 +4,9 @@
  * dir bind-mounted below it, or a git dir inside it, would be emptied on the
  * way. A bind mount gives the way to a place not made yet a second name. And
  * the kernel's trees are /proc and /sys only by their usual names: a chroot or
- * a container's root under a root can have them mounted inside it.
+ * a container's root under a root can have them mounted inside it. An rta
+ * data dir the server was not started with (a backup, a second server's) holds
+ * the same record key and grants, and is known by what it holds.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
@@ -169,4 +171,45 @@ describe("the kernel's trees mounted under a root", () => {
     },
     30_000,
   );
+});
+
+describe("an rta data dir this server does not use", () => {
+  // A backup of the data dir holds the live record's key; a second server's holds its grants and locks.
+  test("is known by what it holds: not read, written, moved or removed", async () => {
+    const root = realpathSync(tempDir());
+    const other = join(root, "backup/rta-data");
+    const otherEnv = { RTA_DATA_DIR: other, RTA_CONFIG_DIR: tempDir() };
+    expect((await rta(["grant", "allow", "fs", "--agent", "bob", "--ttl", "10m"], { env: otherEnv })).code).toBe(0);
+    const second = await connect("modern", ["--agent", "bob", "--root", tempDir()], {
+      dataDir: other,
+      env: otherEnv,
+    });
+    await second.close(); // its record and key are written
+    expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.key"]);
+    const s = await server(root, tempDir());
+    try {
+      const cases: [string, Record<string, unknown>][] = [
+        ["fs_read", { path: "backup/rta-data/record.key" }],
+        ["fs_read", { path: "backup/rta-data/agent-log.jsonl" }],
+        ["fs_hash", { path: "backup/rta-data/gate.db" }],
+        ["fs_list", { path: "backup/rta-data" }],
+        ["fs_write", { path: "backup/rta-data/record.key", content: "k", mode: "overwrite" }],
+        ["fs_rm", { path: "backup/rta-data/gate.db" }],
+        ["fs_move", { from: "backup/rta-data", to: "loot" }],
+        ["fs_rm", { path: "backup/rta-data", recursive: true }],
+        ["fs_rm", { path: "backup", recursive: true }],
+        // nor is a dir made one: the root itself would be kept from every agent
+        ["fs_write", { path: "record.key", content: "k" }],
+        ["fs_mkdir", { path: "gate.db" }],
+        ["fs_mkdir", { path: "sub/record.key/x", parents: true }],
+      ];
+      for (const [name, args] of cases)
+        expect([name, args, (await s.call(name, args)).code]).toEqual([name, args, "core.path.withheld"]);
+      const grep = await s.call("fs_grep", { path: "backup", pattern: "session|bob" });
+      expect(grep).toMatchObject({ type: "table", rows: [] });
+      expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.key"]);
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
 });
