@@ -44,9 +44,11 @@ const KERNEL_FS_TYPES = new Set([
 
 /**
  * The files that make a directory an rta data dir, whoever's: the record's
- * key and the grant store. A data dir this server was not started with (a
- * backup of its own, which holds the live record's key; a second server's,
- * with its grants and locks) is known by them, as a git dir is by its marks.
+ * key and the grant store, both made by a server's first call. A data dir
+ * this server was not started with (a backup of its own, which holds the
+ * live record's key; a second server's, with its grants and locks) is known
+ * by them, as a git dir is by its marks. Both are asked for, so another
+ * program's gate.db alone does not shut a directory.
  */
 const DATA_DIR_MARKS = [RECORD_KEY_FILE, GATE_STORE_FILE];
 
@@ -57,7 +59,7 @@ export function isDataDirMark(name: string): boolean {
 
 /** Whether a directory (by a path that names it, e.g. `/proc/self/fd/<fd>`) holds what an rta data dir holds. */
 export function isDataDirShaped(dir: string): boolean {
-  return DATA_DIR_MARKS.some((name) => {
+  return DATA_DIR_MARKS.every((name) => {
     try {
       lstatSync(`${dir}/${name}`);
       return true;
