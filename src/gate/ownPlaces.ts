@@ -133,6 +133,18 @@ export function idOf(st: Stats): string {
   return `${st.dev}:${st.ino}`;
 }
 
+/**
+ * Every entry looked up on the way to `path` (through links, as the kernel
+ * would) and each of its ancestors as written: replacing any of them moves
+ * what the path names.
+ */
+export function wayTo(path: string): string[] {
+  const spelled = resolve(path);
+  const way = new Set(trace(spelled).entries);
+  for (let p = spelled; p !== dirname(p); p = dirname(p)) way.add(p);
+  return [...way];
+}
+
 /** Whether what a stat describes is one of the places itself, by whatever path it was reached. */
 export function isPlace(st: Stats, own: OwnPlaces): boolean {
   return own.ids.has(idOf(st));

@@ -57,6 +57,7 @@ import {
   type OwnPlaces,
   ownPlacesNow,
   touchesPlace,
+  wayTo,
 } from "./ownPlaces.ts";
 
 export { isGitSecretFile } from "./gitDirs.ts";
@@ -141,6 +142,8 @@ function code(
   return new RtaError(`core.path.${c}`, `${JSON.stringify(sent)} ${message}`, hint);
 }
 
+const ROOT_HINT = "name something inside it";
+
 const OUTSIDE_HINT =
   "paths are confined to the roots the server was started with; ask the person running rta to add a root";
 
@@ -200,12 +203,17 @@ export class PathGate {
     }
     const rootReal = readlinkSync(inFd(rootFd));
     let aboveRoot: boolean | undefined;
+    let rootWay: string[] | undefined;
     const at: Walk = {
       sent,
       intent,
       root,
       rootReal,
       own: this.ownNow(),
+      rootWay: () => {
+        rootWay ??= this.roots.flatMap(wayTo);
+        return rootWay;
+      },
       rootInGit: () => {
         aboveRoot ??= underGitDir(rootReal);
         return aboveRoot;
@@ -376,8 +384,7 @@ export class PathGate {
         if (this.rules.git && intent === "write" && isGitDir(inFd(fd))) throw gitWithheld(sent);
       }
       // The path names the root itself (or climbed back to it).
-      if (intent === "write")
-        throw code("outside", sent, "is a root, which cannot be written as a whole", "name something inside it");
+      if (intent === "write") throw code("outside", sent, "is a root, which cannot be written as a whole", ROOT_HINT);
       const fd = openSync(inFd(top()), O_RDONLY | O_DIRECTORY);
       return { intent, sent, rel: rel.join("/"), fd, stat: fstatSync(fd), root };
     } finally {
@@ -486,10 +493,18 @@ export class PathGate {
     if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
   }
 
-  /** An entry, there or not, that is one of rta's places, lies inside one, or leads to one. */
+  /**
+   * An entry, there or not, that is one of rta's places, lies inside one, or
+   * leads to one; or that is a root or leads to one (a root inside another
+   * root): a root is opened by its path at each call, so whoever replaces an
+   * entry on that path, with a link to a directory outside every root say,
+   * decides where the root is.
+   */
   private confirmPlace(at: Walk, parentFd: number, name: string): void {
     const parent = readlinkSync(inFd(parentFd));
     const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
+    if (at.rootWay().some((e) => isUnder(e, target)))
+      throw code("outside", at.sent, "is a root, or on the way to one, which cannot be written as a whole", ROOT_HINT);
     if (
       touchesPlace(target, at.own) ||
       isPlaceAt(inFd(parentFd, name), at.own) ||
@@ -528,6 +543,8 @@ interface Walk {
   rootReal: string;
   /** rta's own places as they stood when this open began */
   own: OwnPlaces;
+  /** the entries on the way to every root (asked once, and only for a write) */
+  rootWay: () => string[];
   /** whether the root lies in a git dir (asked once, and only when it matters) */
   rootInGit: () => boolean;
 }
