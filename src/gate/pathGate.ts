@@ -46,6 +46,7 @@ import {
   wouldBecomeGitDir,
 } from "./gitDirs.ts";
 import {
+  idOf,
   isDataDirMark,
   isDataDirShaped,
   isInside,
@@ -150,10 +151,18 @@ const OUTSIDE_HINT =
 export class PathGate {
   readonly roots: string[];
 
-  /** `roots` are absolute; the first is where relative paths start. */
+  /**
+   * `roots` are absolute; the first is where relative paths start. `pins`
+   * holds each root's device and inode as first opened (shared by the gates
+   * made from this one): a root is opened by its path at each call, and a
+   * path another server's agent can reach (this root inside its root) may
+   * since have been replaced by a link to a directory outside every root.
+   * What is there then is refused, until a restart serves it as the root.
+   */
   constructor(
     roots: string[],
     readonly rules: GateRules,
+    readonly pins: Map<string, string> = new Map(),
   ) {
     this.roots = roots.map((r) => resolve(r));
   }
@@ -162,7 +171,13 @@ export class PathGate {
   status(): RootStatus[] {
     return this.roots.map((path) => {
       try {
-        closeSync(openSync(path, O_RDONLY | O_DIRECTORY));
+        const fd = openSync(path, O_RDONLY | O_DIRECTORY);
+        try {
+          if (!this.pinned(path, fd))
+            return { path, readable: false, problem: "it was replaced since the server started; restart the server" };
+        } finally {
+          closeSync(fd);
+        }
         return { path, readable: true };
       } catch (err) {
         const e = (err as NodeJS.ErrnoException).code;
@@ -201,6 +216,15 @@ export class PathGate {
         "the person running rta can see why in the server's banner, and fix it",
       );
     }
+    if (!this.pinned(root, rootFd)) {
+      closeSync(rootFd);
+      throw code(
+        "unreadable",
+        sent,
+        "lies under a root that was replaced since the server started",
+        "the person running rta can restart the server to serve what is there now",
+      );
+    }
     const rootReal = readlinkSync(inFd(rootFd));
     let aboveRoot: boolean | undefined;
     let rootWay: string[] | undefined;
@@ -227,6 +251,14 @@ export class PathGate {
       throw err;
     }
     return this.walk(at, rootFd, parts, options.makeParents === true);
+  }
+
+  /** Whether an opened root is the directory it was when first opened (which pins it). */
+  private pinned(root: string, fd: number): boolean {
+    const id = idOf(fstatSync(fd));
+    const was = this.pins.get(root);
+    if (was === undefined) this.pins.set(root, id);
+    return was === undefined || was === id;
   }
 
   /** rta's own places and the way to them, as they stand now. */
@@ -653,5 +685,5 @@ export function personAccess(cwd = process.cwd()): PathAccess {
 /** The same gate with a capability's declared default roots added after the server's. */
 export function withRoots(gate: PathGate, extra: readonly string[] | undefined): PathGate {
   if (!extra || extra.length === 0) return gate;
-  return new PathGate([...gate.roots, ...extra.filter((r) => !gate.roots.includes(r))], gate.rules);
+  return new PathGate([...gate.roots, ...extra.filter((r) => !gate.roots.includes(r))], gate.rules, gate.pins);
 }

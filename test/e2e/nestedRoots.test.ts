@@ -52,3 +52,40 @@ describe("a root inside another root", () => {
     }
   }, 30_000);
 });
+
+describe("a root that another server's agent can reach", () => {
+  // The outer server knows nothing of the inner one's root, so it cannot refuse the swap; the inner one must notice.
+  test("once replaced by a link to a dir outside, is refused rather than followed", async () => {
+    const outer = realpathSync(tempDir());
+    const outside = realpathSync(tempDir());
+    writeFileSync(join(outside, "secret.txt"), "outside every root\n");
+    const inner = join(outer, "inner");
+    mkdirSync(inner);
+    writeFileSync(join(inner, "a.txt"), "a");
+    symlinkSync(outside, join(outer, "docs"));
+    const data = tempDir();
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() };
+    expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+    const [a, b] = await Promise.all([
+      connect("modern", ["--agent", "claude", "--root", outer], { dataDir: data, env }),
+      connect("legacy", ["--agent", "claude", "--root", inner], { dataDir: data, env }),
+    ]);
+    const on = (s: typeof a) => async (name: string, args: Record<string, unknown>) =>
+      resultJson(await s.client.callTool({ name, arguments: args }));
+    try {
+      expect(await on(b)("fs_read", { path: "a.txt" })).toEqual({ type: "text", text: "a" });
+      expect(await on(a)("fs_move", { from: "inner", to: "inner-old" })).toMatchObject({ value: { moved: true } });
+      expect(await on(a)("fs_move", { from: "docs", to: "inner" })).toMatchObject({ value: { moved: true } });
+      for (const [name, args] of [
+        ["fs_read", { path: "secret.txt" }],
+        ["fs_list", { path: "." }],
+        ["fs_write", { path: "planted.txt", content: "x" }],
+      ] as [string, Record<string, unknown>][]) {
+        expect([name, (await on(b)(name, args)).code]).toEqual([name, "core.path.unreadable"]);
+      }
+      expect(readdirSync(outside)).toEqual(["secret.txt"]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 30_000);
+});
