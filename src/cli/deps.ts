@@ -19,7 +19,7 @@ import { MemoryRecord, type RecordSink } from "../record/append.ts";
  * Agents' path arguments are confined to the roots given (`--root`) and the
  * ones config.toml names; with neither, the current directory. rta's own dirs
  * (and the platform's, which an rta started without RTA_DATA_DIR and
- * RTA_CONFIG_DIR would use), the identity file RTA_KV_IDENTITY names and git's
+ * RTA_CONFIG_DIR would use), its own executable, the identity file RTA_KV_IDENTITY names and git's
  * config beside the home are withheld from them, and config says whether
  * hard-linked files may be opened.
  */
@@ -43,12 +43,27 @@ export function processDeps(
     roots: new PathGate(
       roots.length > 0 ? roots : [process.cwd()],
       agentRules(
-        { ...d, identity: env.RTA_KV_IDENTITY, also: [...gitGlobalConfig(env), ...Object.values(platformDirs())] },
+        {
+          ...d,
+          identity: env.RTA_KV_IDENTITY,
+          also: [...gitGlobalConfig(env), ...Object.values(platformDirs()), ...ownExecutable()],
+        },
         settings?.hardlinks === true,
       ),
     ),
     redactor: redactorFor(d, env.RTA_KV_IDENTITY),
   };
+}
+
+/**
+ * rta's own executable, by its real path and by the path it was started by (a
+ * link on PATH, a relative ./dist/rta), as places the gate withholds: the
+ * next start runs whatever is there, so an agent that could overwrite it, or
+ * move a script into its place (its mode kept), would run as the operator.
+ */
+export function ownExecutable(argv0 = process.argv0, execPath = process.execPath): string[] {
+  const started = argv0.includes("/") ? resolve(argv0) : Bun.which(argv0);
+  return [execPath, ...(started ? [started] : [])];
 }
 
 /**
