@@ -451,9 +451,13 @@ export class PathGate {
       stack.pop();
       return { intent, sent, rel: relPath, parentFd, name, existing: st, root };
     }
+    // What is neither a file nor a directory (a device, a FIFO, a socket) is opened as a name only: opening a
+    // device for reading has its own effects (a watchdog armed, a tape rewound), a FIFO's writer is let go, and
+    // no capability reads one.
+    const flags = st.isFile() || st.isDirectory() ? O_RDONLY | O_NONBLOCK : O_PATH;
     let fd: number;
     try {
-      fd = openSync(inFd(parentFd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (st.isDirectory() ? O_DIRECTORY : 0));
+      fd = openSync(inFd(parentFd, name), flags | O_NOFOLLOW | (st.isDirectory() ? O_DIRECTORY : 0));
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
       if (e === "ENOENT") throw notFound(sent);
