@@ -60,10 +60,25 @@ export function processDeps(
  * link on PATH, a relative ./dist/rta), as places the gate withholds: the
  * next start runs whatever is there, so an agent that could overwrite it, or
  * move a script into its place (its mode kept), would run as the operator.
+ * Started by its bare name, the same name in each PATH dir ahead of the one
+ * it was found in is withheld too, since an `rta` put there would be found
+ * first.
  */
-export function ownExecutable(argv0 = process.argv0, execPath = process.execPath): string[] {
-  const started = argv0.includes("/") ? resolve(argv0) : Bun.which(argv0);
-  return [execPath, ...(started ? [started] : [])];
+export function ownExecutable(
+  argv0 = process.argv0,
+  execPath = process.execPath,
+  path = process.env.PATH ?? "",
+): string[] {
+  if (argv0.includes("/")) return [execPath, resolve(argv0)];
+  const found = Bun.which(argv0, { PATH: path });
+  const ahead: string[] = [];
+  for (const dir of path.split(":")) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const candidate = join(dir, argv0);
+    ahead.push(candidate);
+    if (candidate === found) break;
+  }
+  return [execPath, ...ahead];
 }
 
 /**

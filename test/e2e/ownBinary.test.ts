@@ -59,3 +59,42 @@ describe("rta's executable under a root", () => {
     }
   }, 30_000);
 });
+
+describe("rta started by its bare name, through PATH", () => {
+  // A dir on PATH before the one rta is found in: an `rta` put there (a script moved in, its mode kept) runs instead.
+  test("no rta is put in a PATH dir ahead of it", async () => {
+    const root = realpathSync(tempDir());
+    for (const dir of ["early", "bin"]) mkdirSync(join(root, dir));
+    copyFileSync(RTA, join(root, "bin/rta"));
+    chmodSync(join(root, "bin/rta"), 0o755);
+    writeFileSync(join(root, "tool.sh"), "#!/bin/sh\necho tool\n");
+    chmodSync(join(root, "tool.sh"), 0o755);
+    const data = tempDir();
+    const env = {
+      PATH: `${join(root, "early")}:${join(root, "bin")}:${process.env.PATH ?? ""}`,
+      HOME: data,
+      RTA_DATA_DIR: data,
+      RTA_CONFIG_DIR: tempDir(),
+    };
+    const granted = Bun.spawnSync(["rta", "grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env });
+    expect(granted.exitCode).toBe(0);
+    const transport = new StdioClientTransport({
+      command: "rta",
+      args: ["mcp", "serve", "--agent", "claude", "--root", root],
+      env,
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    const call = async (name: string, args: Record<string, unknown>) =>
+      resultJson(await client.callTool({ name, arguments: args }));
+    try {
+      expect((await call("fs_move", { from: "tool.sh", to: "early/rta" })).code).toBe("core.path.withheld");
+      expect((await call("fs_write", { path: "early/rta", content: "#!/bin/sh\n" })).code).toBe("core.path.withheld");
+      expect((await call("fs_rm", { path: "bin/rta" })).code).toBe("core.path.withheld");
+      expect(Bun.which("rta", { PATH: env.PATH })).toBe(join(root, "bin/rta"));
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
