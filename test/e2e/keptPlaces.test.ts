@@ -11,6 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { MAX_REMOVE_DEPTH } from "../../src/capabilities/fs/fdio.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
@@ -208,6 +209,25 @@ describe("an rta data dir this server does not use", () => {
       const grep = await s.call("fs_grep", { path: "backup", pattern: "session|bob" });
       expect(grep).toMatchObject({ type: "table", rows: [] });
       expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.key"]);
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
+});
+
+describe("fs.rm --recursive of a tree nested deeper than a removal goes", () => {
+  // Each level holds a descriptor while the removal is in it; tens of thousands of levels took them all.
+  test("is refused before anything is removed", async () => {
+    const root = realpathSync(tempDir());
+    const s = await server(root, tempDir());
+    mkdirSync(join(root, `deep/${"a/".repeat(MAX_REMOVE_DEPTH + 10)}`), { recursive: true });
+    mkdirSync(join(root, `shallow/${"a/".repeat(MAX_REMOVE_DEPTH - 2)}`), { recursive: true });
+    try {
+      expect((await s.call("fs_rm", { path: "deep", recursive: true })).code).toBe("core.path.invalid");
+      expect(existsSync(join(root, "deep/a/a/a"))).toBe(true);
+      expect(await s.call("fs_rm", { path: "shallow", recursive: true })).toMatchObject({
+        value: { removed: MAX_REMOVE_DEPTH - 1 },
+      });
     } finally {
       await s.close();
     }
