@@ -46,7 +46,7 @@ export function processDeps(
         {
           ...d,
           identity: env.RTA_KV_IDENTITY,
-          also: [...gitGlobalConfig(env), ...Object.values(platformDirs()), ...ownExecutable()],
+          also: [...gitGlobalConfig(env), ...platformDirs(), ...ownExecutable()],
         },
         settings?.hardlinks === true,
       ),

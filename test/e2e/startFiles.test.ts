@@ -90,3 +90,33 @@ describe("rta's platform dirs, when the server's are set elsewhere", () => {
     }
   }, 30_000);
 });
+
+describe("rta's platform dirs, when the server's XDG dirs are set elsewhere", () => {
+  // A client may start the server with XDG_CONFIG_HOME and XDG_DATA_HOME set; a shell, cron or a service may not,
+  // and an rta started there reads ~/.config/rta and keeps its record in ~/.local/share/rta.
+  test("the ones under the home are withheld too", async () => {
+    const root = realpathSync(tempDir());
+    const home = join(root, "home");
+    const env = {
+      HOME: home,
+      XDG_CONFIG_HOME: tempDir(),
+      XDG_DATA_HOME: tempDir(),
+      RTA_DATA_DIR: "",
+      RTA_CONFIG_DIR: "",
+    };
+    expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+    const s = await connect("modern", ["--agent", "claude", "--root", root], { env });
+    const call = async (name: string, args: Record<string, unknown>) =>
+      resultJson(await s.client.callTool({ name, arguments: args }));
+    try {
+      for (const [name, args] of [
+        ["fs_mkdir", { path: "home/.config/rta", parents: true }],
+        ["fs_mkdir", { path: "home/.local/share/rta", parents: true }],
+      ] as [string, Record<string, unknown>][])
+        expect([name, (await call(name, args)).code]).toEqual([name, "core.path.withheld"]);
+      expect(existsSync(join(home, ".config/rta"))).toBe(false);
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
+});
