@@ -118,5 +118,6 @@ export function gitGlobalConfig(env: Record<string, string | undefined>): string
   const home = env.HOME;
   if (!home || !isAbsolute(home)) return [];
   const xdg = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, ".config");
-  return [join(home, ".gitconfig"), join(xdg, "git")];
+  // and the home's own, which git reads wherever XDG_CONFIG_HOME is not set (a shell, cron, a hook)
+  return [...new Set([join(home, ".gitconfig"), join(xdg, "git"), join(home, ".config", "git")])];
 }
