@@ -7,7 +7,7 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { ConfigSource, usable } from "../core/config.ts";
 import { type Deps, once, realHost, systemClock } from "../core/deps.ts";
-import { dirs } from "../core/dirs.ts";
+import { dirs, platformDirs } from "../core/dirs.ts";
 import { Redactor } from "../core/redact.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { gitGlobalConfig } from "../gate/gitDirs.ts";
@@ -17,9 +17,11 @@ import { MemoryRecord, type RecordSink } from "../record/append.ts";
 
 /**
  * Agents' path arguments are confined to the roots given (`--root`) and the
- * ones config.toml names; with neither, the current directory. rta's own dirs,
- * the identity file RTA_KV_IDENTITY names and git's config beside the home are
- * withheld from them, and config says whether hard-linked files may be opened.
+ * ones config.toml names; with neither, the current directory. rta's own dirs
+ * (and the platform's, which an rta started without RTA_DATA_DIR and
+ * RTA_CONFIG_DIR would use), its own executable, the identity file RTA_KV_IDENTITY names and git's
+ * config beside the home are withheld from them, and config says whether
+ * hard-linked files may be opened.
  */
 export function processDeps(
   env: Record<string, string | undefined>,
@@ -40,10 +42,43 @@ export function processDeps(
     dirs: d,
     roots: new PathGate(
       roots.length > 0 ? roots : [process.cwd()],
-      agentRules({ ...d, identity: env.RTA_KV_IDENTITY, also: gitGlobalConfig(env) }, settings?.hardlinks === true),
+      agentRules(
+        {
+          ...d,
+          identity: env.RTA_KV_IDENTITY,
+          also: [...gitGlobalConfig(env), ...platformDirs(), ...ownExecutable()],
+        },
+        settings?.hardlinks === true,
+      ),
     ),
     redactor: redactorFor(d, env.RTA_KV_IDENTITY),
   };
+}
+
+/**
+ * rta's own executable, by its real path and by the path it was started by (a
+ * link on PATH, a relative ./dist/rta), as places the gate withholds: the
+ * next start runs whatever is there, so an agent that could overwrite it, or
+ * move a script into its place (its mode kept), would run as the operator.
+ * Started by its bare name, the same name in each PATH dir ahead of the one
+ * it was found in is withheld too, since an `rta` put there would be found
+ * first.
+ */
+export function ownExecutable(
+  argv0 = process.argv0,
+  execPath = process.execPath,
+  path = process.env.PATH ?? "",
+): string[] {
+  if (argv0.includes("/")) return [execPath, resolve(argv0)];
+  const found = Bun.which(argv0, { PATH: path });
+  const ahead: string[] = [];
+  for (const dir of path.split(":")) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const candidate = join(dir, argv0);
+    ahead.push(candidate);
+    if (candidate === found) break;
+  }
+  return [execPath, ...ahead];
 }
 
 /**

@@ -130,7 +130,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     ...(agent ? { agent } : {}),
     onClientRoots: (offered: string[]) => {
       const added = offered.filter((r) => !roots.includes(r));
-      deps.roots = new PathGate([...roots, ...added], deps.roots.rules);
+      deps.roots = new PathGate([...roots, ...added], deps.roots.rules, deps.roots.pins);
       if (added.length > 0) io.err(`rta: the client offered roots: ${added.map(shown).join(", ")}\n`);
     },
     onUnexpected: (thrown: unknown) => {

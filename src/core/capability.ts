@@ -88,6 +88,8 @@ export interface PathAccess {
   isWithheld(real: string): boolean;
   /** a regular file with more than one hard link may be read */
   hardlinks: boolean;
+  /** git dirs, of any name, are never written: a removal may not empty one on its way down */
+  git: boolean;
 }
 
 export interface RowWriter {

@@ -4,7 +4,8 @@
  * containers set these). Nothing here creates a directory: the store that
  * writes first makes it.
  */
-import { resolve } from "node:path";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
 import envPaths from "env-paths";
 
 export interface Dirs {
@@ -23,6 +24,21 @@ export function dirs(env: Record<string, string | undefined> = process.env): Dir
     data: resolve(nonEmpty(env.RTA_DATA_DIR) ?? paths.data),
     config: resolve(nonEmpty(env.RTA_CONFIG_DIR) ?? paths.config),
   };
+}
+
+/**
+ * The platform's places for rta, whatever RTA_DATA_DIR and RTA_CONFIG_DIR
+ * say: an rta started without them (the operator's own shell, where a
+ * client's registration carries them) reads its config and keeps its record
+ * there, so the path gate keeps agents out of them as well. On Linux, the
+ * ones under the home too when XDG_CONFIG_HOME or XDG_DATA_HOME moves them:
+ * a shell, cron or a service that does not set those uses the home's.
+ */
+export function platformDirs(platform = process.platform, home = homedir()): string[] {
+  const paths = envPaths("rta", { suffix: "" });
+  const found = [resolve(paths.data), resolve(paths.config)];
+  if (platform === "linux" && isAbsolute(home)) found.push(join(home, ".local/share/rta"), join(home, ".config/rta"));
+  return [...new Set(found)];
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -42,9 +42,14 @@ export function isGitDir(dir: string): boolean {
   return gitShaped((name) => has(dir, name));
 }
 
+/** Whether `name` is one of the entries that together make a directory a git dir. */
+export function isGitMark(name: string): boolean {
+  return (MARKS as readonly string[]).includes(name);
+}
+
 /** Whether adding `name` to a directory that is not a git dir would make it one. */
 export function wouldBecomeGitDir(dir: string, name: string): boolean {
-  if (!(MARKS as readonly string[]).includes(name)) return false;
+  if (!isGitMark(name)) return false;
   return gitShaped((n) => n === name || has(dir, n));
 }
 
@@ -113,5 +118,6 @@ export function gitGlobalConfig(env: Record<string, string | undefined>): string
   const home = env.HOME;
   if (!home || !isAbsolute(home)) return [];
   const xdg = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, ".config");
-  return [join(home, ".gitconfig"), join(xdg, "git")];
+  // and the home's own, which git reads wherever XDG_CONFIG_HOME is not set (a shell, cron, a hook)
+  return [...new Set([join(home, ".gitconfig"), join(xdg, "git"), join(home, ".config", "git")])];
 }

@@ -14,16 +14,69 @@
  * - `way`: every entry looked up on the way there, existing or not; none of
  *   them, nor anything above one, is written, moved, made or removed;
  * - `ids`: the device and inode of each place that exists, so the same
- *   directory reached by another path (a bind mount) is known too.
+ *   directory reached by another path (a bind mount) is known too;
+ * - `steps`: the same for the way: each existing directory a lookup passes
+ *   through, by device and inode, with the names looked up in it, so an
+ *   entry on the way is known by a bind mount's name too.
  */
-import { lstatSync, readlinkSync, type Stats, statSync } from "node:fs";
+import { lstatSync, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { RECORD_KEY_FILE } from "../record/key.ts";
+import { GATE_STORE_FILE } from "./gateStore.ts";
 
 /** The most links one lookup passes through, as the kernel's own limit. */
 const MAX_LINK_HOPS = 40;
 
 /** The kernel's view of processes and devices: never a file of anyone's own. */
 const SYSTEM_PLACES = ["/proc", "/sys"];
+
+/**
+ * The same trees by the type of file system statfs reports, since /proc and
+ * /sys are only their usual names: a chroot or a container's root under a
+ * root can have a proc (the server's own environ, maps, fds) mounted inside.
+ * proc, sysfs, and what is mounted under /sys: debugfs, tracefs, securityfs,
+ * cgroup, cgroup2, efivarfs, bpf, configfs, pstore.
+ */
+const KERNEL_FS_TYPES = new Set([
+  0x9fa0, 0x62656572, 0x64626720, 0x74726163, 0x73636673, 0x27e0eb, 0x63677270, 0xde5e81e4, 0xcafe4a11, 0x62656570,
+  0x6165676c,
+]);
+
+/**
+ * The files that make a directory an rta data dir, whoever's: the record's
+ * key and the grant store, both made by a server's first call. A data dir
+ * this server was not started with (a backup of its own, which holds the
+ * live record's key; a second server's, with its grants and locks) is known
+ * by them, as a git dir is by its marks. Both are asked for, so another
+ * program's gate.db alone does not shut a directory.
+ */
+const DATA_DIR_MARKS = [RECORD_KEY_FILE, GATE_STORE_FILE];
+
+/** Whether `name` is one of the files that make a directory an rta data dir. */
+export function isDataDirMark(name: string): boolean {
+  return DATA_DIR_MARKS.includes(name);
+}
+
+/** Whether a directory (by a path that names it, e.g. `/proc/self/fd/<fd>`) holds what an rta data dir holds. */
+export function isDataDirShaped(dir: string): boolean {
+  return DATA_DIR_MARKS.every((name) => {
+    try {
+      lstatSync(`${dir}/${name}`);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Whether a path (`/proc/self/fd/<fd>` for an opened one) lies on one of the kernel's own file systems. */
+export function isKernelFs(path: string): boolean {
+  try {
+    return KERNEL_FS_TYPES.has(Number(statfsSync(path).type));
+  } catch {
+    return false; // nothing there (any more)
+  }
+}
 
 export interface OwnPlaces {
   /** real paths nothing under which is opened */
@@ -32,6 +85,8 @@ export interface OwnPlaces {
   way: string[];
   /** `dev:ino` of each place that exists */
   ids: Set<string>;
+  /** `dev:ino` of each existing directory on the way, with each name looked up in it: true when that name is a place */
+  steps: Map<string, Map<string, boolean>>;
 }
 
 /** True when `path` is `base` or lies under it, compared by whole components, never by string prefix. */
@@ -45,6 +100,7 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
   const inside = new Set<string>();
   const way = new Set<string>();
   const ids = new Set<string>();
+  const steps = new Map<string, Map<string, boolean>>();
   for (const place of places) {
     const spelled = resolve(place);
     try {
@@ -56,6 +112,11 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
     inside.add(spelled);
     inside.add(traced.real);
     for (const e of traced.entries) way.add(e);
+    for (const step of traced.steps) {
+      const names = steps.get(step.dir) ?? new Map<string, boolean>();
+      names.set(step.name, (names.get(step.name) ?? false) || step.last);
+      steps.set(step.dir, names);
+    }
     // each ancestor as written, in case a lookup failed part way for a reason other than absence
     for (let p = spelled; p !== dirname(p); p = dirname(p)) way.add(p);
   }
@@ -65,11 +126,23 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
       way.add(p);
     }
   }
-  return { inside: [...inside], way: [...way], ids };
+  return { inside: [...inside], way: [...way], ids, steps };
 }
 
 export function idOf(st: Stats): string {
   return `${st.dev}:${st.ino}`;
+}
+
+/**
+ * Every entry looked up on the way to `path` (through links, as the kernel
+ * would) and each of its ancestors as written: replacing any of them moves
+ * what the path names.
+ */
+export function wayTo(path: string): string[] {
+  const spelled = resolve(path);
+  const way = new Set(trace(spelled).entries);
+  for (let p = spelled; p !== dirname(p); p = dirname(p)) way.add(p);
+  return [...way];
 }
 
 /** Whether what a stat describes is one of the places itself, by whatever path it was reached. */
@@ -91,14 +164,34 @@ export function touchesPlace(target: string, own: OwnPlaces): boolean {
   return isInside(target, own) || own.way.some((e) => isUnder(e, target));
 }
 
+interface Step {
+  /** `dev:ino` of the directory looked in */
+  dir: string;
+  name: string;
+  last: boolean;
+}
+
+/**
+ * Whether `name` in an opened directory (its fstat) is an entry on the way to
+ * a place, by whatever path the directory was reached; with `place`, only
+ * the last name of a place's own path counts.
+ */
+export function isStepAt(dir: Stats, name: string, own: OwnPlaces, place = false): boolean {
+  const found = own.steps.get(idOf(dir))?.get(name);
+  return found === undefined ? false : found || !place;
+}
+
 /**
  * Looks up an absolute path as the kernel would, component by component,
  * following links, and records every entry it looks up. Where a component is
  * missing, the rest is joined as written: that is where the place will be
- * once it is made.
+ * once it is made. `steps` are the lookups made in a directory that exists
+ * (by its device and inode); `last` marks one of the place's own name, or of
+ * a link that stands for it.
  */
-function trace(path: string): { real: string; entries: string[] } {
+function trace(path: string): { real: string; entries: string[]; steps: Step[] } {
   const entries: string[] = [];
+  const steps: Step[] = [];
   const queue = path.split("/");
   let current = "/";
   let missing = false;
@@ -114,6 +207,7 @@ function trace(path: string): { real: string; entries: string[] } {
     entries.push(next);
     if (!missing) {
       try {
+        steps.push({ dir: idOf(statSync(current)), name, last: !queue.some((p) => p !== "" && p !== ".") });
         if (lstatSync(next).isSymbolicLink() && ++hops <= MAX_LINK_HOPS) {
           const target = readlinkSync(next);
           queue.unshift(...target.split("/"));
@@ -126,7 +220,7 @@ function trace(path: string): { real: string; entries: string[] } {
     }
     current = next;
   }
-  return { real: current, entries };
+  return { real: current, entries, steps };
 }
 
 /** Whether the entry at a path, not followed if it is a link, is one of the places reached by another name (a bind mount). */

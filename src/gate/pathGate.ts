@@ -30,13 +30,36 @@ import {
   openSync,
   readlinkSync,
   realpathSync,
+  rmdirSync,
   type Stats,
 } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
-import { canCarryGitSecret, GIT_DIR_NAME, isGitDir, isGitDirEntry, underGitDir, wouldBecomeGitDir } from "./gitDirs.ts";
-import { isInside, isPlace, isPlaceAt, isUnder, type OwnPlaces, ownPlacesNow, touchesPlace } from "./ownPlaces.ts";
+import {
+  canCarryGitSecret,
+  GIT_DIR_NAME,
+  isGitDir,
+  isGitDirEntry,
+  isGitMark,
+  underGitDir,
+  wouldBecomeGitDir,
+} from "./gitDirs.ts";
+import {
+  idOf,
+  isDataDirMark,
+  isDataDirShaped,
+  isInside,
+  isKernelFs,
+  isPlace,
+  isPlaceAt,
+  isStepAt,
+  isUnder,
+  type OwnPlaces,
+  ownPlacesNow,
+  touchesPlace,
+  wayTo,
+} from "./ownPlaces.ts";
 
 export { isGitSecretFile } from "./gitDirs.ts";
 export { isUnder } from "./ownPlaces.ts";
@@ -120,16 +143,26 @@ function code(
   return new RtaError(`core.path.${c}`, `${JSON.stringify(sent)} ${message}`, hint);
 }
 
+const ROOT_HINT = "name something inside it";
+
 const OUTSIDE_HINT =
   "paths are confined to the roots the server was started with; ask the person running rta to add a root";
 
 export class PathGate {
   readonly roots: string[];
 
-  /** `roots` are absolute; the first is where relative paths start. */
+  /**
+   * `roots` are absolute; the first is where relative paths start. `pins`
+   * holds each root's device and inode as first opened (shared by the gates
+   * made from this one): a root is opened by its path at each call, and a
+   * path another server's agent can reach (this root inside its root) may
+   * since have been replaced by a link to a directory outside every root.
+   * What is there then is refused, until a restart serves it as the root.
+   */
   constructor(
     roots: string[],
     readonly rules: GateRules,
+    readonly pins: Map<string, string> = new Map(),
   ) {
     this.roots = roots.map((r) => resolve(r));
   }
@@ -138,7 +171,13 @@ export class PathGate {
   status(): RootStatus[] {
     return this.roots.map((path) => {
       try {
-        closeSync(openSync(path, O_RDONLY | O_DIRECTORY));
+        const fd = openSync(path, O_RDONLY | O_DIRECTORY);
+        try {
+          if (!this.pinned(path, fd))
+            return { path, readable: false, problem: "it was replaced since the server started; restart the server" };
+        } finally {
+          closeSync(fd);
+        }
         return { path, readable: true };
       } catch (err) {
         const e = (err as NodeJS.ErrnoException).code;
@@ -177,14 +216,28 @@ export class PathGate {
         "the person running rta can see why in the server's banner, and fix it",
       );
     }
+    if (!this.pinned(root, rootFd)) {
+      closeSync(rootFd);
+      throw code(
+        "unreadable",
+        sent,
+        "lies under a root that was replaced since the server started",
+        "the person running rta can restart the server to serve what is there now",
+      );
+    }
     const rootReal = readlinkSync(inFd(rootFd));
     let aboveRoot: boolean | undefined;
+    let rootWay: string[] | undefined;
     const at: Walk = {
       sent,
       intent,
       root,
       rootReal,
       own: this.ownNow(),
+      rootWay: () => {
+        rootWay ??= this.roots.flatMap(wayTo);
+        return rootWay;
+      },
       rootInGit: () => {
         aboveRoot ??= underGitDir(rootReal);
         return aboveRoot;
@@ -198,6 +251,14 @@ export class PathGate {
       throw err;
     }
     return this.walk(at, rootFd, parts, options.makeParents === true);
+  }
+
+  /** Whether an opened root is the directory it was when first opened (which pins it). */
+  private pinned(root: string, fd: number): boolean {
+    const id = idOf(fstatSync(fd));
+    const was = this.pins.get(root);
+    if (was === undefined) this.pins.set(root, id);
+    return was === undefined || was === id;
   }
 
   /** rta's own places and the way to them, as they stand now. */
@@ -271,6 +332,7 @@ export class PathGate {
             this.confirmParent(at, top(), name, queue);
             try {
               mkdirSync(inFd(top(), name), 0o755);
+              if (this.rules.git) undoIfGitDir(top(), name, sent, () => rmdirSync(inFd(top(), name)));
             } catch (made) {
               // made by someone else since the lstat: looked at again like anything else, within the hop limit
               if ((made as NodeJS.ErrnoException).code !== "EEXIST" || ++hops > MAX_LINK_HOPS) throw made;
@@ -354,8 +416,7 @@ export class PathGate {
         if (this.rules.git && intent === "write" && isGitDir(inFd(fd))) throw gitWithheld(sent);
       }
       // The path names the root itself (or climbed back to it).
-      if (intent === "write")
-        throw code("outside", sent, "is a root, which cannot be written as a whole", "name something inside it");
+      if (intent === "write") throw code("outside", sent, "is a root, which cannot be written as a whole", ROOT_HINT);
       const fd = openSync(inFd(top()), O_RDONLY | O_DIRECTORY);
       return { intent, sent, rel: rel.join("/"), fd, stat: fstatSync(fd), root };
     } finally {
@@ -390,9 +451,13 @@ export class PathGate {
       stack.pop();
       return { intent, sent, rel: relPath, parentFd, name, existing: st, root };
     }
+    // What is neither a file nor a directory (a device, a FIFO, a socket) is opened as a name only: opening a
+    // device for reading has its own effects (a watchdog armed, a tape rewound), a FIFO's writer is let go, and
+    // no capability reads one.
+    const flags = st.isFile() || st.isDirectory() ? O_RDONLY | O_NONBLOCK : O_PATH;
     let fd: number;
     try {
-      fd = openSync(inFd(parentFd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (st.isDirectory() ? O_DIRECTORY : 0));
+      fd = openSync(inFd(parentFd, name), flags | O_NOFOLLOW | (st.isDirectory() ? O_DIRECTORY : 0));
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
       if (e === "ENOENT") throw notFound(sent);
@@ -418,7 +483,12 @@ export class PathGate {
   private confirm(at: Walk, fd: number): void {
     const real = readlinkSync(inFd(fd));
     if (!isUnder(real, at.rootReal)) throw code("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-    if (isInside(real, at.own) || isPlace(fstatSync(fd), at.own)) {
+    if (
+      isInside(real, at.own) ||
+      isPlace(fstatSync(fd), at.own) ||
+      (this.rules.system && isKernelFs(inFd(fd))) ||
+      (this.keepsStores() && isDataDirShaped(inFd(fd)))
+    ) {
       throw code("withheld", at.sent, "is withheld from agents", "it is not a place an agent's call may read or write");
     }
   }
@@ -435,7 +505,10 @@ export class PathGate {
     const parent = readlinkSync(inFd(parentFd));
     const made = resolve(parent, name);
     if (isInside(made, at.own) || touchesPlace(resolve(made, ...rest), at.own)) throw placeWithheld(at.sent);
+    // the same by the directory's identity, for a parent reached by another name (a bind mount)
+    if (isStepAt(fstatSync(parentFd), name, at.own, true)) throw placeWithheld(at.sent);
     if (this.rules.git && wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
+    if (this.keepsStores() && isDataDirMark(name)) throw placeWithheld(at.sent);
   }
 
   /**
@@ -446,22 +519,54 @@ export class PathGate {
    */
   private confirmTarget(at: Walk, parentFd: number, name: string, isDir: boolean): void {
     this.confirmPlace(at, parentFd, name);
+    // a proc or a sysfs mounted here, or another rta's data dir: not moved or removed, whatever its name
+    if (isDir && this.rules.system && isKernelFs(inFd(parentFd, name))) throw placeWithheld(at.sent);
+    if (isDir && this.keepsStores() && isDataDirShaped(inFd(parentFd, name))) throw placeWithheld(at.sent);
+    // nor is a directory made one: an agent's record.key would keep every agent out of the dir it lies in
+    if (this.keepsStores() && isDataDirMark(name)) throw placeWithheld(at.sent);
     if (!this.rules.git) return;
     if (isDir && isGitDirEntry(inFd(parentFd, name))) throw gitWithheld(at.sent);
     if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
   }
 
-  /** An entry, there or not, that is one of rta's places, lies inside one, or leads to one. */
+  /**
+   * An entry, there or not, that is one of rta's places, lies inside one, or
+   * leads to one; or that is a root or leads to one (a root inside another
+   * root): a root is opened by its path at each call, so whoever replaces an
+   * entry on that path, with a link to a directory outside every root say,
+   * decides where the root is.
+   */
   private confirmPlace(at: Walk, parentFd: number, name: string): void {
     const parent = readlinkSync(inFd(parentFd));
     const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
-    if (touchesPlace(target, at.own) || isPlaceAt(inFd(parentFd, name), at.own)) throw placeWithheld(at.sent);
+    if (at.rootWay().some((e) => isUnder(e, target)))
+      throw code("outside", at.sent, "is a root, or on the way to one, which cannot be written as a whole", ROOT_HINT);
+    if (
+      touchesPlace(target, at.own) ||
+      isPlaceAt(inFd(parentFd, name), at.own) ||
+      isStepAt(fstatSync(parentFd), name, at.own)
+    )
+      throw placeWithheld(at.sent);
   }
 
-  /** Whether a real path is one a walk should skip: one of rta's places, or the kernel's own. */
+  /** Whether a real path is one a walk should skip: one of rta's places, another rta data dir, or the kernel's own. */
   isWithheld(real: string): boolean {
-    const own = this.ownNow();
-    return isInside(real, own) || isPlaceAt(real, own);
+    return this.withheldBy(this.ownNow(), real);
+  }
+
+  /** The same against one look at rta's places. */
+  withheldBy(own: OwnPlaces, real: string): boolean {
+    return (
+      isInside(real, own) ||
+      isPlaceAt(real, own) ||
+      (this.rules.system && isKernelFs(real)) ||
+      (this.keepsStores() && isDataDirShaped(real))
+    );
+  }
+
+  /** Whether rta's stores are kept from this gate's callers (an agent's); a person's gate keeps nothing. */
+  private keepsStores(): boolean {
+    return this.rules.withheld.length > 0;
   }
 }
 
@@ -474,6 +579,8 @@ interface Walk {
   rootReal: string;
   /** rta's own places as they stood when this open began */
   own: OwnPlaces;
+  /** the entries on the way to every root (asked once, and only for a write) */
+  rootWay: () => string[];
   /** whether the root lies in a git dir (asked once, and only when it matters) */
   rootInGit: () => boolean;
 }
@@ -494,6 +601,29 @@ function gitWithheld(sent: string): RtaError {
     "is in a git directory, or would make one, which is never written",
     "work on the files of the repository, not its internals",
   );
+}
+
+/**
+ * After a write made a new entry: whether it made its directory a git dir,
+ * and if so, undo it and refuse. The gate asked before the write
+ * (wouldBecomeGitDir), but two servers on one root can each add one of the
+ * entries that make a git dir while neither sees the other's, and an agent
+ * that plants a config first then owns the git dir they make. Whichever entry
+ * is made last sees the others once it is made, so asking again after the
+ * make closes that. `undo` takes back what the write did.
+ */
+export function confirmMade(gate: PathAccess, p: WritePath, undo: () => void): void {
+  if (gate.git && p.existing === null) undoIfGitDir(p.parentFd, p.name, p.sent, undo);
+}
+
+function undoIfGitDir(parentFd: number, name: string, sent: string, undo: () => void): void {
+  if (!isGitMark(name) || !isGitDir(inFd(parentFd))) return;
+  try {
+    undo();
+  } catch {
+    // changed again meanwhile: what is there now is asked about by the next write that touches it
+  }
+  throw gitWithheld(sent);
 }
 
 /** A root by the name it was given and by its real path, so an absolute path may use either. */
@@ -544,9 +674,10 @@ export function accessOf(gate: PathGate, cwd?: string): PathAccess {
     },
     isWithheld: (real) => {
       own ??= gate.ownNow();
-      return isInside(real, own) || isPlaceAt(real, own);
+      return gate.withheldBy(own, real);
     },
     hardlinks: gate.rules.hardlinks,
+    git: gate.rules.git,
   };
 }
 
@@ -558,5 +689,5 @@ export function personAccess(cwd = process.cwd()): PathAccess {
 /** The same gate with a capability's declared default roots added after the server's. */
 export function withRoots(gate: PathGate, extra: readonly string[] | undefined): PathGate {
   if (!extra || extra.length === 0) return gate;
-  return new PathGate([...gate.roots, ...extra.filter((r) => !gate.roots.includes(r))], gate.rules);
+  return new PathGate([...gate.roots, ...extra.filter((r) => !gate.roots.includes(r))], gate.rules, gate.pins);
 }

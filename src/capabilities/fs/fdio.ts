@@ -24,6 +24,7 @@ import {
 import type { PathAccess } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import type { Pacer } from "../../core/pacer.ts";
+import { isGitDir } from "../../gate/gitDirs.ts";
 import { inFd, isGitSecretFile } from "../../gate/pathGate.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL } = constants;
@@ -188,29 +189,85 @@ export function atomicWrite(parentFd: number, name: string, data: Uint8Array, mo
   }
 }
 
-/** Removes a directory and everything in it, opening each level through its parent and never following a link. */
-export function removeTree(parentFd: number, name: string): number {
+/**
+ * How many levels deep a removal goes. Each level holds a descriptor while
+ * the removal is in it; a tree nested tens of thousands deep (made by moving
+ * one deep tree into the bottom of another) would take every descriptor the
+ * server may hold, and fail every other call meanwhile. No path names a
+ * level past a few thousand anyway, and real trees stay far shallower.
+ */
+export const MAX_REMOVE_DEPTH = 512;
+
+/**
+ * Removes a directory and everything in it, opening each level through its
+ * parent and never following a link. The gate has looked at the directory
+ * named, not at what lies below it: a tree that holds something the gate
+ * keeps (one of rta's places reached by a bind mount, a git dir where the
+ * gate guards them) is refused whole, as `core.path.withheld`, before
+ * anything in it is removed; so is one nested deeper than MAX_REMOVE_DEPTH,
+ * as `core.path.invalid`. So a first pass looks and a second removes,
+ * looking again as it goes. Both give way through `pacer`, and stop once the
+ * call is cancelled (what the second pass had removed by then stays removed).
+ */
+export async function removeTree(
+  parentFd: number,
+  name: string,
+  sent: string,
+  gate: PathAccess,
+  pacer: Pacer,
+): Promise<number> {
+  await pacer.pause(); // a call cancelled as soon as it was sent removes nothing
+  await throughTree(parentFd, name, 1, { sent, gate, pacer, remove: false });
+  return throughTree(parentFd, name, 1, { sent, gate, pacer, remove: true });
+}
+
+interface RemovePass {
+  sent: string;
+  gate: PathAccess;
+  pacer: Pacer;
+  /** false for the pass that only looks */
+  remove: boolean;
+}
+
+/** One pass of removeTree: counts what it would remove, and removes it when `remove`. */
+async function throughTree(parentFd: number, name: string, depth: number, pass: RemovePass): Promise<number> {
+  const { sent, gate, pacer, remove } = pass;
   let removed = 0;
   let fd: number;
   try {
     fd = openSync(inFd(parentFd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   } catch {
     // not a directory (any more): a file or a link, removed as itself
-    unlinkSync(inFd(parentFd, name));
+    if (remove) unlinkSync(inFd(parentFd, name));
     return 1;
   }
   try {
+    if (gate.isWithheld(readlinkSync(inFd(fd))) || (gate.git && isGitDir(inFd(fd)))) {
+      throw new RtaError(
+        "core.path.withheld",
+        `${JSON.stringify(sent)} holds something withheld from agents (one of rta's places, or a git dir), so none of it is removed`,
+        "remove the files you mean inside it, by name",
+      );
+    }
+    if (depth > MAX_REMOVE_DEPTH) {
+      throw new RtaError(
+        "core.path.invalid",
+        `${JSON.stringify(sent)} holds directories nested more than ${MAX_REMOVE_DEPTH} deep, so none of it is removed`,
+        "the person running rta can remove it",
+      );
+    }
     for (const { name: child, stat } of entriesOf(fd)) {
-      if (stat.isDirectory()) removed += removeTree(fd, child);
+      if (pacer.due()) await pacer.pause();
+      if (stat.isDirectory()) removed += await throughTree(fd, child, depth + 1, pass);
       else {
-        unlinkSync(inFd(fd, child));
+        if (remove) unlinkSync(inFd(fd, child));
         removed++;
       }
     }
   } finally {
     closeSync(fd);
   }
-  rmdirSync(inFd(parentFd, name));
+  if (remove) rmdirSync(inFd(parentFd, name));
   return removed + 1;
 }
 

@@ -1,9 +1,9 @@
 /** fs.mkdir: makes a directory, and with parents the missing ones above it, each made by the path gate inside the one before. */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmdirSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { inFd, type WritePath } from "../../gate/pathGate.ts";
+import { confirmMade, inFd, type WritePath } from "../../gate/pathGate.ts";
 
 export const fsMkdir = define({
   name: "fs.mkdir",
@@ -35,6 +35,7 @@ export const fsMkdir = define({
       throw new RtaError("fs.exists", `${JSON.stringify(p.sent)} already exists`, "choose another name");
     }
     mkdirSync(inFd(p.parentFd, p.name), 0o755);
+    confirmMade(ctx.gate, p, () => rmdirSync(inFd(p.parentFd, p.name)));
     return object({ path: p.sent, created: true });
   },
 });

@@ -3,7 +3,7 @@ import { renameSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { inFd, type WritePath } from "../../gate/pathGate.ts";
+import { confirmMade, inFd, type WritePath } from "../../gate/pathGate.ts";
 
 export const fsMove = define({
   name: "fs.move",
@@ -59,6 +59,7 @@ export const fsMove = define({
       }
       throw err;
     }
+    confirmMade(ctx.gate, to, () => renameSync(inFd(to.parentFd, to.name), inFd(from.parentFd, from.name)));
     return object({ from: from.sent, to: to.sent, moved: true });
   },
 });

@@ -1,7 +1,8 @@
-/** fs.rm: removes a file, or a directory with `recursive`, never following a link out of it. */
+/** fs.rm: removes a file, or a directory with recursive, never following a link out of it nor emptying what the gate keeps below it. */
 import { rmdirSync, unlinkSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import { Pacer } from "../../core/pacer.ts";
 import { object } from "../../core/result.ts";
 import { inFd, type WritePath } from "../../gate/pathGate.ts";
 import { removeTree } from "./fdio.ts";
@@ -42,6 +43,7 @@ export const fsRm = define({
       }
       return object({ path: p.sent, removed: 1 });
     }
-    return object({ path: p.sent, removed: removeTree(p.parentFd, p.name) });
+    const pacer = new Pacer(ctx.signal, `removing ${JSON.stringify(p.sent)}`);
+    return object({ path: p.sent, removed: await removeTree(p.parentFd, p.name, p.sent, ctx.gate, pacer) });
   },
 });

@@ -3,11 +3,11 @@
  * directory, synced, then renamed over the name. `append` writes the old
  * content and the new into the temporary file, so it is atomic too.
  */
-import { closeSync, constants, fstatSync, openSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, unlinkSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { inFd, type WritePath } from "../../gate/pathGate.ts";
+import { confirmMade, inFd, type WritePath } from "../../gate/pathGate.ts";
 import { atomicWrite, notFile, readRange } from "./fdio.ts";
 
 /** What append will copy: a larger file is appended to by a tool made for it, not rewritten whole. */
@@ -52,6 +52,7 @@ export const fsWrite = define({
       if (mode === "append") data = Buffer.concat([readExisting(p), content]);
     }
     atomicWrite(p.parentFd, p.name, data, fileMode);
+    confirmMade(ctx.gate, p, () => unlinkSync(inFd(p.parentFd, p.name)));
     return object({ path: p.sent, mode, bytes: data.length, created: p.existing === null });
   },
 });

@@ -1,0 +1,79 @@
+/**
+ * A git dir made by two writes at once. The gate refuses the entry that would
+ * make a directory a git dir, asking before the write; but a second server on
+ * the same root can add another of the marks between that question and the
+ * write, and then neither saw the other's. Here the second server is the
+ * record: its `run` line is written between the gate and the capability, and
+ * the sink adds the other mark then.
+ */
+import { beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
+import type { AgentOrigin } from "../../src/core/call.ts";
+import type { Deps } from "../../src/core/deps.ts";
+import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
+import { runCall } from "../../src/gate/pipeline.ts";
+import { MemoryRecord, type RecordEntry } from "../../src/record/append.ts";
+import { grantFor, tempDir, testDeps } from "../support/fixtures.ts";
+
+const catalogue = builtinCatalogue();
+const origin: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
+let root = "";
+let deps: Deps;
+/** what the other server does while this one writes its `run` line */
+let meanwhile: () => void = () => {};
+
+class RacingRecord extends MemoryRecord {
+  override append(entry: RecordEntry): void {
+    super.append(entry);
+    if (entry.kind === "run") {
+      meanwhile();
+      meanwhile = () => {};
+    }
+  }
+}
+
+beforeEach(() => {
+  root = realpathSync(tempDir());
+  mkdirSync(join(root, "d"));
+  writeFileSync(join(root, "d/HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(root, "d/config"), "[core]\n\tpager = ./planted.sh\n");
+  mkdirSync(join(root, "stage/objects"), { recursive: true });
+  const base = testDeps({ record: new RacingRecord() });
+  deps = { ...base, roots: new PathGate([root], agentRules(base.dirs)) };
+  grantFor(deps, { target: "fs" });
+});
+
+async function call(tool: string, args: Record<string, unknown>): Promise<string> {
+  const out = await runCall({ capability: tool, args, origin }, catalogue, deps);
+  return out.ok ? "ok" : out.error.code;
+}
+
+const otherMakesRefs = () => mkdirSync(join(root, "d/refs"));
+
+describe("the last mark of a git dir, made while another server makes the one before", () => {
+  test("fs.mkdir: refused, and what it made is gone", async () => {
+    meanwhile = otherMakesRefs;
+    expect(await call("fs_mkdir", { path: "d/objects" })).toBe("core.path.withheld");
+    expect(existsSync(join(root, "d/objects"))).toBe(false);
+  });
+
+  test("fs.write: refused, and what it wrote is gone", async () => {
+    meanwhile = otherMakesRefs;
+    expect(await call("fs_write", { path: "d/objects", content: "x" })).toBe("core.path.withheld");
+    expect(existsSync(join(root, "d/objects"))).toBe(false);
+  });
+
+  test("fs.move: refused, and what it moved is back where it was", async () => {
+    meanwhile = otherMakesRefs;
+    expect(await call("fs_move", { from: "stage/objects", to: "d/objects" })).toBe("core.path.withheld");
+    expect(existsSync(join(root, "d/objects"))).toBe(false);
+    expect(existsSync(join(root, "stage/objects"))).toBe(true);
+  });
+
+  test("with nothing made meanwhile, each is made as before", async () => {
+    expect(await call("fs_mkdir", { path: "d/objects" })).toBe("ok");
+    expect(await call("fs_write", { path: "d/notes.txt", content: "x" })).toBe("ok");
+  });
+});
