@@ -19,8 +19,8 @@
  * never held whole.
  */
 import { RtaError } from "../core/errors.ts";
-import { cutsACredential } from "../core/redact.ts";
 import type { LogResult, ResultValue, Scalar, TableResult, TextResult } from "../core/result.ts";
+import { cutsACredential } from "../core/secrets.ts";
 import { jsonSize, rowSize, stringSize } from "./resultSize.ts";
 
 const MiB = 1024 * 1024;

@@ -21,7 +21,7 @@ import { createHash } from "node:crypto";
 import type { Call } from "../core/call.ts";
 import type { Deps } from "../core/deps.ts";
 import { RtaError } from "../core/errors.ts";
-import { maskSecrets } from "../core/redact.ts";
+import { maskSecrets } from "../core/secrets.ts";
 import type { RecordEntry } from "../record/append.ts";
 
 /** A name a caller chose (tool, agent, client, argument): longer than any real one, short enough to cost nothing. */

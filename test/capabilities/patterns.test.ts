@@ -204,7 +204,7 @@ describe("log_tail", () => {
       expect(got.length).toBe(expected.length);
       expect(got).toEqual(expected);
     }
-  });
+  }, 60_000); // twelve files with lines of up to 140,000 characters: seconds on a loaded machine
 
   test("a cancelled read stops with core.call.cancelled", async () => {
     writeFileSync(join(root, "c.log"), "line\n".repeat(100_000));

@@ -3,15 +3,8 @@
  * or repeats a secret, and what the agent sent is left as it was.
  */
 import { describe, expect, test } from "bun:test";
-import {
-  cutAtWord,
-  cutsACredential,
-  LinesBefore,
-  maskSecrets,
-  maskSecretsAfter,
-  mayBeWrittenByRedaction,
-  Redactor,
-} from "../../src/core/redact.ts";
+import { mayBeWrittenByRedaction, Redactor } from "../../src/core/redact.ts";
+import { cutAtWord, cutsACredential, LinesBefore, maskSecrets, maskSecretsAfter } from "../../src/core/secrets.ts";
 
 const DATA = "/home/u/.local/share/rta";
 const CONFIG = "/home/u/.config/rta";

@@ -16,7 +16,7 @@ import {
   SCREEN_BLOCK_CHARS,
   type TextMatcher,
 } from "../../core/pattern.ts";
-import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/redact.ts";
+import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/secrets.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, openChild, readRange, walk } from "./fdio.ts";
 

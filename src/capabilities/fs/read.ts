@@ -5,8 +5,8 @@
  */
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/redact.ts";
 import { text } from "../../core/result.ts";
+import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/secrets.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "./fdio.ts";
 

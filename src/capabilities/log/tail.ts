@@ -9,7 +9,7 @@ import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { compileLiteral, type TextMatcher } from "../../core/pattern.ts";
-import { LinesBefore, MASK } from "../../core/redact.ts";
+import { LinesBefore, MASK } from "../../core/secrets.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "../fs/fdio.ts";
 

@@ -8,8 +8,8 @@
 import { readFileSync } from "node:fs";
 import { type Args, type CapabilityDecl, define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { cutAtWord } from "../../core/redact.ts";
 import { object } from "../../core/result.ts";
+import { cutAtWord } from "../../core/secrets.ts";
 import { type Destination, normalHost, resolveDestination } from "./destination.ts";
 import { type Exchange, exchange } from "./httpClient.ts";
 import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
