@@ -34,6 +34,10 @@ export class BoundedStdioTransport implements Transport {
   /** true once a request past the limit ended the session */
   endedOnLimit = false;
   private closed = false;
+  /** no more requests are read: the server is stopping */
+  private stopped = false;
+  /** set while the client has answers it has not read */
+  private drained: Promise<void> | undefined;
   private readonly framer: JsonFramer;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -84,6 +88,7 @@ export class BoundedStdioTransport implements Transport {
    * the calls under way finish and send their answers before it closes.
    */
   stopReading(): void {
+    this.stopped = true;
     const { input } = this.streams;
     input.off("data", this.onData);
     input.off("end", this.onEnd);
@@ -114,10 +119,28 @@ export class BoundedStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    const { output } = this.streams;
-    if (!output.write(`${JSON.stringify(message)}\n`)) {
-      await new Promise<void>((resolve) => output.once("drain", () => resolve()));
-    }
+    if (!this.streams.output.write(`${JSON.stringify(message)}\n`)) await this.whenDrained();
+  }
+
+  /**
+   * Resolves once the client has read what was written. Until then no more
+   * requests are read: a 46-byte tools/list is answered with 30 KB, and
+   * answers written to a stdout nobody read were held in memory without
+   * bound (2.7 GB in 15 s). What was already read is still answered; what the
+   * client sends next waits in its pipe. One wait is shared by every answer
+   * written meanwhile, so a thousand of them add one listener, not a thousand.
+   */
+  private whenDrained(): Promise<void> {
+    this.drained ??= new Promise<void>((resolve) => {
+      const { input, output } = this.streams;
+      input.pause();
+      output.once("drain", () => {
+        this.drained = undefined;
+        if (!this.closed && !this.stopped) input.resume();
+        resolve();
+      });
+    });
+    return this.drained;
   }
 
   async close(): Promise<void> {

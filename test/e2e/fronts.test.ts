@@ -5,6 +5,8 @@
  * for a client that never reads them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { closeSync, constants, createReadStream, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { type RunningHttp, startHttp } from "../support/httpServer.ts";
 import type { Era } from "../support/mcpClient.ts";
@@ -138,4 +140,57 @@ describe("an answer is not many times its request", () => {
       }, 30_000);
     }
   });
+});
+
+describe("a stdio client that does not read its answers", () => {
+  const rssMiB = (pid: number) =>
+    Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/)?.[1] ?? 0) / 1024;
+
+  test("is read no further until it does, and every request is answered once it reads", async () => {
+    // A tools/list of 46 bytes is answered with about 30 KB: 10,000 of them are 300 MB of answers.
+    const count = 10_000;
+    // The answers go to a pipe of which this test holds both ends and reads nothing until the end: Bun would
+    // read a subprocess's stdout pipe into its own memory as it came.
+    const fifo = join(tempDir(), "answers");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const answers = openSync(fifo, constants.O_RDWR);
+    const proc = Bun.spawn([RTA, "mcp", "serve", "--agent", "fronts"], {
+      stdin: "pipe",
+      stdout: answers,
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() },
+    });
+    try {
+      const list = (id: number) =>
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: META } });
+      proc.stdin.write(`${Array.from({ length: count }, (_, i) => list(i)).join("\n")}\n`);
+      void Promise.resolve(proc.stdin.flush()).catch(() => {});
+      // Nothing reads stdout meanwhile. Wait until the server stops growing (its most has held for a second),
+      // or has plainly grown too much; what is asserted is memory, not time.
+      const start = rssMiB(proc.pid);
+      let most = start;
+      for (let still = 0; still < 4 && most - start < 600; ) {
+        await Bun.sleep(250);
+        const now = rssMiB(proc.pid);
+        still = now > most ? 0 : still + 1;
+        most = Math.max(most, now);
+      }
+      console.log(`rss ${start.toFixed(0)} MiB at the start, at most ${most.toFixed(0)} MiB while nobody read`);
+      expect(most - start).toBeLessThan(300);
+      // Once the client reads, every request is answered: one line each.
+      let lines = 0;
+      for await (const chunk of createReadStream(fifo)) {
+        for (const byte of chunk as Buffer) if (byte === 0x0a) lines++;
+        if (lines === count) break;
+      }
+      expect(lines).toBe(count);
+      proc.kill();
+      // Each answer that waited for the client to read did not add a listener of its own, to be warned about.
+      expect(await new Response(proc.stderr).text()).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      proc.kill();
+      await proc.exited;
+      closeSync(answers);
+    }
+  }, 120_000);
 });
