@@ -38,6 +38,8 @@ export class BoundedStdioTransport implements Transport {
   private stopped = false;
   /** set while the client has answers it has not read */
   private drained: Promise<void> | undefined;
+  /** ends that wait: the client read, or the session ended */
+  private endWait: (() => void) | undefined;
   private readonly framer: JsonFramer;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -81,6 +83,7 @@ export class BoundedStdioTransport implements Transport {
     input.on("data", this.onData);
     input.on("end", this.onEnd);
     input.on("error", this.onInputError);
+    this.streams.output.on("error", this.onOutputError);
   }
 
   /**
@@ -105,6 +108,12 @@ export class BoundedStdioTransport implements Transport {
   };
 
   private onInputError = (err: Error) => {
+    this.onerror?.(err);
+    void this.close();
+  };
+
+  /** A client that stopped reading for good (its end of stdout closed) is gone: the session ends, as at stdin's end. */
+  private onOutputError = (err: Error) => {
     this.onerror?.(err);
     void this.close();
   };
@@ -134,11 +143,17 @@ export class BoundedStdioTransport implements Transport {
     this.drained ??= new Promise<void>((resolve) => {
       const { input, output } = this.streams;
       input.pause();
-      output.once("drain", () => {
+      this.endWait = () => {
+        output.off("drain", drained);
         this.drained = undefined;
-        if (!this.closed && !this.stopped) input.resume();
+        this.endWait = undefined;
         resolve();
-      });
+      };
+      const drained = () => {
+        this.endWait?.();
+        if (!this.closed && !this.stopped) input.resume();
+      };
+      output.once("drain", drained);
     });
     return this.drained;
   }
@@ -151,6 +166,7 @@ export class BoundedStdioTransport implements Transport {
     input.off("end", this.onEnd);
     input.off("error", this.onInputError);
     input.pause();
+    this.endWait?.();
     this.onclose?.();
     this.resolveDone();
   }

@@ -193,4 +193,31 @@ describe("a stdio client that does not read its answers", () => {
       closeSync(answers);
     }
   }, 120_000);
+
+  test("that goes away while its answers wait ends the session: the server writes its end line and exits", async () => {
+    const fifo = join(tempDir(), "answers");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    // The server gets the write end only; once this test closes the read end, writing to it fails (EPIPE).
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    const data = tempDir();
+    const proc = Bun.spawn([RTA, "mcp", "serve", "--agent", "fronts"], {
+      stdin: "pipe",
+      stdout: writer,
+      stderr: "ignore",
+      env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
+    });
+    closeSync(writer);
+    const list = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: META } });
+    proc.stdin.write(`${Array.from({ length: 3_000 }, (_, i) => list(i)).join("\n")}\n`);
+    void Promise.resolve(proc.stdin.flush()).catch(() => {});
+    // Wait until the server has stopped reading for want of a reader (its stdin holds what it has not read),
+    // then go away: both ends close. The server must not wait on this client for good.
+    await Bun.sleep(1_000);
+    closeSync(reader);
+    void Promise.resolve(proc.stdin.end()).catch(() => {});
+    expect(await proc.exited).toBe(0);
+    const record = readFileSync(join(data, "agent-log.jsonl"), "utf8");
+    expect(record).toContain('"kind":"end"');
+  }, 60_000);
 });
