@@ -7,6 +7,8 @@
  * would be a call its client waits on for good, so the session ends instead.
  * A message that stops being JSON before that is answered with a parse error
  * (-32700, id null) and dropped, and the session reads on from the next line.
+ * JSON that is not a JSON-RPC message is answered -32600, with the request's
+ * id when one can be read.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { deserializeMessage } from "@modelcontextprotocol/server";
@@ -17,6 +19,8 @@ export const REQUEST_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** JSON-RPC's code for text that is not JSON. */
 const PARSE_ERROR = -32700;
+/** JSON-RPC's code for JSON that is not a JSON-RPC message. */
+const INVALID_REQUEST = -32600;
 
 export interface StdioStreams {
   input: NodeJS.ReadableStream;
@@ -59,7 +63,7 @@ export class BoundedStdioTransport implements Transport {
         try {
           message = deserializeMessage(frame.text);
         } catch {
-          return this.parseError();
+          return this.invalidRequest(frame.text);
         }
         this.onmessage?.(message);
       },
@@ -123,6 +127,30 @@ export class BoundedStdioTransport implements Transport {
       jsonrpc: "2.0",
       id: null,
       error: { code: PARSE_ERROR, message: "Parse error" },
+    } as unknown as JSONRPCMessage);
+  }
+
+  /**
+   * JSON that is not a JSON-RPC message (params that are not an object, no
+   * "jsonrpc", a method that is not a string). A request whose id can be read
+   * is answered with that id, or its client would wait on it for good.
+   */
+  private invalidRequest(text: string): void {
+    let id: string | number | null = null;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        const { id: candidate, method } = value as { id?: unknown; method?: unknown };
+        if (typeof method === "string" && (typeof candidate === "string" || Number.isSafeInteger(candidate)))
+          id = candidate as string | number;
+      }
+    } catch {
+      // not JSON after all: no id to give
+    }
+    void this.send({
+      jsonrpc: "2.0",
+      id,
+      error: { code: INVALID_REQUEST, message: "Invalid Request" },
     } as unknown as JSONRPCMessage);
   }
 

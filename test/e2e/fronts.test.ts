@@ -72,7 +72,7 @@ function stdioServer() {
       proc.stdin.flush();
     },
     /** The answer line whose id is `id`. */
-    async answer(id: string | number): Promise<string> {
+    async answer(id: string | number | null): Promise<string> {
       for (;;) {
         const found = lines.find((l) => (JSON.parse(l) as { id?: unknown }).id === id);
         if (found !== undefined) return found;
@@ -149,6 +149,28 @@ describe("an answer is not many times its request", () => {
         expect(text).toContain("expected string");
         expect(text.length).toBeLessThan(16 * KiB);
       }, 30_000);
+    }
+  });
+});
+
+describe("JSON that is not a JSON-RPC message, over stdio", () => {
+  test("is answered -32600 with the request's id when one can be read, so its client does not wait for good", async () => {
+    const s = stdioServer();
+    try {
+      s.send(INITIALIZE);
+      await s.answer("init");
+      s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      s.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: "oops" });
+      s.send({ id: "six", method: "ping" });
+      s.send({ jsonrpc: "2.0", id: 7, method: 7 }); // no method to read: answered with id null
+      s.send({ jsonrpc: "2.0", id: 8, method: "ping" });
+      const invalid = { code: -32600, message: "Invalid Request" };
+      expect(JSON.parse(await s.answer(5))).toEqual({ jsonrpc: "2.0", id: 5, error: invalid });
+      expect(JSON.parse(await s.answer("six"))).toEqual({ jsonrpc: "2.0", id: "six", error: invalid });
+      expect(JSON.parse(await s.answer(null))).toEqual({ jsonrpc: "2.0", id: null, error: invalid });
+      expect(JSON.parse(await s.answer(8))).toMatchObject({ id: 8, result: {} });
+    } finally {
+      await s.close();
     }
   });
 });
