@@ -11,11 +11,19 @@
  * id when one can be read.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { deserializeMessage } from "@modelcontextprotocol/server";
+import { deserializeMessage, isJSONRPCRequest, isJSONRPCResponse } from "@modelcontextprotocol/server";
 import { JsonFramer } from "./jsonFramer.ts";
 
 /** No model writes four mebibytes of arguments to one call; a request past it is held to be hostile or a mistake. */
 export const REQUEST_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Requests served at once, as over HTTP for one agent. A model calls a
+ * handful of tools in parallel; 3,000 greps sent at once held 1 GB and
+ * growing, with no answer in 30 s. Past this, requests wait their turn, and
+ * reading stops until they have one.
+ */
+export const REQUESTS_IN_FLIGHT = 32;
 
 /** JSON-RPC's code for text that is not JSON. */
 const PARSE_ERROR = -32700;
@@ -44,6 +52,11 @@ export class BoundedStdioTransport implements Transport {
   private drained: Promise<void> | undefined;
   /** ends that wait: the client read, or the session ended */
   private endWait: (() => void) | undefined;
+  /** requests handed on and not yet answered, by id */
+  private readonly unanswered = new Map<string | number, number>();
+  private inFlight = 0;
+  /** requests read while REQUESTS_IN_FLIGHT were being served, in order */
+  private waiting: (JSONRPCMessage & { id: string | number })[] = [];
   private readonly framer: JsonFramer;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -65,7 +78,7 @@ export class BoundedStdioTransport implements Transport {
         } catch {
           return this.invalidRequest(frame.text);
         }
-        this.onmessage?.(message);
+        this.deliver(message);
       },
       () => {
         this.endedOnLimit = true;
@@ -96,6 +109,7 @@ export class BoundedStdioTransport implements Transport {
    */
   stopReading(): void {
     this.stopped = true;
+    this.waiting = []; // not started: a stopping server starts nothing new
     const { input } = this.streams;
     input.off("data", this.onData);
     input.off("end", this.onEnd);
@@ -154,9 +168,54 @@ export class BoundedStdioTransport implements Transport {
     } as unknown as JSONRPCMessage);
   }
 
+  /**
+   * Hands a message on. A request waits while REQUESTS_IN_FLIGHT are being
+   * served, and no more is read meanwhile; notifications and the client's
+   * answers to the server's own requests never wait, or a call asking the
+   * client something could not finish.
+   */
+  private deliver(message: JSONRPCMessage): void {
+    if (!isJSONRPCRequest(message)) {
+      this.onmessage?.(message);
+      return;
+    }
+    if (this.inFlight >= REQUESTS_IN_FLIGHT || this.waiting.length > 0) {
+      this.waiting.push(message);
+      this.streams.input.pause();
+      return;
+    }
+    this.serve(message);
+  }
+
+  private serve(request: JSONRPCMessage & { id: string | number }): void {
+    this.inFlight++;
+    this.unanswered.set(request.id, (this.unanswered.get(request.id) ?? 0) + 1);
+    this.onmessage?.(request);
+  }
+
+  /** An answer went out: the next waiting request is served, and reading goes on once none waits. */
+  private answered(id: string | number): void {
+    const n = this.unanswered.get(id);
+    if (n === undefined) return;
+    if (n > 1) this.unanswered.set(id, n - 1);
+    else this.unanswered.delete(id);
+    this.inFlight--;
+    while (this.inFlight < REQUESTS_IN_FLIGHT && this.waiting.length > 0 && !this.closed)
+      this.serve(this.waiting.shift() as JSONRPCMessage & { id: string | number });
+    this.resumeReading();
+  }
+
+  /** Reads on, unless the session is over or stopping, answers wait to be read, or requests wait their turn. */
+  private resumeReading(): void {
+    if (this.closed || this.stopped || this.drained || this.waiting.length > 0) return;
+    this.streams.input.resume();
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    if (!this.streams.output.write(`${JSON.stringify(message)}\n`)) await this.whenDrained();
+    const written = this.streams.output.write(`${JSON.stringify(message)}\n`);
+    if (isJSONRPCResponse(message) && message.id !== undefined && message.id !== null) this.answered(message.id);
+    if (!written) await this.whenDrained();
   }
 
   /**
@@ -179,7 +238,7 @@ export class BoundedStdioTransport implements Transport {
       };
       const drained = () => {
         this.endWait?.();
-        if (!this.closed && !this.stopped) input.resume();
+        this.resumeReading();
       };
       output.once("drain", drained);
     });

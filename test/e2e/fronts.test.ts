@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { type RunningHttp, startHttp } from "../support/httpServer.ts";
 import type { Era } from "../support/mcpClient.ts";
-import { RTA } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 
 const KiB = 1024;
 
@@ -173,6 +173,75 @@ describe("JSON that is not a JSON-RPC message, over stdio", () => {
       await s.close();
     }
   });
+});
+
+describe("a stdio client that sends many calls at once", () => {
+  test("has 32 served at a time; the rest wait their turn and are each answered", async () => {
+    // Each call is an http_get this test's own server holds open until told to answer, so the calls the server
+    // runs at once are the requests this server has open.
+    let open = 0;
+    let most = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const target = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch() {
+        open++;
+        most = Math.max(most, open);
+        await released;
+        open--;
+        return new Response("ok");
+      },
+    });
+    const data = tempDir();
+    const config = tempDir();
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+    expect(
+      (await rta(["grant", "allow", "http.get", "--agent", "fronts", "--host", "127.0.0.1", "--ttl", "10m"], { env }))
+        .code,
+    ).toBe(0);
+    const proc = Bun.spawn([RTA, "mcp", "serve", "--agent", "fronts"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { PATH: process.env.PATH ?? "", HOME: data, ...env },
+    });
+    try {
+      const count = 100;
+      const call = (id: number) =>
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "http_get", arguments: { url: `http://127.0.0.1:${target.port}/${id}` }, _meta: META },
+        });
+      proc.stdin.write(`${Array.from({ length: count }, (_, i) => call(i)).join("\n")}\n`);
+      void Promise.resolve(proc.stdin.flush()).catch(() => {});
+      // Wait until the server runs all it will at once: 32, or all 100 sent (it held for a second).
+      for (let still = 0; still < 4 && open < count; ) {
+        const before = open;
+        await Bun.sleep(250);
+        still = open === before && open > 0 ? still + 1 : 0;
+      }
+      expect(most).toBe(32);
+      release();
+      let lines = 0;
+      for await (const chunk of proc.stdout) {
+        for (const byte of chunk) if (byte === 0x0a) lines++;
+        if (lines === count) break;
+      }
+      expect(lines).toBe(count);
+      expect(most).toBe(32);
+    } finally {
+      release();
+      proc.kill();
+      await proc.exited;
+      target.stop(true);
+    }
+  }, 60_000);
 });
 
 describe("a stdio client that does not read its answers", () => {
