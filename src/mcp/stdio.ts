@@ -12,6 +12,7 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { deserializeMessage, isJSONRPCRequest, isJSONRPCResponse } from "@modelcontextprotocol/server";
+import { holdsTooManyValues, REQUEST_VALUE_LIMIT } from "./httpLimits.ts";
 import { JsonFramer } from "./jsonFramer.ts";
 
 /** No model writes four mebibytes of arguments to one call; a request past it is held to be hostile or a mistake. */
@@ -29,6 +30,12 @@ export const REQUESTS_IN_FLIGHT = 32;
 const PARSE_ERROR = -32700;
 /** JSON-RPC's code for JSON that is not a JSON-RPC message. */
 const INVALID_REQUEST = -32600;
+/**
+ * Said of a request holding more than REQUEST_VALUE_LIMIT values, as over
+ * HTTP: the SDK's schema check builds an issue per wrong member, and a deep
+ * one broke the stack on the way to its answer.
+ */
+const TOO_MANY_VALUES = `the request holds more than ${REQUEST_VALUE_LIMIT} values`;
 
 export interface StdioStreams {
   input: NodeJS.ReadableStream;
@@ -78,6 +85,7 @@ export class BoundedStdioTransport implements Transport {
         } catch {
           return this.invalidRequest(frame.text);
         }
+        if (holdsTooManyValues(message)) return this.invalidRequest(frame.text, TOO_MANY_VALUES);
         this.deliver(message);
       },
       () => {
@@ -149,7 +157,7 @@ export class BoundedStdioTransport implements Transport {
    * "jsonrpc", a method that is not a string). A request whose id can be read
    * is answered with that id, or its client would wait on it for good.
    */
-  private invalidRequest(text: string): void {
+  private invalidRequest(text: string, why = "Invalid Request"): void {
     let id: string | number | null = null;
     try {
       const value: unknown = JSON.parse(text);
@@ -164,7 +172,7 @@ export class BoundedStdioTransport implements Transport {
     void this.send({
       jsonrpc: "2.0",
       id,
-      error: { code: INVALID_REQUEST, message: "Invalid Request" },
+      error: { code: INVALID_REQUEST, message: why },
     } as unknown as JSONRPCMessage);
   }
 

@@ -89,7 +89,7 @@ function stdioServer() {
 
 describe("an answer is not many times its request", () => {
   for (const era of ["legacy", "modern"] as const) {
-    test(`stdio, ${era}: a request that breaks the schema 300,000 times is answered in a few KiB`, async () => {
+    test(`stdio, ${era}: a request that breaks the schema 9,000 times is answered in a few KiB; past 10,000 values it is refused`, async () => {
       const s = stdioServer();
       try {
         if (era === "legacy") {
@@ -97,11 +97,20 @@ describe("an answer is not many times its request", () => {
           await s.answer("init");
           s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
         }
-        s.send(manyWrongArguments(era, 7));
+        s.send(manyWrongArguments(era, 7, 9_000));
         const line = await s.answer(7);
         const m = JSON.parse(line) as { error?: { code: number; message: string } };
         expect(m.error?.message).toContain("expected string");
         expect(line.length).toBeLessThan(16 * KiB);
+        // Past 10,000 values a request is refused before the schema is checked, a deep one as a wide one.
+        const tooMany = { code: -32600, message: "the request holds more than 10000 values" };
+        s.send(manyWrongArguments(era, 11));
+        expect(JSON.parse(await s.answer(11))).toEqual({ jsonrpc: "2.0", id: 11, error: tooMany });
+        let deep: unknown = [];
+        for (let i = 0; i < 20_000; i++) deep = [deep];
+        const args = { token: "a.b.c", x: deep };
+        s.send({ jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "jwt_decode", arguments: args } });
+        expect(JSON.parse(await s.answer(12))).toEqual({ jsonrpc: "2.0", id: 12, error: tooMany });
         // and the session goes on
         s.send({ jsonrpc: "2.0", id: 8, method: "tools/list", params: era === "modern" ? { _meta: META } : {} });
         expect(JSON.parse(await s.answer(8)).result.tools.length).toBeGreaterThan(10);
