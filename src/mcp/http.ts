@@ -13,7 +13,9 @@
  *    server's total (httpLimits.ts): 429 or 503 with Retry-After;
  * 5. the body, counted as it streams: past 4 MiB it is refused with 413
  *    (Content-Length is not trusted alone), and one that has not arrived
- *    within BODY_DEADLINE_MS gets 408.
+ *    within BODY_DEADLINE_MS gets 408;
+ * 6. the parsed body: one holding more than REQUEST_VALUE_LIMIT values gets
+ *    400 before the SDK checks it against a schema, issue by issue.
  *
  * Every refusal closes its connection, so a refused caller holds no socket
  * either. Bun itself closes a connection whose headers have not arrived
@@ -32,7 +34,15 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Deps } from "../core/deps.ts";
 import { CallsInFlight } from "./callsInFlight.ts";
-import { HTTP_BODY_LIMIT_BYTES, InFlight, RETRY_AFTER_SECONDS, type Refusal, readBody } from "./httpLimits.ts";
+import {
+  HTTP_BODY_LIMIT_BYTES,
+  holdsTooManyValues,
+  InFlight,
+  REQUEST_VALUE_LIMIT,
+  RETRY_AFTER_SECONDS,
+  type Refusal,
+  readBody,
+} from "./httpLimits.ts";
 import { LegacySessions } from "./httpSessions.ts";
 import { createServer, type ServeContext } from "./server.ts";
 import { authenticate } from "./tokens.ts";
@@ -195,8 +205,12 @@ export function httpFront(ctx: ServeContext, opts: HttpOptions): HttpFront {
             parsedBody = undefined; // the handler answers a parse error itself
           }
         }
-        const forwarded = new Request(req.url, { method: req.method, headers: req.headers, body: read.body });
-        answered = await route(forwarded, read.body, parsedBody, authInfo, token.agent);
+        if (holdsTooManyValues(parsedBody))
+          answered = rpcError(400, -32600, `the request holds more than ${REQUEST_VALUE_LIMIT} values`);
+        else {
+          const forwarded = new Request(req.url, { method: req.method, headers: req.headers, body: read.body });
+          answered = await route(forwarded, read.body, parsedBody, authInfo, token.agent);
+        }
       }
     } catch (err) {
       ticket.release();

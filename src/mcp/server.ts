@@ -26,6 +26,7 @@ import { errorResult } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import { configValues } from "../gate/fill.ts";
 import { runCall } from "../gate/pipeline.ts";
+import { boundErrors } from "./boundedErrors.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
 
@@ -144,7 +145,7 @@ export function createServer(ctx: ServeContext): Server {
     server.oninitialized = () => void ask();
     server.setNotificationHandler("notifications/roots/list_changed", async () => ask());
   }
-  return server;
+  return boundErrors(server);
 }
 
 /** The client's name and version: per request in the 2026-07-28 era, from initialize in the 2025-11-25 one. */

@@ -7,16 +7,35 @@
  * would be a call its client waits on for good, so the session ends instead.
  * A message that stops being JSON before that is answered with a parse error
  * (-32700, id null) and dropped, and the session reads on from the next line.
+ * JSON that is not a JSON-RPC message is answered -32600, with the request's
+ * id when one can be read.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { deserializeMessage } from "@modelcontextprotocol/server";
+import { deserializeMessage, isJSONRPCRequest, isJSONRPCResponse } from "@modelcontextprotocol/server";
+import { holdsTooManyValues, REQUEST_VALUE_LIMIT } from "./httpLimits.ts";
 import { JsonFramer } from "./jsonFramer.ts";
 
 /** No model writes four mebibytes of arguments to one call; a request past it is held to be hostile or a mistake. */
 export const REQUEST_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Requests served at once, as over HTTP for one agent. A model calls a
+ * handful of tools in parallel; 3,000 greps sent at once held 1 GB and
+ * growing, with no answer in 30 s. Past this, requests wait their turn, and
+ * reading stops until they have one.
+ */
+export const REQUESTS_IN_FLIGHT = 32;
+
 /** JSON-RPC's code for text that is not JSON. */
 const PARSE_ERROR = -32700;
+/** JSON-RPC's code for JSON that is not a JSON-RPC message. */
+const INVALID_REQUEST = -32600;
+/**
+ * Said of a request holding more than REQUEST_VALUE_LIMIT values, as over
+ * HTTP: the SDK's schema check builds an issue per wrong member, and a deep
+ * one broke the stack on the way to its answer.
+ */
+const TOO_MANY_VALUES = `the request holds more than ${REQUEST_VALUE_LIMIT} values`;
 
 export interface StdioStreams {
   input: NodeJS.ReadableStream;
@@ -34,6 +53,17 @@ export class BoundedStdioTransport implements Transport {
   /** true once a request past the limit ended the session */
   endedOnLimit = false;
   private closed = false;
+  /** no more requests are read: the server is stopping */
+  private stopped = false;
+  /** set while the client has answers it has not read */
+  private drained: Promise<void> | undefined;
+  /** ends that wait: the client read, or the session ended */
+  private endWait: (() => void) | undefined;
+  /** requests handed on and not yet answered, by id */
+  private readonly unanswered = new Map<string | number, number>();
+  private inFlight = 0;
+  /** requests read while REQUESTS_IN_FLIGHT were being served, in order */
+  private waiting: (JSONRPCMessage & { id: string | number })[] = [];
   private readonly framer: JsonFramer;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -53,9 +83,10 @@ export class BoundedStdioTransport implements Transport {
         try {
           message = deserializeMessage(frame.text);
         } catch {
-          return this.parseError();
+          return this.invalidRequest(frame.text);
         }
-        this.onmessage?.(message);
+        if (holdsTooManyValues(message)) return this.invalidRequest(frame.text, TOO_MANY_VALUES);
+        this.deliver(message);
       },
       () => {
         this.endedOnLimit = true;
@@ -77,6 +108,7 @@ export class BoundedStdioTransport implements Transport {
     input.on("data", this.onData);
     input.on("end", this.onEnd);
     input.on("error", this.onInputError);
+    this.streams.output.on("error", this.onOutputError);
   }
 
   /**
@@ -84,6 +116,8 @@ export class BoundedStdioTransport implements Transport {
    * the calls under way finish and send their answers before it closes.
    */
   stopReading(): void {
+    this.stopped = true;
+    this.waiting = []; // not started: a stopping server starts nothing new
     const { input } = this.streams;
     input.off("data", this.onData);
     input.off("end", this.onEnd);
@@ -104,6 +138,12 @@ export class BoundedStdioTransport implements Transport {
     void this.close();
   };
 
+  /** A client that stopped reading for good (its end of stdout closed) is gone: the session ends, as at stdin's end. */
+  private onOutputError = (err: Error) => {
+    this.onerror?.(err);
+    void this.close();
+  };
+
   private parseError(): void {
     void this.send({
       jsonrpc: "2.0",
@@ -112,12 +152,105 @@ export class BoundedStdioTransport implements Transport {
     } as unknown as JSONRPCMessage);
   }
 
+  /**
+   * JSON that is not a JSON-RPC message (params that are not an object, no
+   * "jsonrpc", a method that is not a string). A request whose id can be read
+   * is answered with that id, or its client would wait on it for good.
+   */
+  private invalidRequest(text: string, why = "Invalid Request"): void {
+    let id: string | number | null = null;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        const { id: candidate, method } = value as { id?: unknown; method?: unknown };
+        if (typeof method === "string" && (typeof candidate === "string" || Number.isSafeInteger(candidate)))
+          id = candidate as string | number;
+      }
+    } catch {
+      // not JSON after all: no id to give
+    }
+    void this.send({
+      jsonrpc: "2.0",
+      id,
+      error: { code: INVALID_REQUEST, message: why },
+    } as unknown as JSONRPCMessage);
+  }
+
+  /**
+   * Hands a message on. A request waits while REQUESTS_IN_FLIGHT are being
+   * served, and no more is read meanwhile; notifications and the client's
+   * answers to the server's own requests never wait, or a call asking the
+   * client something could not finish.
+   */
+  private deliver(message: JSONRPCMessage): void {
+    if (!isJSONRPCRequest(message)) {
+      this.onmessage?.(message);
+      return;
+    }
+    if (this.inFlight >= REQUESTS_IN_FLIGHT || this.waiting.length > 0) {
+      this.waiting.push(message);
+      this.streams.input.pause();
+      return;
+    }
+    this.serve(message);
+  }
+
+  private serve(request: JSONRPCMessage & { id: string | number }): void {
+    this.inFlight++;
+    this.unanswered.set(request.id, (this.unanswered.get(request.id) ?? 0) + 1);
+    this.onmessage?.(request);
+  }
+
+  /** An answer went out: the next waiting request is served, and reading goes on once none waits. */
+  private answered(id: string | number): void {
+    const n = this.unanswered.get(id);
+    if (n === undefined) return;
+    if (n > 1) this.unanswered.set(id, n - 1);
+    else this.unanswered.delete(id);
+    this.inFlight--;
+    while (this.inFlight < REQUESTS_IN_FLIGHT && this.waiting.length > 0 && !this.closed)
+      this.serve(this.waiting.shift() as JSONRPCMessage & { id: string | number });
+    this.resumeReading();
+  }
+
+  /** Reads on, unless the session is over or stopping, answers wait to be read, or requests wait their turn. */
+  private resumeReading(): void {
+    if (this.closed || this.stopped || this.drained || this.waiting.length > 0) return;
+    this.streams.input.resume();
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    const { output } = this.streams;
-    if (!output.write(`${JSON.stringify(message)}\n`)) {
-      await new Promise<void>((resolve) => output.once("drain", () => resolve()));
-    }
+    const written = this.streams.output.write(`${JSON.stringify(message)}\n`);
+    if (isJSONRPCResponse(message) && message.id !== undefined && message.id !== null) this.answered(message.id);
+    if (!written) await this.whenDrained();
+  }
+
+  /**
+   * Resolves once the client has read what was written. Until then no more
+   * requests are read: a 46-byte tools/list is answered with 30 KB, and
+   * answers written to a stdout nobody read were held in memory without
+   * bound (2.7 GB in 15 s). What was already read is still answered; what the
+   * client sends next waits in its pipe. One wait is shared by every answer
+   * written meanwhile, so a thousand of them add one listener, not a thousand.
+   */
+  private whenDrained(): Promise<void> {
+    this.drained ??= new Promise<void>((resolve) => {
+      const { input, output } = this.streams;
+      input.pause();
+      this.endWait = () => {
+        output.off("drain", drained);
+        this.drained = undefined;
+        this.endWait = undefined;
+        resolve();
+      };
+      const drained = () => {
+        this.endWait?.();
+        this.resumeReading();
+      };
+      output.once("drain", drained);
+    });
+    return this.drained;
   }
 
   async close(): Promise<void> {
@@ -128,6 +261,7 @@ export class BoundedStdioTransport implements Transport {
     input.off("end", this.onEnd);
     input.off("error", this.onInputError);
     input.pause();
+    this.endWait?.();
     this.onclose?.();
     this.resolveDone();
   }

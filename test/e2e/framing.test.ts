@@ -35,7 +35,9 @@ async function drive(era: Era) {
       carry = lines.pop() ?? "";
       for (const l of lines) {
         const m = JSON.parse(l) as { id: string | number | null; error?: { code: number } };
+        // JSON that is not JSON-RPC is an invalid request, answered with its id when it has one to read
         if (m.id === null && m.error?.code === -32700) parseErrors++;
+        else if (m.error?.code === -32600 && (m.id === null || String(m.id).startsWith("bad-"))) parseErrors++;
         else if (expected.has(m.id as string | number))
           answered.set(m.id as string | number, (answered.get(m.id as string | number) ?? 0) + 1);
         // an answer to a request no valid line sent (a mutated bad id is answered as it was sent)

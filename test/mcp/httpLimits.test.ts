@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { HTTP_BODY_LIMIT_BYTES, InFlight, readBody, type Ticket } from "../../src/mcp/httpLimits.ts";
+import {
+  HTTP_BODY_LIMIT_BYTES,
+  holdsTooManyValues,
+  InFlight,
+  readBody,
+  type Ticket,
+} from "../../src/mcp/httpLimits.ts";
 
 const KiB = 1024;
 
@@ -89,5 +95,27 @@ describe("readBody", () => {
       50,
     );
     expect(out.kind).toBe("late");
+  });
+});
+
+describe("holdsTooManyValues", () => {
+  test("counts every member of every object and array, and stops past the limit", () => {
+    expect(holdsTooManyValues({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { a: 1 } }, 10)).toBe(false);
+    expect(holdsTooManyValues({ a: [1, 2, 3], b: { c: [4, 5] } }, 9)).toBe(false);
+    expect(holdsTooManyValues({ a: [1, 2, 3], b: { c: [4, 5] } }, 8)).toBe(true);
+    expect(
+      holdsTooManyValues(
+        Array.from({ length: 5 }, () => ({})),
+        5,
+      ),
+    ).toBe(true);
+    expect(holdsTooManyValues(undefined)).toBe(false);
+  });
+
+  test("a deep request is walked without recursion", () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(holdsTooManyValues(deep)).toBe(true);
+    expect(holdsTooManyValues(deep, 200_000)).toBe(false);
   });
 });
