@@ -223,6 +223,7 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
   const sessions = new Map<string, SessionSummary>();
   const refusals: Record<string, number> = {};
   const agents = new Set<string>();
+  const sessionAgents = new Map<string, Set<string>>();
   let calls = 0;
   let probes = 0;
   let grants = 0;
@@ -248,7 +249,10 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
     calls++;
     s.calls++;
     agents.add(l.agent);
-    if (!s.agents.includes(l.agent)) s.agents.push(l.agent);
+    // A set, not the list's own search: over stdio an agent can name itself anew on every call (the 2026-07-28
+    // era sends the client's name with each request), and a search of the list each line was quadratic.
+    const named = sessionAgents.get(l.session) ?? new Set<string>();
+    sessionAgents.set(l.session, named.add(l.agent));
     s.client = l.client;
     if (l.outcome !== "ok") {
       refusals[l.outcome] = (refusals[l.outcome] ?? 0) + 1;
@@ -263,6 +267,7 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
       s.grants_spent++;
     }
   });
+  for (const [session, named] of sessionAgents) (sessions.get(session) as SessionSummary).agents = [...named];
   const summary = {
     sessions: sessions.size,
     agents: [...agents].sort(),
