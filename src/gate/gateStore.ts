@@ -17,6 +17,17 @@ export const GATE_STORE_FILE = "gate.db";
 /** How long a writer waits for another process's transaction before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
 
+/**
+ * How long a record line waits for the write lock once a line has waited the
+ * store's BUSY_TIMEOUT_MS for it in vain, until one is written. Another server
+ * holds the lock a few microseconds a line, so a lock held that long is stuck:
+ * a process stopped while holding it (a stdio server is its client's child, and
+ * a client can SIGSTOP it mid-line) or a person's sqlite3 in a transaction. The
+ * wait blocks the whole server (bun:sqlite waits synchronously), and a call
+ * writes two lines, so each call froze every other caller for 10 s.
+ */
+const RECORD_LOCK_RETRY_MS = 50;
+
 export interface Grant {
   id: string;
   /** a capability's dotted name, an area, or a plugin name */
@@ -147,6 +158,8 @@ export class GateStore {
   private readonly readCheckpoint: Statement<RecordCheckpoint>;
   private readonly writeCheckpoint: Statement;
   private readonly txn: { begin: Statement; commit: Statement; rollback: Statement };
+  /** a record line last failed for want of the write lock */
+  private recordLockStuck = false;
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
@@ -343,10 +356,22 @@ export class GateStore {
    * time across every process sharing the data dir, each knowing the line
    * before it. What `append` throws leaves the checkpoint as it was; when the
    * commit fails (a full disk), `undo` is called to take the line back out
-   * of the file, still holding the lock where SQLite lets it be held.
+   * of the file, still holding the lock where SQLite lets it be held. Once a
+   * line has waited the store's 5 s for the lock in vain, the next ones wait
+   * RECORD_LOCK_RETRY_MS until one is written.
    */
   appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
-    this.txn.begin.run();
+    const stuck = this.recordLockStuck;
+    if (stuck) this.busyTimeout(RECORD_LOCK_RETRY_MS);
+    try {
+      this.txn.begin.run();
+      this.recordLockStuck = false;
+    } catch (err) {
+      this.recordLockStuck = (err as { code?: string }).code === "SQLITE_BUSY";
+      throw err;
+    } finally {
+      if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
+    }
     try {
       this.writeCheckpoint.run({ ...append(this.recordCheckpoint()) });
     } catch (err) {
@@ -360,6 +385,12 @@ export class GateStore {
       if (this.db.inTransaction) this.txn.rollback.run();
       throw err;
     }
+  }
+
+  /** Sets how long the next statement waits for another process's lock. */
+  private busyTimeout(ms: number): void {
+    // Run afresh each time: SQLite carries out this pragma when it is prepared, so a prepared one does nothing.
+    this.db.exec(`PRAGMA busy_timeout = ${ms}`);
   }
 
   /** The lock that stops this agent's call to one of `targets`, if any. */
