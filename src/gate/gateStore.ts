@@ -10,6 +10,7 @@ import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import type { RecordCheckpoint } from "../record/append.ts";
+import { storeBusyError } from "./storeLock.ts";
 
 /** The store's file name inside the data dir. */
 export const GATE_STORE_FILE = "gate.db";
@@ -268,8 +269,12 @@ export class GateStore {
     return this.db.query<Grant, { id: string }>("SELECT * FROM grants WHERE id = $id").get({ id }) ?? undefined;
   }
 
-  /** Revokes grants by id, by agent, or all; returns how many were live. */
+  /** Revokes grants by id, by agent, or all; returns how many were live. Refuses as lock() does. */
   revoke(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
+    return this.writing(() => this.revokeGrants(by, now));
+  }
+
+  private revokeGrants(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
     if (by.id)
       return this.db
         .query("UPDATE grants SET revoked_at = $now WHERE id = $id AND revoked_at IS NULL")
@@ -334,14 +339,17 @@ export class GateStore {
       .all({ agent, now });
   }
 
+  /** Refuses with core.store.unavailable, naming the holder, when another process holds the store past the wait. */
   lock(lock: NewLock): Lock {
     const id = `l${randomBytes(4).toString("hex")}`;
-    this.db
-      .query(
-        `INSERT INTO locks (id, agent, target, issued_at, expires_at, issued_by)
+    this.writing(() =>
+      this.db
+        .query(
+          `INSERT INTO locks (id, agent, target, issued_at, expires_at, issued_by)
          VALUES ($id, $agent, $target, $issued_at, $expires_at, $issued_by)`,
-      )
-      .run({ id, ...lock });
+        )
+        .run({ id, ...lock }),
+    );
     return { ...lock, id, lifted_at: null };
   }
 
@@ -368,7 +376,7 @@ export class GateStore {
       this.recordLockStuck = false;
     } catch (err) {
       this.recordLockStuck = (err as { code?: string }).code === "SQLITE_BUSY";
-      throw err;
+      throw storeBusyError(this.file, err);
     } finally {
       if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
     }
@@ -384,6 +392,15 @@ export class GateStore {
       undo();
       if (this.db.inTransaction) this.txn.rollback.run();
       throw err;
+    }
+  }
+
+  /** Runs an operator's write; a store another process holds past the wait is said with who holds it. */
+  private writing<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (err) {
+      throw storeBusyError(this.file, err);
     }
   }
 

@@ -12,9 +12,10 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
 
 /** Holds the store's write lock until killed, as a stopped server would; resolves once it is held. */
-async function holdLock(db: string): Promise<{ release: () => Promise<void> }> {
+async function holdLock(db: string): Promise<{ pid: number; release: () => Promise<void> }> {
   const script = `
     const { Database } = require("bun:sqlite");
     const db = new Database(${JSON.stringify(db)});
@@ -27,6 +28,7 @@ async function holdLock(db: string): Promise<{ release: () => Promise<void> }> {
   const { value } = await reader.read();
   expect(new TextDecoder().decode(value)).toContain("held");
   return {
+    pid: holder.pid,
     release: async () => {
       holder.kill("SIGKILL");
       await holder.exited;
@@ -51,9 +53,32 @@ test("calls meeting a held store lock are refused without freezing the server, a
     // others 50 ms each. The bound is loose on purpose: it only tells seconds from minutes.
     expect(waited).toBeLessThan(30_000);
     expect(s.stderr().match(/the record cannot be written/g)).toHaveLength(1);
+    // the operator is told which process holds it
+    expect(s.stderr()).toContain(`the grant store is held locked by process ${lock.pid}`);
     await lock.release();
     expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
   } finally {
     await s.close();
   }
 }, 120_000);
+
+test("the operator's lock, against a store another process holds, names that process and whether it is stopped", async () => {
+  const data = tempDir();
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() };
+  expect((await rta(["lock", "--agent", "claude"], { env })).code).toBe(0);
+  const lock = await holdLock(join(data, "gate.db"));
+  try {
+    process.kill(lock.pid, "SIGSTOP");
+    const r = await rta(["lock", "--agent", "claude"], { env });
+    expect(r.code).not.toBe(0);
+    // it was core.internal, "the lock could not be set", naming nothing
+    expect(r.stderr).toContain(
+      `the grant store is held locked by process ${lock.pid} (stopped) (core.store.unavailable)`,
+    );
+    expect(r.stderr).toContain(`resume it (kill -CONT ${lock.pid}) or end it (kill ${lock.pid})`);
+  } finally {
+    process.kill(lock.pid, "SIGCONT");
+    await lock.release();
+  }
+  expect((await rta(["lock", "--agent", "claude"], { env })).code).toBe(0);
+}, 60_000);
