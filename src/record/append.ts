@@ -20,7 +20,17 @@
  * line naming its process and closes with an `end` line.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import { chainMac } from "./chain.ts";
@@ -145,14 +155,14 @@ export class FileRecord implements RecordSink {
 
   append(entry: RecordEntry): void {
     try {
-      this.fd ??= this.open();
       this.key ??= this.options.key();
       this.store ??= this.options.checkpoints();
-      const fd = this.fd;
       const key = this.key;
+      let fd = -1;
       let wrote: { from: number; to: number; seq: number } | undefined;
       this.store.appendRecordLine(
         (last) => {
+          fd = this.current();
           const next = this.write(fd, key, entry, last);
           wrote = { from: next.size - next.written, to: next.size, seq: next.seq };
           return { n: next.n, mac: next.mac, size: next.size };
@@ -213,10 +223,35 @@ export class FileRecord implements RecordSink {
     return { n: line.n as number, mac: line.mac as string, size: size + bytes.length, written: bytes.length, seq };
   }
 
+  /**
+   * The descriptor of the file the record's name holds now, opened again when
+   * it was removed, renamed or replaced since the last line: a line written to
+   * the file that was there before would be on no record anyone reads, and its
+   * call would run as if it were. Called holding the store's lock.
+   */
+  private current(): number {
+    if (this.fd !== undefined) {
+      const named = lstatSync(this.path, { throwIfNoEntry: false });
+      const open = fstatSync(this.fd);
+      if (named && named.ino === open.ino && named.dev === open.dev) return this.fd;
+      this.close();
+    }
+    this.fd = this.open();
+    return this.fd;
+  }
+
+  /** Opens the record file, made 0600 when missing; refuses a link, a FIFO, a device or a dir in its place. */
   private open(): number {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    // Read too: a writer looks at the tail another left without a checkpoint.
-    return openSync(this.path, "a+", 0o600);
+    // Read too: a writer looks at the tail another left without a checkpoint. Not through a link, and never
+    // waiting on a FIFO's reader (a write to one would block the server holding the store's lock).
+    const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
+    const fd = openSync(this.path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      throw new Error(`${this.path} is not a regular file`);
+    }
+    return fd;
   }
 }
 
