@@ -59,3 +59,12 @@ test("an agent's escapes reach the operator's terminal written out, never acted 
   expect(lines[1]?.capability).toBe(`sys_info\u001b[2J${FAKE}`);
   expect(lines[2]?.args).toEqual([`limit\u001b]0;x\u0007${FAKE}`]);
 });
+
+test("a grant's record, pasted from the command an agent's refusal suggested, is confirmed escaped", async () => {
+  const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
+  const record = "notes/\u001b]0;owned\u0007\u001b[2J\u202eevil";
+  const r = await onTerminal(["grant", "allow", "fs.write", record, "--agent", "claude", "--ttl", "5m"], env);
+  expect(r.code).toBe(0);
+  expect(r.out.replace(/\n$/, "")).not.toMatch(ACTS);
+  expect(r.out).toContain("record notes/\\x1b]0;owned\\x07\\x1b[2J\\u202eevil");
+});
