@@ -7,7 +7,8 @@
  *   cut-tail     the file ends before the store's checkpoint, or a session's
  *                end line is missing and its server no longer runs
  *   forged       a line that does not match its chain under the key: altered
- *                or made up; or not a record line at all
+ *                or made up; or not a record line at all; or one whose values
+ *                verify but whose bytes are not as rta wrote them
  *   replaced     the line the checkpoint holds is another, no line verifies
  *                under the key, or the key or the checkpoint is gone
  *   reordered    a line out of its place, repeated, or after its session's end
@@ -134,6 +135,16 @@ function verifyWalk(walk: Walk, options: VerifyOptions): Verdict {
       });
       return;
     } else into = unkeyed;
+    // The mac covers a line's values, not its bytes: the same values spelled otherwise (a field given twice, of
+    // which JSON.parse keeps the last) verify, while grep or a log shipper that reads the first is told another
+    // agent or tool. rta writes a line as JSON.stringify of its values, so any other spelling was made by hand.
+    if (JSON.stringify(line) !== text)
+      problems.push({
+        kind: "forged",
+        session: line.session,
+        line: at,
+        what: "is spelled otherwise than rta writes it (a field given twice, spaces or escapes added): its values may verify, but another reader of the file can be shown something else",
+      });
     if (line.mac === undefined) {
       kept.hashBroken = chainHash(hashes.get(line.session) ?? "", line) !== line.hash;
     }

@@ -112,6 +112,23 @@ describe("the keyed record against the attacks that passed --verify", () => {
     expect(v.verdict.problems).toHaveLength(3);
   });
 
+  test("a line given a decoy field, which JSON.parse drops and grep reads first, is forged", async () => {
+    const r = await recordOfThree();
+    const text = readFileSync(r.file, "utf8");
+    const call = text.split("\n").find((l) => l.includes('"outcome":"ok"')) as string;
+    // the same values to rta, whose JSON.parse keeps the last "agent"; another agent to grep and to some readers
+    const decoy = call.replace('{"time"', '{"agent":"mallory","capability":"fs_rm","time"');
+    writeFileSync(r.file, text.replace(call, decoy));
+    const { code, verdict } = await r.verify();
+    expect(code).toBe(1);
+    expect(verdict.problems).toEqual([
+      expect.objectContaining({ kind: "forged", what: expect.stringContaining("spelled otherwise") }),
+    ]);
+    // and a line with spaces added is named the same way
+    writeFileSync(r.file, text.replace(call, call.replaceAll(",", ", ")));
+    expect((await r.verify()).kinds).toEqual(["forged"]);
+  });
+
   test("a cut tail ending on a whole session is caught by the checkpoint", async () => {
     const r = await recordOfThree();
     const last = r.sessions()[2];
