@@ -200,13 +200,21 @@ export class FileRecord implements RecordSink {
     let prev = { n: last.n, mac: last.mac };
     let lead = "";
     if (size > last.size) {
-      // Lines past the checkpoint: a writer that died between its write and its checkpoint, or one from before
-      // the key. The chain goes on from the last keyed line; a torn line is ended so this one starts clean.
-      const tail = readTail(fd, size);
-      const n = tail.line?.n;
-      const mac = tail.line?.mac;
-      if (Number.isSafeInteger(n) && typeof mac === "string" && (n as number) > last.n) prev = { n: n as number, mac };
-      if (tail.torn) lead = "\n";
+      // Lines past the checkpoint: writers that died between their write and their checkpoint, or lines from
+      // before the key. The chain goes on from the last of them that chains on from the checkpoint under the key:
+      // a line someone appended by hand, claiming place 2^53 - 1, would otherwise number every later line past
+      // what can be counted. A torn line is ended so this one starts clean.
+      const read = readTail(fd, size, size - last.size);
+      for (const past of read.lines) {
+        const { n, mac } = past;
+        if (n !== prev.n + 1 || typeof mac !== "string" || chainMac(key, prev.mac, past) !== mac) break;
+        prev = { n, mac };
+      }
+      // A store with no checkpoint (made anew beside a keyed record) goes on from the file's last line as before.
+      const tail = read.lines.at(-1);
+      if (last.n === 0 && prev.n === 0 && Number.isSafeInteger(tail?.n) && typeof tail?.mac === "string")
+        prev = { n: tail.n as number, mac: tail.mac };
+      if (read.torn) lead = "\n";
     }
     // A file smaller than the checkpoint was cut or replaced: the chain goes on from the checkpoint all the
     // same, so --verify names what is missing.
@@ -255,20 +263,31 @@ export class FileRecord implements RecordSink {
   }
 }
 
-/** The last whole line of the file, and whether the file ends inside a line. */
-function readTail(fd: number, size: number): { line?: RecordLine; torn: boolean } {
+/**
+ * The whole lines of the file's last `past` bytes (none when that is more than
+ * TAIL_WINDOW, or the last line alone when it is not known where they begin),
+ * and whether the file ends inside a line.
+ */
+function readTail(fd: number, size: number, past: number): { lines: RecordLine[]; torn: boolean } {
   const length = Math.min(size, TAIL_WINDOW);
   const buf = Buffer.allocUnsafe(length);
   const got = readSync(fd, buf, 0, length, size - length);
   const text = buf.toString("utf8", 0, got);
   const torn = !text.endsWith("\n");
   const whole = text.slice(0, text.lastIndexOf("\n"));
-  const lastLine = whole.slice(whole.lastIndexOf("\n") + 1);
-  try {
-    return { line: JSON.parse(lastLine) as RecordLine, torn };
-  } catch {
-    return { torn };
+  // Cut by bytes, not characters: `past` counts bytes, and a line can hold characters of several.
+  const rows =
+    past <= got ? buf.toString("utf8", got - past, got).split("\n") : [whole.slice(whole.lastIndexOf("\n") + 1)];
+  const lines: RecordLine[] = [];
+  for (const row of rows) {
+    if (row === "") continue;
+    try {
+      lines.push(JSON.parse(row) as RecordLine);
+    } catch {
+      // a torn or foreign line: the chain stops before it
+    }
   }
+  return { lines, torn };
 }
 
 /** A session's opening or closing line. */
