@@ -3,7 +3,7 @@
  * the grant store) and prints each finding with its fix. Exits 0 when all is
  * well. Never a tool.
  */
-import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
@@ -92,9 +92,20 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
     add("roots", "note", "config names no roots", "servers confine paths to --root, else the directory they start in");
 
   const record = join(d.data, RECORD_FILE);
-  if (existsSync(record)) {
+  const recordStat = lstatSync(record, { throwIfNoEntry: false });
+  if (recordStat && !recordStat.isFile()) {
+    // Servers write only to a file of its own at that name (never through a link, never to a FIFO, which an
+    // open for writing here would also wait on for good), so each call is refused until it is one.
+    add(
+      "record",
+      "fail",
+      `${record} is not a file (a link, a FIFO or a dir), so every agent call is refused`,
+      `move it aside: mv ${record} ${record}.aside`,
+    );
+  } else if (recordStat) {
     try {
-      closeSync(openSync(record, "a"));
+      const { O_WRONLY, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
+      closeSync(openSync(record, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK));
       add("record", "ok", record);
     } catch {
       add("record", "fail", `${record} cannot be appended to`, `make it yours: chown "$USER" ${record}`);

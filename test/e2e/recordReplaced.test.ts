@@ -63,3 +63,25 @@ describe("the record's name holds another file while a server runs", () => {
     });
   }
 });
+
+describe("rta doctor on a record that is not a file", () => {
+  for (const kind of ["a FIFO", "a link"] as const) {
+    test(`${kind} at the record's name is a failed check, said at once`, async () => {
+      const data = tempDir();
+      const file = join(data, "agent-log.jsonl");
+      const elsewhere = join(tempDir(), "elsewhere.jsonl");
+      writeFileSync(elsewhere, "");
+      // a FIFO made doctor wait for good on its open; a link to a writable file was said to be fine
+      if (kind === "a FIFO") execFileSync("mkfifo", [file]);
+      else symlinkSync(elsewhere, file);
+      const r = await rta(["doctor", "--json"], { env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() } });
+      const findings = (JSON.parse(r.stdout) as { findings: { check: string; status: string; detail: string }[] })
+        .findings;
+      expect(findings.find((f) => f.check === "record")).toMatchObject({
+        status: "fail",
+        detail: expect.stringContaining("is not a file"),
+      });
+      expect(r.code).not.toBe(0);
+    }, 20_000);
+  }
+});
