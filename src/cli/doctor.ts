@@ -11,6 +11,7 @@ import { Exit } from "../core/errors.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { agentRules, PathGate } from "../gate/pathGate.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
+import { storeLockHolders } from "../gate/storeLock.ts";
 import { configProblems } from "./configCmd.ts";
 import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
@@ -114,8 +115,20 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
 
   if (existsSync(d.data)) {
     try {
-      new GateStore(join(d.data, GATE_STORE_FILE)).close();
-      add("grant store", "ok", join(d.data, GATE_STORE_FILE));
+      const store = join(d.data, GATE_STORE_FILE);
+      new GateStore(store).close();
+      // A process stopped while holding the store's write lock holds it for good (a stdio server is its client's
+      // child, and a client can stop it): every server's calls are refused, and grants and locks cannot be set.
+      const stuck = storeLockHolders(store).filter((h) => h.stopped);
+      const first = stuck[0];
+      if (first)
+        add(
+          "grant store",
+          "fail",
+          `${store} is held locked by stopped process ${stuck.map((h) => h.pid).join(", ")}: every agent call is refused, and no grant or lock can be set`,
+          `resume it (kill -CONT ${first.pid}) or end it (kill ${first.pid})`,
+        );
+      else add("grant store", "ok", store);
     } catch (err) {
       add("grant store", "fail", (err as Error).message, "check the data dir's owner and free space");
     }

@@ -76,6 +76,14 @@ test("the operator's lock, against a store another process holds, names that pro
       `the grant store is held locked by process ${lock.pid} (stopped) (core.store.unavailable)`,
     );
     expect(r.stderr).toContain(`resume it (kill -CONT ${lock.pid}) or end it (kill ${lock.pid})`);
+    // and rta doctor, where an operator looks first, names it too: it said the store was fine
+    const doctor = await rta(["doctor", "--json"], { env });
+    const findings = (JSON.parse(doctor.stdout) as { findings: { check: string; status: string; detail: string }[] })
+      .findings;
+    expect(findings.find((f) => f.check === "grant store")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining(`held locked by stopped process ${lock.pid}`),
+    });
   } finally {
     process.kill(lock.pid, "SIGCONT");
     await lock.release();
