@@ -19,15 +19,16 @@ export const GATE_STORE_FILE = "gate.db";
 const BUSY_TIMEOUT_MS = 5000;
 
 /**
- * How long a record line waits for the write lock once a line has waited the
- * store's BUSY_TIMEOUT_MS for it in vain, until one is written. Another server
- * holds the lock a few microseconds a line, so a lock held that long is stuck:
- * a process stopped while holding it (a stdio server is its client's child, and
- * a client can SIGSTOP it mid-line) or a person's sqlite3 in a transaction. The
- * wait blocks the whole server (bun:sqlite waits synchronously), and a call
- * writes two lines, so each call froze every other caller for 10 s.
+ * How long a write waits for the lock (a record line, a grant's use) once one
+ * has waited the store's BUSY_TIMEOUT_MS for it in vain, until one goes
+ * through. Another server holds the lock a few microseconds a line, so a lock
+ * held that long is stuck: a process stopped while holding it (a stdio server
+ * is its client's child, and a client can SIGSTOP it mid-line) or a person's
+ * sqlite3 in a transaction. The wait blocks the whole server (bun:sqlite waits
+ * synchronously), and a call writes two lines and may spend a use, so each
+ * call froze every other caller for 10 to 15 s.
  */
-const RECORD_LOCK_RETRY_MS = 50;
+const STUCK_LOCK_RETRY_MS = 50;
 
 export interface Grant {
   id: string;
@@ -159,8 +160,8 @@ export class GateStore {
   private readonly readCheckpoint: Statement<RecordCheckpoint>;
   private readonly writeCheckpoint: Statement;
   private readonly txn: { begin: Statement; commit: Statement; rollback: Statement };
-  /** a record line last failed for want of the write lock */
-  private recordLockStuck = false;
+  /** the last write that waited for the write lock waited in vain */
+  private lockStuck = false;
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
@@ -241,14 +242,16 @@ export class GateStore {
    */
   spend(q: GrantQuery): Grant | undefined {
     const params = queryParams(q);
-    return this.db
-      .transaction(() => {
-        const grant = this.findLive.get(params);
-        if (!grant) return undefined;
-        const changed = this.spendOne.run({ id: grant.id }).changes;
-        return changed === 1 ? { ...grant, uses: grant.uses + 1 } : undefined;
-      })
-      .immediate();
+    return this.underWriteLock(() =>
+      this.db
+        .transaction(() => {
+          const grant = this.findLive.get(params);
+          if (!grant) return undefined;
+          const changed = this.spendOne.run({ id: grant.id }).changes;
+          return changed === 1 ? { ...grant, uses: grant.uses + 1 } : undefined;
+        })
+        .immediate(),
+    );
   }
 
   /** Gives back a use spent by a call that was then refused before it ran. */
@@ -366,20 +369,10 @@ export class GateStore {
    * commit fails (a full disk), `undo` is called to take the line back out
    * of the file, still holding the lock where SQLite lets it be held. Once a
    * line has waited the store's 5 s for the lock in vain, the next ones wait
-   * RECORD_LOCK_RETRY_MS until one is written.
+   * STUCK_LOCK_RETRY_MS until one is written.
    */
   appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
-    const stuck = this.recordLockStuck;
-    if (stuck) this.busyTimeout(RECORD_LOCK_RETRY_MS);
-    try {
-      this.txn.begin.run();
-      this.recordLockStuck = false;
-    } catch (err) {
-      this.recordLockStuck = (err as { code?: string }).code === "SQLITE_BUSY";
-      throw storeBusyError(this.file, err);
-    } finally {
-      if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
-    }
+    this.underWriteLock(() => this.txn.begin.run());
     try {
       this.writeCheckpoint.run({ ...append(this.recordCheckpoint()) });
     } catch (err) {
@@ -392,6 +385,26 @@ export class GateStore {
       undo();
       if (this.db.inTransaction) this.txn.rollback.run();
       throw err;
+    }
+  }
+
+  /**
+   * Runs `write`, which starts by taking the write lock: while the lock is
+   * known to be stuck it is waited for STUCK_LOCK_RETRY_MS, not the store's
+   * 5 s; a lock not had is said as core.store.unavailable, naming its holder.
+   */
+  private underWriteLock<T>(write: () => T): T {
+    const stuck = this.lockStuck;
+    if (stuck) this.busyTimeout(STUCK_LOCK_RETRY_MS);
+    try {
+      const done = write();
+      this.lockStuck = false;
+      return done;
+    } catch (err) {
+      if ((err as { code?: string }).code === "SQLITE_BUSY") this.lockStuck = true;
+      throw storeBusyError(this.file, err);
+    } finally {
+      if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
     }
   }
 

@@ -8,11 +8,17 @@
  * runs only once its line is written), but once a line has waited for it in
  * vain, at once; and they run again as soon as it is let go.
  */
-import { expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
+
+/** The lock holders a test started: ended after each test, whatever it ended with, so none outlives a failure. */
+const holders: { release: () => Promise<void> }[] = [];
+afterEach(async () => {
+  for (const h of holders.splice(0)) await h.release();
+});
 
 /** Holds the store's write lock until killed, as a stopped server would; resolves once it is held. */
 async function holdLock(db: string): Promise<{ pid: number; release: () => Promise<void> }> {
@@ -27,13 +33,15 @@ async function holdLock(db: string): Promise<{ pid: number; release: () => Promi
   const reader = holder.stdout.getReader();
   const { value } = await reader.read();
   expect(new TextDecoder().decode(value)).toContain("held");
-  return {
+  const held = {
     pid: holder.pid,
     release: async () => {
       holder.kill("SIGKILL");
       await holder.exited;
     },
   };
+  holders.push(held);
+  return held;
 }
 
 test("calls meeting a held store lock are refused without freezing the server, and run once it is let go", async () => {
@@ -41,16 +49,23 @@ test("calls meeting a held store lock are refused without freezing the server, a
   const s = await connect("legacy", ["--agent", "claude"], { dataDir: data });
   try {
     expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() };
+    expect((await rta(["grant", "allow", "note.add", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
     const lock = await holdLock(join(data, "gate.db"));
     const started = performance.now();
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => s.client.callTool({ name: "sys_info", arguments: {} })),
     );
+    // a call that spends a grant's use waited the store's 5 s too, each one, and was core.internal
+    const spending = await Promise.all(
+      Array.from({ length: 8 }, () => s.client.callTool({ name: "note_add", arguments: { title: "t", body: "b" } })),
+    );
     await s.client.ping();
     const waited = performance.now() - started;
     for (const a of answers) expect(resultJson(a).code).toBe("core.record.unavailable");
-    // Twenty calls took 200 s before (5 s a line, two lines a call); now the first line waits 5 s and the
-    // others 50 ms each. The bound is loose on purpose: it only tells seconds from minutes.
+    for (const a of spending) expect(resultJson(a).code).toBe("core.store.unavailable");
+    // Twenty calls took 200 s before (5 s a line, two lines a call), eight spending a use 40 s more; now the
+    // first wait is 5 s and the others 50 ms each. The bound is loose on purpose: it tells seconds from minutes.
     expect(waited).toBeLessThan(30_000);
     expect(s.stderr().match(/the record cannot be written/g)).toHaveLength(1);
     // the operator is told which process holds it
