@@ -12,7 +12,7 @@ import { type Scalar, table } from "../core/result.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import type { RecordLine } from "../record/append.ts";
 import { RECORD_KEY_FILE, readRecordKey } from "../record/key.ts";
-import { parseRecord, readRecord } from "../record/read.ts";
+import { eachRecordLine, parseRecord } from "../record/read.ts";
 import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
 import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
@@ -47,16 +47,27 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
     return reportError(io, err as RtaError, opts.json === true);
   }
   const asJson = wantsJson(io, opts.json);
-  const lines = readRecord(file).lines.filter(match);
+  // The record is read and shown a line at a time: an agent can make it larger than memory (see read.ts).
+  const out = new Batched(io);
   if (!opts.follow) {
-    if (asJson) io.out(`${jsonShown(lines)}\n`);
-    else if (lines.length === 0) io.out(`no calls in ${file}${describeFilter(opts)}\n`);
-    else io.out(`${lines.map(humanLine).join("\n")}\n`);
+    let count = 0;
+    if (asJson) out.add("[");
+    eachRecordLine(file, (l) => {
+      if (!l || !match(l)) return;
+      out.add(asJson ? `${count > 0 ? "," : ""}${jsonShown(l)}` : `${humanLine(l)}\n`);
+      count++;
+    });
+    if (asJson) out.add("]\n");
+    else if (count === 0) out.add(`no calls in ${file}${describeFilter(opts)}\n`);
+    out.flush();
     return Exit.ok;
   }
   // Following: each line as it is appended, one JSON object a line with --json.
   const show = (l: RecordLine) => io.out(`${asJson ? jsonShown(l) : humanLine(l)}\n`);
-  for (const l of lines) show(l);
+  eachRecordLine(file, (l) => {
+    if (l && match(l)) out.add(`${asJson ? jsonShown(l) : humanLine(l)}\n`);
+  });
+  out.flush();
   let offset = sizeOf(file);
   let carry = "";
   for (;;) {
@@ -70,6 +81,29 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
     const cut = text.lastIndexOf("\n");
     carry = text.slice(cut + 1);
     for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) show(l);
+  }
+}
+
+/** How much output is gathered before it is written: one write a line would cost a system call each. */
+const OUTPUT_BATCH_CHARS = 64 * 1024;
+
+/** Output gathered into writes of about OUTPUT_BATCH_CHARS. */
+class Batched {
+  private parts: string[] = [];
+  private size = 0;
+
+  constructor(private readonly io: Cli["io"]) {}
+
+  add(text: string): void {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= OUTPUT_BATCH_CHARS) this.flush();
+  }
+
+  flush(): void {
+    if (this.parts.length > 0) this.io.out(this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
   }
 }
 
@@ -188,14 +222,15 @@ interface SessionSummary {
 export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): number {
   const { io } = cli;
   const file = recordFile(cli);
-  const { lines } = readRecord(file);
   const sessions = new Map<string, SessionSummary>();
   const refusals: Record<string, number> = {};
   const agents = new Set<string>();
+  const sessionAgents = new Map<string, Set<string>>();
   let calls = 0;
   let probes = 0;
   let grants = 0;
-  for (const l of lines) {
+  eachRecordLine(file, (l) => {
+    if (!l) return;
     const s = sessions.get(l.session) ?? {
       session: l.session,
       agents: [],
@@ -212,11 +247,14 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
     sessions.set(l.session, s);
     s.last = l.time;
     if (l.kind === "end") s.ended = true;
-    if (l.kind) continue;
+    if (l.kind) return;
     calls++;
     s.calls++;
     agents.add(l.agent);
-    if (!s.agents.includes(l.agent)) s.agents.push(l.agent);
+    // A set, not the list's own search: over stdio an agent can name itself anew on every call (the 2026-07-28
+    // era sends the client's name with each request), and a search of the list each line was quadratic.
+    const named = sessionAgents.get(l.session) ?? new Set<string>();
+    sessionAgents.set(l.session, named.add(l.agent));
     s.client = l.client;
     if (l.outcome !== "ok") {
       refusals[l.outcome] = (refusals[l.outcome] ?? 0) + 1;
@@ -230,7 +268,8 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
       grants++;
       s.grants_spent++;
     }
-  }
+  });
+  for (const [session, named] of sessionAgents) (sessions.get(session) as SessionSummary).agents = [...named];
   const summary = {
     sessions: sessions.size,
     agents: [...agents].sort(),

@@ -3,7 +3,7 @@
  * the grant store) and prints each finding with its fix. Exits 0 when all is
  * well. Never a tool.
  */
-import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
@@ -11,6 +11,7 @@ import { Exit } from "../core/errors.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { agentRules, PathGate } from "../gate/pathGate.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
+import { storeLockHolders } from "../gate/storeLock.ts";
 import { configProblems } from "./configCmd.ts";
 import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
@@ -101,9 +102,20 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
     add("roots", "note", "config names no roots", "servers confine paths to --root, else the directory they start in");
 
   const record = join(d.data, RECORD_FILE);
-  if (existsSync(record)) {
+  const recordStat = lstatSync(record, { throwIfNoEntry: false });
+  if (recordStat && !recordStat.isFile()) {
+    // Servers write only to a file of its own at that name (never through a link, never to a FIFO, which an
+    // open for writing here would also wait on for good), so each call is refused until it is one.
+    add(
+      "record",
+      "fail",
+      `${record} is not a file (a link, a FIFO or a dir), so every agent call is refused`,
+      `move it aside: mv ${record} ${record}.aside`,
+    );
+  } else if (recordStat) {
     try {
-      closeSync(openSync(record, "a"));
+      const { O_WRONLY, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
+      closeSync(openSync(record, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK));
       add("record", "ok", record);
     } catch {
       add("record", "fail", `${record} cannot be appended to`, `make it yours: chown "$USER" ${record}`);
@@ -112,8 +124,20 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
 
   if (existsSync(d.data)) {
     try {
-      new GateStore(join(d.data, GATE_STORE_FILE)).close();
-      add("grant store", "ok", join(d.data, GATE_STORE_FILE));
+      const store = join(d.data, GATE_STORE_FILE);
+      new GateStore(store).close();
+      // A process stopped while holding the store's write lock holds it for good (a stdio server is its client's
+      // child, and a client can stop it): every server's calls are refused, and grants and locks cannot be set.
+      const stuck = storeLockHolders(store).filter((h) => h.stopped);
+      const first = stuck[0];
+      if (first)
+        add(
+          "grant store",
+          "fail",
+          `${store} is held locked by stopped process ${stuck.map((h) => h.pid).join(", ")}: every agent call is refused, and no grant or lock can be set`,
+          `resume it (kill -CONT ${first.pid}) or end it (kill ${first.pid})`,
+        );
+      else add("grant store", "ok", store);
     } catch (err) {
       add("grant store", "fail", (err as Error).message, "check the data dir's owner and free space");
     }

@@ -22,7 +22,7 @@ import { checkShape } from "../gate/shape.ts";
 import { processDeps } from "./deps.ts";
 import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
-import { renderHuman } from "./render.ts";
+import { renderHuman, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
@@ -210,7 +210,8 @@ export function describeGrant(g: Grant, now: number): string {
   const narrowed = narrowing(g);
   const uses = g.max_uses === null ? "any number of uses" : `${g.max_uses} use${g.max_uses === 1 ? "" : "s"}`;
   const until = new Date(g.expires_at).toISOString().replace(/\.\d+Z$/, "Z");
-  return `granted ${g.id}: ${g.target}${narrowed ? ` (${narrowed})` : ""} for agent ${g.agent}, until ${until} (in ${formatDuration(g.expires_at - now)}), ${uses}`;
+  // Shown escaped: a record is often pasted from the command an agent's refusal suggested, with the agent's bytes.
+  return `granted ${g.id}: ${shown(g.target)}${narrowed ? ` (${shown(narrowed)})` : ""} for agent ${shown(g.agent)}, until ${until} (in ${formatDuration(g.expires_at - now)}), ${uses}`;
 }
 
 function narrowing(g: Grant): string {

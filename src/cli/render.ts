@@ -9,10 +9,11 @@ import { bytesWords } from "../core/words.ts";
 
 /**
  * Controls that act on a terminal instead of showing: C0 (ESC, CR, LF, BEL, ...), DEL, C1 (CSI 0x9b among them),
- * the line and paragraph separators, and the bidirectional overrides and isolates that reorder what follows.
+ * the line and paragraph separators; and every format character (Unicode's Cf): the bidirectional overrides and
+ * isolates that reorder what follows, and the invisible ones (zero-width space and joiners, word joiner, soft
+ * hyphen, byte order mark, tag characters), with which an agent named "claude\u200b" was shown as claude.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's whole job
-const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROLS = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 
 const NAMED_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
@@ -28,13 +29,14 @@ export function shown(text: string): string {
   return text.replace(TERMINAL_CONTROLS, (c) => {
     const named = NAMED_ESCAPES[c];
     if (named) return named;
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    const code = c.codePointAt(0) as number;
+    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
+    return code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\u{${code.toString(16)}}`;
   });
 }
 
-/** What JSON.stringify leaves raw and a terminal still acts on: DEL, C1, the separators, the bidi controls. */
-const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** What JSON.stringify leaves raw and a terminal still acts on or hides: DEL, C1, the separators, format characters. */
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 
 /**
  * JSON of a value holding strings someone else chose, for stdout: the same
@@ -43,7 +45,12 @@ const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u
  * `rta agent log | cat` cannot act on the terminal either.
  */
 export function jsonShown(value: unknown): string {
-  return JSON.stringify(value).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  // A character past U+FFFF (a tag character) is written as its two UTF-16 halves, as JSON spells it.
+  return JSON.stringify(value).replace(RAW_IN_JSON, (c) =>
+    [...c].length === 1 && c.length === 2
+      ? `\\u${c.charCodeAt(0).toString(16)}\\u${c.charCodeAt(1).toString(16)}`
+      : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 export interface RenderHints {

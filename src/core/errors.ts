@@ -95,7 +95,10 @@ export const codes = {
     doc: "the team policy file could not be read; grants are refused until it can be",
     exit: Exit.failure,
   },
-  "core.store.unavailable": { doc: "the grant and lock store could not be opened", exit: Exit.failure },
+  "core.store.unavailable": {
+    doc: "the grant and lock store could not be opened, or another process holds it locked (it is named)",
+    exit: Exit.failure,
+  },
   "core.record.unavailable": {
     doc: "the call's line could not be written to the record (a full disk, a file or store not writable), so it did not run",
     exit: Exit.refused,

@@ -10,12 +10,25 @@ import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import type { RecordCheckpoint } from "../record/append.ts";
+import { storeBusyError } from "./storeLock.ts";
 
 /** The store's file name inside the data dir. */
 export const GATE_STORE_FILE = "gate.db";
 
 /** How long a writer waits for another process's transaction before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * How long a write waits for the lock (a record line, a grant's use) once one
+ * has waited the store's BUSY_TIMEOUT_MS for it in vain, until one goes
+ * through. Another server holds the lock a few microseconds a line, so a lock
+ * held that long is stuck: a process stopped while holding it (a stdio server
+ * is its client's child, and a client can SIGSTOP it mid-line) or a person's
+ * sqlite3 in a transaction. The wait blocks the whole server (bun:sqlite waits
+ * synchronously), and a call writes two lines and may spend a use, so each
+ * call froze every other caller for 10 to 15 s.
+ */
+const STUCK_LOCK_RETRY_MS = 50;
 
 export interface Grant {
   id: string;
@@ -161,6 +174,8 @@ export class GateStore {
   private readonly readCheckpoint: Statement<RecordCheckpoint>;
   private readonly writeCheckpoint: Statement;
   private readonly txn: { begin: Statement; commit: Statement; rollback: Statement };
+  /** the last write that waited for the write lock waited in vain */
+  private lockStuck = false;
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
@@ -244,14 +259,16 @@ export class GateStore {
    */
   spend(q: GrantQuery): Grant | undefined {
     const params = queryParams(q);
-    return this.db
-      .transaction(() => {
-        const grant = this.findLive.get(params);
-        if (!grant) return undefined;
-        const changed = this.spendOne.run({ id: grant.id }).changes;
-        return changed === 1 ? { ...grant, uses: grant.uses + 1 } : undefined;
-      })
-      .immediate();
+    return this.underWriteLock(() =>
+      this.db
+        .transaction(() => {
+          const grant = this.findLive.get(params);
+          if (!grant) return undefined;
+          const changed = this.spendOne.run({ id: grant.id }).changes;
+          return changed === 1 ? { ...grant, uses: grant.uses + 1 } : undefined;
+        })
+        .immediate(),
+    );
   }
 
   /** Gives back a use spent by a call that was then refused before it ran. */
@@ -272,8 +289,15 @@ export class GateStore {
     return this.db.query<Grant, { id: string }>("SELECT * FROM grants WHERE id = $id").get({ id }) ?? undefined;
   }
 
-  /** Revokes grants by id, by agent (whatever its case: taking back is the safe way to be broad), or all; returns how many were live. */
+  /**
+   * Revokes grants by id, by agent (whatever its case: taking back is the safe way to be broad), or all; returns
+   * how many were live. Refuses as lock() does.
+   */
   revoke(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
+    return this.writing(() => this.revokeGrants(by, now));
+  }
+
+  private revokeGrants(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
     if (by.id)
       return this.db
         .query("UPDATE grants SET revoked_at = $now WHERE id = $id AND revoked_at IS NULL")
@@ -338,14 +362,17 @@ export class GateStore {
       .all({ agent, now });
   }
 
+  /** Refuses with core.store.unavailable, naming the holder, when another process holds the store past the wait. */
   lock(lock: NewLock): Lock {
     const id = `l${randomBytes(4).toString("hex")}`;
-    this.db
-      .query(
-        `INSERT INTO locks (id, agent, target, issued_at, expires_at, issued_by)
+    this.writing(() =>
+      this.db
+        .query(
+          `INSERT INTO locks (id, agent, target, issued_at, expires_at, issued_by)
          VALUES ($id, $agent, $target, $issued_at, $expires_at, $issued_by)`,
-      )
-      .run({ id, ...lock });
+        )
+        .run({ id, ...lock }),
+    );
     return { ...lock, id, lifted_at: null };
   }
 
@@ -360,10 +387,12 @@ export class GateStore {
    * time across every process sharing the data dir, each knowing the line
    * before it. What `append` throws leaves the checkpoint as it was; when the
    * commit fails (a full disk), `undo` is called to take the line back out
-   * of the file, still holding the lock where SQLite lets it be held.
+   * of the file, still holding the lock where SQLite lets it be held. Once a
+   * line has waited the store's 5 s for the lock in vain, the next ones wait
+   * STUCK_LOCK_RETRY_MS until one is written.
    */
   appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
-    this.txn.begin.run();
+    this.underWriteLock(() => this.txn.begin.run());
     try {
       this.writeCheckpoint.run({ ...append(this.recordCheckpoint()) });
     } catch (err) {
@@ -377,6 +406,41 @@ export class GateStore {
       if (this.db.inTransaction) this.txn.rollback.run();
       throw err;
     }
+  }
+
+  /**
+   * Runs `write`, which starts by taking the write lock: while the lock is
+   * known to be stuck it is waited for STUCK_LOCK_RETRY_MS, not the store's
+   * 5 s; a lock not had is said as core.store.unavailable, naming its holder.
+   */
+  private underWriteLock<T>(write: () => T): T {
+    const stuck = this.lockStuck;
+    if (stuck) this.busyTimeout(STUCK_LOCK_RETRY_MS);
+    try {
+      const done = write();
+      this.lockStuck = false;
+      return done;
+    } catch (err) {
+      if ((err as { code?: string }).code === "SQLITE_BUSY") this.lockStuck = true;
+      throw storeBusyError(this.file, err);
+    } finally {
+      if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
+    }
+  }
+
+  /** Runs an operator's write; a store another process holds past the wait is said with who holds it. */
+  private writing<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (err) {
+      throw storeBusyError(this.file, err);
+    }
+  }
+
+  /** Sets how long the next statement waits for another process's lock. */
+  private busyTimeout(ms: number): void {
+    // Run afresh each time: SQLite carries out this pragma when it is prepared, so a prepared one does nothing.
+    this.db.exec(`PRAGMA busy_timeout = ${ms}`);
   }
 
   /** The lock that stops this agent's call to one of `targets`, if any. */

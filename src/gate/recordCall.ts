@@ -92,7 +92,7 @@ function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {
   };
 }
 
-/** A caller's name, cut to RECORDED_NAME_BYTES of UTF-8 with a mark that it was cut. */
+/** A caller's name, cut to RECORDED_NAME_BYTES as the line writes them, with a mark that it was cut. */
 export function cutName(name: string): string {
   return cutUtf8(name, RECORDED_NAME_BYTES);
 }
@@ -121,13 +121,30 @@ function recordedError(e: RtaError): { message: string; hint?: string } {
 
 const CUT_MARK = "…";
 
-/** At most `max` bytes of UTF-8, never splitting a character; a cut text ends with "…". */
+/**
+ * What a text costs in a record line: its bytes as JSON writes them. A control
+ * character is one byte of UTF-8 and six written out (\u0001), so a cut
+ * counted in UTF-8 let 4 KiB of message become 24 KiB on disk: a line six
+ * times the size the caps promise, and a disk filled six times as fast.
+ */
+function recordedBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text)) - 2;
+}
+
+/** At most `max` bytes as the record writes them, never splitting a character; a cut text ends with "…". */
 function cutUtf8(text: string, max: number): string {
-  // A string of n UTF-16 units is at most 3n bytes: most names are measured by their length alone.
-  if (text.length * 3 <= max || Buffer.byteLength(text) <= max) return text;
+  // A UTF-16 unit is at most 6 bytes written out: most names are measured by their length alone.
+  if (text.length * 6 <= max || recordedBytes(text) <= max) return text;
   const room = max - Buffer.byteLength(CUT_MARK);
-  let end = Math.min(text.length, room);
-  while (end > 0 && Buffer.byteLength(text.slice(0, end)) > room) end--;
+  // The longest start that fits, found by halving: each try measures at most `room` units.
+  let fits = 0;
+  let over = Math.min(text.length, room) + 1;
+  while (over - fits > 1) {
+    const mid = (fits + over) >> 1;
+    if (recordedBytes(text.slice(0, mid)) <= room) fits = mid;
+    else over = mid;
+  }
+  let end = fits;
   // A lone high surrogate at the end would be half a character.
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;

@@ -20,7 +20,17 @@
  * line naming its process and closes with an `end` line.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import { chainMac } from "./chain.ts";
@@ -145,14 +155,14 @@ export class FileRecord implements RecordSink {
 
   append(entry: RecordEntry): void {
     try {
-      this.fd ??= this.open();
       this.key ??= this.options.key();
       this.store ??= this.options.checkpoints();
-      const fd = this.fd;
       const key = this.key;
+      let fd = -1;
       let wrote: { from: number; to: number; seq: number } | undefined;
       this.store.appendRecordLine(
         (last) => {
+          fd = this.current();
           const next = this.write(fd, key, entry, last);
           wrote = { from: next.size - next.written, to: next.size, seq: next.seq };
           return { n: next.n, mac: next.mac, size: next.size };
@@ -190,13 +200,21 @@ export class FileRecord implements RecordSink {
     let prev = { n: last.n, mac: last.mac };
     let lead = "";
     if (size > last.size) {
-      // Lines past the checkpoint: a writer that died between its write and its checkpoint, or one from before
-      // the key. The chain goes on from the last keyed line; a torn line is ended so this one starts clean.
-      const tail = readTail(fd, size);
-      const n = tail.line?.n;
-      const mac = tail.line?.mac;
-      if (Number.isSafeInteger(n) && typeof mac === "string" && (n as number) > last.n) prev = { n: n as number, mac };
-      if (tail.torn) lead = "\n";
+      // Lines past the checkpoint: writers that died between their write and their checkpoint, or lines from
+      // before the key. The chain goes on from the last of them that chains on from the checkpoint under the key:
+      // a line someone appended by hand, claiming place 2^53 - 1, would otherwise number every later line past
+      // what can be counted. A torn line is ended so this one starts clean.
+      const read = readTail(fd, size, size - last.size);
+      for (const past of read.lines) {
+        const { n, mac } = past;
+        if (n !== prev.n + 1 || typeof mac !== "string" || chainMac(key, prev.mac, past) !== mac) break;
+        prev = { n, mac };
+      }
+      // A store with no checkpoint (made anew beside a keyed record) goes on from the file's last line as before.
+      const tail = read.lines.at(-1);
+      if (last.n === 0 && prev.n === 0 && Number.isSafeInteger(tail?.n) && typeof tail?.mac === "string")
+        prev = { n: tail.n as number, mac: tail.mac };
+      if (read.torn) lead = "\n";
     }
     // A file smaller than the checkpoint was cut or replaced: the chain goes on from the checkpoint all the
     // same, so --verify names what is missing.
@@ -213,27 +231,63 @@ export class FileRecord implements RecordSink {
     return { n: line.n as number, mac: line.mac as string, size: size + bytes.length, written: bytes.length, seq };
   }
 
+  /**
+   * The descriptor of the file the record's name holds now, opened again when
+   * it was removed, renamed or replaced since the last line: a line written to
+   * the file that was there before would be on no record anyone reads, and its
+   * call would run as if it were. Called holding the store's lock.
+   */
+  private current(): number {
+    if (this.fd !== undefined) {
+      const named = lstatSync(this.path, { throwIfNoEntry: false });
+      const open = fstatSync(this.fd);
+      if (named && named.ino === open.ino && named.dev === open.dev) return this.fd;
+      this.close();
+    }
+    this.fd = this.open();
+    return this.fd;
+  }
+
+  /** Opens the record file, made 0600 when missing; refuses a link, a FIFO, a device or a dir in its place. */
   private open(): number {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    // Read too: a writer looks at the tail another left without a checkpoint.
-    return openSync(this.path, "a+", 0o600);
+    // Read too: a writer looks at the tail another left without a checkpoint. Not through a link, and never
+    // waiting on a FIFO's reader (a write to one would block the server holding the store's lock).
+    const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
+    const fd = openSync(this.path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      throw new Error(`${this.path} is not a regular file`);
+    }
+    return fd;
   }
 }
 
-/** The last whole line of the file, and whether the file ends inside a line. */
-function readTail(fd: number, size: number): { line?: RecordLine; torn: boolean } {
+/**
+ * The whole lines of the file's last `past` bytes (none when that is more than
+ * TAIL_WINDOW, or the last line alone when it is not known where they begin),
+ * and whether the file ends inside a line.
+ */
+function readTail(fd: number, size: number, past: number): { lines: RecordLine[]; torn: boolean } {
   const length = Math.min(size, TAIL_WINDOW);
   const buf = Buffer.allocUnsafe(length);
   const got = readSync(fd, buf, 0, length, size - length);
   const text = buf.toString("utf8", 0, got);
   const torn = !text.endsWith("\n");
   const whole = text.slice(0, text.lastIndexOf("\n"));
-  const lastLine = whole.slice(whole.lastIndexOf("\n") + 1);
-  try {
-    return { line: JSON.parse(lastLine) as RecordLine, torn };
-  } catch {
-    return { torn };
+  // Cut by bytes, not characters: `past` counts bytes, and a line can hold characters of several.
+  const rows =
+    past <= got ? buf.toString("utf8", got - past, got).split("\n") : [whole.slice(whole.lastIndexOf("\n") + 1)];
+  const lines: RecordLine[] = [];
+  for (const row of rows) {
+    if (row === "") continue;
+    try {
+      lines.push(JSON.parse(row) as RecordLine);
+    } catch {
+      // a torn or foreign line: the chain stops before it
+    }
   }
+  return { lines, torn };
 }
 
 /** A session's opening or closing line. */

@@ -5,7 +5,7 @@
  * line; that limit is said in docs/record.md.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 /** The key's file name inside the data dir. */
@@ -27,18 +27,21 @@ export function recordKey(dataDir: string): Buffer {
   const file = join(dataDir, RECORD_KEY_FILE);
   const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
   const fd = openSync(temp, "wx", 0o600);
+  // The temporary file goes whatever happens: on a full disk every call tries again, and each try left one.
   try {
-    writeSync(fd, `${randomBytes(KEY_BYTES).toString("hex")}\n`);
-    fsyncSync(fd);
+    try {
+      writeSync(fd, `${randomBytes(KEY_BYTES).toString("hex")}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(temp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
   } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(temp, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-  } finally {
-    unlinkSync(temp);
+    rmSync(temp, { force: true });
   }
   const made = readRecordKey(dataDir);
   if (!made) throw new Error("the record key could not be read back");

@@ -1,9 +1,25 @@
 /**
  * Reads the record back. A line that does not parse (a write cut short by a
  * killed process, or an edit) is counted, not fatal: the rest stays readable.
+ *
+ * The file is read a chunk at a time and never held whole: an agent can make
+ * the record as large as the disk allows (every call is a line), and a record
+ * read into one string stops being readable at all past a couple of GiB, the
+ * largest string the runtime makes, and costs several times its size in
+ * memory well before that.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import type { RecordLine } from "./append.ts";
+
+/**
+ * The longest line read back. rta writes lines of at most about 60 KiB (every
+ * field a caller chooses is bounded); a longer one was not written by rta, so
+ * it is counted malformed without being held, whatever its length.
+ */
+export const MAX_RECORD_LINE_BYTES = 1024 * 1024;
+
+/** How much of the file is read at a time. */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 export interface RecordRead {
   lines: RecordLine[];
@@ -11,15 +27,74 @@ export interface RecordRead {
   malformed: number[];
 }
 
-export function readRecord(path: string): RecordRead {
-  let body: string;
+/**
+ * Calls `each` with every non-empty line of the file in order: its text
+ * without the newline (undefined for a line past MAX_RECORD_LINE_BYTES) and
+ * its 1-based number. A missing file has no lines; other errors are thrown.
+ */
+export function eachRecordText(path: string, each: (text: string | undefined, at: number) => void): void {
+  let fd: number;
   try {
-    body = readFileSync(path, "utf8");
+    fd = openSync(path, "r");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { lines: [], malformed: [] };
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     throw err;
   }
-  return parseRecord(body);
+  try {
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    // The start of a line that runs past the chunk; dropped once it is known to be too long.
+    let carry: Buffer[] = [];
+    let carried = 0;
+    let tooLong = false;
+    let at = 1;
+    const emit = (tail: Buffer) => {
+      if (tooLong || carried + tail.length > MAX_RECORD_LINE_BYTES) each(undefined, at);
+      else if (carried + tail.length > 0) {
+        const whole = carried === 0 ? tail : Buffer.concat([...carry, tail]);
+        each(whole.toString("utf8"), at);
+      }
+      carry = [];
+      carried = 0;
+      tooLong = false;
+      at++;
+    };
+    for (;;) {
+      const got = readSync(fd, chunk, 0, READ_CHUNK_BYTES, null);
+      if (got === 0) break;
+      let from = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, from);
+        if (nl === -1 || nl >= got) break;
+        emit(chunk.subarray(from, nl));
+        from = nl + 1;
+      }
+      if (from < got && !tooLong) {
+        carried += got - from;
+        if (carried > MAX_RECORD_LINE_BYTES) {
+          tooLong = true;
+          carry = [];
+        } else carry.push(Buffer.from(chunk.subarray(from, got)));
+      }
+    }
+    if (carried > 0 || tooLong) emit(Buffer.alloc(0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Calls `each` with every line of the file in order, or undefined and its number for one that is no record line. */
+export function eachRecordLine(path: string, each: (line: RecordLine | undefined, at: number) => void): void {
+  eachRecordText(path, (text, at) => each(text === undefined ? undefined : parseLine(text), at));
+}
+
+/** The whole record, for tests and small files: what is shown to a person is read with eachRecordLine. */
+export function readRecord(path: string): RecordRead {
+  const out: RecordRead = { lines: [], malformed: [] };
+  eachRecordLine(path, (line, at) => {
+    if (line) out.lines.push(line);
+    else out.malformed.push(at);
+  });
+  return out;
 }
 
 export function parseRecord(body: string): RecordRead {

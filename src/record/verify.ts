@@ -7,7 +7,8 @@
  *   cut-tail     the file ends before the store's checkpoint, or a session's
  *                end line is missing and its server no longer runs
  *   forged       a line that does not match its chain under the key: altered
- *                or made up; or not a record line at all
+ *                or made up; or not a record line at all; or one whose values
+ *                verify but whose bytes are not as rta wrote them
  *   replaced     the line the checkpoint holds is another, no line verifies
  *                under the key, or the key or the checkpoint is gone
  *   reordered    a line out of its place, repeated, or after its session's end
@@ -20,6 +21,7 @@
 import { readFileSync } from "node:fs";
 import type { RecordCheckpoint, RecordLine } from "./append.ts";
 import { chainHash, chainMac } from "./chain.ts";
+import { eachRecordText } from "./read.ts";
 
 export type ProblemKind = "cut-inside" | "cut-session" | "cut-tail" | "forged" | "replaced" | "reordered" | "unkeyed";
 
@@ -51,14 +53,30 @@ export interface VerifyOptions {
   alive?: (pid: number) => boolean;
 }
 
+/**
+ * What is kept of a line once it has been read: the whole line is not, so a
+ * record of any size is verified holding a few dozen bytes a line.
+ */
+interface Kept {
+  session: string;
+  seq: number;
+  kind?: string;
+  pid?: number;
+  n?: number;
+  mac?: string;
+  /** a line without a mac that does not match its session's unkeyed chain */
+  hashBroken: boolean;
+  /** against the line before it in the chain: undefined when that line is not in the file */
+  macBroken?: boolean;
+}
+
 interface At {
-  line: RecordLine;
+  line: Kept;
   at: number;
 }
 
 interface Seen {
   seq: number;
-  hash: string;
   lastLine: number;
   ended: boolean;
   pid?: number;
@@ -66,32 +84,77 @@ interface Seen {
   skipped: number;
 }
 
+/** Every line of the record in order: its text (undefined for one too long to be a record line) and its number. */
+type Walk = (each: (text: string | undefined, at: number) => void) => void;
+
 /** Verifies the record's text. */
 export function verifyRecord(body: string, options: VerifyOptions = {}): Verdict {
+  const rows = body.split("\n");
+  return verifyWalk((each) => {
+    for (let i = 0; i < rows.length; i++) if (rows[i] !== "") each(rows[i], i + 1);
+  }, options);
+}
+
+/** Verifies the record file, read a chunk at a time (see read.ts). */
+export function verifyFile(path: string, options: VerifyOptions = {}): Verdict {
+  return verifyWalk((each) => eachRecordText(path, each), options);
+}
+
+function verifyWalk(walk: Walk, options: VerifyOptions): Verdict {
   const problems: Problem[] = [];
   const keyed: At[] = [];
   const unkeyed: At[] = [];
-  const rows = body.split("\n");
-  for (let i = 0; i < rows.length; i++) {
-    const text = rows[i] as string;
-    if (text === "") continue;
-    const line = parseLine(text);
-    const at = i + 1;
-    if (!line) problems.push({ kind: "forged", session: "", line: at, what: "is not a record line" });
-    else if (isPlace(line.n) && typeof line.mac === "string") keyed.push({ line, at });
-    else if (line.n !== undefined || line.mac !== undefined || typeof line.hash !== "string")
+  const all: At[] = [];
+  const macs = new MacCheck(options.key);
+  // Each session's unkeyed chain, followed in file order as the lines are read.
+  const hashes = new Map<string, string>();
+  walk((text, at) => {
+    const line = text === undefined ? undefined : parseLine(text);
+    if (!line) {
+      problems.push({ kind: "forged", session: "", line: at, what: "is not a record line" });
+      return;
+    }
+    const kept: Kept = { session: line.session, seq: line.seq, hashBroken: false };
+    if (line.kind !== undefined) kept.kind = line.kind;
+    if (typeof line.pid === "number") kept.pid = line.pid;
+    let into: At[];
+    if (isPlace(line.n) && typeof line.mac === "string") {
+      kept.n = line.n;
+      kept.mac = line.mac;
+      into = keyed;
+    } else if (line.n !== undefined || line.mac !== undefined || typeof line.hash !== "string") {
       problems.push({ kind: "forged", session: line.session, line: at, what: "is not a record line" });
-    // Nothing unkeyed is written once the record has a key: such a line after a keyed one was made up.
-    else if (keyed.length > 0)
+      return;
+    } else if (keyed.length > 0) {
+      // Nothing unkeyed is written once the record has a key: such a line after a keyed one was made up.
       problems.push({
         kind: "forged",
         session: line.session,
         line: at,
         what: "has no mac, yet comes after keyed lines: it was made up",
       });
-    else unkeyed.push({ line, at });
-  }
-  const all = [...unkeyed, ...keyed].sort((a, b) => a.at - b.at);
+      return;
+    } else into = unkeyed;
+    // The mac covers a line's values, not its bytes: the same values spelled otherwise (a field given twice, of
+    // which JSON.parse keeps the last) verify, while grep or a log shipper that reads the first is told another
+    // agent or tool. rta writes a line as JSON.stringify of its values, so any other spelling was made by hand.
+    if (JSON.stringify(line) !== text)
+      problems.push({
+        kind: "forged",
+        session: line.session,
+        line: at,
+        what: "is spelled otherwise than rta writes it (a field given twice, spaces or escapes added): its values may verify, but another reader of the file can be shown something else",
+      });
+    if (line.mac === undefined) {
+      kept.hashBroken = chainHash(hashes.get(line.session) ?? "", line) !== line.hash;
+    }
+    hashes.set(line.session, line.hash ?? "");
+    const item = { line: kept, at };
+    into.push(item);
+    all.push(item);
+    if (into === keyed) macs.add(item, line);
+  });
+  macs.finish();
   const sessions = checkSessions(all, problems, options.alive ?? processAlive);
   if (unkeyed.length > 0) {
     const first = unkeyed[0] as At;
@@ -102,7 +165,7 @@ export function verifyRecord(body: string, options: VerifyOptions = {}): Verdict
       what: `and ${unkeyed.length - 1} line(s) after it were written before the record had a key: their chain is unkeyed, so whoever could write the file could have rewritten them unseen`,
     });
   }
-  checkChain(keyed, sessions.skipped, options, problems);
+  checkChain(keyed, macs.first, sessions.skipped, options, problems);
   return {
     sessions: sessions.count,
     lines: all.length,
@@ -112,13 +175,46 @@ export function verifyRecord(body: string, options: VerifyOptions = {}): Verdict
   };
 }
 
+/**
+ * Each keyed line's mac against the first line in the file holding the place
+ * before it, checked as the lines are read. A line whose predecessor comes
+ * later in the file (only in a record someone moved lines in) is held whole
+ * until the end.
+ */
+class MacCheck {
+  /** the first line in the file at each place of the chain */
+  readonly first = new Map<number, At>();
+  private readonly waiting: { item: At; line: RecordLine }[] = [];
+
+  constructor(private readonly key: Buffer | undefined) {}
+
+  add(item: At, line: RecordLine): void {
+    const n = item.line.n as number;
+    if (!this.first.has(n)) this.first.set(n, item);
+    if (!this.key) return;
+    if (n === 1 || this.first.has(n - 1)) this.check(item, line);
+    else this.waiting.push({ item, line });
+  }
+
+  finish(): void {
+    for (const { item, line } of this.waiting) this.check(item, line);
+  }
+
+  private check(item: At, line: RecordLine): void {
+    const n = item.line.n as number;
+    const prev = n === 1 ? "" : this.first.get(n - 1)?.line.mac;
+    if (prev === undefined) return; // after a gap: the gap is what is said
+    item.line.macBroken = chainMac(this.key as Buffer, prev, line) !== line.mac;
+  }
+}
+
 /** Each session's own numbering, its end, and (before the key) its unkeyed chain. */
 function checkSessions(all: At[], problems: Problem[], alive: (pid: number) => boolean) {
   const sessions = new Map<string, Seen>();
   const present = new Map<string, Set<number>>();
   for (const { line } of all) present.set(line.session, (present.get(line.session) ?? new Set()).add(line.seq));
   for (const { line, at } of all) {
-    const s = sessions.get(line.session) ?? { seq: 0, hash: "", lastLine: 0, ended: false, skipped: 0 };
+    const s = sessions.get(line.session) ?? { seq: 0, lastLine: 0, ended: false, skipped: 0 };
     sessions.set(line.session, s);
     const session = line.session;
     if (s.ended) problems.push({ kind: "reordered", session, line: at, what: "comes after its session's end line" });
@@ -152,7 +248,7 @@ function checkSessions(all: At[], problems: Problem[], alive: (pid: number) => b
             },
       );
     }
-    if (line.mac === undefined && chainHash(s.hash, line) !== line.hash) {
+    if (line.hashBroken) {
       problems.push({
         kind: "forged",
         session,
@@ -161,9 +257,8 @@ function checkSessions(all: At[], problems: Problem[], alive: (pid: number) => b
       });
     }
     s.seq = Math.max(s.seq, line.seq);
-    s.hash = line.hash ?? "";
     s.lastLine = at;
-    if (line.kind === "start" && typeof line.pid === "number") s.pid = line.pid;
+    if (line.kind === "start" && line.pid !== undefined) s.pid = line.pid;
     if (line.kind === "end") s.ended = true;
   }
   const open: string[] = [];
@@ -184,19 +279,24 @@ function checkSessions(all: At[], problems: Problem[], alive: (pid: number) => b
 }
 
 /** The keyed chain through the whole file: places, macs, gaps, and the store's checkpoint. */
-function checkChain(keyed: At[], skipped: number, options: VerifyOptions, problems: Problem[]): void {
-  const byN = new Map<number, At>();
+function checkChain(
+  keyed: At[],
+  byN: Map<number, At>,
+  skipped: number,
+  options: VerifyOptions,
+  problems: Problem[],
+): void {
   let maxN = 0;
   for (const item of keyed) {
     const { line, at } = item;
     const n = line.n as number;
-    const what = byN.has(n)
-      ? `repeats line ${n} of the chain`
-      : n < maxN
-        ? `is line ${n} of the chain but comes after line ${maxN}: it was moved`
-        : undefined;
+    const what =
+      byN.get(n) !== item
+        ? `repeats line ${n} of the chain`
+        : n < maxN
+          ? `is line ${n} of the chain but comes after line ${maxN}: it was moved`
+          : undefined;
     if (what) problems.push({ kind: "reordered", session: line.session, line: at, what });
-    if (!byN.has(n)) byN.set(n, item);
     maxN = Math.max(maxN, n);
   }
   const { key, checkpoint } = options;
@@ -208,7 +308,7 @@ function checkChain(keyed: At[], skipped: number, options: VerifyOptions, proble
       what: "the record's key is missing from the data dir, so no line can be verified",
     });
   }
-  if (key) checkMacs(keyed, byN, key, problems);
+  if (key) checkMacs(keyed, problems);
   const present = [...byN.keys()].sort((a, b) => a - b);
   const first = present[0];
   if (first !== undefined && first > 1) {
@@ -273,16 +373,14 @@ function checkChain(keyed: At[], skipped: number, options: VerifyOptions, proble
   }
 }
 
-/** Each line's mac against the line before it in the chain; a file where none verifies is said once. */
-function checkMacs(keyed: At[], byN: Map<number, At>, key: Buffer, problems: Problem[]): void {
+/** What MacCheck found of each line; a file where none verifies is said once. */
+function checkMacs(keyed: At[], problems: Problem[]): void {
   const forged: At[] = [];
   let checked = 0;
   for (const item of keyed) {
-    const n = item.line.n as number;
-    const prev = n === 1 ? "" : byN.get(n - 1)?.line.mac;
-    if (prev === undefined) continue; // after a gap: the gap is what is said
+    if (item.line.macBroken === undefined) continue;
     checked++;
-    if (chainMac(key, prev, item.line) !== item.line.mac) forged.push(item);
+    if (item.line.macBroken) forged.push(item);
   }
   if (checked > 1 && forged.length === checked) {
     problems.push({
@@ -325,16 +423,6 @@ function dedupe(problems: Problem[]): Problem[] {
     seen.add(id);
     return true;
   });
-}
-
-export function verifyFile(path: string, options: VerifyOptions = {}): Verdict {
-  let body = "";
-  try {
-    body = readFileSync(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
-  return verifyRecord(body, options);
 }
 
 /** True while a process with that id runs and is an rta server. */

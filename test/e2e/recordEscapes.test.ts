@@ -60,3 +60,37 @@ test("an agent's escapes reach the operator's terminal written out, never acted 
   expect(lines[1]?.capability).toBe(`sys_info\u001b[2J${FAKE}`);
   expect(lines[2]?.args).toEqual([`limit\u001b]0;x\u0007${FAKE}`]);
 });
+
+test("a grant's record, pasted from the command an agent's refusal suggested, is confirmed escaped", async () => {
+  const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
+  const record = "notes/\u001b]0;owned\u0007\u001b[2J\u202eevil";
+  const r = await onTerminal(["grant", "allow", "fs.write", record, "--agent", "claude", "--ttl", "5m"], env);
+  expect(r.code).toBe(0);
+  expect(r.out.replace(/\n$/, "")).not.toMatch(ACTS);
+  expect(r.out).toContain("record notes/\\x1b]0;owned\\x07\\x1b[2J\\u202eevil");
+});
+
+test("an agent cannot pass as another through invisible characters: format characters are written out too", async () => {
+  const data = tempDir();
+  const config = tempDir();
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  // zero-width space, soft hyphen, word joiner, a tag character: each shown as nothing, so this was "claude"
+  const s = await connect("legacy", [], {
+    dataDir: data,
+    clientName: "cla\u00adu\u2060de\u200b\u{e0041}",
+    env: { RTA_CONFIG_DIR: config },
+  });
+  try {
+    await s.client.callTool({ name: "sys_info", arguments: {} });
+  } finally {
+    await s.close();
+  }
+  const log = await onTerminal(["agent", "log"], env);
+  expect(log.out).toContain("cla\\xadu\\u2060de\\u200b\\u{e0041}");
+  const overview = await onTerminal(["agent", "overview"], env);
+  expect(overview.out).toContain("cla\\xadu\\u2060de\\u200b\\u{e0041}");
+  // piped, the same value, with the invisible characters written as JSON escapes
+  const piped = await rta(["agent", "log"], { env });
+  expect(piped.stdout).toContain("cla\\u00adu\\u2060de\\u200b\\udb40\\udc41");
+  expect((JSON.parse(piped.stdout) as { agent: string }[])[0]?.agent).toBe("cla\u00adu\u2060de\u200b\u{e0041}");
+});

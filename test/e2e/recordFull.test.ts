@@ -191,3 +191,24 @@ describe("a record the server cannot append to", () => {
     expect(readFileSync(join(data, "agent-log.jsonl"), "utf8")).toBe("");
   });
 });
+
+describe("the bounds count bytes as the line writes them", () => {
+  test("control characters, six bytes each when written out, do not make a line larger than its bounds", async () => {
+    const data = tempDir();
+    const ctl = "\u0001".repeat(3000);
+    const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, clientName: ctl });
+    try {
+      // a probe with control-character names, and a refusal whose hint repeats a control-character host
+      await s.client.callTool({ name: ctl, arguments: { [ctl]: 1, [`${ctl}2`]: 2 } }).catch(() => undefined);
+      await s.client.callTool({ name: "http_get", arguments: { url: `http://${ctl}` } });
+    } finally {
+      await s.close();
+    }
+    const rows = readFileSync(join(data, "agent-log.jsonl"), "utf8").split("\n").filter(Boolean);
+    const [probe, refusal] = rows.slice(1, 3);
+    // before: 8 KiB and 20 KiB, the names and the hint counted in UTF-8 and written six times as large
+    expect(Buffer.byteLength(probe as string)).toBeLessThan(6 * 1024);
+    expect(Buffer.byteLength(refusal as string)).toBeLessThan(10 * 1024);
+    expect(JSON.parse(refusal as string)).toMatchObject({ capability: "http_get", outcome: "core.grant.required" });
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonical } from "../../src/core/canonical.ts";
 import { tempDir } from "../support/fixtures.ts";
@@ -110,6 +110,50 @@ describe("the keyed record against the attacks that passed --verify", () => {
     expect(v.code).toBe(1);
     expect(v.kinds).toEqual(["forged"]);
     expect(v.verdict.problems).toHaveLength(3);
+  });
+
+  test("a line given a decoy field, which JSON.parse drops and grep reads first, is forged", async () => {
+    const r = await recordOfThree();
+    const text = readFileSync(r.file, "utf8");
+    const call = text.split("\n").find((l) => l.includes('"outcome":"ok"')) as string;
+    // the same values to rta, whose JSON.parse keeps the last "agent"; another agent to grep and to some readers
+    const decoy = call.replace('{"time"', '{"agent":"mallory","capability":"fs_rm","time"');
+    writeFileSync(r.file, text.replace(call, decoy));
+    const { code, verdict } = await r.verify();
+    expect(code).toBe(1);
+    expect(verdict.problems).toEqual([
+      expect.objectContaining({ kind: "forged", what: expect.stringContaining("spelled otherwise") }),
+    ]);
+    // and a line with spaces added is named the same way
+    writeFileSync(r.file, text.replace(call, call.replaceAll(",", ", ")));
+    expect((await r.verify()).kinds).toEqual(["forged"]);
+  });
+
+  test("a line appended by hand claiming place 2^53 - 1 is named, and the servers' lines after it still match their chain", async () => {
+    const r = await recordOfThree();
+    const rows = r.lines();
+    const made = {
+      ...(rows.at(-1) as Line),
+      session: "deadbeef",
+      seq: 1,
+      n: Number.MAX_SAFE_INTEGER,
+      mac: "0".repeat(64),
+    };
+    appendFileSync(r.file, `${JSON.stringify(made)}\n`);
+    // a server after it numbered its lines from the made-up place: past 2^53, none could ever verify again
+    const s = await connect("legacy", ["--agent", "claude"], {
+      dataDir: r.data,
+      env: { RTA_CONFIG_DIR: r.env.RTA_CONFIG_DIR },
+    });
+    await s.client.callTool({ name: "sys_info", arguments: {} });
+    await s.close();
+    const after = r.lines().slice(rows.length + 1);
+    expect(after.map((l) => l.n)).toEqual([rows.length + 1, rows.length + 2, rows.length + 3, rows.length + 4]);
+    // every true line after it matches its chain; before, each was numbered past 2^53, "not a record line"
+    const { verdict } = await r.verify();
+    const problems = verdict.problems as unknown as { kind: string; line: number }[];
+    expect(problems.filter((p) => p.line > rows.length + 1 && p.kind === "forged")).toEqual([]);
+    expect(problems.some((p) => p.line === rows.length + 1)).toBe(true);
   });
 
   test("a cut tail ending on a whole session is caught by the checkpoint", async () => {

@@ -96,3 +96,12 @@ describe("a call whose line cannot be written does not run", () => {
     expect(outcome.ok ? "" : outcome.error.code).toBe("core.tool.unknown");
   });
 });
+
+describe("bounds count bytes as the line writes them", () => {
+  test("a name of control characters is cut to 256 bytes written out, on a whole escape", () => {
+    const cut = cutName("\u0001".repeat(1000));
+    expect(bytes(JSON.stringify(cut)) - 2).toBeLessThanOrEqual(RECORDED_NAME_BYTES);
+    // 42 escapes of six bytes and the mark: as many as fit
+    expect(cut).toBe(`${"\u0001".repeat(42)}…`);
+  });
+});

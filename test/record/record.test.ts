@@ -6,7 +6,7 @@ import { GateStore } from "../../src/gate/gateStore.ts";
 import { type CheckpointStore, FileRecord, type RecordEntry, sessionMark } from "../../src/record/append.ts";
 import { chainHash } from "../../src/record/chain.ts";
 import { RECORD_KEY_FILE, readRecordKey, recordKey } from "../../src/record/key.ts";
-import { parseRecord, readRecord } from "../../src/record/read.ts";
+import { eachRecordText, MAX_RECORD_LINE_BYTES, parseRecord, readRecord } from "../../src/record/read.ts";
 import { verifyFile } from "../../src/record/verify.ts";
 import { callEntry as entry, tempDir } from "../support/fixtures.ts";
 
@@ -206,5 +206,24 @@ describe("readRecord", () => {
     const read = parseRecord(`${good}\n{"time": "x", "sess\nnot json\n${good}\n`);
     expect(read.lines).toHaveLength(2);
     expect(read.malformed).toEqual([2, 3]);
+  });
+
+  test("read a chunk at a time: lines across chunks, one too long to hold, no final newline", () => {
+    const file = join(tempDir(), "agent-log.jsonl");
+    const good = JSON.stringify({ ...entry("a"), seq: 1 });
+    // a line that straddles the first 1 MiB chunk, one past MAX_RECORD_LINE_BYTES, and a last line without \n
+    const straddles = JSON.stringify({ ...entry("a"), seq: 2, agent: "x".repeat(1024 * 1024 - 500) });
+    writeFileSync(file, `${good}\n\n${straddles}\n${"z".repeat(MAX_RECORD_LINE_BYTES * 2 + 7)}\n${good}`);
+    const seen: [number, string | undefined][] = [];
+    eachRecordText(file, (text, at) => seen.push([at, text === undefined ? undefined : text.slice(0, 8)]));
+    expect(seen).toEqual([
+      [1, good.slice(0, 8)],
+      [3, straddles.slice(0, 8)],
+      [4, undefined],
+      [5, good.slice(0, 8)],
+    ]);
+    const read = readRecord(file);
+    expect(read.lines.map((l) => l.seq)).toEqual([1, 2, 1]);
+    expect(read.malformed).toEqual([4]);
   });
 });

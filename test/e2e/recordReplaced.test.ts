@@ -1,0 +1,87 @@
+/**
+ * End to end: a record file removed or replaced while a server runs. The
+ * server kept writing to the file it opened first, so once the record's name
+ * held another file (or none), calls ran with their lines written where no one
+ * would read them. Now each line goes to the file the name holds, and a name
+ * that holds a link, a FIFO or a dir refuses the call as core.record.unavailable.
+ */
+import { describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readRecord } from "../../src/record/read.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
+
+async function serving() {
+  const data = tempDir();
+  const config = tempDir();
+  const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+  expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
+  return { s, data, file: join(data, "agent-log.jsonl"), env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config } };
+}
+
+describe("the record's name holds another file while a server runs", () => {
+  test("removed: the next call's lines go to a new file at the record's name, and --verify names the cut", async () => {
+    const { s, file, env } = await serving();
+    try {
+      rmSync(file);
+      expect(resultJson(await s.client.callTool({ name: "proc_list", arguments: { limit: 1 } })).type).toBe("table");
+    } finally {
+      await s.close();
+    }
+    // before, the lines went to the removed file and the record's name held nothing
+    const calls = readRecord(file).lines.map((l) => `${l.capability}:${l.outcome}`);
+    expect(calls).toEqual(["proc_list:run", "proc_list:ok", ":end"]);
+    const verified = await rta(["agent", "log", "--verify", "--json"], { env });
+    expect(verified.code).not.toBe(0);
+    expect((JSON.parse(verified.stdout) as { problems: { kind: string }[] }).problems.map((p) => p.kind)).toContain(
+      "cut-session",
+    );
+  });
+
+  for (const kind of ["a FIFO", "a link", "a dir"] as const) {
+    test(`replaced by ${kind}: the call is refused and does not run`, async () => {
+      const { s, file } = await serving();
+      const elsewhere = join(tempDir(), "elsewhere.jsonl");
+      writeFileSync(elsewhere, "");
+      renameSync(file, `${file}.old`);
+      if (kind === "a FIFO") execFileSync("mkfifo", [file]);
+      else if (kind === "a link") symlinkSync(elsewhere, file);
+      else mkdirSync(file);
+      try {
+        const answer = resultJson(await s.client.callTool({ name: "sys_info", arguments: {} }));
+        expect(answer.code).toBe("core.record.unavailable");
+      } finally {
+        await s.close();
+      }
+      expect(readFileSync(elsewhere, "utf8")).toBe("");
+      expect(s.stderr()).toContain("the record cannot be written");
+      // and the old file has only the first call: nothing was written to it after it left the record's name
+      expect(readRecord(`${file}.old`).lines.filter((l) => !l.kind || l.kind === "run")).toHaveLength(2);
+    });
+  }
+});
+
+describe("rta doctor on a record that is not a file", () => {
+  for (const kind of ["a FIFO", "a link"] as const) {
+    test(`${kind} at the record's name is a failed check, said at once`, async () => {
+      const data = tempDir();
+      const file = join(data, "agent-log.jsonl");
+      const elsewhere = join(tempDir(), "elsewhere.jsonl");
+      writeFileSync(elsewhere, "");
+      // a FIFO made doctor wait for good on its open; a link to a writable file was said to be fine
+      if (kind === "a FIFO") execFileSync("mkfifo", [file]);
+      else symlinkSync(elsewhere, file);
+      const r = await rta(["doctor", "--json"], { env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() } });
+      const findings = (JSON.parse(r.stdout) as { findings: { check: string; status: string; detail: string }[] })
+        .findings;
+      expect(findings.find((f) => f.check === "record")).toMatchObject({
+        status: "fail",
+        detail: expect.stringContaining("is not a file"),
+      });
+      expect(r.code).not.toBe(0);
+    }, 20_000);
+  }
+});
