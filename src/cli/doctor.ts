@@ -102,8 +102,12 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
     add("roots", "note", "config names no roots", "servers confine paths to --root, else the directory they start in");
 
   const record = join(d.data, RECORD_FILE);
-  const recordStat = lstatSync(record, { throwIfNoEntry: false });
-  if (recordStat && !recordStat.isFile()) {
+  // A data dir that is there and not a dir is said once, above: there is no record inside it to look at.
+  const dataStat = statSync(d.data, { throwIfNoEntry: false });
+  const recordStat = dataStat?.isDirectory() ? lstatSync(record, { throwIfNoEntry: false }) : undefined;
+  if (dataStat && !dataStat.isDirectory()) {
+    add("record", "fail", `${record} cannot be kept: the data dir is not a directory`, "see the data dir above");
+  } else if (recordStat && !recordStat.isFile()) {
     // Servers write only to a file of its own at that name (never through a link, never to a FIFO, which an
     // open for writing here would also wait on for good), so each call is refused until it is one.
     add(

@@ -85,12 +85,16 @@ test("an agent cannot pass as another through invisible characters: format chara
   } finally {
     await s.close();
   }
+  // the agent's name is made from the client's with what a name cannot hold left out: never "claude"
   const log = await onTerminal(["agent", "log"], env);
-  expect(log.out).toContain("cla\\xadu\\u2060de\\u200b\\u{e0041}");
-  const overview = await onTerminal(["agent", "overview"], env);
+  expect(log.out).toContain("cla-u-de-");
+  expect(log.out).not.toMatch(/\bclaude\b/);
+  const overview = await onTerminal(["agent", "overview", "--detail"], env);
   expect(overview.out).toContain("cla\\xadu\\u2060de\\u200b\\u{e0041}");
-  // piped, the same value, with the invisible characters written as JSON escapes
+  // piped, the client's name as it was sent, with the invisible characters written as JSON escapes
   const piped = await rta(["agent", "log"], { env });
   expect(piped.stdout).toContain("cla\\u00adu\\u2060de\\u200b\\udb40\\udc41");
-  expect((JSON.parse(piped.stdout) as { agent: string }[])[0]?.agent).toBe("cla\u00adu\u2060de\u200b\u{e0041}");
+  const line = (JSON.parse(piped.stdout) as { agent: string; client: string }[])[0];
+  expect(line?.agent).toBe("cla-u-de-");
+  expect(line?.client).toStartWith("cla\u00adu\u2060de\u200b\u{e0041}");
 });
