@@ -6,9 +6,9 @@
  * secret from redaction.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../support/fixtures.ts";
+import { tempDir, whileRunning } from "../support/fixtures.ts";
 import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
 
 /** Each secret is a word found nowhere else in the fixture, so its tail showing anywhere is a leak. */
@@ -223,21 +223,12 @@ for (const era of ["legacy", "modern"] as Era[]) {
         `--token=${SECRETS.query}`,
         `https://alice:${SECRETS.userinfo}@h.test/`,
       ];
-      // "; true" keeps bash from handing its process to sleep, so the command line stays as spawned
-      const child = Bun.spawn(["bash", "-c", "sleep 60; true", "holder", ...flags], {
-        stdout: "ignore",
-        stderr: "ignore",
-      });
-      try {
-        while (!readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes("holder")) await Bun.sleep(5);
+      await whileRunning(flags, async (pid) => {
         const out = JSON.parse(await text("proc_list", { limit: 1000 }));
-        const row = (out.rows as unknown[][]).find((r) => r[0] === child.pid);
+        const row = (out.rows as unknown[][]).find((r) => r[0] === pid);
         expect(row?.[4]).toBe("bash -c sleep 60; true holder --password *** --token=*** https://***@h.test/");
         expectNoPieceOfASecret(JSON.stringify(out));
-      } finally {
-        child.kill();
-        await child.exited;
-      }
+      });
     });
 
     test("an argument that is the secret itself, sent where it is echoed, is masked too", async () => {

@@ -8,9 +8,9 @@
  * a right guess from a wrong one by whether a line came back.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../support/fixtures.ts";
+import { tempDir, whileRunning } from "../support/fixtures.ts";
 import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
 
 /** Each secret is a word found nowhere else in the fixtures. */
@@ -222,21 +222,12 @@ for (const era of ["legacy", "modern"] as Era[]) {
 
     test("proc_list masks the password of a user:password flag (curl -u, --user=, --proxy-user)", async () => {
       const flags = ["-u", `alice:${SECRETS[0]}`, `--user=bob:${SECRETS[1]}`, "--proxy-user", `carol:${SECRETS[2]}`];
-      // "; true" keeps bash from handing its process to sleep, so the command line stays as spawned
-      const child = Bun.spawn(["bash", "-c", "sleep 60; true", "holder", ...flags], {
-        stdout: "ignore",
-        stderr: "ignore",
-      });
-      try {
-        while (!readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes("holder")) await Bun.sleep(5);
+      await whileRunning(flags, async (pid) => {
         const out = JSON.parse(await text("proc_list", { limit: 1000 }));
-        const row = (out.rows as unknown[][]).find((r) => r[0] === child.pid);
+        const row = (out.rows as unknown[][]).find((r) => r[0] === pid);
         expect(row?.[4]).toBe("bash -c sleep 60; true holder -u alice:*** --user=bob:*** --proxy-user carol:***");
         expectNoPieceOfASecret(JSON.stringify(out));
-      } finally {
-        child.kill();
-        await child.exited;
-      }
+      });
     });
 
     test("a skip ahead on the file's own text never tells what a mask or a label hides", async () => {

@@ -1,6 +1,6 @@
 /** Test fixtures: temp dirs that clean themselves up, a fixed clock, fake host files. */
 import { afterAll } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { redactorFor } from "../../src/cli/deps.ts";
@@ -102,4 +102,19 @@ export function callEntry(session: string, capability = "sys_info"): RecordEntry
     duration_ms: 1,
     args: [],
   };
+}
+
+/**
+ * Runs `use` while a process lives whose command line is `bash -c "sleep 60; true" holder ...args`, and ends it
+ * after. `; true` keeps bash from handing its process to sleep, so the command line stays as spawned.
+ */
+export async function whileRunning<T>(args: string[], use: (pid: number) => Promise<T>): Promise<T> {
+  const child = Bun.spawn(["bash", "-c", "sleep 60; true", "holder", ...args], { stdout: "ignore", stderr: "ignore" });
+  try {
+    while (!readFileSync(`/proc/${child.pid}/cmdline`, "utf8").includes("holder")) await Bun.sleep(5);
+    return await use(child.pid);
+  } finally {
+    child.kill();
+    await child.exited;
+  }
 }
