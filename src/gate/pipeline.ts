@@ -110,20 +110,26 @@ async function stages(
       throw givenBack(err);
     }
     const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
-    let paths: Record<string, GatedPath>;
-    try {
-      paths = openPaths(cap, args, gate);
-    } catch (err) {
-      // A walk that makes parents may have made some before it was refused: that call changed something.
-      throw mayMakeParents(cap, args) ? err : givenBack(err);
-    }
-    try {
-      // A call runs only once the record holds a line saying so (see recordCall.ts).
+    // A call runs only once the record holds a line saying so (see recordCall.ts). A walk that makes parents
+    // changes something as its paths are opened, so its line is written before they are.
+    const makesParents = mayMakeParents(cap, args);
+    const recordOrGiveBack = () => {
       try {
         recordRun(trace, deps);
       } catch (err) {
         throw givenBack(err);
       }
+    };
+    if (makesParents) recordOrGiveBack();
+    let paths: Record<string, GatedPath>;
+    try {
+      paths = openPaths(cap, args, gate);
+    } catch (err) {
+      // A walk that makes parents may have made some before it was refused: that call changed something.
+      throw makesParents ? err : givenBack(err);
+    }
+    try {
+      if (!makesParents) recordOrGiveBack();
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
       const ran = await execute(cap, args, named, deps, signal, limits, paths, gate, grant);

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { jwtDecode } from "../../src/capabilities/jwt/decode.ts";
 import type { AgentOrigin, Call } from "../../src/core/call.ts";
@@ -86,6 +88,22 @@ describe("a call whose line cannot be written does not run", () => {
     record.full = false;
     expect((await runCall(call("jwt_decode", { token }), catalogueOf([counted]), deps)).ok).toBe(true);
     expect(ran).toBe(1);
+    expect(record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["run", "ok"]);
+  });
+
+  test("a walk that makes parents makes none when the record is full: its line comes before its paths", async () => {
+    const record = new FillingRecord();
+    const deps = testDeps({ record });
+    const root = deps.roots.roots[0] as string;
+    const grant = grantFor(deps, { target: "fs.mkdir", max_uses: 1 });
+    record.full = true;
+    const outcome = await runCall(call("fs_mkdir", { path: "a/b/c", parents: true }), builtinCatalogue(), deps);
+    expect(outcome.ok ? "ran" : outcome.error.code).toBe("core.record.unavailable");
+    expect(existsSync(join(root, "a"))).toBe(false);
+    expect(deps.gate().get(grant.id)?.uses).toBe(0);
+    record.full = false;
+    expect((await runCall(call("fs_mkdir", { path: "a/b/c", parents: true }), builtinCatalogue(), deps)).ok).toBe(true);
+    expect(existsSync(join(root, "a", "b", "c"))).toBe(true);
     expect(record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["run", "ok"]);
   });
 
