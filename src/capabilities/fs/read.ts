@@ -70,11 +70,11 @@ export const fsRead = define({
       );
     }
     const asked = (args.offset as number | undefined) ?? 0;
-    const { offset, body } = onWholeCredentials(
+    const { offset, body } = onWholePlaces(
       p.fd,
-      asked,
-      readRange(p.fd, asked, Math.min(length, Math.max(0, size - asked))),
+      onWholeCredentials(p.fd, asked, readRange(p.fd, asked, Math.min(length, Math.max(0, size - asked))), size),
       size,
+      ctx.shown,
     );
     const end = offset + body.length;
     // a credential's value may start the range with its name on a line above: masked with the lines before it
@@ -82,7 +82,7 @@ export const fsRead = define({
       ? headShown(body.toString("utf8"), linesBefore(p.fd, offset), ctx.shown)
       : body.toString("utf8");
     if (offset < asked)
-      out += `\n[read from offset=${offset}: the range cut through a credential, so it was widened to whole lines]`;
+      out += `\n[read from offset=${offset}: the range cut through a credential or a hidden place, so it was widened to whole lines]`;
     if (end < size) out += `\n[${size - end} more bytes: read on with offset=${end}]`;
     return text(out);
   },
@@ -123,6 +123,41 @@ function onWholeCredentials(fd: number, offset: number, body: Buffer, size: numb
   if (!cut) return { offset, body };
   const start = offset - lead.length;
   return { offset: start, body: readRange(fd, start, end + trail.length - start) };
+}
+
+/**
+ * A byte range whose first or last line, read whole, the caller is shown
+ * otherwise than it reads (a path of rta's own, a remote server's root) is
+ * widened to that whole line, at most EDGE_BYTES: a place is renamed only
+ * whole, and a range starting or ending inside it would show the rest of it
+ * (`offset` past `/var/li` reads `b/rta/...`), a piece at a time.
+ */
+function onWholePlaces(
+  fd: number,
+  range: { offset: number; body: Buffer },
+  size: number,
+  shown: ((text: string) => string) | undefined,
+): { offset: number; body: Buffer } {
+  if (shown === undefined || range.body.length === 0) return range;
+  const changed = (line: Buffer) => {
+    const t = line.toString("utf8");
+    return shown(t) !== t;
+  };
+  let { offset } = range;
+  let end = offset + range.body.length;
+  const before = readRange(fd, Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
+  const lead = before.subarray(before.lastIndexOf(0x0a) + 1);
+  const after = readRange(fd, end, Math.min(EDGE_BYTES, size - end));
+  const newline = after.indexOf(0x0a);
+  const trail = newline < 0 ? after : after.subarray(0, newline);
+  const first = range.body.indexOf(0x0a);
+  const last = range.body.lastIndexOf(0x0a);
+  const head = first < 0 ? Buffer.concat([range.body, trail]) : range.body.subarray(0, first);
+  const tail = last < 0 ? Buffer.concat([lead, range.body]) : range.body.subarray(last + 1);
+  if (lead.length > 0 && changed(Buffer.concat([lead, head]))) offset -= lead.length;
+  if (trail.length > 0 && changed(Buffer.concat([tail, trail]))) end += trail.length;
+  if (offset === range.offset && end === range.offset + range.body.length) return range;
+  return { offset, body: readRange(fd, offset, end - offset) };
 }
 
 /**
