@@ -76,9 +76,10 @@ export interface RunContext {
    * that picks lines by what the caller sent (a pattern, a filter) matches it
    * on this, and shows it, so whether a line is picked never depends on
    * something the caller cannot see: else a pattern guessed one character at
-   * a time would read it out. Left out, a text is shown as it is.
+   * a time would read it out. With `cut`, the text was cut short at its end
+   * and loses what may be the head of a place. Left out, a text is shown as it is.
    */
-  shown?: (text: string, before?: string) => string;
+  shown?: (text: string, before?: string, cut?: boolean) => string;
 }
 
 /** What a capability may ask of the path gate while it runs. */

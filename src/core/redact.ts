@@ -37,6 +37,7 @@ export function mayBeWrittenByRedaction(word: string): boolean {
 
 /** Characters that continue a path name: a place is replaced only where none stands on either side of it. */
 const PATH_CHAR = "[\\w.~-]";
+const PATH_CHAR_RE = new RegExp(PATH_CHAR);
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -102,8 +103,30 @@ export class Redactor {
    * line is picked depends on nothing the agent is not shown: neither a
    * secret nor where rta keeps its data.
    */
-  shown(text: string, before = ""): string {
-    return text === "" ? text : this.renamePlaces(maskSecretsAfter(before, text));
+  shown(text: string, before = "", cut = false): string {
+    if (text === "") return text;
+    const out = this.renamePlaces(maskSecretsAfter(before, text));
+    return cut ? this.withoutPlaceHead(out) : out;
+  }
+
+  /**
+   * A text cut short at its end, without a run at its end that begins one of
+   * the places standing alone: a place is renamed only whole, so a line cut
+   * inside `/var/lib/rta` would show `/var/li`.
+   */
+  private withoutPlaceHead(text: string): string {
+    let cut = text.length;
+    for (const [spelling] of this.places) {
+      for (let n = Math.min(spelling.length - 1, text.length); n > 0; n--) {
+        const at = text.length - n;
+        if (at >= cut) break;
+        if (text.endsWith(spelling.slice(0, n)) && (at === 0 || !PATH_CHAR_RE.test(text[at - 1] as string))) {
+          cut = at;
+          break;
+        }
+      }
+    }
+    return text.slice(0, cut);
   }
 
   /** The kept strings, masked, that renaming places would change: worked out once per call, not once per string. */

@@ -32,7 +32,7 @@ export function execute(
     budget: limits.model,
     ...(grant ? { grant: { host: grant.host } } : {}),
     ...(call.origin.kind === "agent"
-      ? { shown: (text: string, before?: string) => deps.redactor.shown(text, before) }
+      ? { shown: (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut) }
       : {}),
   });
 }

@@ -117,7 +117,7 @@ async function grepFile(
   room: number,
   emit: (row: [string, number, string]) => void,
   pacer: Pacer,
-  shown?: (text: string, before?: string) => string,
+  shown?: (text: string, before?: string, cut?: boolean) => string,
 ): Promise<number> {
   const first = readRange(fd, 0, CHUNK);
   if (looksBinary(first)) return 0;
@@ -129,7 +129,7 @@ async function grepFile(
   const partial = new LineStart();
   const before = new LinesBefore();
   const end = (text: string): boolean => {
-    const seen = shown === undefined ? text : shown(partial.cut ? cutAtWord(text) : text, before.text());
+    const seen = shown === undefined ? text : shown(partial.cut ? cutAtWord(text) : text, before.text(), partial.cut);
     if (re.test(seen)) {
       emit([file, line, partial.cut ? `${seen}...` : seen]);
       found++;
