@@ -144,14 +144,15 @@ export async function fetchFollowing(
   }
 }
 
-function describeBody(r: Exchange, limit: number): string {
+function describeBody(r: Exchange, limit: number, ctx: RunContext): string {
   const type = r.headers["content-type"] ?? "";
   const textual =
     type === "" || /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i.test(type);
   const shown = textual ? r.body.toString("utf8") : `[${r.body.length} bytes of ${type}]`;
   if (!r.cut) return shown;
-  // masked only whole, a URL's userinfo or a token the cut ran through would show its head: it goes instead
-  const body = textual ? cutAtWord(shown) : shown;
+  // masked only whole, a URL's userinfo or a token the cut ran through would show its head: it goes instead,
+  // and so does the head of one of rta's places, renamed only whole
+  const body = textual ? (ctx.shown?.(cutAtWord(shown), "", true) ?? cutAtWord(shown)) : shown;
   const more = r.cutBytes === "unknown" ? "more" : `${r.cutBytes} more`;
   return `${body}\n[${more} bytes left out: the body is cut at ${limit < BODY_LIMIT_BYTES ? `${Math.floor(limit / 1024)} KiB` : "1 MiB"}]`;
 }
@@ -204,7 +205,7 @@ function httpCapability(method: "GET" | "HEAD"): ReturnType<typeof define> {
         ...(f.stopped ? { redirect_stopped: f.stopped } : {}),
         timing: r.timing,
         ...(r.tls ? { tls: r.tls } : {}),
-        ...(method === "GET" ? { body: describeBody(r, f.bodyLimit), body_bytes: r.body.length } : {}),
+        ...(method === "GET" ? { body: describeBody(r, f.bodyLimit, ctx), body_bytes: r.body.length } : {}),
       });
     },
   });
