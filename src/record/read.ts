@@ -8,7 +8,8 @@
  * largest string the runtime makes, and costs several times its size in
  * memory well before that.
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { RtaError } from "../core/errors.ts";
 import type { RecordLine } from "./append.ts";
 
 /**
@@ -35,12 +36,21 @@ export interface RecordRead {
 export function eachRecordText(path: string, each: (text: string | undefined, at: number) => void): void {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    // Non-blocking, so a FIFO in the record's place is not waited on for a writer that never comes.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     throw err;
   }
   try {
+    // A dir failed as core.internal and a FIFO hung every reader; the server refuses calls on either (append.ts).
+    const kind = fstatSync(fd);
+    if (!kind.isFile())
+      throw new RtaError(
+        "fs.notfile",
+        `${path} is not a file: ${kind.isDirectory() ? "a directory" : kind.isFIFO() ? "a FIFO" : "not a regular file"} is in the record's place`,
+        "move it aside and put the record file back (`rta doctor` says more)",
+      );
     const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     // The start of a line that runs past the chunk; dropped once it is known to be too long.
     let carry: Buffer[] = [];

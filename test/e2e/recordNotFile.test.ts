@@ -1,0 +1,40 @@
+/**
+ * End to end: a person reading a record that is not a file (a dir or a FIFO in its place, which the server refuses
+ * calls on) is told so with fs.notfile: a dir failed as core.internal (and `--verify` said EISDIR with status 0), and
+ * a FIFO kept `agent log`, `--verify` and `agent overview` waiting for good.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { noStack, rta } from "../support/rta.ts";
+
+const READERS = [
+  ["agent", "log"],
+  ["agent", "log", "--verify"],
+  ["agent", "overview"],
+  ["agent", "log", "--follow"],
+];
+
+describe("a record that is not a file", () => {
+  for (const [kind, make] of [
+    ["a directory", (path: string) => mkdirSync(path)],
+    ["a FIFO", (path: string) => Bun.spawnSync(["mkfifo", path])],
+  ] as const) {
+    test(`${kind} in its place is named by every reader, exit 1`, async () => {
+      const data = tempDir();
+      const record = join(data, "agent-log.jsonl");
+      make(record);
+      for (const args of READERS) {
+        const ran = await rta(args, { env: { RTA_DATA_DIR: data } });
+        expect(ran.code).toBe(1);
+        expect(ran.stdout).toBe("");
+        expect(ran.stderr).toContain(
+          `rta: error: ${record} is not a file: ${kind} is in the record's place (fs.notfile)`,
+        );
+        expect(ran.stderr).toContain("rta: hint: move it aside and put the record file back");
+        expect(noStack(ran.stderr)).toBe(true);
+      }
+    });
+  }
+});
