@@ -133,7 +133,10 @@ function verifyOptions(cli: Cli): VerifyOptions {
   const unreadable = (what: string, err: unknown) =>
     new RtaError(
       "core.record.unavailable",
-      `the record cannot be verified: ${what} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      // A store's own refusal is said in its words: its code in brackets read as a second code beside this one.
+      err instanceof RtaError
+        ? `the record cannot be verified: ${what} cannot be read: ${err.message}`
+        : `the record cannot be verified: ${what} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
       "run it as the user the servers run as (rta doctor will say more)",
     );
   let key: Buffer | undefined;

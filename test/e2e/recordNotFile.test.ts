@@ -4,7 +4,7 @@
  * a FIFO kept `agent log`, `--verify` and `agent overview` waiting for good.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { noStack, rta } from "../support/rta.ts";
@@ -37,4 +37,17 @@ describe("a record that is not a file", () => {
       }
     });
   }
+});
+
+describe("a gate.db that is not a database", () => {
+  test("--verify says why in the store's words, with one code", async () => {
+    const data = tempDir();
+    writeFileSync(join(data, "gate.db"), "garbage\n");
+    const ran = await rta(["agent", "log", "--verify"], { env: { RTA_DATA_DIR: data } });
+    expect(ran.code).toBe(3);
+    expect(ran.stderr).toContain(
+      "rta: error: the record cannot be verified: gate.db cannot be read: the grant store could not be opened: file is not a database (core.record.unavailable)\n",
+    );
+    expect(ran.stderr).not.toContain("(core.store.unavailable)");
+  });
 });
