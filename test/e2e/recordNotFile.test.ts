@@ -4,10 +4,11 @@
  * a FIFO kept `agent log`, `--verify` and `agent overview` waiting for good.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
-import { noStack, rta } from "../support/rta.ts";
+import { connect } from "../support/mcpClient.ts";
+import { noStack, RTA, rta } from "../support/rta.ts";
 
 const READERS = [
   ["agent", "log"],
@@ -50,4 +51,41 @@ describe("a gate.db that is not a database", () => {
     );
     expect(ran.stderr).not.toContain("(core.store.unavailable)");
   });
+});
+
+describe("--follow while a dir stands in the record's place", () => {
+  test("waits it out and follows the record put back, where it failed as core.internal", async () => {
+    const data = tempDir();
+    const config = tempDir();
+    const record = join(data, "agent-log.jsonl");
+    const follow = Bun.spawn([RTA, "agent", "log", "--follow", "--json"], {
+      env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: config },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      await Bun.sleep(300);
+      mkdirSync(record);
+      // Long enough for several of --follow's looks at the record (every 200 ms) to find the dir.
+      await Bun.sleep(1_000);
+      rmdirSync(record);
+      const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+      const token = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"sub":"x"}').toString("base64url")}.`;
+      await s.client.callTool({ name: "jwt_decode", arguments: { token } });
+      await s.close();
+      const reader = follow.stdout.getReader();
+      let out = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+        if (out.includes("jwt_decode")) break;
+      }
+      expect(out).toContain('"capability":"jwt_decode"');
+    } finally {
+      follow.kill();
+    }
+    const stderr = await new Response(follow.stderr).text();
+    expect(stderr).not.toContain("core.internal");
+  }, 20_000);
 });
