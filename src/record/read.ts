@@ -39,7 +39,15 @@ export function eachRecordText(path: string, each: (text: string | undefined, at
     // Non-blocking, so a FIFO in the record's place is not waited on for a writer that never comes.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    // Read as another account than the servers': said as --verify says it, where it failed as core.internal.
+    if (code === "EACCES" || code === "EPERM")
+      throw new RtaError(
+        "core.record.unavailable",
+        `the record cannot be read: ${path} is not readable by this account (${code})`,
+        "run it as the user the servers run as (rta doctor will say more)",
+      );
     throw err;
   }
   try {

@@ -4,7 +4,7 @@
  * a FIFO kept `agent log`, `--verify` and `agent overview` waiting for good.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect } from "../support/mcpClient.ts";
@@ -88,4 +88,32 @@ describe("--follow while a dir stands in the record's place", () => {
     const stderr = await new Response(follow.stderr).text();
     expect(stderr).not.toContain("core.internal");
   }, 20_000);
+});
+
+describe("a record this account cannot read", () => {
+  test("every reader says so as core.record.unavailable, where it failed as core.internal", async () => {
+    const data = tempDir();
+    chmodSync(data, 0o755);
+    const record = join(data, "agent-log.jsonl");
+    writeFileSync(record, "", { mode: 0o600 });
+    for (const args of [
+      ["agent", "log"],
+      ["agent", "overview"],
+      ["agent", "log", "--follow"],
+    ]) {
+      // As nobody, so the file's mode bites (the tests run as root).
+      const proc = Bun.spawn(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", RTA, ...args], {
+        env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      expect(code).toBe(3);
+      expect(stderr).toContain(
+        `rta: error: the record cannot be read: ${record} is not readable by this account (EACCES) (core.record.unavailable)`,
+      );
+      expect(stderr).toContain("rta: hint: run it as the user the servers run as");
+    }
+  });
 });
