@@ -2,7 +2,7 @@
  * `rta agent log` and `rta agent overview`: what agents did, read back from
  * the record. Never tools.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { namesAgent, optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
@@ -133,7 +133,10 @@ function verifyOptions(cli: Cli): VerifyOptions {
   const unreadable = (what: string, err: unknown) =>
     new RtaError(
       "core.record.unavailable",
-      `the record cannot be verified: ${what} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      // A store's own refusal is said in its words: its code in brackets read as a second code beside this one.
+      err instanceof RtaError
+        ? `the record cannot be verified: ${what} cannot be read: ${err.message}`
+        : `the record cannot be verified: ${what} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
       "run it as the user the servers run as (rta doctor will say more)",
     );
   let key: Buffer | undefined;
@@ -186,16 +189,22 @@ export function humanLine(l: RecordLine): string {
   return `${fields.join("  ")}  ${shown(String(l.duration_ms))} ms${extras ? `  ${shown(extras)}` : ""}`;
 }
 
+/**
+ * The record's size, or 0 while what is at its name is no file: a dir or FIFO put in its place is waited out as a
+ * record not started yet (reading a dir's size as lines failed as core.internal), and followed again once a file is back.
+ */
 function sizeOf(file: string): number {
   try {
-    return statSync(file).size;
+    const st = statSync(file);
+    return st.isFile() ? st.size : 0;
   } catch {
     return 0;
   }
 }
 
 function readFrom(file: string, offset: number, length: number): string {
-  const fd = openSync(file, "r");
+  // Non-blocking: a FIFO swapped in since the size was read is not waited on for good.
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const buf = Buffer.allocUnsafe(length);
     const n = readSync(fd, buf, 0, length, offset);

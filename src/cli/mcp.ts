@@ -301,15 +301,7 @@ async function serveHttp(
       },
     });
   } catch (err) {
-    return reportError(
-      io,
-      new RtaError(
-        "core.input.invalid",
-        `cannot listen on ${address.hostname}:${address.port}: ${(err as Error).message}`,
-        "choose another port with --http HOST:PORT",
-      ),
-      false,
-    );
+    return reportError(io, listenRefusal(address, err), false);
   }
   // Set before the banner, so a signal as soon as it is seen still ends the session with its end line.
   mark(record, sessionMark("start", session, new Date(), "http"));
@@ -405,4 +397,30 @@ function untilStopped(): Promise<void> {
   return new Promise((resolve) => {
     for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
   });
+}
+
+/**
+ * Why a listen failed, said for the person who chose --http: the system's own words named a file ("ENOENT: no such
+ * file or directory") for a host name that does not resolve, and every failure was hinted as a busy port.
+ */
+function listenRefusal(address: { hostname: string; port: number }, err: unknown): RtaError {
+  const where = `${address.hostname}:${address.port}`;
+  const code = (err as { code?: unknown }).code;
+  if (code === "EADDRNOTAVAIL" || code === "ENOENT" || code === "ENOTFOUND" || code === "EAI_NONAME")
+    return new RtaError(
+      "core.input.invalid",
+      `cannot listen on ${where}: ${address.hostname} is not an address of this machine`,
+      "give a local address, e.g. --http 127.0.0.1:8722",
+    );
+  if (code === "EACCES")
+    return new RtaError(
+      "core.input.invalid",
+      `cannot listen on ${where}: this account may not use port ${address.port}`,
+      "choose a port from 1024, e.g. --http 127.0.0.1:8722",
+    );
+  return new RtaError(
+    "core.input.invalid",
+    `cannot listen on ${where}: port ${address.port} is in use or cannot be used`,
+    "choose another port with --http HOST:PORT",
+  );
 }

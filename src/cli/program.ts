@@ -7,10 +7,10 @@ import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
 import type { Catalogue } from "../core/catalogue.ts";
-import { Exit } from "../core/errors.ts";
+import { Exit, RtaError } from "../core/errors.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
 import { type Io, processIo } from "./io.ts";
-import { reportUsage } from "./report.ts";
+import { reportError, reportUsage } from "./report.ts";
 
 export interface Cli {
   io: Io;
@@ -289,6 +289,8 @@ export async function main(
     return cli.status;
   } catch (err) {
     if (err instanceof CommanderError) return commanderExit(io, err, knownWords(program, argv));
+    // A refusal a command did not catch itself is still said as itself, with its code and hint.
+    if (err instanceof RtaError) return reportError(io, err, false);
     if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
     io.err("rta: error: rta hit an unexpected failure (core.internal)\n");
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");

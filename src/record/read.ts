@@ -8,11 +8,12 @@
  * largest string the runtime makes, and costs several times its size in
  * memory well before that.
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { RtaError } from "../core/errors.ts";
 import type { RecordLine } from "./append.ts";
 
 /**
- * The longest line read back. rta writes lines of at most about 60 KiB (every
+ * The longest line read back. rta writes lines of at most about 14 KiB (every
  * field a caller chooses is bounded); a longer one was not written by rta, so
  * it is counted malformed without being held, whatever its length.
  */
@@ -35,12 +36,29 @@ export interface RecordRead {
 export function eachRecordText(path: string, each: (text: string | undefined, at: number) => void): void {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    // Non-blocking, so a FIFO in the record's place is not waited on for a writer that never comes.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    // Read as another account than the servers': said as --verify says it, where it failed as core.internal.
+    if (code === "EACCES" || code === "EPERM")
+      throw new RtaError(
+        "core.record.unavailable",
+        `the record cannot be read: ${path} is not readable by this account (${code})`,
+        "run it as the user the servers run as (rta doctor will say more)",
+      );
     throw err;
   }
   try {
+    // A dir failed as core.internal and a FIFO hung every reader; the server refuses calls on either (append.ts).
+    const kind = fstatSync(fd);
+    if (!kind.isFile())
+      throw new RtaError(
+        "fs.notfile",
+        `${path} is not a file: ${kind.isDirectory() ? "a directory" : kind.isFIFO() ? "a FIFO" : "not a regular file"} is in the record's place`,
+        "move it aside and put the record file back (`rta doctor` says more)",
+      );
     const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     // The start of a line that runs past the chunk; dropped once it is known to be too long.
     let carry: Buffer[] = [];
