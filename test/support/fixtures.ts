@@ -1,5 +1,4 @@
 /** Test fixtures: temp dirs that clean themselves up, a fixed clock, fake host files. */
-import { afterAll } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -13,9 +12,11 @@ import { PolicySource } from "../../src/gate/policy.ts";
 import { MemoryRecord, type RecordEntry } from "../../src/record/append.ts";
 
 const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+
+/** Removes every temp dir made so far; run once at the end of the run (test/support/cleanup.ts). */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
 
 export function tempDir(prefix = "rta-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -1,0 +1,8 @@
+/**
+ * Preloaded for every test file (bunfig.toml): at the end of the whole run, the temp dirs the fixtures made are
+ * removed. A hook in a preloaded file belongs to the run, not to the first file that happens to load it.
+ */
+import { afterAll } from "bun:test";
+import { removeTempDirs } from "./fixtures.ts";
+
+afterAll(removeTempDirs);
