@@ -171,9 +171,13 @@ describe("FileRecord", () => {
     const d = dataDir();
     const writers = 4;
     const perWriter = 300;
-    const script = join(import.meta.dir, "writer.fixture.ts");
+    // The bench's writer, with a long agent name so that lines are longer than the bench's.
+    const script = join(import.meta.dir, "..", "..", "bench", "fixtures", "recordWriter.ts");
     const procs = Array.from({ length: writers }, (_, i) =>
-      Bun.spawn([process.execPath, script, d.file, `w${i}`, String(perWriter)], { stderr: "inherit" }),
+      Bun.spawn([process.execPath, script, d.file, `w${i}`, String(perWriter), "a".repeat(200)], {
+        stdout: "ignore",
+        stderr: "inherit",
+      }),
     );
     const codes = await Promise.all(procs.map((p) => p.exited));
     expect(codes).toEqual(Array(writers).fill(0));
