@@ -115,16 +115,19 @@ export function readRecord(path: string): RecordRead {
   return out;
 }
 
+/** As eachRecordText, for a record already in memory: every non-empty line's text and its number from 1. */
+export function eachBodyText(body: string, each: (text: string, at: number) => void): void {
+  const rows = body.split("\n");
+  for (let i = 0; i < rows.length; i++) if (rows[i] !== "") each(rows[i] as string, i + 1);
+}
+
 export function parseRecord(body: string): RecordRead {
   const out: RecordRead = { lines: [], malformed: [] };
-  const raw = body.split("\n");
-  for (let i = 0; i < raw.length; i++) {
-    const text = raw[i] as string;
-    if (text === "") continue;
+  eachBodyText(body, (text, at) => {
     const line = parseLine(text);
     if (line) out.lines.push(line);
-    else out.malformed.push(i + 1);
-  }
+    else out.malformed.push(at);
+  });
   return out;
 }
 

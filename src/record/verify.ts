@@ -21,7 +21,7 @@
 import { readFileSync } from "node:fs";
 import type { RecordCheckpoint, RecordLine } from "./append.ts";
 import { chainHash, chainMac } from "./chain.ts";
-import { eachRecordText } from "./read.ts";
+import { eachBodyText, eachRecordText } from "./read.ts";
 
 export type ProblemKind = "cut-inside" | "cut-session" | "cut-tail" | "forged" | "replaced" | "reordered" | "unkeyed";
 
@@ -89,10 +89,7 @@ type Walk = (each: (text: string | undefined, at: number) => void) => void;
 
 /** Verifies the record's text. */
 export function verifyRecord(body: string, options: VerifyOptions = {}): Verdict {
-  const rows = body.split("\n");
-  return verifyWalk((each) => {
-    for (let i = 0; i < rows.length; i++) if (rows[i] !== "") each(rows[i], i + 1);
-  }, options);
+  return verifyWalk((each) => eachBodyText(body, each), options);
 }
 
 /** Verifies the record file, read a chunk at a time (see read.ts). */
