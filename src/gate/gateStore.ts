@@ -10,25 +10,10 @@ import { chmodSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import type { RecordCheckpoint } from "../record/append.ts";
-import { storeBusyError } from "./storeLock.ts";
+import { BUSY_TIMEOUT_MS, StoreWriteLock } from "./storeLock.ts";
 
 /** The store's file name inside the data dir. */
 export const GATE_STORE_FILE = "gate.db";
-
-/** How long a writer waits for another process's transaction before giving up. */
-const BUSY_TIMEOUT_MS = 5000;
-
-/**
- * How long a write waits for the lock (a record line, a grant's use) once one
- * has waited the store's BUSY_TIMEOUT_MS for it in vain, until one goes
- * through. Another server holds the lock a few microseconds a line, so a lock
- * held that long is stuck: a process stopped while holding it (a stdio server
- * is its client's child, and a client can SIGSTOP it mid-line) or a person's
- * sqlite3 in a transaction. The wait blocks the whole server (bun:sqlite waits
- * synchronously), and a call writes two lines and may spend a use, so each
- * call froze every other caller for 10 to 15 s.
- */
-const STUCK_LOCK_RETRY_MS = 50;
 
 export interface Grant {
   id: string;
@@ -174,8 +159,7 @@ export class GateStore {
   private readonly readCheckpoint: Statement<RecordCheckpoint>;
   private readonly writeCheckpoint: Statement;
   private readonly txn: { begin: Statement; commit: Statement; rollback: Statement };
-  /** the last write that waited for the write lock waited in vain */
-  private lockStuck = false;
+  private readonly writeLock: StoreWriteLock;
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
@@ -223,6 +207,7 @@ export class GateStore {
     this.writeCheckpoint = this.db.query(
       "INSERT INTO record_checkpoint (id, n, mac, size) VALUES (1, $n, $mac, $size) ON CONFLICT (id) DO UPDATE SET n = $n, mac = $mac, size = $size",
     );
+    this.writeLock = new StoreWriteLock(this.db, file);
     this.txn = {
       begin: this.db.query("BEGIN IMMEDIATE"),
       commit: this.db.query("COMMIT"),
@@ -259,7 +244,7 @@ export class GateStore {
    */
   spend(q: GrantQuery): Grant | undefined {
     const params = queryParams(q);
-    return this.underWriteLock(() =>
+    return this.writeLock.taking(() =>
       this.db
         .transaction(() => {
           const grant = this.findLive.get(params);
@@ -294,7 +279,7 @@ export class GateStore {
    * how many were live. Refuses as lock() does.
    */
   revoke(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
-    return this.writing(() => this.revokeGrants(by, now));
+    return this.writeLock.operator(() => this.revokeGrants(by, now));
   }
 
   private revokeGrants(by: { id?: string; agent?: string; all?: boolean }, now: number): number {
@@ -365,7 +350,7 @@ export class GateStore {
   /** Refuses with core.store.unavailable, naming the holder, when another process holds the store past the wait. */
   lock(lock: NewLock): Lock {
     const id = `l${randomBytes(4).toString("hex")}`;
-    this.writing(() =>
+    this.writeLock.operator(() =>
       this.db
         .query(
           `INSERT INTO locks (id, agent, target, issued_at, expires_at, issued_by)
@@ -389,10 +374,10 @@ export class GateStore {
    * commit fails (a full disk), `undo` is called to take the line back out
    * of the file, still holding the lock where SQLite lets it be held. Once a
    * line has waited the store's 5 s for the lock in vain, the next ones wait
-   * STUCK_LOCK_RETRY_MS until one is written.
+   * briefly until one is written (see StoreWriteLock).
    */
   appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
-    this.underWriteLock(() => this.txn.begin.run());
+    this.writeLock.taking(() => this.txn.begin.run());
     try {
       this.writeCheckpoint.run({ ...append(this.recordCheckpoint()) });
     } catch (err) {
@@ -406,41 +391,6 @@ export class GateStore {
       if (this.db.inTransaction) this.txn.rollback.run();
       throw err;
     }
-  }
-
-  /**
-   * Runs `write`, which starts by taking the write lock: while the lock is
-   * known to be stuck it is waited for STUCK_LOCK_RETRY_MS, not the store's
-   * 5 s; a lock not had is said as core.store.unavailable, naming its holder.
-   */
-  private underWriteLock<T>(write: () => T): T {
-    const stuck = this.lockStuck;
-    if (stuck) this.busyTimeout(STUCK_LOCK_RETRY_MS);
-    try {
-      const done = write();
-      this.lockStuck = false;
-      return done;
-    } catch (err) {
-      if ((err as { code?: string }).code === "SQLITE_BUSY") this.lockStuck = true;
-      throw storeBusyError(this.file, err);
-    } finally {
-      if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
-    }
-  }
-
-  /** Runs an operator's write; a store another process holds past the wait is said with who holds it. */
-  private writing<T>(write: () => T): T {
-    try {
-      return write();
-    } catch (err) {
-      throw storeBusyError(this.file, err);
-    }
-  }
-
-  /** Sets how long the next statement waits for another process's lock. */
-  private busyTimeout(ms: number): void {
-    // Run afresh each time: SQLite carries out this pragma when it is prepared, so a prepared one does nothing.
-    this.db.exec(`PRAGMA busy_timeout = ${ms}`);
   }
 
   /** The lock that stops this agent's call to one of `targets`, if any. */

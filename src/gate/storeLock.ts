@@ -3,10 +3,27 @@
  * wait is said with the process to resume or end. Any process that opens
  * gate.db can hold the lock for good by stopping inside a transaction: a
  * stdio server is its client's child, and a client can SIGSTOP it as it
- * writes a record line. The store cannot prevent that; it can name it.
+ * writes a record line. The store cannot prevent that; it can name it, and
+ * stop waiting the whole timeout for it on every write (StoreWriteLock).
  */
+import type { Database } from "bun:sqlite";
 import { readFileSync, statSync } from "node:fs";
 import { RtaError } from "../core/errors.ts";
+
+/** How long a writer waits for another process's transaction before giving up. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * How long a write waits for the lock (a record line, a grant's use) once one
+ * has waited the store's BUSY_TIMEOUT_MS for it in vain, until one goes
+ * through. Another server holds the lock a few microseconds a line, so a lock
+ * held that long is stuck: a process stopped while holding it (a stdio server
+ * is its client's child, and a client can SIGSTOP it mid-line) or a person's
+ * sqlite3 in a transaction. The wait blocks the whole server (bun:sqlite waits
+ * synchronously), and a call writes two lines and may spend a use, so each
+ * call froze every other caller for 10 to 15 s.
+ */
+const STUCK_LOCK_RETRY_MS = 50;
 
 /** In WAL mode SQLite's writer lock is a POSIX lock on this byte of the `-shm` file (WAL_WRITE_LOCK). */
 const WAL_WRITE_LOCK_BYTE = 120;
@@ -69,4 +86,50 @@ export function storeBusyError(file: string, err: unknown): unknown {
       ? `that process must let it go: resume it (kill -CONT ${first.pid}) or end it (kill ${first.pid})`
       : "end the process holding gate.db in a transaction (a stopped server, or sqlite3 left open)",
   );
+}
+
+/** How the grant store's writes wait for its write lock, and what they say when it is not had. */
+export class StoreWriteLock {
+  /** the last write that waited for the write lock waited in vain */
+  private stuck = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly file: string,
+  ) {}
+
+  /**
+   * Runs `write`, which starts by taking the write lock: while the lock is
+   * known to be stuck it is waited for STUCK_LOCK_RETRY_MS, not the store's
+   * 5 s; a lock not had is said as core.store.unavailable, naming its holder.
+   */
+  taking<T>(write: () => T): T {
+    const stuck = this.stuck;
+    if (stuck) this.busyTimeout(STUCK_LOCK_RETRY_MS);
+    try {
+      const done = write();
+      this.stuck = false;
+      return done;
+    } catch (err) {
+      if ((err as { code?: string }).code === "SQLITE_BUSY") this.stuck = true;
+      throw storeBusyError(this.file, err);
+    } finally {
+      if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
+    }
+  }
+
+  /** Runs an operator's write; a store another process holds past the wait is said with who holds it. */
+  operator<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (err) {
+      throw storeBusyError(this.file, err);
+    }
+  }
+
+  /** Sets how long the next statement waits for another process's lock. */
+  private busyTimeout(ms: number): void {
+    // Run afresh each time: SQLite carries out this pragma when it is prepared, so a prepared one does nothing.
+    this.db.exec(`PRAGMA busy_timeout = ${ms}`);
+  }
 }
