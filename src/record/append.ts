@@ -162,8 +162,9 @@ export class FileRecord implements RecordSink {
       let wrote: { from: number; to: number; seq: number } | undefined;
       this.store.appendRecordLine(
         (last) => {
-          fd = this.current();
-          const next = this.write(fd, key, entry, last);
+          const file = this.current();
+          fd = file.fd;
+          const next = this.write(file, key, entry, last);
           wrote = { from: next.size - next.written, to: next.size, seq: next.seq };
           return { n: next.n, mac: next.mac, size: next.size };
         },
@@ -189,14 +190,13 @@ export class FileRecord implements RecordSink {
     this.fd = undefined;
   }
 
-  /** Writes one line after `last`, holding the store's lock; returns the new checkpoint. */
+  /** Writes one line after `last` into the file `current` gave, holding the store's lock; returns the new checkpoint. */
   private write(
-    fd: number,
+    { fd, size }: OpenRecord,
     key: Buffer,
     entry: RecordEntry,
     last: RecordCheckpoint,
   ): RecordCheckpoint & { written: number; seq: number } {
-    const size = fstatSync(fd).size;
     let prev = { n: last.n, mac: last.mac };
     let lead = "";
     if (size > last.size) {
@@ -235,32 +235,41 @@ export class FileRecord implements RecordSink {
    * The descriptor of the file the record's name holds now, opened again when
    * it was removed, renamed or replaced since the last line: a line written to
    * the file that was there before would be on no record anyone reads, and its
-   * call would run as if it were. Called holding the store's lock.
+   * call would run as if it were. Called holding the store's lock, so the
+   * size it gives is still the file's when the line is written.
    */
-  private current(): number {
+  private current(): OpenRecord {
     if (this.fd !== undefined) {
       const named = lstatSync(this.path, { throwIfNoEntry: false });
       const open = fstatSync(this.fd);
-      if (named && named.ino === open.ino && named.dev === open.dev) return this.fd;
+      if (named && named.ino === open.ino && named.dev === open.dev) return { fd: this.fd, size: open.size };
       this.close();
     }
-    this.fd = this.open();
-    return this.fd;
+    const opened = this.open();
+    this.fd = opened.fd;
+    return opened;
   }
 
   /** Opens the record file, made 0600 when missing; refuses a link, a FIFO, a device or a dir in its place. */
-  private open(): number {
+  private open(): OpenRecord {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     // Read too: a writer looks at the tail another left without a checkpoint. Not through a link, and never
     // waiting on a FIFO's reader (a write to one would block the server holding the store's lock).
     const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
     const fd = openSync(this.path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
-    if (!fstatSync(fd).isFile()) {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
       closeSync(fd);
       throw new Error(`${this.path} is not a regular file`);
     }
-    return fd;
+    return { fd, size: stat.size };
   }
+}
+
+/** The record file's descriptor and its size, as one stat of it found them. */
+interface OpenRecord {
+  fd: number;
+  size: number;
 }
 
 /**
