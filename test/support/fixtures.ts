@@ -1,4 +1,5 @@
 /** Test fixtures: temp dirs that clean themselves up, a fixed clock, fake host files. */
+import { expect } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -33,6 +34,22 @@ export function tree(files: Record<string, string>): string {
     writeFileSync(file, body);
   }
   return root;
+}
+
+/**
+ * Runs `body` with a new data dir on a file system of its own: a 1 MB tmpfs
+ * mounted for the test (so a test can fill it), unmounted after. Needs root.
+ */
+export async function onSmallDisk(body: (data: string) => Promise<void>): Promise<void> {
+  const data = join(tempDir(), "data");
+  mkdirSync(data);
+  const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", data]);
+  expect(mounted.exitCode).toBe(0);
+  try {
+    await body(data);
+  } finally {
+    Bun.spawnSync(["umount", "-l", data]);
+  }
 }
 
 export function fixedClock(ms: number): Clock & { set(ms: number): void } {
