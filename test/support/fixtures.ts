@@ -52,6 +52,17 @@ export async function onSmallDisk(body: (data: string) => Promise<void>): Promis
   }
 }
 
+/** Whether this run may bind-mount (root, and a kernel that lets it): tests that need one skip without. */
+export function canBindMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = tempDir();
+  mkdirSync(join(probe, "a"));
+  mkdirSync(join(probe, "b"));
+  if (Bun.spawnSync(["mount", "--bind", join(probe, "a"), join(probe, "b")]).exitCode !== 0) return false;
+  Bun.spawnSync(["umount", join(probe, "b")]);
+  return true;
+}
+
 export function fixedClock(ms: number): Clock & { set(ms: number): void } {
   let now = ms;
   return {
