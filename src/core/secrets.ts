@@ -130,6 +130,13 @@ function maskPrivateKeys(text: string): string {
   return out + text.slice(at);
 }
 
+/** The first private-key armour in a line, BEGIN or END; undefined when it holds none. */
+export function keyArmourIn(line: string): "BEGIN" | "END" | undefined {
+  if (!line.includes("PRIVATE KEY-----")) return undefined;
+  for (const m of line.matchAll(KEY_ARMOUR)) return m[1] as "BEGIN" | "END";
+  return undefined;
+}
+
 /** Whether a text ends inside a private key: its last armour is a BEGIN. */
 function insideKey(text: string): boolean {
   let inside = false;

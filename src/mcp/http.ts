@@ -38,10 +38,10 @@ import {
   HTTP_BODY_LIMIT_BYTES,
   holdsTooManyValues,
   InFlight,
-  REQUEST_VALUE_LIMIT,
   RETRY_AFTER_SECONDS,
   type Refusal,
   readBody,
+  TOO_MANY_VALUES,
 } from "./httpLimits.ts";
 import { LegacySessions } from "./httpSessions.ts";
 import { createServer, type ServeContext } from "./server.ts";
@@ -205,8 +205,7 @@ export function httpFront(ctx: ServeContext, opts: HttpOptions): HttpFront {
             parsedBody = undefined; // the handler answers a parse error itself
           }
         }
-        if (holdsTooManyValues(parsedBody))
-          answered = rpcError(400, -32600, `the request holds more than ${REQUEST_VALUE_LIMIT} values`);
+        if (holdsTooManyValues(parsedBody)) answered = rpcError(400, -32600, TOO_MANY_VALUES);
         else {
           const forwarded = new Request(req.url, { method: req.method, headers: req.headers, body: read.body });
           answered = await route(forwarded, read.body, parsedBody, authInfo, token.agent);

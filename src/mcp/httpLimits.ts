@@ -190,6 +190,13 @@ export async function readBody(req: Request, ticket: Ticket, deadlineMs = BODY_D
 }
 
 /**
+ * Said of a request holding more than REQUEST_VALUE_LIMIT values, over HTTP
+ * and stdio alike: the SDK's schema check builds an issue per wrong member,
+ * and a deep one broke the stack on the way to its answer.
+ */
+export const TOO_MANY_VALUES = `the request holds more than ${REQUEST_VALUE_LIMIT} values`;
+
+/**
  * Whether a parsed request holds more than `limit` values (REQUEST_VALUE_LIMIT).
  * Walks without recursion and stops as soon as the count passes the limit,
  * so a deep or wide request costs no more than the limit to refuse.

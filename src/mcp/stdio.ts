@@ -12,7 +12,7 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { deserializeMessage, isJSONRPCRequest, isJSONRPCResponse } from "@modelcontextprotocol/server";
-import { holdsTooManyValues, REQUEST_VALUE_LIMIT } from "./httpLimits.ts";
+import { holdsTooManyValues, TOO_MANY_VALUES } from "./httpLimits.ts";
 import { JsonFramer } from "./jsonFramer.ts";
 
 /** No model writes four mebibytes of arguments to one call; a request past it is held to be hostile or a mistake. */
@@ -30,12 +30,6 @@ export const REQUESTS_IN_FLIGHT = 32;
 const PARSE_ERROR = -32700;
 /** JSON-RPC's code for JSON that is not a JSON-RPC message. */
 const INVALID_REQUEST = -32600;
-/**
- * Said of a request holding more than REQUEST_VALUE_LIMIT values, as over
- * HTTP: the SDK's schema check builds an issue per wrong member, and a deep
- * one broke the stack on the way to its answer.
- */
-const TOO_MANY_VALUES = `the request holds more than ${REQUEST_VALUE_LIMIT} values`;
 
 export interface StdioStreams {
   input: NodeJS.ReadableStream;

@@ -12,7 +12,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_REMOVE_DEPTH } from "../../src/capabilities/fs/fdio.ts";
-import { tempDir } from "../support/fixtures.ts";
+import { canBindMount, tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
 
@@ -21,16 +21,6 @@ function canMount(type: string): boolean {
   const probe = tempDir();
   if (Bun.spawnSync(["mount", "-t", type, type, probe]).exitCode !== 0) return false;
   Bun.spawnSync(["umount", probe]);
-  return true;
-}
-
-function canBindMount(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  const probe = tempDir();
-  mkdirSync(join(probe, "a"));
-  mkdirSync(join(probe, "b"));
-  if (Bun.spawnSync(["mount", "--bind", join(probe, "a"), join(probe, "b")]).exitCode !== 0) return false;
-  Bun.spawnSync(["umount", join(probe, "b")]);
   return true;
 }
 

@@ -61,10 +61,13 @@ test("http_get over MCP: refused without a grant, then through one naming the ho
   }
 });
 
-test("http_get: a body cut for the model never ends inside a URL's userinfo", async () => {
-  const secret = "Zq61Hp4Tw9";
-  const line = `clone https://alice:${secret}@h.test/r\n`;
-  // the padding the query asks for moves the cut across every character of a line
+/**
+ * Serves `line` over and over after a padding the query asks for, so that the
+ * cut of a large body falls across every character of a line, and checks that
+ * no four characters of `word` are ever left in what the model is shown.
+ */
+async function expectCutNeverInside(line: string, word: string, data: string) {
+  const config = tempDir();
   const reflect = http.createServer((q, res) => {
     const pad = Number(new URL(q.url ?? "/", "http://x").searchParams.get("pad"));
     res.setHeader("content-type", "text/plain");
@@ -72,8 +75,6 @@ test("http_get: a body cut for the model never ends inside a URL's userinfo", as
   });
   await new Promise<void>((r) => reflect.listen(0, "127.0.0.1", () => r()));
   const at = (reflect.address() as AddressInfo).port;
-  const data = tempDir();
-  const config = tempDir();
   const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
   const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
   try {
@@ -85,44 +86,21 @@ test("http_get: a body cut for the model never ends inside a URL's userinfo", as
       );
       const body = (r.value as { body: string }).body;
       expect(body).toContain("bytes left out");
-      const pieces = Array.from({ length: secret.length - 3 }, (_, i) => secret.slice(i, i + 4));
+      const pieces = Array.from({ length: word.length - 3 }, (_, i) => word.slice(i, i + 4));
       expect(pieces.filter((p) => body.includes(p))).toEqual([]);
     }
   } finally {
     await s.close();
     reflect.close();
   }
+}
+
+test("http_get: a body cut for the model never ends inside a URL's userinfo", async () => {
+  const secret = "Zq61Hp4Tw9";
+  await expectCutNeverInside(`clone https://alice:${secret}@h.test/r\n`, secret, tempDir());
 });
 
 test("http_get: a body cut for the model never ends inside rta's data dir", async () => {
   const data = tempDir();
-  const config = tempDir();
-  const line = `state kept in ${data}\n`;
-  // as above: the padding moves the cut across every character of the data dir
-  const reflect = http.createServer((q, res) => {
-    const pad = Number(new URL(q.url ?? "/", "http://x").searchParams.get("pad"));
-    res.setHeader("content-type", "text/plain");
-    res.end(`${"p".repeat(pad)}\n${line.repeat(Math.ceil((300 * 1024) / line.length))}`);
-  });
-  await new Promise<void>((r) => reflect.listen(0, "127.0.0.1", () => r()));
-  const at = (reflect.address() as AddressInfo).port;
-  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
-  const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
-  try {
-    const args = ["grant", "allow", "http.get", "--agent", "claude", "--ttl", "5m", "--host", "127.0.0.1"];
-    expect((await rta(args, { env })).code).toBe(0);
-    const name = basename(data);
-    for (let pad = 0; pad < line.length; pad++) {
-      const r = resultJson(
-        await s.client.callTool({ name: "http_get", arguments: { url: `http://127.0.0.1:${at}/?pad=${pad}` } }),
-      );
-      const body = (r.value as { body: string }).body;
-      expect(body).toContain("bytes left out");
-      const pieces = Array.from({ length: name.length - 3 }, (_, i) => name.slice(i, i + 4));
-      expect(pieces.filter((p) => body.includes(p))).toEqual([]);
-    }
-  } finally {
-    await s.close();
-    reflect.close();
-  }
+  await expectCutNeverInside(`state kept in ${data}\n`, basename(data), data);
 });

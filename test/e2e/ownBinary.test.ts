@@ -14,6 +14,26 @@ import { tempDir } from "../support/fixtures.ts";
 import { resultJson } from "../support/mcpClient.ts";
 import { RTA } from "../support/rta.ts";
 
+/**
+ * Grants the agent fs with `granter`, then serves `root` over stdio from an rta
+ * started as `command`: the client, and a call that answers a tool's result.
+ */
+async function servedBy(granter: string, command: string, root: string, env: Record<string, string>) {
+  const granted = Bun.spawnSync([granter, "grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env });
+  expect(granted.exitCode).toBe(0);
+  const transport = new StdioClientTransport({
+    command,
+    args: ["mcp", "serve", "--agent", "claude", "--root", root],
+    env,
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "e2e", version: "1" });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown>) =>
+    resultJson(await client.callTool({ name, arguments: args }));
+  return { client, call };
+}
+
 describe("rta's executable under a root", () => {
   test("is not overwritten, moved, removed or replaced, by its own path or by the link it was started by", async () => {
     const root = realpathSync(tempDir());
@@ -26,18 +46,7 @@ describe("rta's executable under a root", () => {
     writeFileSync(join(root, "evil.sh"), "#!/bin/sh\necho planted\n");
     const data = tempDir();
     const env = { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() };
-    const granted = Bun.spawnSync([bin, "grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env });
-    expect(granted.exitCode).toBe(0);
-    const transport = new StdioClientTransport({
-      command: join(root, "bin/rta"),
-      args: ["mcp", "serve", "--agent", "claude", "--root", root],
-      env,
-      stderr: "ignore",
-    });
-    const client = new Client({ name: "e2e", version: "1" });
-    await client.connect(transport);
-    const call = async (name: string, args: Record<string, unknown>) =>
-      resultJson(await client.callTool({ name, arguments: args }));
+    const { client, call } = await servedBy(bin, join(root, "bin/rta"), root, env);
     try {
       const cases: [string, Record<string, unknown>][] = [
         ["fs_write", { path: "tools/rta/rta", content: "#!/bin/sh\necho planted\n", mode: "overwrite" }],
@@ -76,18 +85,7 @@ describe("rta started by its bare name, through PATH", () => {
       RTA_DATA_DIR: data,
       RTA_CONFIG_DIR: tempDir(),
     };
-    const granted = Bun.spawnSync(["rta", "grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env });
-    expect(granted.exitCode).toBe(0);
-    const transport = new StdioClientTransport({
-      command: "rta",
-      args: ["mcp", "serve", "--agent", "claude", "--root", root],
-      env,
-      stderr: "ignore",
-    });
-    const client = new Client({ name: "e2e", version: "1" });
-    await client.connect(transport);
-    const call = async (name: string, args: Record<string, unknown>) =>
-      resultJson(await client.callTool({ name, arguments: args }));
+    const { client, call } = await servedBy("rta", "rta", root, env);
     try {
       expect((await call("fs_move", { from: "tool.sh", to: "early/rta" })).code).toBe("core.path.withheld");
       expect((await call("fs_write", { path: "early/rta", content: "#!/bin/sh\n" })).code).toBe("core.path.withheld");

@@ -57,6 +57,25 @@ function bigTree(dir: string): void {
 }
 const SLOW = "[a-m][a-z ]{25}[0-9]";
 
+/**
+ * Starts the SLOW search through `client`: `stop` cancels it, `outcome` says
+ * how it ended, and `settled` whether it has ended yet.
+ */
+function slowGrep(client: Client) {
+  const stop = new AbortController();
+  let grepSettled = false;
+  const outcome = client
+    .callTool({ name: "fs_grep", arguments: { pattern: SLOW, path: "." } }, { signal: stop.signal, timeout: 600_000 })
+    .then(
+      () => "answered",
+      () => "aborted",
+    )
+    .finally(() => {
+      grepSettled = true;
+    });
+  return { stop, outcome, settled: () => grepSettled };
+}
+
 /** The record's lines for one tool, read with `rta agent log` as an operator would, until `want` says they are there. */
 async function recordOf(
   env: Record<string, string>,
@@ -123,25 +142,12 @@ describe("a long search", () => {
     const config = tempDir();
     const s = await connect("legacy", ["--root", root], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
     try {
-      const stop = new AbortController();
-      let grepSettled = false;
-      const grep = s.client
-        .callTool(
-          { name: "fs_grep", arguments: { pattern: SLOW, path: "." } },
-          { signal: stop.signal, timeout: 600_000 },
-        )
-        .then(
-          () => "answered",
-          () => "aborted",
-        )
-        .finally(() => {
-          grepSettled = true;
-        });
+      const grep = slowGrep(s.client);
       const info = resultJson(await s.client.callTool({ name: "sys_info", arguments: {} }));
       expect(info.type).toBe("object");
-      expect(grepSettled).toBe(false); // the search was still running when sys_info came back
-      stop.abort();
-      expect(await grep).toBe("aborted");
+      expect(grep.settled()).toBe(false); // the search was still running when sys_info came back
+      grep.stop.abort();
+      expect(await grep.outcome).toBe("aborted");
       // The server stopped the search: the record says it was cancelled, and the next call is answered.
       expect(await recordOf({ RTA_DATA_DIR: data, RTA_CONFIG_DIR: config }, "fs_grep", (o) => o.length > 0)).toEqual([
         "core.call.cancelled",
@@ -168,26 +174,13 @@ describe("a long search", () => {
     const alice = await client("alice");
     const bob = await client("bob");
     try {
-      const stop = new AbortController();
-      let grepSettled = false;
-      const grep = alice
-        .callTool(
-          { name: "fs_grep", arguments: { pattern: SLOW, path: "." } },
-          { signal: stop.signal, timeout: 600_000 },
-        )
-        .then(
-          () => "answered",
-          () => "aborted",
-        )
-        .finally(() => {
-          grepSettled = true;
-        });
+      const grep = slowGrep(alice);
       const health = await fetch(`http://127.0.0.1:${srv.port}/healthz`);
       expect(health.status).toBe(200);
       expect(resultJson(await bob.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
-      expect(grepSettled).toBe(false);
-      stop.abort();
-      expect(await grep).toBe("aborted");
+      expect(grep.settled()).toBe(false);
+      grep.stop.abort();
+      expect(await grep.outcome).toBe("aborted");
       expect(await recordOf(srv.env, "fs_grep", (o) => o.length > 0)).toEqual(["core.call.cancelled"]);
     } finally {
       await alice.close();

@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
-import { tempDir } from "../support/fixtures.ts";
+import { onSmallDisk, tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { RTA, rta } from "../support/rta.ts";
 
@@ -78,16 +78,8 @@ describe("a full disk", () => {
   test.skipIf(!root)(
     "a call whose line cannot be written is refused as core.record.unavailable, runs not, and the operator is told once",
     async () => {
-      const data = join(tempDir(), "data");
-      mkdirSync(data);
-      // a small file system of the data dir's own, mounted for the test: the record's disk, filled below
-      const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", data]);
-      expect(mounted.exitCode).toBe(0);
-      try {
-        await onAFullDisk(data);
-      } finally {
-        Bun.spawnSync(["umount", "-l", data]);
-      }
+      // a small file system of the data dir's own: the record's disk, filled by onAFullDisk
+      await onSmallDisk(onAFullDisk);
     },
     60_000,
   );

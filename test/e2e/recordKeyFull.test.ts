@@ -4,10 +4,10 @@
  * file in the data dir: an agent's retries made as many files as it sent calls.
  */
 import { expect, test } from "bun:test";
-import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { GateStore } from "../../src/gate/gateStore.ts";
-import { tempDir } from "../support/fixtures.ts";
+import { onSmallDisk } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 
 const root = process.getuid?.() === 0;
@@ -32,11 +32,7 @@ function fill(dir: string): void {
 test.skipIf(!root)(
   "calls on a full disk with no key yet are refused and leave no temporary files",
   async () => {
-    const data = join(tempDir(), "data");
-    mkdirSync(data);
-    const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", data]);
-    expect(mounted.exitCode).toBe(0);
-    try {
+    await onSmallDisk(async (data) => {
       // the grant store made while there was room and held open, as a server sharing it would: its files stay
       const store = join(data, "gate.db");
       new GateStore(store).close();
@@ -61,9 +57,7 @@ test.skipIf(!root)(
         holder.kill();
       }
       expect(readdirSync(data).filter((f) => f.startsWith("record.key"))).toEqual([]);
-    } finally {
-      Bun.spawnSync(["umount", "-l", data]);
-    }
+    });
   },
   60_000,
 );

@@ -8,7 +8,7 @@ import { linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "n
 import { join } from "node:path";
 import { ownPlacesNow, touchesPlace } from "../../src/gate/ownPlaces.ts";
 import { closeGated, type GatedPath, PathGate, type PathIntent } from "../../src/gate/pathGate.ts";
-import { tempDir } from "../support/fixtures.ts";
+import { canBindMount, tempDir } from "../support/fixtures.ts";
 
 let base = "";
 let root = "";
@@ -77,16 +77,6 @@ beforeAll(() => {
 afterAll(() => {
   for (const p of opened) closeGated(p);
 });
-
-function canBindMount(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  const probe = tempDir();
-  mkdirSync(join(probe, "a"));
-  mkdirSync(join(probe, "b"));
-  if (Bun.spawnSync(["mount", "--bind", join(probe, "a"), join(probe, "b")]).exitCode !== 0) return false;
-  Bun.spawnSync(["umount", join(probe, "b")]);
-  return true;
-}
 
 function outcome(g: PathGate, sent: string, intent: PathIntent): string {
   try {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { type Frame, JsonFramer } from "../../src/mcp/jsonFramer.ts";
 
-function frames(limit: number, ...chunks: string[]) {
+/** The frames, and the size reported too large if any, for `chunks` pushed in turn under `limit`. */
+function feed(limit: number, chunks: Uint8Array[]) {
   const out: Frame[] = [];
   let tooLarge: number | undefined;
   const f = new JsonFramer(
@@ -11,9 +12,16 @@ function frames(limit: number, ...chunks: string[]) {
       tooLarge = n;
     },
   );
-  for (const c of chunks) f.push(Buffer.from(c));
+  for (const c of chunks) f.push(c);
   f.end();
   return { out, tooLarge };
+}
+
+function frames(limit: number, ...chunks: string[]) {
+  return feed(
+    limit,
+    chunks.map((c) => Buffer.from(c)),
+  );
 }
 
 describe("JsonFramer", () => {
@@ -78,22 +86,13 @@ describe("JsonFramer", () => {
 
 /** The frames for a stream fed as `bytes`, cut into chunks at `cuts`. */
 function framesOf(bytes: Uint8Array, cuts: number[] = [], limit = 1 << 20) {
-  const out: Frame[] = [];
-  let tooLarge: number | undefined;
-  const f = new JsonFramer(
-    limit,
-    (fr) => out.push(fr),
-    (n) => {
-      tooLarge = n;
-    },
-  );
+  const chunks: Uint8Array[] = [];
   let at = 0;
   for (const cut of [...cuts, bytes.length]) {
-    f.push(bytes.subarray(at, cut));
+    chunks.push(bytes.subarray(at, cut));
     at = cut;
   }
-  f.end();
-  return { out, tooLarge };
+  return feed(limit, chunks);
 }
 
 const M = (text: string): Frame => ({ kind: "message", text });

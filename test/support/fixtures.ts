@@ -1,4 +1,5 @@
 /** Test fixtures: temp dirs that clean themselves up, a fixed clock, fake host files. */
+import { expect } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -33,6 +34,33 @@ export function tree(files: Record<string, string>): string {
     writeFileSync(file, body);
   }
   return root;
+}
+
+/**
+ * Runs `body` with a new data dir on a file system of its own: a 1 MB tmpfs
+ * mounted for the test (so a test can fill it), unmounted after. Needs root.
+ */
+export async function onSmallDisk(body: (data: string) => Promise<void>): Promise<void> {
+  const data = join(tempDir(), "data");
+  mkdirSync(data);
+  const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", data]);
+  expect(mounted.exitCode).toBe(0);
+  try {
+    await body(data);
+  } finally {
+    Bun.spawnSync(["umount", "-l", data]);
+  }
+}
+
+/** Whether this run may bind-mount (root, and a kernel that lets it): tests that need one skip without. */
+export function canBindMount(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = tempDir();
+  mkdirSync(join(probe, "a"));
+  mkdirSync(join(probe, "b"));
+  if (Bun.spawnSync(["mount", "--bind", join(probe, "a"), join(probe, "b")]).exitCode !== 0) return false;
+  Bun.spawnSync(["umount", join(probe, "b")]);
+  return true;
 }
 
 export function fixedClock(ms: number): Clock & { set(ms: number): void } {

@@ -9,7 +9,7 @@ import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { compileLiteral, type TextMatcher } from "../../core/pattern.ts";
-import { LinesBefore, MASK } from "../../core/secrets.ts";
+import { keyArmourIn, LinesBefore, MASK } from "../../core/secrets.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
 import { looksBinary, notFile, readRange } from "../fs/fdio.ts";
 
@@ -152,11 +152,9 @@ class ShownBackwards {
       this.take(n, line);
       return;
     }
-    const armour = line.includes("PRIVATE KEY-----")
-      ? /-----(BEGIN|END) [A-Z0-9 ]{0,40}PRIVATE KEY-----/.exec(line)
-      : null;
-    if (armour?.[1] === "END") this.inKey = true;
-    else if (armour?.[1] === "BEGIN") this.inKey = false;
+    const armour = keyArmourIn(line);
+    if (armour === "END") this.inKey = true;
+    else if (armour === "BEGIN") this.inKey = false;
     else if (this.inKey) {
       for (const h of this.held) h.before.unshift(line);
       this.take(n, MASK);
