@@ -14,12 +14,10 @@
  */
 import { closeSync, constants, lstatSync, openSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
+import { inFd, O_PATH } from "./procFd.ts";
 
 /** The name git gives the dir it keeps in a work tree; a write to it, file or dir, is refused by name alone. */
 export const GIT_DIR_NAME = ".git";
-
-/** Linux's O_PATH: enough to name a directory and look inside it, without the right to list it. */
-const O_PATH = 0o10000000;
 
 /** The entries whose presence together makes a directory a git dir. */
 const MARKS = ["HEAD", "objects", "refs", "commondir"] as const;
@@ -77,7 +75,7 @@ export function isGitDirEntry(path: string): boolean {
     return false; // not a directory (any more): nothing of git's to carry off
   }
   try {
-    return isGitDir(`/proc/self/fd/${fd}`);
+    return isGitDir(inFd(fd));
   } finally {
     closeSync(fd);
   }

@@ -60,12 +60,8 @@ import {
   touchesPlace,
   wayTo,
 } from "./ownPlaces.ts";
+import { inFd, O_PATH } from "./procFd.ts";
 
-export { isGitSecretFile } from "./gitDirs.ts";
-export { isUnder } from "./ownPlaces.ts";
-
-/** Linux's O_PATH: a descriptor that names a directory without the right to list it, enough to walk through. */
-const O_PATH = 0o10000000;
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 /** The most symlinks one path may pass through, as the kernel's own limit; past it, a loop. */
 const MAX_LINK_HOPS = 40;
@@ -127,11 +123,6 @@ export interface RootStatus {
   readable: boolean;
   /** why not, with the fix */
   problem?: string;
-}
-
-/** `/proc/self/fd/<fd>/<name>`: a name looked up inside an opened directory. */
-export function inFd(fd: number, name?: string): string {
-  return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
 }
 
 function code(
