@@ -24,8 +24,8 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { RECORD_KEY_FILE } from "../record/key.ts";
 import { GATE_STORE_FILE } from "./gateStore.ts";
 
-/** The most links one lookup passes through, as the kernel's own limit. */
-const MAX_LINK_HOPS = 40;
+/** The most links one lookup passes through, as the kernel's own limit; past it, a loop. */
+export const MAX_LINK_HOPS = 40;
 
 /** The kernel's view of processes and devices: never a file of anyone's own. */
 const SYSTEM_PLACES = ["/proc", "/sys"];

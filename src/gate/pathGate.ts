@@ -38,7 +38,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
 import { canCarryGitSecret, GIT_DIR_NAME, isGitDir, isGitMark, underGitDir } from "./gitDirs.ts";
-import { idOf, isUnder, type OwnPlaces, ownPlacesNow, wayTo } from "./ownPlaces.ts";
+import { idOf, isUnder, MAX_LINK_HOPS, type OwnPlaces, ownPlacesNow, wayTo } from "./ownPlaces.ts";
 import { inFd, O_PATH } from "./procFd.ts";
 import {
   confirmOpened,
@@ -55,8 +55,6 @@ import {
 } from "./withheld.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
-/** The most symlinks one path may pass through, as the kernel's own limit; past it, a loop. */
-const MAX_LINK_HOPS = 40;
 /** PATH_MAX on Linux; a longer path is no path. */
 const MAX_PATH_BYTES = 4096;
 
