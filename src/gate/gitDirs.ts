@@ -12,26 +12,15 @@
  * asked of an opened descriptor, so it looks at the directory the gate is in,
  * not at a path that could be swapped meanwhile.
  */
-import { closeSync, constants, lstatSync, openSync } from "node:fs";
+import { closeSync, constants, openSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
+import { holds, inFd, O_PATH } from "./procFd.ts";
 
 /** The name git gives the dir it keeps in a work tree; a write to it, file or dir, is refused by name alone. */
 export const GIT_DIR_NAME = ".git";
 
-/** Linux's O_PATH: enough to name a directory and look inside it, without the right to list it. */
-const O_PATH = 0o10000000;
-
 /** The entries whose presence together makes a directory a git dir. */
 const MARKS = ["HEAD", "objects", "refs", "commondir"] as const;
-
-function has(dir: string, name: string): boolean {
-  try {
-    lstatSync(`${dir}/${name}`);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function gitShaped(present: (name: string) => boolean): boolean {
   return present("HEAD") && ((present("objects") && present("refs")) || present("commondir"));
@@ -39,7 +28,7 @@ function gitShaped(present: (name: string) => boolean): boolean {
 
 /** Whether a directory (by a path that names it, e.g. `/proc/self/fd/<fd>`) is a git dir. */
 export function isGitDir(dir: string): boolean {
-  return gitShaped((name) => has(dir, name));
+  return gitShaped((name) => holds(dir, name));
 }
 
 /** Whether `name` is one of the entries that together make a directory a git dir. */
@@ -50,7 +39,7 @@ export function isGitMark(name: string): boolean {
 /** Whether adding `name` to a directory that is not a git dir would make it one. */
 export function wouldBecomeGitDir(dir: string, name: string): boolean {
   if (!isGitMark(name)) return false;
-  return gitShaped((n) => n === name || has(dir, n));
+  return gitShaped((n) => n === name || holds(dir, n));
 }
 
 /**
@@ -77,7 +66,7 @@ export function isGitDirEntry(path: string): boolean {
     return false; // not a directory (any more): nothing of git's to carry off
   }
   try {
-    return isGitDir(`/proc/self/fd/${fd}`);
+    return isGitDir(inFd(fd));
   } finally {
     closeSync(fd);
   }

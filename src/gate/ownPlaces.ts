@@ -23,9 +23,10 @@ import { lstatSync, readlinkSync, type Stats, statfsSync, statSync } from "node:
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { RECORD_KEY_FILE } from "../record/key.ts";
 import { GATE_STORE_FILE } from "./gateStore.ts";
+import { holds } from "./procFd.ts";
 
-/** The most links one lookup passes through, as the kernel's own limit. */
-const MAX_LINK_HOPS = 40;
+/** The most links one lookup passes through, as the kernel's own limit; past it, a loop. */
+export const MAX_LINK_HOPS = 40;
 
 /** The kernel's view of processes and devices: never a file of anyone's own. */
 const SYSTEM_PLACES = ["/proc", "/sys"];
@@ -59,14 +60,7 @@ export function isDataDirMark(name: string): boolean {
 
 /** Whether a directory (by a path that names it, e.g. `/proc/self/fd/<fd>`) holds what an rta data dir holds. */
 export function isDataDirShaped(dir: string): boolean {
-  return DATA_DIR_MARKS.every((name) => {
-    try {
-      lstatSync(`${dir}/${name}`);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return DATA_DIR_MARKS.every((name) => holds(dir, name));
 }
 
 /** Whether a path (`/proc/self/fd/<fd>` for an opened one) lies on one of the kernel's own file systems. */

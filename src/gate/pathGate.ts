@@ -14,7 +14,8 @@
  * rta's own places are worked out when a path is opened (ownPlaces.ts): what
  * lies inside them is not opened, and no write may land on the way to one,
  * so a place cannot be moved, planted or relinked before it exists. A git
- * dir is known by what it holds, whatever its name (gitDirs.ts).
+ * dir is known by what it holds, whatever its name (gitDirs.ts). What each
+ * step may open, and where a write may land, is asked of withheld.ts.
  *
  * Refusals, each naming the path as the agent sent it and nothing of rta's
  * own layout: core.path.outside, core.path.symlink, core.path.hardlink,
@@ -36,39 +37,24 @@ import {
 import { isAbsolute, resolve } from "node:path";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
+import { canCarryGitSecret, GIT_DIR_NAME, isGitDir, isGitMark, underGitDir } from "./gitDirs.ts";
+import { idOf, isUnder, MAX_LINK_HOPS, type OwnPlaces, ownPlacesNow, wayTo } from "./ownPlaces.ts";
+import { inFd, O_PATH } from "./procFd.ts";
 import {
-  canCarryGitSecret,
-  GIT_DIR_NAME,
-  isGitDir,
-  isGitDirEntry,
-  isGitMark,
-  underGitDir,
-  wouldBecomeGitDir,
-} from "./gitDirs.ts";
-import {
-  idOf,
-  isDataDirMark,
-  isDataDirShaped,
-  isInside,
-  isKernelFs,
-  isPlace,
-  isPlaceAt,
-  isStepAt,
-  isUnder,
-  type OwnPlaces,
-  ownPlacesNow,
-  touchesPlace,
-  wayTo,
-} from "./ownPlaces.ts";
+  confirmOpened,
+  confirmParent,
+  confirmPlace,
+  confirmTarget,
+  type GateRules,
+  gitWithheld,
+  OUTSIDE_HINT,
+  pathError,
+  ROOT_HINT,
+  type Walk,
+  withheldBy,
+} from "./withheld.ts";
 
-export { isGitSecretFile } from "./gitDirs.ts";
-export { isUnder } from "./ownPlaces.ts";
-
-/** Linux's O_PATH: a descriptor that names a directory without the right to list it, enough to walk through. */
-const O_PATH = 0o10000000;
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
-/** The most symlinks one path may pass through, as the kernel's own limit; past it, a loop. */
-const MAX_LINK_HOPS = 40;
 /** PATH_MAX on Linux; a longer path is no path. */
 const MAX_PATH_BYTES = 4096;
 
@@ -77,21 +63,6 @@ export type PathIntent = "read" | "write";
 export interface OpenOptions {
   /** for a write: make the missing directories above the last name, each inside the one before */
   makeParents?: boolean;
-}
-
-export interface GateRules {
-  /**
-   * rta's own places as configured (data dir, config dir, identity file, and
-   * git's config beside a home): withheld wherever they resolve when a path
-   * is opened, with the way to them
-   */
-  withheld: string[];
-  /** a regular file with more than one hard link may be opened */
-  hardlinks: boolean;
-  /** git dirs (.git, and any dir holding what a git dir holds) are not written, nor their credential files read */
-  git: boolean;
-  /** the kernel's own trees (/proc, /sys) are withheld */
-  system: boolean;
 }
 
 /** A path opened for reading: a descriptor on the file or directory itself. */
@@ -128,25 +99,6 @@ export interface RootStatus {
   /** why not, with the fix */
   problem?: string;
 }
-
-/** `/proc/self/fd/<fd>/<name>`: a name looked up inside an opened directory. */
-export function inFd(fd: number, name?: string): string {
-  return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
-}
-
-function code(
-  c: "outside" | "symlink" | "hardlink" | "withheld" | "unreadable" | "invalid",
-  sent: string,
-  message: string,
-  hint: string,
-): RtaError {
-  return new RtaError(`core.path.${c}`, `${JSON.stringify(sent)} ${message}`, hint);
-}
-
-const ROOT_HINT = "name something inside it";
-
-const OUTSIDE_HINT =
-  "paths are confined to the roots the server was started with; ask the person running rta to add a root";
 
 export class PathGate {
   readonly roots: string[];
@@ -201,15 +153,20 @@ export class PathGate {
    */
   open(sent: string, intent: PathIntent, options: OpenOptions = {}): GatedPath {
     if (sent.includes("\0"))
-      throw code("invalid", sent.replaceAll("\0", "\\0"), "holds a NUL byte", "send the path without it");
+      throw pathError("invalid", sent.replaceAll("\0", "\\0"), "holds a NUL byte", "send the path without it");
     if (Buffer.byteLength(sent) > MAX_PATH_BYTES)
-      throw code("invalid", `${sent.slice(0, 40)}...`, `is longer than ${MAX_PATH_BYTES} bytes`, "send a shorter path");
+      throw pathError(
+        "invalid",
+        `${sent.slice(0, 40)}...`,
+        `is longer than ${MAX_PATH_BYTES} bytes`,
+        "send a shorter path",
+      );
     const { root, parts } = this.pick(sent);
     let rootFd: number;
     try {
       rootFd = openSync(root, O_RDONLY | O_DIRECTORY);
     } catch {
-      throw code(
+      throw pathError(
         "unreadable",
         sent,
         "lies under a root the server cannot read",
@@ -218,7 +175,7 @@ export class PathGate {
     }
     if (!this.pinned(root, rootFd)) {
       closeSync(rootFd);
-      throw code(
+      throw pathError(
         "unreadable",
         sent,
         "lies under a root that was replaced since the server started",
@@ -233,6 +190,7 @@ export class PathGate {
       intent,
       root,
       rootReal,
+      rules: this.rules,
       own: this.ownNow(),
       rootWay: () => {
         rootWay ??= this.roots.flatMap(wayTo);
@@ -244,7 +202,7 @@ export class PathGate {
       },
     };
     try {
-      this.confirm(at, rootFd);
+      confirmOpened(at, rootFd);
       if (intent === "write" && this.rules.git && at.rootInGit()) throw gitWithheld(sent);
     } catch (err) {
       closeSync(rootFd);
@@ -268,7 +226,7 @@ export class PathGate {
 
   private pick(sent: string): { root: string; parts: string[] } {
     if (!isAbsolute(sent)) {
-      if (this.roots.length === 0) throw code("outside", sent, "is outside the roots", OUTSIDE_HINT);
+      if (this.roots.length === 0) throw pathError("outside", sent, "is outside the roots", OUTSIDE_HINT);
       return { root: this.roots[0] as string, parts: sent.split("/") };
     }
     const clean = sent.replace(/\/+/g, "/");
@@ -277,7 +235,7 @@ export class PathGate {
         if (isUnder(clean, base)) return { root, parts: clean.slice(base === "/" ? 1 : base.length).split("/") };
       }
     }
-    throw code("outside", sent, "is outside the roots", OUTSIDE_HINT);
+    throw pathError("outside", sent, "is outside the roots", OUTSIDE_HINT);
   }
 
   /** Walks from the root's descriptor; every descriptor it opened is closed but the one it hands back. */
@@ -293,7 +251,7 @@ export class PathGate {
         depth += p === ".." ? -1 : 1;
         if (depth < 0) {
           closeSync(rootFd);
-          throw code("outside", sent, "climbs above its root", OUTSIDE_HINT);
+          throw pathError("outside", sent, "climbs above its root", OUTSIDE_HINT);
         }
       }
     }
@@ -308,8 +266,8 @@ export class PathGate {
         if (name === "..") {
           if (stack.length === 1) {
             throw hops > 0
-              ? code("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT)
-              : code("outside", sent, "climbs above its root", OUTSIDE_HINT);
+              ? pathError("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT)
+              : pathError("outside", sent, "climbs above its root", OUTSIDE_HINT);
           }
           closeSync(stack.pop() as number);
           rel.pop();
@@ -323,13 +281,13 @@ export class PathGate {
         } catch (err) {
           const e = (err as NodeJS.ErrnoException).code;
           if (e === "ENOENT" && last && intent === "write") {
-            this.confirmTarget(at, top(), name, false);
+            confirmTarget(at, top(), name, false);
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: null, root };
           }
           if (e === "ENOENT" && makeParents && intent === "write") {
             // Made inside the directory already opened, then walked into like any other.
-            this.confirmParent(at, top(), name, queue);
+            confirmParent(at, top(), name, queue);
             try {
               mkdirSync(inFd(top(), name), 0o755);
               if (this.rules.git) undoIfGitDir(top(), name, sent, () => rmdirSync(inFd(top(), name)));
@@ -341,12 +299,12 @@ export class PathGate {
             continue;
           }
           // A missing parent on the way to one of rta's places is said as the place, not as an absence.
-          if (e === "ENOENT" && intent === "write") this.confirmPlace(at, top(), name);
+          if (e === "ENOENT" && intent === "write") confirmPlace(at, top(), name);
           if (e === "ENOENT" || e === "ENOTDIR") throw notFound(sent);
           if (e === "ENAMETOOLONG")
-            throw code("invalid", sent, "has a name longer than the file system allows", "send a shorter name");
+            throw pathError("invalid", sent, "has a name longer than the file system allows", "send a shorter name");
           if (e === "EACCES")
-            throw code(
+            throw pathError(
               "unreadable",
               sent,
               "cannot be read by the server",
@@ -356,10 +314,10 @@ export class PathGate {
         }
         if (st.isSymbolicLink()) {
           if (++hops > MAX_LINK_HOPS)
-            throw code("symlink", sent, "passes through a loop of links", "send the path the links point to");
+            throw pathError("symlink", sent, "passes through a loop of links", "send the path the links point to");
           if (last && intent === "write") {
             // Writing at a link's name replaces the link (rename does not follow it); it never writes where it points.
-            this.confirmTarget(at, top(), name, false);
+            confirmTarget(at, top(), name, false);
             const parentFd = stack.pop() as number;
             return { intent, sent, rel: [...rel, name].join("/"), parentFd, name, existing: st, root };
           }
@@ -380,7 +338,7 @@ export class PathGate {
             const clean = target.replace(/\/+/g, "/");
             const base = [rootReal, root].find((b) => isUnder(clean, b));
             if (base === undefined)
-              throw code("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT);
+              throw pathError("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT);
             leave(1);
             rel.length = 0;
             queue.unshift(
@@ -407,16 +365,17 @@ export class PathGate {
             continue;
           }
           if (e === "ENOENT") throw notFound(sent);
-          throw code("symlink", sent, "changed while it was opened", "try again");
+          throw pathError("symlink", sent, "changed while it was opened", "try again");
         }
         stack.push(fd);
         rel.push(name);
-        this.confirm(at, fd);
+        confirmOpened(at, fd);
         // Asked of the directory now open, so a write never lands in a git dir of any name.
         if (this.rules.git && intent === "write" && isGitDir(inFd(fd))) throw gitWithheld(sent);
       }
       // The path names the root itself (or climbed back to it).
-      if (intent === "write") throw code("outside", sent, "is a root, which cannot be written as a whole", ROOT_HINT);
+      if (intent === "write")
+        throw pathError("outside", sent, "is a root, which cannot be written as a whole", ROOT_HINT);
       const fd = openSync(inFd(top()), O_RDONLY | O_DIRECTORY);
       return { intent, sent, rel: rel.join("/"), fd, stat: fstatSync(fd), root };
     } finally {
@@ -430,7 +389,7 @@ export class PathGate {
     const relPath = [...rel, name].join("/");
     const inGitDir = () => rel.includes(GIT_DIR_NAME) || stack.some((fd) => isGitDir(inFd(fd))) || at.rootInGit();
     if (this.rules.git && intent === "read" && canCarryGitSecret(rel[rel.length - 1], name, inGitDir)) {
-      throw code(
+      throw pathError(
         "withheld",
         sent,
         "can carry credentials, so it is not read",
@@ -438,7 +397,7 @@ export class PathGate {
       );
     }
     if (st.isFile() && st.nlink > 1 && !this.rules.hardlinks) {
-      throw code(
+      throw pathError(
         "hardlink",
         sent,
         "is a file with more than one hard link, which could be a file outside the root",
@@ -447,7 +406,7 @@ export class PathGate {
     }
     const parentFd = stack[stack.length - 1] as number;
     if (intent === "write") {
-      this.confirmTarget(at, parentFd, name, st.isDirectory());
+      confirmTarget(at, parentFd, name, st.isDirectory());
       stack.pop();
       return { intent, sent, rel: relPath, parentFd, name, existing: st, root };
     }
@@ -462,16 +421,21 @@ export class PathGate {
       const e = (err as NodeJS.ErrnoException).code;
       if (e === "ENOENT") throw notFound(sent);
       if (e === "EACCES")
-        throw code("unreadable", sent, "cannot be read by the server", "the person running rta can change its mode");
-      throw code("symlink", sent, "changed while it was opened", "try again");
+        throw pathError(
+          "unreadable",
+          sent,
+          "cannot be read by the server",
+          "the person running rta can change its mode",
+        );
+      throw pathError("symlink", sent, "changed while it was opened", "try again");
     }
     const opened = fstatSync(fd);
     if (opened.dev !== st.dev || opened.ino !== st.ino) {
       closeSync(fd);
-      throw code("symlink", sent, "changed while it was opened", "try again");
+      throw pathError("symlink", sent, "changed while it was opened", "try again");
     }
     try {
-      this.confirm(at, fd);
+      confirmOpened(at, fd);
     } catch (err) {
       closeSync(fd);
       throw err;
@@ -479,128 +443,15 @@ export class PathGate {
     return { intent, sent, rel: relPath, fd, stat: opened, root };
   }
 
-  /** What the kernel says an opened descriptor is must lie under the root and outside rta's own places. */
-  private confirm(at: Walk, fd: number): void {
-    const real = readlinkSync(inFd(fd));
-    if (!isUnder(real, at.rootReal)) throw code("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-    if (
-      isInside(real, at.own) ||
-      isPlace(fstatSync(fd), at.own) ||
-      (this.rules.system && isKernelFs(inFd(fd))) ||
-      (this.keepsStores() && isDataDirShaped(inFd(fd)))
-    ) {
-      throw code("withheld", at.sent, "is withheld from agents", "it is not a place an agent's call may read or write");
-    }
-  }
-
-  /**
-   * A missing directory above a write's last name, about to be made empty by
-   * the gate: it may be on the way to one of rta's places (a fresh home has
-   * no .config yet), since an empty directory the gate made moves no place;
-   * but the path it starts may not end in one, nor may it make a git dir.
-   * Below a missing entry nothing can be a link yet, so the rest of the path
-   * is joined as written, and a refusal comes before anything is made.
-   */
-  private confirmParent(at: Walk, parentFd: number, name: string, rest: readonly string[]): void {
-    const parent = readlinkSync(inFd(parentFd));
-    const made = resolve(parent, name);
-    if (isInside(made, at.own) || touchesPlace(resolve(made, ...rest), at.own)) throw placeWithheld(at.sent);
-    // the same by the directory's identity, for a parent reached by another name (a bind mount)
-    if (isStepAt(fstatSync(parentFd), name, at.own, true)) throw placeWithheld(at.sent);
-    if (this.rules.git && wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
-    if (this.keepsStores() && isDataDirMark(name)) throw placeWithheld(at.sent);
-  }
-
-  /**
-   * A write names an entry, not a descriptor, and the entry may not exist
-   * yet. It may not lie inside one of rta's places, nor be on the way to one
-   * (moving, removing or making it would move the place, or plant it); nor
-   * may it be a git dir, or the entry that would make its directory one.
-   */
-  private confirmTarget(at: Walk, parentFd: number, name: string, isDir: boolean): void {
-    this.confirmPlace(at, parentFd, name);
-    // a proc or a sysfs mounted here, or another rta's data dir: not moved or removed, whatever its name
-    if (isDir && this.rules.system && isKernelFs(inFd(parentFd, name))) throw placeWithheld(at.sent);
-    if (isDir && this.keepsStores() && isDataDirShaped(inFd(parentFd, name))) throw placeWithheld(at.sent);
-    // nor is a directory made one: an agent's record.key would keep every agent out of the dir it lies in
-    if (this.keepsStores() && isDataDirMark(name)) throw placeWithheld(at.sent);
-    if (!this.rules.git) return;
-    if (isDir && isGitDirEntry(inFd(parentFd, name))) throw gitWithheld(at.sent);
-    if (wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
-  }
-
-  /**
-   * An entry, there or not, that is one of rta's places, lies inside one, or
-   * leads to one; or that is a root or leads to one (a root inside another
-   * root): a root is opened by its path at each call, so whoever replaces an
-   * entry on that path, with a link to a directory outside every root say,
-   * decides where the root is.
-   */
-  private confirmPlace(at: Walk, parentFd: number, name: string): void {
-    const parent = readlinkSync(inFd(parentFd));
-    const target = parent === "/" ? `/${name}` : `${parent}/${name}`;
-    if (at.rootWay().some((e) => isUnder(e, target)))
-      throw code("outside", at.sent, "is a root, or on the way to one, which cannot be written as a whole", ROOT_HINT);
-    if (
-      touchesPlace(target, at.own) ||
-      isPlaceAt(inFd(parentFd, name), at.own) ||
-      isStepAt(fstatSync(parentFd), name, at.own)
-    )
-      throw placeWithheld(at.sent);
-  }
-
   /** Whether a real path is one a walk should skip: one of rta's places, another rta data dir, or the kernel's own. */
   isWithheld(real: string): boolean {
-    return this.withheldBy(this.ownNow(), real);
+    return withheldBy(this.rules, this.ownNow(), real);
   }
 
   /** The same against one look at rta's places. */
   withheldBy(own: OwnPlaces, real: string): boolean {
-    return (
-      isInside(real, own) ||
-      isPlaceAt(real, own) ||
-      (this.rules.system && isKernelFs(real)) ||
-      (this.keepsStores() && isDataDirShaped(real))
-    );
+    return withheldBy(this.rules, own, real);
   }
-
-  /** Whether rta's stores are kept from this gate's callers (an agent's); a person's gate keeps nothing. */
-  private keepsStores(): boolean {
-    return this.rules.withheld.length > 0;
-  }
-}
-
-/** What one open is about, handed down the walk. */
-interface Walk {
-  sent: string;
-  intent: PathIntent;
-  /** the root as configured, and its real path */
-  root: string;
-  rootReal: string;
-  /** rta's own places as they stood when this open began */
-  own: OwnPlaces;
-  /** the entries on the way to every root (asked once, and only for a write) */
-  rootWay: () => string[];
-  /** whether the root lies in a git dir (asked once, and only when it matters) */
-  rootInGit: () => boolean;
-}
-
-function placeWithheld(sent: string): RtaError {
-  return code(
-    "withheld",
-    sent,
-    "is withheld from agents, or holds or leads to something that is",
-    "it is not a place an agent's call may write, move or remove",
-  );
-}
-
-function gitWithheld(sent: string): RtaError {
-  return code(
-    "withheld",
-    sent,
-    "is in a git directory, or would make one, which is never written",
-    "work on the files of the repository, not its internals",
-  );
 }
 
 /**

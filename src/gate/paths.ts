@@ -5,14 +5,17 @@
  * file system; an agent's, the server's roots and the capability's declared
  * defaults, with rta's own dirs withheld.
  */
-import type { Args, Capability, PathAccess } from "../core/capability.ts";
+import type { Args, Capability, InputSpec, PathAccess } from "../core/capability.ts";
 import { closeGated, type GatedPath } from "./pathGate.ts";
 
 /** Whether opening this call's paths may make directories on the way (a write with `parents`). */
 export function mayMakeParents(cap: Capability, args: Args): boolean {
-  return Object.values(cap.inputs).some(
-    (spec) => spec.path && spec.parentsFrom !== undefined && args[spec.parentsFrom] === true,
-  );
+  return Object.values(cap.inputs).some((spec) => spec.path && makesParents(spec, args));
+}
+
+/** Whether this input's path is opened with its missing parents made: its `parentsFrom` flag is set. */
+function makesParents(spec: InputSpec, args: Args): boolean {
+  return spec.parentsFrom !== undefined && args[spec.parentsFrom] === true;
 }
 
 export function openPaths(cap: Capability, args: Args, gate: PathAccess): Record<string, GatedPath> {
@@ -21,8 +24,7 @@ export function openPaths(cap: Capability, args: Args, gate: PathAccess): Record
     for (const [name, spec] of Object.entries(cap.inputs)) {
       const value = args[name];
       if (spec.path && typeof value === "string") {
-        const makeParents = spec.parentsFrom !== undefined && args[spec.parentsFrom] === true;
-        opened[name] = gate.open(value, spec.path, { makeParents });
+        opened[name] = gate.open(value, spec.path, { makeParents: makesParents(spec, args) });
       }
     }
   } catch (err) {

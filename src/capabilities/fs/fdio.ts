@@ -24,8 +24,8 @@ import {
 import type { PathAccess } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import type { Pacer } from "../../core/pacer.ts";
-import { isGitDir } from "../../gate/gitDirs.ts";
-import { inFd, isGitSecretFile } from "../../gate/pathGate.ts";
+import { isGitDir, isGitSecretFile } from "../../gate/gitDirs.ts";
+import { inFd } from "../../gate/procFd.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL } = constants;
 

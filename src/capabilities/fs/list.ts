@@ -3,7 +3,7 @@
 import { lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
 import { define } from "../../core/capability.ts";
 import type { ReadPath } from "../../gate/pathGate.ts";
-import { inFd } from "../../gate/pathGate.ts";
+import { inFd } from "../../gate/procFd.ts";
 import { modeString, notDir, typeOf } from "./fdio.ts";
 
 export const fsList = define({

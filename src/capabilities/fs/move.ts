@@ -3,7 +3,8 @@ import { renameSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { confirmMade, inFd, type WritePath } from "../../gate/pathGate.ts";
+import { confirmMade, type WritePath } from "../../gate/pathGate.ts";
+import { inFd } from "../../gate/procFd.ts";
 
 export const fsMove = define({
   name: "fs.move",

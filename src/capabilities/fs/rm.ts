@@ -4,7 +4,8 @@ import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { object } from "../../core/result.ts";
-import { inFd, type WritePath } from "../../gate/pathGate.ts";
+import type { WritePath } from "../../gate/pathGate.ts";
+import { inFd } from "../../gate/procFd.ts";
 import { removeTree } from "./fdio.ts";
 
 export const fsRm = define({

@@ -7,7 +7,8 @@ import { closeSync, constants, fstatSync, openSync, unlinkSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { confirmMade, inFd, type WritePath } from "../../gate/pathGate.ts";
+import { confirmMade, type WritePath } from "../../gate/pathGate.ts";
+import { inFd } from "../../gate/procFd.ts";
 import { atomicWrite, notFile, readRange } from "./fdio.ts";
 
 /** What append will copy: a larger file is appended to by a tool made for it, not rewritten whole. */
