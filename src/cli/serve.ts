@@ -110,10 +110,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
       `rta: ${config.error.message}; what a profile could change is refused until it reads (run \`rta doctor\`)\n`,
     );
   }
-  for (const root of deps.roots.status()) {
-    if (!root.readable)
-      io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
-  }
+  sayUnreadableRoots(io, deps);
 
   const transport = new BoundedStdioTransport({
     input: process.stdin,
@@ -121,19 +118,12 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     say: (line) => io.err(`${line}\n`),
   });
   const ctx = {
-    catalogue: cli.catalogue,
-    deps,
-    session,
+    ...serverContext(cli, deps, session, agent, maxResult),
     transport: "stdio" as const,
-    limits: agentLimits(maxResult),
-    ...(agent ? { agent } : {}),
     onClientRoots: (offered: string[]) => {
       const added = offered.filter((r) => !roots.includes(r));
       deps.roots = new PathGate([...roots, ...added], deps.roots.rules, deps.roots.pins);
       if (added.length > 0) io.err(`rta: the client offered roots: ${added.map(shown).join(", ")}\n`);
-    },
-    onUnexpected: (thrown: unknown) => {
-      if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
   };
   const calls = new CallsInFlight();
@@ -180,17 +170,7 @@ async function serveHttp(
   maxResult: number | undefined,
 ): Promise<number> {
   const { io } = cli;
-  const ctx = {
-    catalogue: cli.catalogue,
-    deps,
-    session,
-    transport: "http" as const,
-    limits: agentLimits(maxResult),
-    ...(agent ? { agent } : {}),
-    onUnexpected: (thrown: unknown) => {
-      if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
-    },
-  };
+  const ctx = { ...serverContext(cli, deps, session, agent, maxResult), transport: "http" as const };
   const { httpFront } = await import("../mcp/http.ts");
   const front = httpFront(ctx, { ...address, allowHosts: opts.allowHost });
   let server: ReturnType<typeof Bun.serve>;
@@ -230,10 +210,7 @@ async function serveHttp(
   }
   io.err(`path arguments confined to: ${roots.join(", ")}\n`);
   io.err(`record: ${recordFile} (session ${session})\n`);
-  for (const root of deps.roots.status()) {
-    if (!root.readable)
-      io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
-  }
+  sayUnreadableRoots(io, deps);
   await stopped;
   // Stop taking requests, let the calls under way finish (cancelled past a grace) and be recorded, then end.
   front.stopAccepting();
@@ -248,6 +225,35 @@ async function serveHttp(
   await Promise.race([drained, Bun.sleep(CANCEL_GRACE_MS)]);
   void server.stop(true);
   process.exit(Exit.ok);
+}
+
+/** What a server's calls run with on either transport; each transport adds its name and its own hooks. */
+function serverContext(
+  cli: Cli,
+  deps: ReturnType<typeof processDeps>,
+  session: string,
+  agent: string | undefined,
+  maxResult: number | undefined,
+) {
+  const { io } = cli;
+  return {
+    catalogue: cli.catalogue,
+    deps,
+    session,
+    limits: agentLimits(maxResult),
+    ...(agent ? { agent } : {}),
+    onUnexpected: (thrown: unknown) => {
+      if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
+    },
+  };
+}
+
+/** Said at start on either transport: a root that cannot be read refuses every path under it. */
+function sayUnreadableRoots(io: Cli["io"], deps: ReturnType<typeof processDeps>): void {
+  for (const root of deps.roots.status()) {
+    if (!root.readable)
+      io.err(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}\n`);
+  }
 }
 
 function sayStopping(io: Cli["io"], underWay: number): void {
