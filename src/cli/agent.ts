@@ -63,9 +63,9 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
     return Exit.ok;
   }
   // Following: each line as it is appended, one JSON object a line with --json.
-  const show = (l: RecordLine) => io.out(`${asJson ? jsonShown(l) : humanLine(l)}\n`);
+  const lineOf = (l: RecordLine) => `${asJson ? jsonShown(l) : humanLine(l)}\n`;
   eachRecordLine(file, (l) => {
-    if (l && match(l)) out.add(`${asJson ? jsonShown(l) : humanLine(l)}\n`);
+    if (l && match(l)) out.add(lineOf(l));
   });
   out.flush();
   let offset = sizeOf(file);
@@ -80,7 +80,7 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
     const text = carry + chunk;
     const cut = text.lastIndexOf("\n");
     carry = text.slice(cut + 1);
-    for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) show(l);
+    for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) io.out(lineOf(l));
   }
 }
 
