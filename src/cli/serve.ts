@@ -34,7 +34,7 @@ export interface ServeOptions {
 }
 
 /** A new id for each server process: one word, written on every record line. */
-export function newSessionId(): string {
+function newSessionId(): string {
   return randomBytes(4).toString("hex");
 }
 
