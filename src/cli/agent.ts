@@ -2,20 +2,18 @@
  * `rta agent log` and `rta agent overview`: what agents did, read back from
  * the record. Never tools.
  */
-import { closeSync, constants, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { namesAgent, optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { parseDuration } from "../core/duration.ts";
-import { Exit, RtaError } from "../core/errors.ts";
+import { Exit, type RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
-import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import type { RecordLine } from "../record/append.ts";
-import { RECORD_KEY_FILE, readRecordKey } from "../record/key.ts";
 import { eachRecordLine, parseRecord } from "../record/read.ts";
-import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
 import { paint, wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";
+import { verifyRecord } from "./recordVerify.ts";
 import { jsonShown, renderHuman, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
@@ -39,7 +37,7 @@ export function recordFile(cli: Cli): string {
 export async function log(cli: Cli, opts: LogOptions): Promise<number> {
   const { io } = cli;
   const file = recordFile(cli);
-  if (opts.verify) return verify(cli, file, opts.json === true);
+  if (opts.verify) return verifyRecord(cli, file, opts.json === true);
   let match: (l: RecordLine) => boolean;
   try {
     match = filter(opts, Date.now());
@@ -63,9 +61,9 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
     return Exit.ok;
   }
   // Following: each line as it is appended, one JSON object a line with --json.
-  const show = (l: RecordLine) => io.out(`${asJson ? jsonShown(l) : humanLine(l)}\n`);
+  const lineOf = (l: RecordLine) => `${asJson ? jsonShown(l) : humanLine(l)}\n`;
   eachRecordLine(file, (l) => {
-    if (l && match(l)) out.add(`${asJson ? jsonShown(l) : humanLine(l)}\n`);
+    if (l && match(l)) out.add(lineOf(l));
   });
   out.flush();
   let offset = sizeOf(file);
@@ -80,7 +78,7 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
     const text = carry + chunk;
     const cut = text.lastIndexOf("\n");
     carry = text.slice(cut + 1);
-    for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) show(l);
+    for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) io.out(lineOf(l));
   }
 }
 
@@ -104,57 +102,6 @@ class Batched {
     if (this.parts.length > 0) this.io.out(this.parts.join(""));
     this.parts = [];
     this.size = 0;
-  }
-}
-
-function verify(cli: Cli, file: string, json: boolean): number {
-  let verdict: Verdict;
-  try {
-    verdict = verifyFile(file, verifyOptions(cli));
-  } catch (err) {
-    return reportError(cli.io, err as RtaError, json);
-  }
-  if (wantsJson(cli.io, json)) cli.io.out(`${jsonShown({ file, ...verdict })}\n`);
-  else if (verdict.problems.length === 0) {
-    const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
-    cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${file})\n`);
-  } else {
-    for (const p of verdict.problems) {
-      const where = p.line === 0 ? "the record" : `line ${p.line}${p.session ? ` (session ${shown(p.session)})` : ""}`;
-      cli.io.out(`${p.kind}: ${where} ${p.what}\n`);
-    }
-  }
-  return verdict.problems.length === 0 ? Exit.ok : Exit.failure;
-}
-
-/** The key and the store's checkpoint, read without making either: verifying changes nothing. */
-function verifyOptions(cli: Cli): VerifyOptions {
-  const data = dirs(cli.io.env).data;
-  const unreadable = (what: string, err: unknown) =>
-    new RtaError(
-      "core.record.unavailable",
-      // A store's own refusal is said in its words: its code in brackets read as a second code beside this one.
-      err instanceof RtaError
-        ? `the record cannot be verified: ${what} cannot be read: ${err.message}`
-        : `the record cannot be verified: ${what} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-      "run it as the user the servers run as (rta doctor will say more)",
-    );
-  let key: Buffer | undefined;
-  try {
-    key = readRecordKey(data);
-  } catch (err) {
-    throw unreadable(RECORD_KEY_FILE, err);
-  }
-  const store = join(data, GATE_STORE_FILE);
-  if (!existsSync(store)) return { ...(key ? { key } : {}), checkpoint: { n: 0, mac: "", size: 0 } };
-  let gate: GateStore | undefined;
-  try {
-    gate = new GateStore(store);
-    return { ...(key ? { key } : {}), checkpoint: gate.recordCheckpoint() };
-  } catch (err) {
-    throw unreadable(GATE_STORE_FILE, err);
-  } finally {
-    gate?.close();
   }
 }
 

@@ -158,7 +158,7 @@ export function buildProgram(cli: Cli, first?: string): Command {
         http?: boolean | string;
         allowHost: string[];
       }) => {
-        const { serve } = await import("./mcp.ts");
+        const { serve } = await import("./serve.ts");
         cli.status = await serve(cli, opts);
       },
     );

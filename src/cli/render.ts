@@ -89,18 +89,20 @@ function renderObject(
   units: Map<string, ColumnSpec["unit"]>,
 ): string {
   const keys = Object.keys(value);
-  const width = Math.max(0, ...keys.map((k) => shown(k).length));
+  const names = keys.map(shown);
+  const width = Math.max(0, ...names.map((n) => n.length));
   let out = "";
-  for (const key of keys) {
+  for (const [i, key] of keys.entries()) {
+    const name = names[i] as string;
     const v = value[key];
     const at = path ? `${path}.${key}` : key;
-    const label = paint.bold(`${indent}${shown(key).padEnd(width)}`);
+    const label = paint.bold(`${indent}${name.padEnd(width)}`);
     if (v !== null && typeof v === "object" && !Array.isArray(v)) {
       const nested = v as Record<string, unknown>;
       out +=
         Object.keys(nested).length === 0
           ? `${label}  -\n`
-          : `${paint.bold(`${indent}${shown(key)}`)}\n${renderObject(nested, paint, `${indent}  `, at, units)}`;
+          : `${paint.bold(`${indent}${name}`)}\n${renderObject(nested, paint, `${indent}  `, at, units)}`;
     } else {
       const unit = units.get(at);
       out += `${label}  ${typeof v === "number" && unit ? formatCell(v, unit) : formatValue(v)}\n`;

@@ -1,0 +1,71 @@
+/**
+ * `rta agent log --verify`: the record read back against its key and the grant
+ * store's checkpoint, and the verdict rendered. Never a tool.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { dirs } from "../core/dirs.ts";
+import { Exit, RtaError } from "../core/errors.ts";
+import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
+import { RECORD_KEY_FILE, readRecordKey } from "../record/key.ts";
+import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
+import { wantsJson } from "./io.ts";
+import type { Cli } from "./program.ts";
+import { jsonShown, shown } from "./render.ts";
+import { reportError } from "./report.ts";
+
+/**
+ * `rta agent log --verify`: checks the record's chain against its key and the
+ * grant store's checkpoint, and says each problem found. Exits 1 on any
+ * problem; a key or store that cannot be read is core.record.unavailable.
+ */
+export function verifyRecord(cli: Cli, file: string, json: boolean): number {
+  let verdict: Verdict;
+  try {
+    verdict = verifyFile(file, verifyOptions(cli));
+  } catch (err) {
+    return reportError(cli.io, err as RtaError, json);
+  }
+  if (wantsJson(cli.io, json)) cli.io.out(`${jsonShown({ file, ...verdict })}\n`);
+  else if (verdict.problems.length === 0) {
+    const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
+    cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${file})\n`);
+  } else {
+    for (const p of verdict.problems) {
+      const where = p.line === 0 ? "the record" : `line ${p.line}${p.session ? ` (session ${shown(p.session)})` : ""}`;
+      cli.io.out(`${p.kind}: ${where} ${p.what}\n`);
+    }
+  }
+  return verdict.problems.length === 0 ? Exit.ok : Exit.failure;
+}
+
+/** The key and the store's checkpoint, read without making either: verifying changes nothing. */
+function verifyOptions(cli: Cli): VerifyOptions {
+  const data = dirs(cli.io.env).data;
+  const unreadable = (what: string, err: unknown) =>
+    new RtaError(
+      "core.record.unavailable",
+      // A store's own refusal is said in its words: its code in brackets read as a second code beside this one.
+      err instanceof RtaError
+        ? `the record cannot be verified: ${what} cannot be read: ${err.message}`
+        : `the record cannot be verified: ${what} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      "run it as the user the servers run as (rta doctor will say more)",
+    );
+  let key: Buffer | undefined;
+  try {
+    key = readRecordKey(data);
+  } catch (err) {
+    throw unreadable(RECORD_KEY_FILE, err);
+  }
+  const store = join(data, GATE_STORE_FILE);
+  if (!existsSync(store)) return { ...(key ? { key } : {}), checkpoint: { n: 0, mac: "", size: 0 } };
+  let gate: GateStore | undefined;
+  try {
+    gate = new GateStore(store);
+    return { ...(key ? { key } : {}), checkpoint: gate.recordCheckpoint() };
+  } catch (err) {
+    throw unreadable(GATE_STORE_FILE, err);
+  } finally {
+    gate?.close();
+  }
+}
