@@ -6,9 +6,10 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { ConfigSource, usable } from "../core/config.ts";
-import { type Deps, once, realHost, systemClock } from "../core/deps.ts";
+import { once, realHost, systemClock } from "../core/deps.ts";
 import { dirs, platformDirs } from "../core/dirs.ts";
 import { Redactor } from "../core/redact.ts";
+import type { Deps } from "../gate/deps.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { gitGlobalConfig } from "../gate/gitDirs.ts";
 import { agentRules, PathGate } from "../gate/pathGate.ts";

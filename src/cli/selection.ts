@@ -3,8 +3,8 @@
  * id, every one of an agent's, or all of them, and exactly one of the three.
  */
 import { checkAgentName } from "../core/agentName.ts";
-import type { Deps } from "../core/deps.ts";
 import { Exit, RtaError } from "../core/errors.ts";
+import type { Deps } from "../gate/deps.ts";
 import { processDeps } from "./deps.ts";
 import { wantsJson } from "./io.ts";
 import type { Cli } from "./program.ts";

@@ -3,9 +3,9 @@
  * `run` function; its CLI command, MCP tool, `rta explain` card and docs row
  * are projections of this one value.
  */
-import type { GatedPath, OpenOptions, PathIntent } from "../gate/pathGate.ts";
+import type { GatedPath, OpenOptions, PathIntent, ReadHandle, WriteHandle } from "./access.ts";
 import type { Origin } from "./call.ts";
-import type { Deps } from "./deps.ts";
+import type { Clock, HostFiles } from "./deps.ts";
 import type { ResultValue, Scalar, Shape } from "./result.ts";
 
 /** What an agent needs before a call: `read` is free unless it reaches or reveals. */
@@ -50,24 +50,62 @@ export interface Example {
   note: string;
 }
 
-export interface RunContext {
+/** Declared inputs, by name. */
+export type Inputs = Record<string, InputSpec>;
+
+/** The value an input of this declaration holds: one of its options, or its type. */
+type ValueOf<S extends InputSpec> = S extends { options: readonly (infer O)[] } ? O : TypeValue<S["type"]>;
+type TypeValue<T extends InputType> = T extends "string" ? string : T extends "boolean" ? boolean : number;
+
+/** An input the run always has: required (stage 3 refuses a call without it), defaulted, or read from a pipe. */
+type Given<S extends InputSpec> = S extends { required: true }
+  ? true
+  : S extends { default: Scalar }
+    ? true
+    : S extends { fromPipe: true }
+      ? true
+      : false;
+
+/** A run's arguments, typed from the declared inputs. */
+export type ArgsOf<I extends Inputs> = {
+  [K in keyof I]: Given<I[K]> extends true ? ValueOf<I[K]> : ValueOf<I[K]> | undefined;
+};
+
+/** The handle the path gate hands a run for each path input: a write input's, to write; a read input's, to read. */
+export type PathsOf<I extends Inputs> = {
+  [K in keyof I as I[K] extends { path: PathIntent } ? K : never]: I[K] extends { path: "write" }
+    ? Given<I[K]> extends true
+      ? WriteHandle
+      : WriteHandle | undefined
+    : Given<I[K]> extends true
+      ? ReadHandle
+      : ReadHandle | undefined;
+};
+
+export interface RunContext<I extends Inputs = Inputs> {
+  /** who is calling; going (net, paths) */
   origin: Origin;
-  deps: Deps;
   signal: AbortSignal;
   /**
    * A writer for a table or log produced row by row. It measures each row as
    * it comes and, for an agent, keeps only what the model will be sent, so a
    * large listing is never held whole; it refuses once the hard bound is passed.
+   * Left out, the columns are the declared result's.
    */
-  rows(columns: string[], kind?: "table" | "log"): RowWriter;
+  rows(columns?: readonly string[], kind?: "table" | "log"): RowWriter;
   /** each path input, opened by the path gate before the run (stage 10) */
-  paths: Record<string, GatedPath>;
+  paths: PathsOf<I>;
   /** the same gate, for a capability that opens more as it goes (mkdir -p, a walk's files) */
   gate: PathAccess;
   /** bytes of answer the caller is sent at most (an agent's model budget; unbounded for a person) */
   budget: number;
   /** for an agent: the grant the call spent, if it needed one (a destination read checks what host it names) */
   grant?: { host: string | null };
+  clock: Clock;
+  /** where the host's own figures are read (/proc, /etc/passwd, /etc/os-release) */
+  host: HostFiles;
+  /** rta's data dir, where an area that keeps records of its own (notes) keeps them by default */
+  dataDir: string;
   /**
    * A text as the caller will be shown it: an agent is told credentials
    * masked and rta's own places renamed. `before` is what stands before the
@@ -103,7 +141,7 @@ export interface RowWriter {
 
 export type Args = Record<string, Scalar | undefined>;
 
-export interface CapabilityDecl {
+export interface CapabilityDecl<I extends Inputs = Inputs> {
   /** `area.thing[.action]`, lowercase */
   name: string;
   summary: string;
@@ -122,14 +160,14 @@ export interface CapabilityDecl {
   record?: string;
   /** roots this capability's paths may also use, beside the server's (log.tail: /var/log) */
   defaultRoots?: readonly string[];
-  inputs: Record<string, InputSpec>;
+  inputs: I;
   /** columns of a table or log; fields (dotted paths) of an object that carry a unit */
   result: { shape: Shape; columns?: readonly ColumnSpec[]; fields?: readonly ColumnSpec[] };
   examples: readonly Example[];
-  run(args: Args, ctx: RunContext): Promise<ResultValue>;
+  run(args: ArgsOf<I>, ctx: RunContext<I>): Promise<ResultValue>;
 }
 
-export interface Capability extends CapabilityDecl {
+export interface Capability<I extends Inputs = Inputs> extends CapabilityDecl<I> {
   area: string;
   /** the MCP tool name, `area_thing_action` */
   tool: string;
@@ -148,10 +186,10 @@ const INPUT_NAME = /^[a-z][a-z0-9_]*$/;
 /** The input that names a profile, added to every capability a profile could change. */
 export const PROFILE_INPUT = "profile";
 
-export function define(declared: CapabilityDecl): Capability {
-  const decl = withProfileInput(declared);
+export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Capability<I> {
+  const decl = withProfileInput(declared as unknown as CapabilityDecl) as unknown as CapabilityDecl<I>;
   if (!NAME.test(decl.name)) throw new Error(`capability name ${decl.name} is not area.thing[.action]`);
-  for (const [name, input] of Object.entries(decl.inputs)) {
+  for (const [name, input] of Object.entries(decl.inputs as Inputs)) {
     if (!INPUT_NAME.test(name)) throw new Error(`${decl.name}: input name ${name} is not snake_case`);
     if (input.options && input.type !== "string") throw new Error(`${decl.name}.${name}: options need a string input`);
     if (input.range && input.type !== "integer" && input.type !== "number") {

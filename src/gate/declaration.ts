@@ -7,12 +7,12 @@
  * operator others, looked for after the grant gate (stage 8).
  */
 import type { Call } from "../core/call.ts";
-import { type Args, type Capability, type InputSpec, PROFILE_INPUT } from "../core/capability.ts";
+import { type Args, type Capability, PROFILE_INPUT } from "../core/capability.ts";
 import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
 import { type Audience, isRequired, visibleInputs } from "../core/schema.ts";
-import { configValues } from "./fill.ts";
+import { configValues, valueRefusal } from "./values.ts";
 
 /** The values sent, checked; `profile` is returned apart, since it names a profile rather than an input. */
 export function checkDeclaration(
@@ -41,27 +41,6 @@ export function checkDeclaration(
   const profile = sent[PROFILE_INPUT];
   delete sent[PROFILE_INPUT];
   return typeof profile === "string" && profile !== "" ? { sent, profile } : { sent };
-}
-
-/** The refusal a value gets from an input's declaration (options, range), or undefined when it is taken. */
-export function valueRefusal(name: string, spec: InputSpec, value: Scalar): RtaError | undefined {
-  if (spec.options && !spec.options.includes(String(value))) {
-    return new RtaError(
-      "core.input.option",
-      `${name} cannot be ${JSON.stringify(value)}`,
-      `${name} is one of: ${spec.options.join(", ")}`,
-    );
-  }
-  if (spec.range && typeof value === "number" && (value < spec.range[0] || value > spec.range[1])) {
-    const [lo, hi] = spec.range;
-    const open = hi >= Number.MAX_SAFE_INTEGER;
-    return new RtaError(
-      "core.input.range",
-      open ? `${name} is ${value}, below ${lo}` : `${name} is ${value}, outside ${lo}..${hi}`,
-      open ? `give ${name} a number from ${lo} up` : `give ${name} a number from ${lo} to ${hi}`,
-    );
-  }
-  return undefined;
 }
 
 export function missing(name: string, description: string, why: string): RtaError {

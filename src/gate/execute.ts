@@ -1,38 +1,46 @@
 /**
- * Stage 11, run: the capability's own work, with the call's origin, the
- * dependencies, an abort signal and a row writer held to the call's limits.
+ * Stage 11, run: the capability's own work, handed what its call may use and
+ * nothing of the gate's: its arguments, the opened paths, the clock and the
+ * host's files, an abort signal and a row writer held to the call's limits.
  * What it throws that is not an RtaError becomes `core.internal` in the
  * pipeline, with a bare message.
  */
+import type { GatedPath } from "../core/access.ts";
 import type { Call } from "../core/call.ts";
-import type { Args, Capability, PathAccess } from "../core/capability.ts";
-import type { Deps } from "../core/deps.ts";
+import type { Args, ArgsOf, Capability, Inputs, PathAccess, PathsOf, RunContext } from "../core/capability.ts";
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
-import type { GatedPath } from "./pathGate.ts";
+import type { Deps } from "./deps.ts";
 
-export function execute(
-  cap: Capability,
-  args: Args,
-  call: Call,
-  deps: Deps,
-  signal: AbortSignal,
-  limits: Limits,
-  paths: Record<string, GatedPath>,
-  gate: PathAccess,
-  grant: { host: string | null } | undefined,
-): Promise<ResultValue> {
-  return cap.run(args, {
+/** What one call's run is handed, beside its capability and arguments. */
+export interface RunInputs {
+  call: Call;
+  deps: Deps;
+  signal: AbortSignal;
+  limits: Limits;
+  paths: Record<string, GatedPath>;
+  gate: PathAccess;
+  grant: { host: string | null } | undefined;
+}
+
+/** Runs the capability with what stage 10 opened; refuses nothing itself (the run's own errors pass through). */
+export function execute(cap: Capability, args: Args, run: RunInputs): Promise<ResultValue> {
+  const { call, deps, limits, grant } = run;
+  const declared = cap.result.columns?.map((c) => c.name) ?? [];
+  const ctx: RunContext = {
     origin: call.origin,
-    deps,
-    signal,
-    rows: (columns, kind = "table") => new TableWriter(columns, kind, limits),
-    paths,
-    gate,
+    signal: run.signal,
+    rows: (columns = declared, kind = "table") => new TableWriter([...columns], kind, limits),
+    paths: run.paths as PathsOf<Inputs>,
+    gate: run.gate,
     budget: limits.model,
+    clock: deps.clock,
+    host: deps.host,
+    dataDir: deps.dirs.data,
     ...(grant ? { grant: { host: grant.host } } : {}),
     ...(call.origin.kind === "agent"
       ? { shown: (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut) }
       : {}),
-  });
+  };
+  return cap.run(args as ArgsOf<Inputs>, ctx);
 }

@@ -10,12 +10,7 @@ import type { Args, Capability, InputSpec } from "../core/capability.ts";
 import { type Config, type ConfigState, EMPTY_CONFIG, usable } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
-import { valueRefusal } from "./declaration.ts";
-
-/** Config's values for a capability: its area's defaults, overridden by its own. */
-export function configValues(config: Config, cap: Capability): Record<string, Scalar> {
-  return { ...config.defaults[cap.area], ...config.defaults[cap.name] };
-}
+import { configValues, valueRefusal } from "./values.ts";
 
 /** A capability a profile could change: one with an input a profile may set. */
 export function profileShaped(cap: Capability): boolean {

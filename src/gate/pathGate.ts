@@ -35,6 +35,7 @@ import {
   type Stats,
 } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import type { GatedPath, OpenOptions, PathIntent, WriteHandle as WritePath } from "../core/access.ts";
 import type { PathAccess } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
 import { canCarryGitSecret, GIT_DIR_NAME, isGitDir, isGitMark, underGitDir } from "./gitDirs.ts";
@@ -58,40 +59,14 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 /** PATH_MAX on Linux; a longer path is no path. */
 const MAX_PATH_BYTES = 4096;
 
-export type PathIntent = "read" | "write";
-
-export interface OpenOptions {
-  /** for a write: make the missing directories above the last name, each inside the one before */
-  makeParents?: boolean;
-}
-
-/** A path opened for reading: a descriptor on the file or directory itself. */
-export interface ReadPath {
-  intent: "read";
-  /** the path as the caller sent it */
-  sent: string;
-  /** where it is, relative to its root ("" for the root itself) */
-  rel: string;
-  fd: number;
-  stat: Stats;
-  /** the root it was opened under, as configured */
-  root: string;
-}
-
-/** A path to write: its parent directory opened, and the name in it, which may not exist yet. */
-export interface WritePath {
-  intent: "write";
-  sent: string;
-  rel: string;
-  /** a descriptor (O_PATH) on the directory the name lives in */
-  parentFd: number;
-  name: string;
-  /** what is there now, not followed if it is a link; null when nothing is */
-  existing: Stats | null;
-  root: string;
-}
-
-export type GatedPath = ReadPath | WritePath;
+/** The path value types live beside the other handles, in core: a capability sees only those. */
+export type {
+  GatedPath,
+  OpenOptions,
+  PathIntent,
+  ReadHandle as ReadPath,
+  WriteHandle as WritePath,
+} from "../core/access.ts";
 
 export interface RootStatus {
   path: string;

@@ -25,11 +25,11 @@ import type { Call } from "../core/call.ts";
 import type { Args } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
-import type { Deps } from "../core/deps.ts";
 import { asRtaError, type RtaError } from "../core/errors.ts";
 import type { ResultValue } from "../core/result.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
 import { checkDeclaration } from "./declaration.ts";
+import type { Deps } from "./deps.ts";
 import { execute } from "./execute.ts";
 import { configFor, fill } from "./fill.ts";
 import type { Grant } from "./gateStore.ts";
@@ -132,7 +132,7 @@ async function stages(
       if (!makesParents) recordOrGiveBack();
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
-      const ran = await execute(cap, args, named, deps, signal, limits, paths, gate, grant);
+      const ran = await execute(cap, args, { call: named, deps, signal, limits, paths, gate, grant });
       const value = bound(ran, limits);
       return { ok: true, value };
     } finally {

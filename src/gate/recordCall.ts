@@ -19,10 +19,10 @@
  */
 import { createHash } from "node:crypto";
 import type { Call } from "../core/call.ts";
-import type { Deps } from "../core/deps.ts";
 import { RtaError } from "../core/errors.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import type { RecordEntry } from "../record/append.ts";
+import type { Deps } from "./deps.ts";
 
 /** A name a caller chose (tool, agent, client, argument): longer than any real one, short enough to cost nothing. */
 export const RECORDED_NAME_BYTES = 256;

@@ -7,7 +7,7 @@ import { type Capability, needsGrant } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { type Config, EMPTY_CONFIG } from "../core/config.ts";
 import { publishedSchema } from "../core/schema.ts";
-import { configValues } from "../gate/fill.ts";
+import { configValues } from "../gate/values.ts";
 
 export interface ToolAnnotations {
   title: string;

@@ -32,7 +32,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { Deps } from "../core/deps.ts";
+import type { Deps } from "../gate/deps.ts";
 import { CallsInFlight } from "./callsInFlight.ts";
 import {
   HTTP_BODY_LIMIT_BYTES,

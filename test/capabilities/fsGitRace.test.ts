@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
-import type { Deps } from "../../src/core/deps.ts";
+import type { Deps } from "../../src/gate/deps.ts";
 import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { MemoryRecord, type RecordEntry } from "../../src/record/append.ts";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { notesDir } from "../../src/capabilities/note/noteStore.ts";
 import { person } from "../../src/core/call.ts";
-import type { Deps } from "../../src/core/deps.ts";
+import type { Deps } from "../../src/gate/deps.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { fixedClock, testDeps } from "../support/fixtures.ts";
 

@@ -8,7 +8,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
-import type { Deps } from "../../src/core/deps.ts";
+import type { Deps } from "../../src/gate/deps.ts";
 import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { tempDir, testDeps } from "../support/fixtures.ts";

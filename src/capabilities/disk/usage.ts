@@ -59,7 +59,7 @@ export const diskUsage = define({
   async run(_args, ctx) {
     let body: string;
     try {
-      body = readFileSync(join(ctx.deps.host.procRoot, "self", "mounts"), "utf8");
+      body = readFileSync(join(ctx.host.procRoot, "self", "mounts"), "utf8");
     } catch {
       throw new RtaError(
         "disk.unreadable",

@@ -46,7 +46,7 @@ export const jwtDecode = define({
     }
     const header = decodePart(parts[0] as string, "header");
     const claims = decodePart(parts[1] as string, "claims");
-    const now = ctx.deps.clock.now() / 1000;
+    const now = ctx.clock.now() / 1000;
     const times: Record<string, string> = {};
     for (const [claim, label] of Object.entries(TIME_CLAIMS)) {
       const at = claims[claim];

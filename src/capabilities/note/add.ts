@@ -16,11 +16,11 @@ export const noteAdd = define({
   result: { shape: "object" },
   examples: [{ command: 'rta note add "deploy checklist" --body "drain, deploy, undrain"', note: "add a note" }],
   async run(args, ctx) {
-    const now = new Date(ctx.deps.clock.now()).toISOString();
+    const now = new Date(ctx.clock.now()).toISOString();
     const title = String(args.title).trim();
     const body = String(args.body);
     const id = newNoteId(title);
-    writeNote(noteFolder(args, ctx.deps.dirs.data), { id, title, body, created: now, updated: now });
+    writeNote(noteFolder(args, ctx.dataDir), { id, title, body, created: now, updated: now });
     return object({ id, title, bytes: Buffer.byteLength(body) });
   },
 });

@@ -22,7 +22,7 @@ export const noteList = define({
   },
   examples: [{ command: "rta note list", note: "every note" }],
   async run(args, ctx) {
-    const notes = listNotes(noteFolder(args, ctx.deps.dirs.data));
+    const notes = listNotes(noteFolder(args, ctx.dataDir));
     const out = ctx.rows(["id", "title", "updated", "bytes"]);
     for (const n of notes.slice(0, args.limit as number))
       out.add([n.id, n.title, n.updated, Buffer.byteLength(n.body)]);

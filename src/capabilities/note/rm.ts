@@ -17,7 +17,7 @@ export const noteRm = define({
   examples: [{ command: "rta note rm deploy-checklist-3fa2c1", note: "remove a note" }],
   async run(args, ctx) {
     const id = String(args.id);
-    removeNote(noteFolder(args, ctx.deps.dirs.data), id);
+    removeNote(noteFolder(args, ctx.dataDir), id);
     return object({ id, removed: true });
   },
 });

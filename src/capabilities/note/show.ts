@@ -16,7 +16,7 @@ export const noteShow = define({
   result: { shape: "object" },
   examples: [{ command: "rta note show deploy-checklist-3fa2c1", note: "one note" }],
   async run(args, ctx) {
-    const n = readNote(noteFolder(args, ctx.deps.dirs.data), String(args.id));
+    const n = readNote(noteFolder(args, ctx.dataDir), String(args.id));
     return object({ id: n.id, title: n.title, body: n.body, created: n.created, updated: n.updated });
   },
 });

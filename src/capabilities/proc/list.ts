@@ -52,7 +52,7 @@ export const procList = define({
     { command: "rta proc list --sort mem --limit 5", note: "the five largest by memory" },
   ],
   async run(args, ctx) {
-    const rows = readProcesses(ctx.deps.host);
+    const rows = readProcesses(ctx.host);
     const key = args.sort as (typeof SORTS)[number];
     rows.sort(key === "pid" ? (a, b) => a.pid - b.pid : (a, b) => b[key] - a[key] || a.pid - b.pid);
     const out = ctx.rows(["pid", "user", "cpu", "mem", "command"]);

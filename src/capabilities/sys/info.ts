@@ -29,7 +29,7 @@ export const sysInfo = define({
   },
   examples: [{ command: "rta sys info", note: "what the machine running rta is" }],
   async run(_args, ctx) {
-    const host = ctx.deps.host;
+    const host = ctx.host;
     const uptime = readUptime(host) ?? os.uptime();
     const memory = readMemory(host);
     return object({

@@ -1,0 +1,35 @@
+/**
+ * What an input's declaration and config say of a value, shared by stage 3
+ * (declaration) and stage 5 (fill), which both judge a value: the one place
+ * either asks, so neither imports the other.
+ */
+import type { Capability, InputSpec } from "../core/capability.ts";
+import type { Config } from "../core/config.ts";
+import { RtaError } from "../core/errors.ts";
+import type { Scalar } from "../core/result.ts";
+
+/** Config's values for a capability: its area's defaults, overridden by its own. */
+export function configValues(config: Config, cap: Capability): Record<string, Scalar> {
+  return { ...config.defaults[cap.area], ...config.defaults[cap.name] };
+}
+
+/** The refusal a value gets from an input's declaration (options, range), or undefined when it is taken. */
+export function valueRefusal(name: string, spec: InputSpec, value: Scalar): RtaError | undefined {
+  if (spec.options && !spec.options.includes(String(value))) {
+    return new RtaError(
+      "core.input.option",
+      `${name} cannot be ${JSON.stringify(value)}`,
+      `${name} is one of: ${spec.options.join(", ")}`,
+    );
+  }
+  if (spec.range && typeof value === "number" && (value < spec.range[0] || value > spec.range[1])) {
+    const [lo, hi] = spec.range;
+    const open = hi >= Number.MAX_SAFE_INTEGER;
+    return new RtaError(
+      "core.input.range",
+      open ? `${name} is ${value}, below ${lo}` : `${name} is ${value}, outside ${lo}..${hi}`,
+      open ? `give ${name} a number from ${lo} up` : `give ${name} a number from ${lo} to ${hi}`,
+    );
+  }
+  return undefined;
+}
