@@ -2,6 +2,7 @@
 const benches = [
   "./startup.ts",
   "./grants.ts",
+  "./calls.ts",
   "./record.ts",
   "./mcp.ts",
   "./http.ts",
