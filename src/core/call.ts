@@ -3,6 +3,8 @@
  * A person at the terminal names a capability by its dotted name; an agent
  * names a tool (`area_thing_action`).
  */
+import type { RtaError } from "./errors.ts";
+import type { ResultValue } from "./result.ts";
 
 export type Transport = "stdio" | "http" | "memory";
 
@@ -33,3 +35,6 @@ export interface Call {
 }
 
 export const person: PersonOrigin = { kind: "person" };
+
+/** What a call ends with, from the pipeline to a front: a value, or the error that stopped it. */
+export type Outcome = { ok: true; value: ResultValue } | { ok: false; error: RtaError };

@@ -21,12 +21,11 @@
  *   13 redact       rta's own places and any secret, out of what an agent is told (the agent's own words kept)
  *   14 record       every agent call, refusals and probes included, with the error as it was written
  */
-import type { Call } from "../core/call.ts";
+import type { Call, Outcome } from "../core/call.ts";
 import type { Args } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
-import { asRtaError, type RtaError } from "../core/errors.ts";
-import type { ResultValue } from "../core/result.ts";
+import { asRtaError } from "../core/errors.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
 import { checkDeclaration } from "./declaration.ts";
 import type { Deps } from "./deps.ts";
@@ -43,7 +42,7 @@ import { redactOutcome } from "./redactStage.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
 
-export type Outcome = { ok: true; value: ResultValue } | { ok: false; error: RtaError };
+export type { Outcome } from "../core/call.ts";
 
 export interface PipelineOptions {
   signal?: AbortSignal;

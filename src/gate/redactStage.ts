@@ -5,10 +5,9 @@
  * hints and results alike. The strings the agent sent are its own and are
  * left as they were. The record keeps the error as it was written (stage 14).
  */
-import type { Call } from "../core/call.ts";
+import type { Call, Outcome } from "../core/call.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Redactor } from "../core/redact.ts";
-import type { Outcome } from "./pipeline.ts";
 
 export function redactOutcome(outcome: Outcome, call: Call, redactor: Redactor): Outcome {
   const kept = sentStrings(call.args);

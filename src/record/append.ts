@@ -34,65 +34,10 @@ import {
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import { chainMac } from "./chain.ts";
+import type { CheckpointStore, RecordCheckpoint, RecordEntry, RecordLine, RecordSink } from "./line.ts";
 
-export interface RecordLine {
-  /** a session's first and last lines, and the line written before a call runs; absent on a call's outcome */
-  kind?: "start" | "end" | "run";
-  /** ISO 8601, UTC */
-  time: string;
-  session: string;
-  /** position of the line in its session, from 1 */
-  seq: number;
-  agent: string;
-  client: string;
-  transport: string;
-  /** the name the call used: a tool name from an agent */
-  capability: string;
-  /** "ok", or the code the call ended with; a mark's kind on a mark */
-  outcome: string;
-  /** the call named no tool, or one that is never a tool */
-  probe?: true;
-  /** the grant the call spent a use of */
-  grant?: string;
-  duration_ms: number;
-  /** the names of the arguments sent, never their values; each cut at 256 bytes, the list at a few KiB */
-  args: string[];
-  /** when the list of names was cut: how many there were, and the byte count and sha256 of the whole list */
-  args_cut?: { names: number; bytes: number; sha256: string };
-  /** a refusal or failure as it was written for the person, secrets masked */
-  error?: { message: string; hint?: string };
-  /** on a start line: the server's process id */
-  pid?: number;
-  /** the line's place in the record's chain, from 1; absent on a line written before the record had a key */
-  n?: number;
-  /** HMAC-SHA256 chaining this line to the one before it in the file */
-  mac?: string;
-  /** a line written before the record had a key: an unkeyed sha256 chained per session */
-  hash?: string;
-}
-
-export type RecordEntry = Omit<RecordLine, "seq" | "n" | "mac" | "hash">;
-
-/** The record's last line as its writer left it: where a cut tail or a replaced file shows. */
-export interface RecordCheckpoint {
-  /** the line's place in the record's chain, from 1; 0 before the first line */
-  n: number;
-  /** the line's mac */
-  mac: string;
-  /** the record file's size in bytes just after that line */
-  size: number;
-}
-
-/** Where the checkpoint is kept, and the lock that lets one writer at a time append (the grant store). */
-export interface CheckpointStore {
-  /** Runs `append` under the lock with the last checkpoint and keeps what it returns; `undo` if that cannot be kept. */
-  appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void;
-}
-
-export interface RecordSink {
-  /** Appends one line; throws core.record.unavailable when it cannot be written. */
-  append(entry: RecordEntry): void;
-}
+export type { CheckpointStore, RecordCheckpoint, RecordEntry, RecordLine, RecordSink } from "./line.ts";
+export { sessionMark } from "./line.ts";
 
 /** Numbers each session's lines; a number is used only once its line is written. */
 class SessionSeqs {
@@ -297,22 +242,4 @@ function readTail(fd: number, size: number, past: number): { lines: RecordLine[]
     }
   }
   return { lines, torn };
-}
-
-/** A session's opening or closing line. */
-export function sessionMark(kind: "start" | "end", session: string, time: Date, transport: string): RecordEntry {
-  const mark: RecordEntry = {
-    kind,
-    time: time.toISOString(),
-    session,
-    agent: "",
-    client: "",
-    transport,
-    capability: "",
-    outcome: kind,
-    duration_ms: 0,
-    args: [],
-  };
-  if (kind === "start") mark.pid = process.pid;
-  return mark;
 }

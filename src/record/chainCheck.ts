@@ -6,7 +6,7 @@
  */
 import type { RecordLine } from "./append.ts";
 import { chainMac } from "./chain.ts";
-import type { At, Problem, VerifyOptions } from "./verify.ts";
+import type { At, Problem, VerifyOptions } from "./verdict.ts";
 
 /**
  * Each keyed line's mac against the first line in the file holding the place
