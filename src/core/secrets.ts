@@ -7,6 +7,10 @@
  * the lines before it as context, so a value on the line after its name is
  * masked too. Places (rta's dirs, a remote server's roots) are redact.ts's.
  */
+import { insideKey, KEY_OPEN, maskPrivateKeys } from "./privateKeys.ts";
+
+export { keyArmourIn } from "./privateKeys.ts";
+
 /** Query parameters that carry a credential. */
 const TOKEN_PARAMS =
   "token|access_token|refresh_token|id_token|api_key|apikey|api-key|key|sig|signature|password|passwd|pwd|secret|client_secret|auth|session|sessionid|x-amz-signature|x-amz-credential|x-amz-security-token";
@@ -85,7 +89,7 @@ export const MASK = "***";
  */
 export function maskSecrets(text: string): string {
   if (!/[:@=-]|rta_|eyJ/.test(text)) return text;
-  return maskPrivateKeys(text)
+  return maskPrivateKeys(text, MASK)
     .replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`)
     .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
     .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
@@ -94,54 +98,6 @@ export function maskSecrets(text: string): string {
     .replace(DOTTED_RUN, maskJwts)
     .replace(RTA_TOKEN, MASK)
     .replace(AGE_IDENTITY, MASK);
-}
-
-/** A PEM private key's armour (`-----BEGIN OPENSSH PRIVATE KEY-----`, its END): what stands between is the key. */
-const KEY_ARMOUR = /-----(BEGIN|END) [A-Z0-9 ]{0,40}PRIVATE KEY-----/g;
-/** What a text's part is masked after when it stands inside a private key (see maskSecretsAfter). */
-const KEY_OPEN = "-----BEGIN PRIVATE KEY-----\n";
-
-/**
- * The body of each PEM private key masked, its armour kept: a key with no END
- * (cut short, or a part of a text that ends inside one) is masked to the
- * text's end. Linear: each armour is found once.
- */
-function maskPrivateKeys(text: string): string {
-  if (!text.includes("PRIVATE KEY-----")) return text;
-  let out = "";
-  let at = 0;
-  let body = -1; // where the open key's body starts
-  const masked = (from: number, to: number) => {
-    const b = text.slice(from, to);
-    if (!/\S/.test(b)) return b;
-    return `${b.startsWith("\n") ? "\n" : ""}${MASK}${b.endsWith("\n") ? "\n" : ""}`;
-  };
-  for (const m of text.matchAll(KEY_ARMOUR)) {
-    if (m[1] === "BEGIN") {
-      if (body === -1) body = m.index + m[0].length;
-      continue;
-    }
-    if (body === -1) continue;
-    out += text.slice(at, body) + masked(body, m.index);
-    at = m.index;
-    body = -1;
-  }
-  if (body !== -1) return out + text.slice(at, body) + masked(body, text.length);
-  return out + text.slice(at);
-}
-
-/** The first private-key armour in a line, BEGIN or END; undefined when it holds none. */
-export function keyArmourIn(line: string): "BEGIN" | "END" | undefined {
-  if (!line.includes("PRIVATE KEY-----")) return undefined;
-  for (const m of line.matchAll(KEY_ARMOUR)) return m[1] as "BEGIN" | "END";
-  return undefined;
-}
-
-/** Whether a text ends inside a private key: its last armour is a BEGIN. */
-function insideKey(text: string): boolean {
-  let inside = false;
-  for (const m of text.matchAll(KEY_ARMOUR)) inside = m[1] === "BEGIN";
-  return inside;
 }
 
 /**
