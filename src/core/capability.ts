@@ -178,14 +178,14 @@ export interface Capability<I extends Inputs = Inputs> extends CapabilityDecl<I>
 const NAME = /^[a-z][a-z0-9]*(\.[a-z][a-z0-9-]*){1,2}$/;
 const INPUT_NAME = /^[a-z][a-z0-9_]*$/;
 
+/** The input that names a profile, added to every capability a profile could change. */
+export const PROFILE_INPUT = "profile";
+
 /**
  * Declares a capability. Refuses (throws at load time, so a test catches it) a
  * malformed name, a `reaches` that names no input, an option list or range on
  * an input of the wrong type, and a default the declaration itself would refuse.
  */
-/** The input that names a profile, added to every capability a profile could change. */
-export const PROFILE_INPUT = "profile";
-
 export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Capability<I> {
   const decl = withProfileInput(declared as unknown as CapabilityDecl) as unknown as CapabilityDecl<I>;
   if (!NAME.test(decl.name)) throw new Error(`capability name ${decl.name} is not area.thing[.action]`);

@@ -18,6 +18,7 @@ export interface Dirs {
 /** The record file's name inside the data dir. */
 export const RECORD_FILE = "agent-log.jsonl";
 
+/** rta's data and config dirs: RTA_DATA_DIR and RTA_CONFIG_DIR when set and not empty, else the platform's. */
 export function dirs(env: Record<string, string | undefined> = process.env): Dirs {
   const paths = envPaths("rta", { suffix: "" });
   return {

@@ -75,6 +75,7 @@ export type ResultValue = ObjectResult | TableResult | LogResult | TextResult | 
 
 export type Shape = ResultValue["type"];
 
+/** An object result. */
 export function object(value: Record<string, unknown>): ObjectResult {
   return { type: "object", value };
 }
@@ -84,10 +85,12 @@ export function table(columns: string[], rows: Scalar[][], total = rows.length):
   return { type: "table", columns, rows, total };
 }
 
+/** A text result. */
 export function text(body: string): TextResult {
   return { type: "text", text: body };
 }
 
+/** An error as a result value: code, message and, when there is one, hint. */
 export function errorResult(err: RtaError): ErrorResult {
   const out: ErrorResult = { type: "error", code: err.code, message: err.message };
   if (err.hint !== undefined) out.hint = err.hint;

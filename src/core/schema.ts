@@ -64,6 +64,7 @@ export function publishedSchema(
   return schema;
 }
 
+/** The schema stage 2 checks arguments against: each visible input's type, and no other property. */
 export function shapeSchema(cap: Capability, audience: Audience): JsonSchema {
   const properties: JsonSchema["properties"] = {};
   for (const [name, spec] of visibleInputs(cap, audience)) properties[name] = { type: spec.type };

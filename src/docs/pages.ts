@@ -11,6 +11,7 @@ import { codes, Exit } from "../core/errors.ts";
 
 const exitNames = new Map<number, string>(Object.entries(Exit).map(([name, n]) => [n, name]));
 
+/** docs/errors.md: every error code, its exit status and what it means. */
 export function errorsPage(): string {
   let out =
     "# Error codes\n\nGenerated from `src/core/errors.ts` by `npm run docs`. Every refusal or failure carries one of these codes.\n\n";
@@ -21,6 +22,7 @@ export function errorsPage(): string {
   return out;
 }
 
+/** docs/capabilities.md: one row per capability, from its card. */
 export function capabilitiesPage(catalogue: Catalogue): string {
   let out =
     "# Capabilities\n\nGenerated from the declarations by `npm run docs`. `rta explain <capability>` shows the full card.\n\n";

@@ -46,10 +46,12 @@ export interface Limits {
 
 export const UNBOUNDED: Limits = { hard: Number.POSITIVE_INFINITY, model: Number.POSITIVE_INFINITY };
 
+/** An agent's limits: the hard bound in MiB (--max-result) and the model's budget. */
 export function agentLimits(maxResultMiB = DEFAULT_MAX_RESULT_MIB): Limits {
   return { hard: maxResultMiB * MiB, model: MODEL_BUDGET_BYTES };
 }
 
+/** The refusal for a result past the hard bound (core.result.toolarge), with how much it was at least. */
 export function tooLarge(size: number, hard: number): RtaError {
   return new RtaError(
     "core.result.toolarge",

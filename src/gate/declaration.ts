@@ -43,6 +43,7 @@ export function checkDeclaration(
   return typeof profile === "string" && profile !== "" ? { sent, profile } : { sent };
 }
 
+/** The refusal for an input a call needs and lacks (core.input.missing), with what to give. */
 export function missing(name: string, description: string, why: string): RtaError {
   return new RtaError("core.input.missing", `${name} ${why}`, `give ${name}: ${description}`);
 }

@@ -35,6 +35,7 @@ export function configFor(cap: Capability, state: ConfigState): Config {
   return EMPTY_CONFIG;
 }
 
+/** Stage 5: what the call sent, then config, then declared defaults; refuses a config value the declaration would (core.config.invalid). */
 export function fill(cap: Capability, sent: Args, config: Config): Args {
   const fromConfig = configValues(config, cap);
   const out: Args = {};

@@ -52,6 +52,7 @@ export interface PipelineOptions {
   onUnexpected?: (thrown: unknown) => void;
 }
 
+/** Runs one call through every stage and records it; never throws: a refusal or failure is the outcome's error. */
 export async function runCall(
   call: Call,
   catalogue: Catalogue,

@@ -15,6 +15,7 @@ import { RtaError } from "../core/errors.ts";
 import { isBlank, missing } from "./declaration.ts";
 import { checkedSetting } from "./fill.ts";
 
+/** Stage 7: a named profile's settings over the filled args; refuses an unknown profile and a sent value the profile fences. */
 export function applyProfile(
   cap: Capability,
   name: string | undefined,

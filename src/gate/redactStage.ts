@@ -9,6 +9,7 @@ import type { Call, Outcome } from "../core/call.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Redactor } from "../core/redact.ts";
 
+/** Stage 13: rta's places and secrets out of an agent's outcome, the strings the agent sent kept as sent. */
 export function redactOutcome(outcome: Outcome, call: Call, redactor: Redactor): Outcome {
   const kept = sentStrings(call.args);
   if (outcome.ok) return { ok: true, value: redactor.value(outcome.value, kept) };

@@ -16,6 +16,7 @@ import { RtaError } from "../core/errors.ts";
 /** The one answer to every name that is not a tool, whatever it was. */
 export const UNKNOWN_TOOL = "unknown tool: no tool of this server has that name";
 
+/** Stage 1: the capability a call names; refuses every other name with one answer (core.tool.unknown). */
 export function resolve(call: Call, catalogue: Catalogue): Capability {
   const cap = call.origin.kind === "agent" ? catalogue.byTool(call.capability) : catalogue.byName(call.capability);
   if (cap) return cap;

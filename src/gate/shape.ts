@@ -18,6 +18,7 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
+/** Stage 2: the arguments against the generated schema; refuses (core.mcp.badargs / core.input.invalid) naming the first fault. */
 export function checkShape(cap: Capability, call: Call, catalogue: Catalogue): Record<string, unknown> {
   const audience: Audience = call.origin.kind === "agent" ? "agent" : "person";
   const validate = catalogue.validator(cap.name, audience);

@@ -12,6 +12,7 @@
 import { createHash, createHmac } from "node:crypto";
 import { canonical } from "../core/canonical.ts";
 
+/** A line's HMAC-SHA256 under the key, chained to the mac of the line before it; the line's own mac left out. */
 export function chainMac(key: Buffer, prev: string, line: object): string {
   const { mac: _mac, ...rest } = line as Record<string, unknown>;
   return createHmac("sha256", key).update(prev).update("\n").update(canonical(rest)).digest("hex");

@@ -121,6 +121,7 @@ export function eachBodyText(body: string, each: (text: string, at: number) => v
   for (let i = 0; i < rows.length; i++) if (rows[i] !== "") each(rows[i] as string, i + 1);
 }
 
+/** Every line of a record's text that parses, and the numbers of those that do not. */
 export function parseRecord(body: string): RecordRead {
   const out: RecordRead = { lines: [], malformed: [] };
   eachBodyText(body, (text, at) => {

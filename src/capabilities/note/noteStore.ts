@@ -37,6 +37,7 @@ export interface Note {
 
 const ID = /^[a-z0-9][a-z0-9-]{0,79}$/;
 
+/** rta's own notes folder in a data dir. */
 export function notesDir(dataDir: string): string {
   return join(dataDir, "notes");
 }
@@ -46,6 +47,7 @@ export function noteFolder(args: Record<string, unknown>, dataDir: string): stri
   return typeof args.folder === "string" && args.folder !== "" ? args.folder : notesDir(dataDir);
 }
 
+/** A new note's id: its title as a slug (at most 60 characters) and six random hex digits. */
 export function newNoteId(title: string): string {
   const slug = title
     .normalize("NFKD")
@@ -57,6 +59,7 @@ export function newNoteId(title: string): string {
   return `${slug || "note"}-${randomBytes(3).toString("hex")}`;
 }
 
+/** Writes a note whole or not at all (temp file and rename), mode 0600 in a folder of mode 0700. */
 export function writeNote(dir: string, note: Note): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${note.id}.json`);
@@ -65,6 +68,7 @@ export function writeNote(dir: string, note: Note): void {
   renameSync(temp, file);
 }
 
+/** The note of that id; refuses an id that is not one (note.notfound) without touching the disk. */
 export function readNote(dir: string, id: string): Note {
   if (!ID.test(id)) throw notFound(id);
   try {
@@ -74,6 +78,7 @@ export function readNote(dir: string, id: string): Note {
   }
 }
 
+/** Removes the note of that id; refuses one that is not there (note.notfound). */
 export function removeNote(dir: string, id: string): void {
   readNote(dir, id);
   rmSync(join(dir, `${id}.json`));

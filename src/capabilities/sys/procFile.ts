@@ -12,6 +12,7 @@ const BUFFER_BYTES = 16 * 1024;
 const fds = new Map<string, number>();
 const buffer = Buffer.allocUnsafe(BUFFER_BYTES);
 
+/** A small /proc file's text, its descriptor kept open between calls; undefined when it cannot be read. */
 export function readProcText(file: string): string | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd = fds.get(file);
