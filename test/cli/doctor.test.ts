@@ -59,3 +59,14 @@ describe("rta doctor", () => {
     });
   });
 });
+
+describe("a team policy's never list", () => {
+  test("a well-formed name that is no capability or area is said by rta doctor", async () => {
+    const { config, env } = dirsWith();
+    writeFileSync(join(config, "policy.toml"), 'never = ["fs.wirte", "fs.rm"]\n');
+    const doctor = JSON.parse((await runCli(["doctor", "--json"], { env })).stdout);
+    const said = doctor.findings.filter((f: { check: string }) => f.check === "team policy");
+    expect(said.some((f: { detail: string }) => f.detail.includes("fs.wirte"))).toBe(true);
+    expect(said.some((f: { detail: string }) => f.detail.includes('"fs.rm"'))).toBe(false);
+  });
+});
