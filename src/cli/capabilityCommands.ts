@@ -9,9 +9,8 @@ import { person } from "../core/call.ts";
 import type { Capability, InputSpec } from "../core/capability.ts";
 import { asRtaError } from "../core/errors.ts";
 import { runCall } from "../gate/pipeline.ts";
-import { processDeps } from "./deps.ts";
+import type { Cli } from "./factory.ts";
 import { PIPE_LIMIT_BYTES, paint, wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
 
@@ -81,7 +80,7 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
   } catch (err) {
     return reportError(io, asRtaError(err), json);
   }
-  const deps = processDeps(io.env);
+  const deps = cli.deps();
   const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
     onUnexpected: (thrown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);

@@ -12,10 +12,11 @@ import { Exit, RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
 import { checkedSetting } from "../gate/fill.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
+import type { Cli } from "./factory.ts";
 import { wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { reportError } from "./report.ts";
 
+/** Prints where config.toml is (every dir with --json or piped); it reads nothing, so it refuses nothing. */
 export function configPath(cli: Cli, opts: { json?: boolean }): number {
   const d = dirs(cli.io.env);
   const out = {
@@ -31,6 +32,7 @@ export function configPath(cli: Cli, opts: { json?: boolean }): number {
 /** Keys whose values are secrets: shown masked. */
 const SECRET_KEY = /token|password|secret|key|credential|auth/i;
 
+/** Prints the config as rta reads it, secrets masked; a config that does not read is its own refusal. */
 export function configShow(cli: Cli, opts: { json?: boolean }): number {
   const source = ConfigSource.inConfigDir(dirs(cli.io.env).config);
   const state = source.current();
@@ -90,6 +92,7 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
   return problems;
 }
 
+/** Prints what config.toml says that the catalogue would refuse; exits with the usage status when there is any. */
 export function configCheck(cli: Cli, opts: { json?: boolean }): number {
   const file = join(dirs(cli.io.env).config, CONFIG_FILE);
   if (!existsSync(file)) {

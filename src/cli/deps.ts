@@ -6,7 +6,7 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { ConfigSource, usable } from "../core/config.ts";
-import { once, realHost, systemClock } from "../core/deps.ts";
+import { type Clock, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs, platformDirs } from "../core/dirs.ts";
 import { Redactor } from "../core/redact.ts";
 import type { Deps } from "../gate/deps.ts";
@@ -15,6 +15,16 @@ import { gitGlobalConfig } from "../gate/gitDirs.ts";
 import { agentRules, PathGate } from "../gate/pathGate.ts";
 import { PolicySource } from "../gate/policy.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
+
+/** What a process's dependencies are made with beside its environment; each has the plain process's default. */
+export interface ProcessDepsOptions {
+  /** where agent calls are written (default: kept in memory, as a person's calls are not recorded) */
+  record?: RecordSink;
+  /** the roots given on the command line, ahead of the ones config.toml names */
+  roots?: string[];
+  /** the clock every stage reads (default: the system's) */
+  clock?: Clock;
+}
 
 /**
  * Agents' path arguments are confined to the roots given (`--root`) and the
@@ -26,15 +36,14 @@ import { MemoryRecord, type RecordSink } from "../record/append.ts";
  */
 export function processDeps(
   env: Record<string, string | undefined>,
-  record: RecordSink = new MemoryRecord(),
-  given: string[] = [],
+  { record = new MemoryRecord(), roots: given = [], clock = systemClock }: ProcessDepsOptions = {},
 ): Deps {
   const d = dirs(env);
   const config = ConfigSource.inConfigDir(d.config);
   const settings = usable(config.current());
   const roots = [...given, ...(settings?.roots ?? []).filter((r) => !given.includes(r))];
   return {
-    clock: systemClock,
+    clock,
     host: realHost,
     record,
     gate: once(() => new GateStore(join(d.data, GATE_STORE_FILE))),

@@ -13,8 +13,8 @@ import { agentRules, PathGate } from "../gate/pathGate.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
 import { storeLockHolders } from "../gate/storeLock.ts";
 import { configProblems } from "./configCmd.ts";
+import type { Cli } from "./factory.ts";
 import { paint, wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 
 export interface Finding {
   check: string;
@@ -23,6 +23,7 @@ export interface Finding {
   fix?: string;
 }
 
+/** Prints each check with its fix, and exits 1 when any fails; it opens the grant store only where the data dir is. */
 export function doctor(cli: Cli, opts: { json?: boolean }): number {
   const d = dirs(cli.io.env);
   const findings: Finding[] = [];

@@ -7,10 +7,11 @@ import type { ChalkInstance } from "chalk";
 import { type Card, cardOf } from "../core/card.ts";
 import { neverAToolList } from "../core/catalogue.ts";
 import { RtaError } from "../core/errors.ts";
+import type { Cli } from "./factory.ts";
 import { paint, wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { reportError } from "./report.ts";
 
+/** Prints a capability's card, or the whole catalogue; a name that is no capability is core.tool.unknown. */
 export function explain(cli: Cli, name: string | undefined, json: boolean | undefined): number {
   const { io, catalogue } = cli;
   const asJson = wantsJson(io, json);

@@ -19,9 +19,8 @@ import type { Grant } from "../gate/gateStore.ts";
 import { recordKey } from "../gate/grants.ts";
 import { checkCeiling } from "../gate/policy.ts";
 import { checkShape } from "../gate/shape.ts";
-import { processDeps } from "./deps.ts";
+import type { Cli } from "./factory.ts";
 import { paint, wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { renderHuman, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
@@ -141,7 +140,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
         "give --profile too: the profile whose connection it is",
       );
     const host = opts.host !== undefined ? grantHost(cli, target, cap, opts.host) : null;
-    const deps = processDeps(io.env);
+    const deps = cli.deps();
     let digest: string | null = null;
     if (opts.args !== undefined) {
       if (!cap)
@@ -235,7 +234,7 @@ export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: 
   const { io } = cli;
   try {
     const agent = optionalAgentName(opts.agent);
-    const deps = processDeps(io.env);
+    const deps = cli.deps();
     const now = deps.clock.now();
     const grants = deps
       .gate()

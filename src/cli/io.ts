@@ -19,13 +19,14 @@ export interface Io {
   env: Record<string, string | undefined>;
 }
 
+/** The process's own terminal and environment; it refuses nothing, and reads stdin only when a command asks. */
 export function processIo(): Io {
   return {
     out: (text) => writeAll(1, text),
     err: (text) => writeAll(2, text),
     stdoutIsTTY: process.stdout.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
-    readStdin: readProcessStdin,
+    readStdin: (limit) => readLimited(process.stdin, limit),
     env: process.env,
   };
 }
@@ -49,11 +50,12 @@ export function writeAll(fd: number, text: string): void {
   }
 }
 
-async function readProcessStdin(limit: number): Promise<string> {
+/** The whole of a stream as text; refuses it (core.input.toolarge) as soon as more than `limit` bytes have come. */
+export async function readLimited(input: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin) {
-    const buf = chunk as Buffer;
+  for await (const chunk of input) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     size += buf.length;
     if (size > limit) {
       throw new RtaError(

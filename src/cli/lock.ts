@@ -9,10 +9,9 @@ import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import { relativeWords } from "../core/words.ts";
 import type { Lock } from "../gate/gateStore.ts";
-import { processDeps } from "./deps.ts";
+import type { Cli } from "./factory.ts";
 import { issuer, resolveTarget } from "./grant.ts";
 import { paint, wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
@@ -26,7 +25,7 @@ export function lock(
   try {
     const agent = optionalAgentName(opts.agent);
     if (target !== undefined) resolveTarget(cli, target);
-    const deps = processDeps(io.env);
+    const deps = cli.deps();
     const now = deps.clock.now();
     const l = deps.gate().lock({
       agent: agent ?? null,
@@ -65,7 +64,7 @@ function lockState(l: Lock, now: number): "active" | "lifted" | "expired" {
 
 export function lockList(cli: Cli, opts: { json?: boolean }): number {
   const { io } = cli;
-  const deps = processDeps(io.env);
+  const deps = cli.deps();
   const now = deps.clock.now();
   const locks = deps.gate().locks();
   if (wantsJson(io, opts.json)) {

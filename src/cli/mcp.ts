@@ -8,8 +8,8 @@ import { optionalAgentName } from "../core/agentName.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
+import type { Cli } from "./factory.ts";
 import { wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { reportError } from "./report.ts";
 
 export interface InstallOptions {

@@ -9,8 +9,8 @@ import { Exit, RtaError } from "../core/errors.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { RECORD_KEY_FILE, readRecordKey } from "../record/key.ts";
 import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
+import type { Cli } from "./factory.ts";
 import { wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { jsonShown, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 

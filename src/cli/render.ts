@@ -58,6 +58,7 @@ export interface RenderHints {
   fields?: readonly ColumnSpec[];
 }
 
+/** A result as a person reads it on a terminal: grids, units, escaped text; every value type renders, none is refused. */
 export function renderHuman(value: ResultValue, paint: ChalkInstance, hints: RenderHints = {}): string {
   switch (value.type) {
     case "object": {

@@ -8,6 +8,7 @@ import { Exit, type RtaError } from "../core/errors.ts";
 import { errorResult } from "../core/result.ts";
 import type { Io } from "./io.ts";
 
+/** Says a refusal on stderr (and on stdout too with --json) and returns its exit status; it never throws. */
 export function reportError(io: Io, err: RtaError, json: boolean): number {
   io.err(`rta: error: ${err.message} (${err.code})\n`);
   if (err.hint) io.err(`rta: hint: ${err.hint}\n`);
@@ -15,6 +16,7 @@ export function reportError(io: Io, err: RtaError, json: boolean): number {
   return err.exit;
 }
 
+/** Says a command line that does not parse, as core.cli.usage with its hint; returns the usage status. */
 export function reportUsage(io: Io, message: string, hint: string): number {
   io.err(`rta: error: ${message} (core.cli.usage)\n`);
   io.err(`rta: hint: ${hint}\n`);

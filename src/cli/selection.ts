@@ -5,9 +5,8 @@
 import { checkAgentName } from "../core/agentName.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import type { Deps } from "../gate/deps.ts";
-import { processDeps } from "./deps.ts";
+import type { Cli } from "./factory.ts";
 import { wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { reportError } from "./report.ts";
 
 export type Selection = { id: string } | { agent: string } | { all: true };
@@ -47,7 +46,7 @@ export function endSelected(
   } catch (err) {
     return reportError(io, err as RtaError, json);
   }
-  const deps = processDeps(io.env);
+  const deps = cli.deps();
   const n = e.act(deps, by, deps.clock.now());
   if (n === 0)
     return reportError(

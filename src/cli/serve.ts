@@ -17,9 +17,9 @@ import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";
 import { FileRecord, type RecordEntry, type RecordSink, sessionMark } from "../record/append.ts";
 import { recordKey } from "../record/key.ts";
-import { processDeps, redactorFor } from "./deps.ts";
+import { type processDeps, redactorFor } from "./deps.ts";
+import type { Cli } from "./factory.ts";
 import { parseMaxResult } from "./mcp.ts";
-import type { Cli } from "./program.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
@@ -74,7 +74,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
           io.err(`rta: ${shown(entry.agent)} ${shown(entry.capability)} ${entry.outcome} ${entry.duration_ms} ms\n`)
       : undefined,
   );
-  const deps = processDeps(io.env, sink, given);
+  const deps = cli.serverDeps(sink, given);
   const roots = deps.roots.roots;
   const config = deps.config.current();
   let address: { hostname: string; port: number } | undefined;

@@ -5,10 +5,9 @@ import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import { relativeWords } from "../core/words.ts";
 import { hashToken, newToken } from "../mcp/tokens.ts";
-import { processDeps } from "./deps.ts";
+import type { Cli } from "./factory.ts";
 import { issuer } from "./grant.ts";
 import { paint, wantsJson } from "./io.ts";
-import type { Cli } from "./program.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
@@ -17,7 +16,7 @@ export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: b
   const { io } = cli;
   try {
     checkAgentName(opts.agent);
-    const deps = processDeps(io.env);
+    const deps = cli.deps();
     const now = deps.clock.now();
     const token = newToken();
     const row = deps
@@ -40,7 +39,7 @@ export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: b
 }
 
 export function tokenList(cli: Cli, opts: { json?: boolean }): number {
-  const deps = processDeps(cli.io.env);
+  const deps = cli.deps();
   const now = deps.clock.now();
   const tokens = deps
     .gate()

@@ -2,19 +2,20 @@ import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { builtins } from "../../src/capabilities/builtins.ts";
-import { noStack, RTA, rta } from "../support/rta.ts";
+import { noStack } from "../support/rta.ts";
+import { onScreen, runCli } from "../support/runCli.ts";
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
 const TOKEN = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "alice", exp: 4102444800 })}.c2ln`;
 
 describe("rta --version and explain", () => {
   test("--version prints the package version", async () => {
-    const r = await rta(["--version"]);
+    const r = await runCli(["--version"]);
     expect(r).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
   });
 
   test("explain lists the capabilities by area and the never-a-tool section", async () => {
-    const r = await rta(["explain"], { env: { NO_COLOR: "1" } });
+    const r = await runCli(["explain"], { env: { NO_COLOR: "1" } });
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout); // not a terminal: JSON
     expect(j.areas.map((a: { area: string }) => a.area)).toEqual(builtinCatalogue().areas());
@@ -29,7 +30,7 @@ describe("rta --version and explain", () => {
   });
 
   test("explain proc.list --json is the card as JSON", async () => {
-    const r = await rta(["explain", "proc.list", "--json"]);
+    const r = await runCli(["explain", "proc.list", "--json"]);
     expect(r.code).toBe(0);
     const card = JSON.parse(r.stdout);
     expect(card).toMatchObject({
@@ -48,19 +49,19 @@ describe("rta --version and explain", () => {
   });
 
   test("explain of an unknown capability is core.tool.unknown", async () => {
-    const r = await rta(["explain", "nope.thing"]);
+    const r = await runCli(["explain", "nope.thing"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("(core.tool.unknown)");
     // errors go to stderr, piped or not, as for every other command
     expect(r.stdout).toBe("");
-    const area = await rta(["explain", "proc"]);
+    const area = await runCli(["explain", "proc"]);
     expect(area.stderr).toContain("proc is an area");
   });
 });
 
 describe("refusals on the command line", () => {
   test("proc list --limit 0 is core.input.range, listing what is allowed, with no stack trace", async () => {
-    const r = await rta(["proc", "list", "--limit", "0"]);
+    const r = await runCli(["proc", "list", "--limit", "0"]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
@@ -69,14 +70,14 @@ describe("refusals on the command line", () => {
   });
 
   test("proc list --sort size is core.input.option, listing the options", async () => {
-    const r = await rta(["proc", "list", "--sort", "size"]);
+    const r = await runCli(["proc", "list", "--sort", "size"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("(core.input.option)");
     expect(r.stderr).toContain("rta: hint: sort is one of: cpu, mem, pid");
   });
 
   test("with --json the error is also printed on stdout as a value", async () => {
-    const r = await rta(["proc", "list", "--limit", "0", "--json"]);
+    const r = await runCli(["proc", "list", "--limit", "0", "--json"]);
     expect(JSON.parse(r.stdout)).toEqual({
       type: "error",
       code: "core.input.range",
@@ -97,7 +98,7 @@ describe("refusals on the command line", () => {
       [["proc", "list", "--limit", "1e400"], "core.input.invalid", 2],
     ];
     for (const [args, code, exit] of cases) {
-      const r = await rta(args);
+      const r = await runCli(args);
       expect({ args, code: r.code }).toEqual({ args, code: exit });
       expect(r.stderr).toContain(`(${code})`);
       expect(r.stderr).toMatch(/^rta: hint: .+$/m);
@@ -106,7 +107,7 @@ describe("refusals on the command line", () => {
   });
 
   test("a token piped in larger than the pipe limit is refused while it is read", async () => {
-    const r = await rta(["jwt", "decode"], { stdin: "x".repeat(2 * 1024 * 1024) });
+    const r = await runCli(["jwt", "decode"], { stdin: "x".repeat(2 * 1024 * 1024) });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("(core.input.toolarge)");
   });
@@ -114,8 +115,8 @@ describe("refusals on the command line", () => {
 
 describe("capabilities from the command line", () => {
   test("a token piped in and a token as an argument print the same JSON", async () => {
-    const piped = await rta(["jwt", "decode", "--json"], { stdin: `${TOKEN}\n` });
-    const arg = await rta(["jwt", "decode", TOKEN]);
+    const piped = await runCli(["jwt", "decode", "--json"], { stdin: `${TOKEN}\n` });
+    const arg = await runCli(["jwt", "decode", TOKEN]);
     expect(piped.code).toBe(0);
     expect(arg.code).toBe(0);
     expect(piped.stdout).toBe(arg.stdout);
@@ -123,21 +124,21 @@ describe("capabilities from the command line", () => {
   });
 
   test("no token and nothing piped in is core.input.missing", async () => {
-    const r = await rta(["jwt", "decode"], { stdin: "" });
+    const r = await runCli(["jwt", "decode"], { stdin: "" });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("token is empty (core.input.missing)");
   });
 
   test("proc list, sys info and disk usage answer JSON with the declared shape", async () => {
-    const procs = JSON.parse((await rta(["proc", "list", "--limit", "3", "--sort", "pid"])).stdout);
+    const procs = JSON.parse((await runCli(["proc", "list", "--limit", "3", "--sort", "pid"])).stdout);
     expect(procs.type).toBe("table");
     expect(procs.rows).toHaveLength(3);
     expect(procs.total).toBeGreaterThanOrEqual(3);
     expect(procs.rows[0][0]).toBe(1);
-    const info = JSON.parse((await rta(["sys", "info", "--json"])).stdout);
+    const info = JSON.parse((await runCli(["sys", "info", "--json"])).stdout);
     expect(info.type).toBe("object");
     expect(info.value.memory.total).toBeGreaterThan(0);
-    const disks = JSON.parse((await rta(["disk", "usage"])).stdout);
+    const disks = JSON.parse((await runCli(["disk", "usage"])).stdout);
     expect(disks.rows.some((r: unknown[]) => r[0] === "/")).toBe(true);
   });
 
@@ -149,7 +150,7 @@ describe("capabilities from the command line", () => {
       for (const ex of cap.examples) {
         if (ex.command.includes("|") || ex.command.includes("$")) continue;
         const words = ex.command.split(" ").slice(1);
-        const r = await rta(words);
+        const r = await runCli(words);
         expect({ example: ex.command, code: r.code, stderr: r.stderr }).toEqual({
           example: ex.command,
           code: 0,
@@ -161,32 +162,24 @@ describe("capabilities from the command line", () => {
 });
 
 describe("on a terminal", () => {
-  // `script` gives the binary a pseudo-terminal, so it renders for a person.
-  async function onTty(command: string, env: Record<string, string> = {}): Promise<string> {
-    const proc = Bun.spawn(["script", "-qec", command, "/dev/null"], {
-      stdout: "pipe",
-      stderr: "pipe",
-      stdin: "ignore",
-      env: { PATH: process.env.PATH ?? "", TERM: "xterm", ...env },
-    });
-    const out = await new Response(proc.stdout).text();
-    await proc.exited;
-    return out.replaceAll("\r\n", "\n");
+  // The factory's terminal is a terminal, so a command renders for a person; the screen holds both streams.
+  async function onTty(args: string[], env: Record<string, string> = {}): Promise<string> {
+    return (await onScreen(args, { env: { TERM: "xterm", ...env } })).screen;
   }
 
   test("a table is a grid with a count of what was cut; NO_COLOR leaves no escape codes", async () => {
-    const out = await onTty(`${RTA} proc list --limit 2`, { NO_COLOR: "1" });
+    const out = await onTty(["proc", "list", "--limit", "2"], { NO_COLOR: "1" });
     expect(out).toMatch(/^PID\s+USER\s+CPU\s+MEM\s+COMMAND$/m);
     expect(out).toMatch(/^showing 2 of \d+$/m);
     expect(out).not.toContain("\x1b[");
   });
 
   test("colour is used on a terminal unless NO_COLOR is set", async () => {
-    expect(await onTty(`${RTA} sys info`)).toContain("\x1b[1m");
+    expect(await onTty(["sys", "info"])).toContain("\x1b[1m");
   });
 
   test("an object is rendered with its units", async () => {
-    const out = await onTty(`${RTA} sys info`, { NO_COLOR: "1" });
+    const out = await onTty(["sys", "info"], { NO_COLOR: "1" });
     expect(out).toMatch(/^\s+total\s+\d+\.\d (GiB|MiB)$/m);
   });
 });

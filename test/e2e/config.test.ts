@@ -1,9 +1,10 @@
 /**
- * End to end: the operator's config with dist/rta: a broken config.toml, a
- * notes folder from a connection, and rta doctor.
+ * End to end: the operator's config with dist/rta: a broken config.toml and a
+ * notes folder from a connection. rta doctor is tested in-process in
+ * test/cli/doctor.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
@@ -65,50 +66,5 @@ describe("a connection's notes folder, reached through a profile", () => {
     } finally {
       await s.close();
     }
-  });
-});
-
-describe("rta doctor", () => {
-  test("on a fresh machine says what is missing and how, and exits 0", async () => {
-    const r = await rta(["doctor", "--json"], {
-      env: { RTA_DATA_DIR: join(tempDir(), "new-data"), RTA_CONFIG_DIR: join(tempDir(), "new-config") },
-    });
-    expect(r.code).toBe(0);
-    const report = JSON.parse(r.stdout);
-    expect(report.ok).toBe(true);
-    expect(report.findings.find((f: { check: string }) => f.check === "data dir")).toMatchObject({
-      status: "note",
-      fix: expect.stringContaining("first use"),
-    });
-  });
-
-  test("a broken config and an unreadable root are failures with their fix, and it exits non-zero", async () => {
-    const missingRoot = join(tempDir(), "gone");
-    const { env, config } = dirsWith(`roots = ["${missingRoot}"]\n[defaults."proc.list"]\nlimit = 0\n`);
-    const r = await rta(["doctor", "--json"], { env });
-    expect(r.code).toBe(1);
-    const fails = JSON.parse(r.stdout).findings.filter((f: { status: string }) => f.status === "fail");
-    expect(fails.map((f: { check: string }) => f.check).sort()).toEqual(["config", "root"]);
-    expect(fails.find((f: { check: string }) => f.check === "root").fix).toContain("does not exist");
-    mkdirSync(config, { recursive: true });
-    writeFileSync(join(config, "config.toml"), "nonsense");
-    const broken = await rta(["config", "check", "--json"], { env });
-    expect(broken.code).toBe(2);
-    expect(JSON.parse(broken.stdout).problems[0]).toStartWith("is not TOML");
-  });
-
-  test("a data dir that is a file is said as that, with no errno, by a grant verb and by doctor", async () => {
-    const file = join(tempDir(), "not-a-dir");
-    writeFileSync(file, "x");
-    const env = { RTA_DATA_DIR: file, RTA_CONFIG_DIR: tempDir() };
-    const list = await rta(["grant", "list"], { env });
-    expect(list.stderr).toContain("the data dir is not a directory (core.store.unavailable)");
-    expect(list.stderr).not.toContain("EEXIST");
-    const r = await rta(["doctor", "--json"], { env });
-    expect(JSON.parse(r.stdout).findings[0]).toMatchObject({
-      check: "data dir",
-      status: "fail",
-      detail: `${file} is not a directory`,
-    });
   });
 });

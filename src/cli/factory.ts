@@ -1,0 +1,57 @@
+/**
+ * What every command is handed, after gh's cmdutil.Factory: the terminal (or
+ * buffers, in a test), the environment it carries, a clock, the catalogue,
+ * the process's dependencies, and the exit status the command chose. main()
+ * builds the real one; a test builds one over buffers, a fixed clock and temp
+ * dirs, and runs a command line in-process. Nothing is made before a command
+ * asks for it: `rta mcp token list` never builds the catalogue, `rta explain`
+ * never opens a store. It refuses nothing itself: what it makes refuses in its
+ * own words when asked.
+ */
+import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
+import type { Catalogue } from "../core/catalogue.ts";
+import { type Clock, once, systemClock } from "../core/deps.ts";
+import { Exit } from "../core/errors.ts";
+import type { Deps } from "../gate/deps.ts";
+import type { RecordSink } from "../record/append.ts";
+import { processDeps } from "./deps.ts";
+import { type Io, processIo } from "./io.ts";
+
+export interface Cli {
+  /** the terminal and the environment (io.env), or buffers and a given environment in a test */
+  io: Io;
+  /** the clock every command and stage reads */
+  clock: Clock;
+  /** the capabilities, made on first use */
+  readonly catalogue: Catalogue;
+  /** a person's dependencies: the stores in rta's dirs and a record that keeps nothing; made on first use and kept */
+  deps(): Deps;
+  /** a server's dependencies: its own record, and the roots its command line gave ahead of config's */
+  serverDeps(record: RecordSink, roots: string[]): Deps;
+  /** the exit status the command chose */
+  status: number;
+}
+
+export interface CliParts {
+  io?: Io;
+  clock?: Clock;
+  /** makes the catalogue; a bench or test may hand in its own */
+  catalogue?: () => Catalogue;
+}
+
+/** The factory over the parts given, each left out one being the real process's; it refuses nothing. */
+export function makeCli(parts: CliParts = {}): Cli {
+  const io = parts.io ?? processIo();
+  const clock = parts.clock ?? systemClock;
+  const catalogue = once(parts.catalogue ?? builtinCatalogue);
+  return {
+    io,
+    clock,
+    get catalogue() {
+      return catalogue();
+    },
+    deps: once(() => processDeps(io.env, { clock })),
+    serverDeps: (record, roots) => processDeps(io.env, { record, roots, clock }),
+    status: Exit.ok,
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * `rta mcp serve | token | install`: serving rta to agents, the tokens an
+ * HTTP server takes, and a client's registration, as commands. Each verb's
+ * code loads only when it runs, so a server's start pays for nothing else.
+ */
+import type { Command } from "commander";
+import type { Cli } from "./factory.ts";
+
+/** Adds the `mcp` group; it parses, and refuses only what commander does. */
+export function addMcpCommands(program: Command, cli: Cli): void {
+  const collect = (value: string, previous: string[]) => [...previous, value];
+
+  const mcp = program
+    .command("mcp")
+    .description("serve rta's capabilities to agents over MCP, and register it with clients");
+  mcp
+    .command("serve")
+    .description("speak MCP over stdio; every call passes the gate and is written to the record")
+    .option(
+      "--root <dir>",
+      "a directory path arguments may use (repeatable; default: the current directory)",
+      collect,
+      [],
+    )
+    .option("--agent <name>", "the agent's name for grants and the record (default: the client's reported name)")
+    .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256 (default 8)")
+    .option("--verbose", "write one short line to stderr for every agent call: tool, outcome, duration")
+    .option(
+      "--http [address]",
+      "serve MCP over HTTP at /mcp instead of stdio (default 127.0.0.1:8722); every request needs a token",
+    )
+    .option(
+      "--allow-host <name>",
+      "a host name to accept in Host and Origin beside the loopback ones (repeatable)",
+      collect,
+      [],
+    )
+    .action(
+      async (opts: {
+        root: string[];
+        agent?: string;
+        maxResult?: string;
+        verbose?: boolean;
+        http?: boolean | string;
+        allowHost: string[];
+      }) => {
+        const { serve } = await import("./serve.ts");
+        cli.status = await serve(cli, opts);
+      },
+    );
+  const token = mcp.command("token").description("bearer tokens for rta mcp serve --http (never a tool)");
+  token
+    .command("new")
+    .description("make a token for an agent; it is printed once and only its hash is kept")
+    .requiredOption("--agent <name>", "the agent the token names")
+    .option("--ttl <duration>", "how long it lasts (default: until revoked)")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { tokenNew } = await import("./token.ts");
+      cli.status = tokenNew(cli, opts);
+    });
+  token
+    .command("list")
+    .description("tokens: agent, expiry, state (never the token)")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { tokenList } = await import("./token.ts");
+      cli.status = tokenList(cli, opts);
+    });
+  token
+    .command("revoke")
+    .description("revoke tokens at once")
+    .argument("[id]", "a token id")
+    .option("--agent <name>", "every token of this agent")
+    .option("--all", "every token")
+    .option("--json", "print JSON")
+    .action(async (id: string | undefined, opts) => {
+      const { tokenRevoke } = await import("./token.ts");
+      cli.status = tokenRevoke(cli, id, opts);
+    });
+  mcp
+    .command("install")
+    .description("print (or --write) the registration that lets a client launch rta mcp serve")
+    .argument("<client>", "claude, claude-code, cursor, vscode, codex or gemini")
+    .option("--root <dir>", "a directory path arguments may use (repeatable)", collect, [])
+    .option("--agent <name>", "the agent's name (default: the client's name)")
+    .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256")
+    .option("--write", "merge the registration into the client's config file, keeping a backup")
+    .option("--json", "print JSON")
+    .action(
+      async (
+        client: string,
+        opts: { root: string[]; agent?: string; maxResult?: string; write?: boolean; json?: boolean },
+      ) => {
+        const { install } = await import("./mcp.ts");
+        cli.status = install(cli, client, opts);
+      },
+    );
+}
