@@ -4,22 +4,21 @@
  * selectors given; MTA-STS (the record and the policy over HTTPS); TLS-RPT.
  * The result is findings, each with a severity and a fix.
  */
+import type { Lookup } from "../../core/access.ts";
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { checkedHost } from "./destination.ts";
-import { dnsServers } from "./dns.ts";
+import { checkedHost } from "../../core/hostName.ts";
+import { type FetchSettings, fetchFollowing } from "../http/follow.ts";
+import { caFileInput, dnsServerInput } from "../net/operatorInputs.ts";
 import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
-import { fetchFollowing } from "./http.ts";
-import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
-import { type DnsServer, query } from "./resolver.ts";
 
 /** RFC 7208: an SPF check may cause at most ten DNS lookups. */
 export const SPF_LOOKUP_LIMIT = 10;
 /** How deep includes are followed before the count stops: past ten it has failed anyway. */
 const SPF_MAX_DEPTH = 10;
 
-async function txt(name: string, servers: DnsServer[]): Promise<string[]> {
-  const r = await query(name, "TXT", servers);
+async function txt(name: string, dns: Lookup): Promise<string[]> {
+  const r = await dns.query(name, "TXT");
   return r.answers.filter((a) => a.type === "TXT").map((a) => a.data);
 }
 
@@ -29,17 +28,12 @@ export interface SpfCount {
   errors: string[];
 }
 
-/** Counts the DNS lookups an SPF record causes, following include: and redirect=, as a receiver would. */
-export async function countSpf(
-  domain: string,
-  servers: DnsServer[],
-  depth = 0,
-  seen = new Set<string>(),
-): Promise<SpfCount> {
+/** Counts the DNS lookups an SPF record causes, following include: and redirect=, as a receiver would; refuses what a lookup refuses. */
+export async function countSpf(domain: string, dns: Lookup, depth = 0, seen = new Set<string>()): Promise<SpfCount> {
   const count: SpfCount = { lookups: 0, errors: [] };
   if (seen.has(domain)) return { ...count, errors: [`${domain} includes itself`] };
   seen.add(domain);
-  const records = (await txt(domain, servers)).filter((t) => /^v=spf1(\s|$)/i.test(t));
+  const records = (await txt(domain, dns)).filter((t) => /^v=spf1(\s|$)/i.test(t));
   if (records.length !== 1)
     return {
       ...count,
@@ -55,7 +49,7 @@ export async function countSpf(
     }
     count.lookups++;
     if ((mech === "include" || mech === "redirect") && m[3] && depth < SPF_MAX_DEPTH) {
-      const inner = await countSpf(m[3], servers, depth + 1, seen);
+      const inner = await countSpf(m[3], dns, depth + 1, seen);
       count.lookups += inner.lookups;
       count.errors.push(...inner.errors);
       if (mech === "redirect" && depth === 0 && inner.all) count.all = inner.all;
@@ -64,8 +58,8 @@ export async function countSpf(
   return count;
 }
 
-async function spfFinding(domain: string, servers: DnsServer[]): Promise<Finding> {
-  const records = (await txt(domain, servers)).filter((t) => /^v=spf1(\s|$)/i.test(t));
+async function spfFinding(domain: string, dns: Lookup): Promise<Finding> {
+  const records = (await txt(domain, dns)).filter((t) => /^v=spf1(\s|$)/i.test(t));
   if (records.length === 0)
     return {
       check: "spf",
@@ -80,7 +74,7 @@ async function spfFinding(domain: string, servers: DnsServer[]): Promise<Finding
       finding: `${records.length} SPF records: receivers fail them all (permerror)`,
       fix: "merge them into one v=spf1 record",
     };
-  const c = await countSpf(domain, servers);
+  const c = await countSpf(domain, dns);
   if (c.lookups > SPF_LOOKUP_LIMIT) {
     return {
       check: "spf",
@@ -118,8 +112,8 @@ async function spfFinding(domain: string, servers: DnsServer[]): Promise<Finding
   };
 }
 
-async function dmarcFinding(domain: string, servers: DnsServer[]): Promise<Finding[]> {
-  const record = (await txt(`_dmarc.${domain}`, servers).catch(() => [])).find((t) => /^v=DMARC1/i.test(t));
+async function dmarcFinding(domain: string, dns: Lookup): Promise<Finding[]> {
+  const record = (await txt(`_dmarc.${domain}`, dns).catch(() => [])).find((t) => /^v=DMARC1/i.test(t));
   if (!record)
     return [
       {
@@ -161,7 +155,7 @@ async function dmarcFinding(domain: string, servers: DnsServer[]): Promise<Findi
   return out;
 }
 
-async function dkimFindings(domain: string, selectors: string[], servers: DnsServer[]): Promise<Finding[]> {
+async function dkimFindings(domain: string, selectors: string[], dns: Lookup): Promise<Finding[]> {
   if (selectors.length === 0)
     return [
       {
@@ -173,7 +167,7 @@ async function dkimFindings(domain: string, selectors: string[], servers: DnsSer
     ];
   const out: Finding[] = [];
   for (const sel of selectors) {
-    const record = (await txt(`${sel}._domainkey.${domain}`, servers).catch(() => [])).join("");
+    const record = (await txt(`${sel}._domainkey.${domain}`, dns).catch(() => [])).join("");
     const key = record.match(/(?:^|;)\s*p=([^;]*)/)?.[1]?.trim();
     if (!record)
       out.push({
@@ -192,11 +186,11 @@ async function dkimFindings(domain: string, selectors: string[], servers: DnsSer
 async function mtaStsFinding(
   domain: string,
   port: number,
-  args: Record<string, unknown>,
-  ctx: RunContext,
-  servers: DnsServer[],
+  settings: FetchSettings,
+  ctx: Pick<RunContext, "net" | "budget">,
+  dns: Lookup,
 ): Promise<Finding> {
-  const record = (await txt(`_mta-sts.${domain}`, servers).catch(() => [])).find((t) => /^v=STSv1/i.test(t));
+  const record = (await txt(`_mta-sts.${domain}`, dns).catch(() => [])).find((t) => /^v=STSv1/i.test(t));
   if (!record)
     return {
       check: "mta-sts",
@@ -207,7 +201,7 @@ async function mtaStsFinding(
   const policyHost = `mta-sts.${domain}`;
   try {
     const url = new URL(`https://${policyHost}${port === 443 ? "" : `:${port}`}/.well-known/mta-sts.txt`);
-    const f = await fetchFollowing("GET", url, { ...args, timeout: 8 }, ctx, "audit.mail");
+    const f = await fetchFollowing("GET", url, { ...settings, timeout: 8 }, ctx);
     const mode = f.response.body.toString("utf8").match(/^mode:\s*(\w+)/m)?.[1];
     if (f.response.status !== 200 || !mode)
       return {
@@ -257,9 +251,9 @@ export const auditMail = define({
     { command: "rta audit mail example.com --selectors google,s1", note: "the mail findings for example.com" },
   ],
   async run(args, ctx) {
-    const domain = checkedHost(String(args.domain));
-    const servers = dnsServers(args.server);
-    const mx = await query(domain, "MX", servers);
+    const domain = checkedHost(args.domain);
+    const dns = ctx.net.dns(args.server);
+    const mx = await dns.query(domain, "MX");
     if (mx.rcode === "NXDOMAIN")
       throw new RtaError("net.dns.nxdomain", `${domain} does not exist (NXDOMAIN)`, "check the domain");
     const exchangers = mx.answers.filter((a) => a.type === "MX");
@@ -269,19 +263,19 @@ export const auditMail = define({
         : exchangers.length === 1 && / \.?$/.test(exchangers[0]?.data ?? "")
           ? { check: "mx", severity: "info", finding: "a null MX: the domain takes no mail", fix: "" }
           : { check: "mx", severity: "ok", finding: exchangers.map((a) => a.data).join(", "), fix: "" },
-      await spfFinding(domain, servers),
-      ...(await dmarcFinding(domain, servers)),
+      await spfFinding(domain, dns),
+      ...(await dmarcFinding(domain, dns)),
       ...(await dkimFindings(
         domain,
-        String(args.selectors)
+        args.selectors
           .split(",")
           .map((s) => s.trim())
           .filter(Boolean),
-        servers,
+        dns,
       )),
-      await mtaStsFinding(domain, args.https_port as number, args, ctx, servers),
+      await mtaStsFinding(domain, args.https_port, args, ctx, dns),
     ];
-    const rpt = (await txt(`_smtp._tls.${domain}`, servers).catch(() => [])).find((t) => /^v=TLSRPTv1/i.test(t));
+    const rpt = (await txt(`_smtp._tls.${domain}`, dns).catch(() => [])).find((t) => /^v=TLSRPTv1/i.test(t));
     findings.push(
       rpt
         ? { check: "tls-rpt", severity: "ok", finding: "TLS-RPT reports are asked for", fix: "" }
@@ -292,6 +286,6 @@ export const auditMail = define({
             fix: `publish _smtp._tls.${domain} TXT "v=TLSRPTv1; rua=mailto:tls@${domain}"`,
           },
     );
-    return writeFindings(ctx.rows(["check", "severity", "finding", "fix"]), findings);
+    return writeFindings(ctx.rows(), findings);
   },
 });
