@@ -84,9 +84,9 @@ export interface Lookup {
 /** A host resolved once and vetted for the call: every connection to it goes to this address (pinned). */
 export interface Destination {
   /** the name the call used, spelled as a grant sees it (or the address, when it gave one) */
-  host: string;
-  address: string;
-  kind: AddressClass;
+  readonly host: string;
+  readonly address: string;
+  readonly kind: AddressClass;
 }
 
 /** The timeouts and body limit of one HTTP exchange. */

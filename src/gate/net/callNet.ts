@@ -14,13 +14,16 @@ import { dnsServers, query } from "./resolver.ts";
 
 /** The network for one call, held to `reach`; its requests end with `signal`. */
 export class CallNet implements NetAccess {
+  // Private in the language, not only in the types: a capability holding this value cannot read who calls.
+  readonly #reach: Reach;
+  readonly #signal: AbortSignal;
   /** the destinations this call resolved: made on the first, as most calls reach nowhere */
-  private vetted: WeakSet<Destination> | undefined;
+  #vetted: WeakSet<Destination> | undefined;
 
-  constructor(
-    private readonly reach: Reach,
-    private readonly signal: AbortSignal,
-  ) {}
+  constructor(reach: Reach, signal: AbortSignal) {
+    this.#reach = reach;
+    this.#signal = signal;
+  }
 
   dns(server?: string): Lookup {
     const servers = dnsServers(server);
@@ -28,23 +31,24 @@ export class CallNet implements NetAccess {
   }
 
   async resolve(host: string, server?: string): Promise<Destination> {
-    const destination = await resolveDestination(host, server, this.reach);
-    this.vetted ??= new WeakSet();
-    this.vetted.add(destination);
+    // Frozen, so a destination the rules saw cannot be pointed elsewhere before it is dialled.
+    const destination = Object.freeze(await resolveDestination(host, server, this.#reach));
+    this.#vetted ??= new WeakSet();
+    this.#vetted.add(destination);
     return destination;
   }
 
   mayFollow(from: string, to: string): boolean {
-    return mayFollow(this.reach, from, to);
+    return mayFollow(this.#reach, from, to);
   }
 
   dial(to: Destination, port: number): Socket {
-    this.check(to);
+    this.#check(to);
     return connectTcp({ host: to.address, port });
   }
 
   async dialTls(to: Destination, port: number, ca?: string): Promise<TLSSocket> {
-    this.check(to);
+    this.#check(to);
     // Loaded for the handshake, not at start-up.
     const { connect, rootCertificates } = await import("node:tls");
     return connect({
@@ -57,12 +61,13 @@ export class CallNet implements NetAccess {
   }
 
   request(method: "GET" | "HEAD", url: URL, to: Destination, limits: HttpLimits, ca?: string): Promise<Exchange> {
-    this.check(to);
-    return exchange(method, { url, address: to.address, ...(ca ? { ca } : {}) }, limits, this.signal);
+    this.#check(to);
+    return exchange(method, { url, address: to.address, ...(ca ? { ca } : {}) }, limits, this.#signal);
   }
 
   /** A destination this call did not resolve is a fault in the capability, never a place to go. */
-  private check(to: Destination): void {
-    if (!this.vetted?.has(to)) throw new Error("a connection was asked for to a destination this call did not resolve");
+  #check(to: Destination): void {
+    if (!this.#vetted?.has(to))
+      throw new Error("a connection was asked for to a destination this call did not resolve");
   }
 }

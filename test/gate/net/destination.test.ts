@@ -76,4 +76,13 @@ describe("the network a call is handed", () => {
     expect((err as RtaError).code).toBe("net.destination.private");
     expect(net.mayFollow("a.test", "c.test")).toBe(false);
   });
+
+  test("a destination it resolved cannot be pointed elsewhere, and who calls cannot be read from it", async () => {
+    const net = new CallNet(named("93.184.215.14"), new AbortController().signal);
+    const dest = await net.resolve("93.184.215.14");
+    expect(dest).toEqual({ host: "93.184.215.14", address: "93.184.215.14", kind: "public" });
+    expect(Object.isFrozen(dest)).toBe(true);
+    expect(JSON.stringify(net)).toBe("{}");
+    expect(Object.keys(net)).toEqual([]);
+  });
 });
