@@ -6,6 +6,7 @@ import { Catalogue, type ValidatorSet } from "../core/catalogue.ts";
 import { validators } from "../generated/validators.ts";
 import { builtins } from "./builtins.ts";
 
+/** A new catalogue of the built-ins; refuses nothing (a declaration that does not load fails at start-up). */
 export function builtinCatalogue(): Catalogue {
   return new Catalogue(builtins, validators as ValidatorSet);
 }

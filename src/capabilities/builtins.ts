@@ -1,8 +1,12 @@
 /**
- * The built-in capabilities, one file per thing. The catalogue is built from
- * this list; adding a capability is adding it here.
+ * The built-in capabilities, one file per capability, named as it is
+ * (http.get is http/get.ts). The catalogue is built from this list; adding a
+ * capability is adding it here.
  */
 import type { Capability } from "../core/capability.ts";
+import { auditMail } from "./audit/mail.ts";
+import { auditWeb } from "./audit/web.ts";
+import { certExpiry } from "./cert/expiry.ts";
 import { diskUsage } from "./disk/usage.ts";
 import { fsFind } from "./fs/find.ts";
 import { fsGrep } from "./fs/grep.ts";
@@ -15,16 +19,15 @@ import { fsRm } from "./fs/rm.ts";
 import { fsStat } from "./fs/stat.ts";
 import { fsTree } from "./fs/tree.ts";
 import { fsWrite } from "./fs/write.ts";
+import { httpGet } from "./http/get.ts";
+import { httpHead } from "./http/head.ts";
 import { jwtDecode } from "./jwt/decode.ts";
 import { logTail } from "./log/tail.ts";
-import { auditMail } from "./net/auditMail.ts";
-import { auditWeb } from "./net/auditWeb.ts";
-import { certExpiry } from "./net/cert.ts";
 import { netDns } from "./net/dns.ts";
-import { httpGet, httpHead } from "./net/http.ts";
-import { netPing, netTrace } from "./net/ping.ts";
+import { netPing } from "./net/ping.ts";
 import { netPort } from "./net/port.ts";
 import { netProbe } from "./net/probe.ts";
+import { netTrace } from "./net/trace.ts";
 import { noteAdd } from "./note/add.ts";
 import { noteList } from "./note/list.ts";
 import { noteRm } from "./note/rm.ts";

@@ -3,8 +3,7 @@
  * `run` function; its CLI command, MCP tool, `rta explain` card and docs row
  * are projections of this one value.
  */
-import type { GatedPath, OpenOptions, PathIntent, ReadHandle, WriteHandle } from "./access.ts";
-import type { Origin } from "./call.ts";
+import type { GatedPath, NetAccess, OpenOptions, PathIntent, ReadHandle, Spawn, WriteHandle } from "./access.ts";
 import type { Clock, HostFiles } from "./deps.ts";
 import type { ResultValue, Scalar, Shape } from "./result.ts";
 
@@ -83,8 +82,6 @@ export type PathsOf<I extends Inputs> = {
 };
 
 export interface RunContext<I extends Inputs = Inputs> {
-  /** who is calling; going (net, paths) */
-  origin: Origin;
   signal: AbortSignal;
   /**
    * A writer for a table or log produced row by row. It measures each row as
@@ -99,8 +96,10 @@ export interface RunContext<I extends Inputs = Inputs> {
   gate: PathAccess;
   /** bytes of answer the caller is sent at most (an agent's model budget; unbounded for a person) */
   budget: number;
-  /** for an agent: the grant the call spent, if it needed one (a destination read checks what host it names) */
-  grant?: { host: string | null };
+  /** the network, held to what this call may reach: who calls and what its grant names stay the gate's */
+  net: NetAccess;
+  /** a system tool, run from an argument array under the call's signal and a time limit */
+  spawn: Spawn;
   clock: Clock;
   /** where the host's own figures are read (/proc, /etc/passwd, /etc/os-release) */
   host: HostFiles;

@@ -1,7 +1,9 @@
 /**
  * Stage 11, run: the capability's own work, handed what its call may use and
- * nothing of the gate's: its arguments, the opened paths, the clock and the
- * host's files, an abort signal and a row writer held to the call's limits.
+ * nothing of the gate's: its arguments, the opened paths, the network held to
+ * what the caller and its grant may reach, a spawn for system tools, the
+ * clock and the host's files, an abort signal and a row writer held to the
+ * call's limits. Who calls and which grant paid stay here.
  * What it throws that is not an RtaError becomes `core.internal` in the
  * pipeline, with a bare message.
  */
@@ -11,6 +13,8 @@ import type { Args, ArgsOf, Capability, Inputs, PathAccess, PathsOf, RunContext 
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
 import type { Deps } from "./deps.ts";
+import { CallNet } from "./net/callNet.ts";
+import { spawnFor } from "./spawn.ts";
 
 /** What one call's run is handed, beside its capability and arguments. */
 export interface RunInputs {
@@ -27,17 +31,18 @@ export interface RunInputs {
 export function execute(cap: Capability, args: Args, run: RunInputs): Promise<ResultValue> {
   const { call, deps, limits, grant } = run;
   const declared = cap.result.columns?.map((c) => c.name) ?? [];
+  const agent = call.origin.kind === "agent" ? call.origin.name : undefined;
   const ctx: RunContext = {
-    origin: call.origin,
     signal: run.signal,
     rows: (columns = declared, kind = "table") => new TableWriter([...columns], kind, limits),
     paths: run.paths as PathsOf<Inputs>,
     gate: run.gate,
+    net: new CallNet({ agent, grantHost: grant?.host, capability: cap.name }, run.signal),
+    spawn: spawnFor(run.signal),
     budget: limits.model,
     clock: deps.clock,
     host: deps.host,
     dataDir: deps.dirs.data,
-    ...(grant ? { grant: { host: grant.host } } : {}),
     ...(call.origin.kind === "agent"
       ? { shown: (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut) }
       : {}),

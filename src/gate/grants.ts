@@ -8,16 +8,15 @@
  * the grant was issued.
  */
 import { isIP } from "node:net";
-import { classify, isSensitive } from "../capabilities/net/addressClass.ts";
-import { checkedHost } from "../capabilities/net/destination.ts";
-import { parseUrl } from "../capabilities/net/http.ts";
 import type { AgentOrigin, Call } from "../core/call.ts";
 import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
 import { RtaError } from "../core/errors.ts";
-import { argsDigest, hostOf } from "./argsDigest.ts";
+import { checkedHost, hostOf, parseUrl } from "../core/hostName.ts";
+import { argsDigest } from "./argsDigest.ts";
 import type { GateStore, Grant, GrantQuery } from "./gateStore.ts";
 import { gateTargets } from "./locks.ts";
+import { classify, isSensitive } from "./net/addressClass.ts";
 import { checkCeiling, type Policy } from "./policy.ts";
 
 /**

@@ -4,30 +4,48 @@
  * grant, which can name the one host. NXDOMAIN is a refusal of its own;
  * NODATA is an answer with no records, said as what it is.
  */
-import { isIP } from "node:net";
+import { isIP, isIPv4, isIPv6 } from "node:net";
+import type { RecordType } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
 import { dnsServerInput } from "./operatorInputs.ts";
-import {
-  type DnsServer,
-  parseServer,
-  query,
-  RECORD_TYPES,
-  type RecordType,
-  reverseName,
-  systemServers,
-} from "./resolver.ts";
+
+/** The record types net.dns takes. */
+export const RECORD_TYPES = [
+  "A",
+  "AAAA",
+  "CNAME",
+  "MX",
+  "TXT",
+  "NS",
+  "SOA",
+  "CAA",
+  "SRV",
+  "PTR",
+] as const satisfies readonly RecordType[];
 
 /** A host name as DNS takes it: labels of letters, digits, hyphens and underscores, or an address for PTR. */
 const NAME =
   /^(?=.{1,253}\.?$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?$/;
 
-/** The servers a call asks: the operator's, else the system's. */
-export function dnsServers(server: unknown): DnsServer[] {
-  return typeof server === "string" && server !== ""
-    ? server.split(",").map((s) => parseServer(s.trim()))
-    : systemServers();
+/** The name a PTR query asks for: 1.2.3.4 -> 4.3.2.1.in-addr.arpa; what is no address is returned as it is. */
+export function reverseName(address: string): string {
+  if (isIPv4(address)) return `${address.split(".").reverse().join(".")}.in-addr.arpa`;
+  if (isIPv6(address)) {
+    const full = new URL(`http://[${address}]`).hostname.slice(1, -1);
+    const groups = full.split("::");
+    const head = groups[0] ? (groups[0] as string).split(":") : [];
+    const tail = groups[1] ? (groups[1] as string).split(":") : [];
+    const all = groups.length === 2 ? [...head, ...Array(8 - head.length - tail.length).fill("0"), ...tail] : head;
+    return `${all
+      .map((g) => g.padStart(4, "0"))
+      .join("")
+      .split("")
+      .reverse()
+      .join(".")}.ip6.arpa`;
+  }
+  return address;
 }
 
 export const netDns = define({
@@ -50,17 +68,17 @@ export const netDns = define({
   },
   result: { shape: "object" },
   examples: [{ command: "rta net dns example.com --type MX", note: "the mail exchangers of example.com" }],
-  async run(args) {
-    const type = args.type as RecordType;
-    let name = String(args.name).trim();
+  async run(args, ctx) {
+    const type = args.type;
+    let name = args.name.trim();
     if (type === "PTR" && isIP(name)) name = reverseName(name);
     if (!NAME.test(name))
       throw new RtaError(
         "net.badhost",
-        `${JSON.stringify(String(args.name))} is not a name DNS can look up`,
+        `${JSON.stringify(args.name)} is not a name DNS can look up`,
         "send a host name such as example.com",
       );
-    const result = await query(name.replace(/\.$/, ""), type, dnsServers(args.server));
+    const result = await ctx.net.dns(args.server).query(name.replace(/\.$/, ""), type);
     if (result.rcode === "NXDOMAIN") {
       throw new RtaError(
         "net.dns.nxdomain",

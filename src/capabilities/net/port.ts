@@ -1,13 +1,13 @@
 /** net.port: whether TCP ports accept a connection, each with a timeout. */
-import { connect } from "node:net";
+import type { Socket } from "node:net";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { resolveDestination } from "./destination.ts";
 import { dnsServerInput } from "./operatorInputs.ts";
 
 /** At most this many ports in one call: a scan of a whole range is not what this is for. */
 const MAX_PORTS = 64;
 
+/** Up to 64 ports from "22,80,443", each once; refuses core.input.invalid more, or what is not a port. */
 export function parsePorts(text: string): number[] {
   const ports = text.split(",").map((p) => p.trim());
   if (ports.length > MAX_PORTS || ports.some((p) => !/^\d{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535)) {
@@ -20,14 +20,14 @@ export function parsePorts(text: string): number[] {
   return [...new Set(ports.map(Number))];
 }
 
+/** Whether a connection, as it is dialled, is accepted (open), refused (closed) or not answered in time (filtered); refuses nothing. */
 export function probeTcp(
-  address: string,
-  port: number,
+  dial: () => Socket,
   timeoutMs: number,
 ): Promise<{ state: "open" | "closed" | "filtered"; ms: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const socket = connect({ host: address, port });
+    const socket = dial();
     const done = (state: "open" | "closed" | "filtered") => {
       clearTimeout(timer);
       socket.destroy();
@@ -61,10 +61,10 @@ export const netPort = define({
   },
   examples: [{ command: "rta net port example.com 22,80,443", note: "three ports at once" }],
   async run(args, ctx) {
-    const dest = await resolveDestination(String(args.host), ctx, args.server, "net.port");
-    const ports = parsePorts(String(args.ports));
-    const results = await Promise.all(ports.map((p) => probeTcp(dest.address, p, args.timeout_ms as number)));
-    const out = ctx.rows(["port", "state", "ms"]);
+    const dest = await ctx.net.resolve(args.host, args.server);
+    const ports = parsePorts(args.ports);
+    const results = await Promise.all(ports.map((p) => probeTcp(() => ctx.net.dial(dest, p), args.timeout_ms)));
+    const out = ctx.rows();
     ports.forEach((p, i) => {
       out.add([p, results[i]?.state ?? "filtered", results[i]?.ms ?? 0]);
     });

@@ -3,10 +3,9 @@
  * SSH and SMTP do), whether it speaks TLS, and whether it speaks HTTP, with
  * its status line and Server header.
  */
-import { connect as tcpConnect } from "node:net";
+import type { Socket } from "node:net";
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
-import { resolveDestination, serverName } from "./destination.ts";
 import { dnsServerInput } from "./operatorInputs.ts";
 
 /** How long a server is given to speak first, and each step to finish. */
@@ -15,16 +14,13 @@ const STEP_TIMEOUT_MS = 3000;
 /** A banner or response head is read up to this much. */
 const READ_LIMIT = 4096;
 
-type Sock = ReturnType<typeof tcpConnect>;
-
-/** Opens a connection (plain or TLS), optionally writes, and reads what comes within `waitMs`. */
+/** On a connection just dialled (plain or TLS), optionally writes, and reads what comes within `waitMs`. */
 function exchange(
-  open: () => Sock,
+  socket: Socket,
   write: string | undefined,
   waitMs: number,
 ): Promise<{ ok: boolean; data: string; tls?: { protocol: string | null } }> {
   return new Promise((resolve) => {
-    const socket = open();
     let data = "";
     let settled = false;
     const finish = (ok: boolean) => {
@@ -65,38 +61,18 @@ export const netProbe = define({
   result: { shape: "object" },
   examples: [{ command: "rta net probe example.com 443", note: "what answers on 443" }],
   async run(args, ctx) {
-    const dest = await resolveDestination(String(args.host), ctx, args.server, "net.probe");
-    const { connect: tlsConnect } = await import("node:tls");
-    const port = args.port as number;
-    const plain = () => tcpConnect({ host: dest.address, port });
-    const banner = await exchange(plain, undefined, BANNER_WAIT_MS);
+    const dest = await ctx.net.resolve(args.host, args.server);
+    const port = args.port;
+    const banner = await exchange(ctx.net.dial(dest, port), undefined, BANNER_WAIT_MS);
     if (!banner.ok) return object({ host: dest.host, address: dest.address, port, open: false });
-    const tls = await exchange(
-      () =>
-        tlsConnect({
-          host: dest.address,
-          port,
-          ...serverName(dest.host),
-          rejectUnauthorized: false,
-        }) as unknown as Sock,
-      undefined,
-      STEP_TIMEOUT_MS,
-    );
+    const tls = await exchange(await ctx.net.dialTls(dest, port), undefined, STEP_TIMEOUT_MS);
     const speaksTls = tls.ok && tls.tls?.protocol != null;
     const request = `HEAD / HTTP/1.1\r\nHost: ${dest.host}\r\nUser-Agent: rta\r\nConnection: close\r\n\r\n`;
-    const http = speaksTls
-      ? await exchange(
-          () =>
-            tlsConnect({
-              host: dest.address,
-              port,
-              ...serverName(dest.host),
-              rejectUnauthorized: false,
-            }) as unknown as Sock,
-          request,
-          STEP_TIMEOUT_MS,
-        )
-      : await exchange(plain, request, STEP_TIMEOUT_MS);
+    const http = await exchange(
+      speaksTls ? await ctx.net.dialTls(dest, port) : ctx.net.dial(dest, port),
+      request,
+      STEP_TIMEOUT_MS,
+    );
     const statusLine = http.data.match(/^HTTP\/\d(?:\.\d)? \d{3}[^\r\n]*/)?.[0];
     const serverHeader = http.data.match(/\r\nserver:\s*([^\r\n]*)/i)?.[1];
     return object({

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
-import { query, reverseName, systemServers } from "../../../src/capabilities/net/resolver.ts";
+import { reverseName } from "../../../src/capabilities/net/dns.ts";
 import { person } from "../../../src/core/call.ts";
+import { query, systemServers } from "../../../src/gate/net/resolver.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
 import { type DnsTestServer, startDnsServer } from "../../support/dnsServer.ts";
 import { testDeps, tree } from "../../support/fixtures.ts";

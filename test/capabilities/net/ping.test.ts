@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
-import { parsePing, parseTrace } from "../../../src/capabilities/net/ping.ts";
+import { parsePing } from "../../../src/capabilities/net/ping.ts";
+import { parseTrace } from "../../../src/capabilities/net/trace.ts";
 import type { AgentOrigin } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
 import { grantFor, testDeps } from "../../support/fixtures.ts";

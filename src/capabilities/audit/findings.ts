@@ -17,6 +17,7 @@ export const FINDING_COLUMNS = [
   { name: "fix", doc: "what to change, where something should change" },
 ];
 
+/** Writes each finding as a row and finishes the table; refuses what the row writer refuses (past the hard bound). */
 export function writeFindings(out: RowWriter, findings: Finding[]) {
   for (const f of findings) out.add([f.check, f.severity, f.finding, f.fix]);
   return out.finish();

@@ -4,122 +4,17 @@
  * selectors given; MTA-STS (the record and the policy over HTTPS); TLS-RPT.
  * The result is findings, each with a severity and a fix.
  */
+import type { Lookup } from "../../core/access.ts";
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { checkedHost } from "./destination.ts";
-import { dnsServers } from "./dns.ts";
+import { checkedHost } from "../../core/hostName.ts";
+import { type FetchSettings, fetchFollowing } from "../http/follow.ts";
+import { caFileInput, dnsServerInput } from "../net/operatorInputs.ts";
 import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
-import { fetchFollowing } from "./http.ts";
-import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
-import { type DnsServer, query } from "./resolver.ts";
+import { spfFinding, txt } from "./spf.ts";
 
-/** RFC 7208: an SPF check may cause at most ten DNS lookups. */
-export const SPF_LOOKUP_LIMIT = 10;
-/** How deep includes are followed before the count stops: past ten it has failed anyway. */
-const SPF_MAX_DEPTH = 10;
-
-async function txt(name: string, servers: DnsServer[]): Promise<string[]> {
-  const r = await query(name, "TXT", servers);
-  return r.answers.filter((a) => a.type === "TXT").map((a) => a.data);
-}
-
-export interface SpfCount {
-  lookups: number;
-  all?: string;
-  errors: string[];
-}
-
-/** Counts the DNS lookups an SPF record causes, following include: and redirect=, as a receiver would. */
-export async function countSpf(
-  domain: string,
-  servers: DnsServer[],
-  depth = 0,
-  seen = new Set<string>(),
-): Promise<SpfCount> {
-  const count: SpfCount = { lookups: 0, errors: [] };
-  if (seen.has(domain)) return { ...count, errors: [`${domain} includes itself`] };
-  seen.add(domain);
-  const records = (await txt(domain, servers)).filter((t) => /^v=spf1(\s|$)/i.test(t));
-  if (records.length !== 1)
-    return {
-      ...count,
-      errors: [records.length === 0 ? `${domain} has no SPF record` : `${domain} has ${records.length} SPF records`],
-    };
-  for (const term of (records[0] as string).split(/\s+/).slice(1)) {
-    const m = term.match(/^([+?~-]?)(include|a|mx|ptr|exists|redirect|all)(?:[:=](.*))?$/i);
-    if (!m) continue;
-    const mech = (m[2] as string).toLowerCase();
-    if (mech === "all") {
-      if (depth === 0) count.all = `${m[1] || "+"}all`;
-      continue;
-    }
-    count.lookups++;
-    if ((mech === "include" || mech === "redirect") && m[3] && depth < SPF_MAX_DEPTH) {
-      const inner = await countSpf(m[3], servers, depth + 1, seen);
-      count.lookups += inner.lookups;
-      count.errors.push(...inner.errors);
-      if (mech === "redirect" && depth === 0 && inner.all) count.all = inner.all;
-    }
-  }
-  return count;
-}
-
-async function spfFinding(domain: string, servers: DnsServer[]): Promise<Finding> {
-  const records = (await txt(domain, servers)).filter((t) => /^v=spf1(\s|$)/i.test(t));
-  if (records.length === 0)
-    return {
-      check: "spf",
-      severity: "high",
-      finding: "no SPF record",
-      fix: `publish a TXT record at ${domain}: v=spf1 mx -all`,
-    };
-  if (records.length > 1)
-    return {
-      check: "spf",
-      severity: "high",
-      finding: `${records.length} SPF records: receivers fail them all (permerror)`,
-      fix: "merge them into one v=spf1 record",
-    };
-  const c = await countSpf(domain, servers);
-  if (c.lookups > SPF_LOOKUP_LIMIT) {
-    return {
-      check: "spf",
-      severity: "high",
-      finding: `SPF needs ${c.lookups} DNS lookups, past the limit of ${SPF_LOOKUP_LIMIT}: receivers fail it (permerror)`,
-      fix: "flatten includes into ip4:/ip6: ranges, or drop senders you no longer use",
-    };
-  }
-  if (c.errors.length > 0)
-    return {
-      check: "spf",
-      severity: "medium",
-      finding: `SPF includes what does not resolve: ${c.errors.join("; ")}`,
-      fix: "fix or drop the broken include",
-    };
-  if (c.all === "-all")
-    return {
-      check: "spf",
-      severity: "ok",
-      finding: `SPF ends in -all, ${c.lookups} lookup${c.lookups === 1 ? "" : "s"} of ${SPF_LOOKUP_LIMIT}`,
-      fix: "",
-    };
-  if (c.all === "~all")
-    return {
-      check: "spf",
-      severity: "low",
-      finding: `SPF ends in ~all (soft fail), ${c.lookups} lookups`,
-      fix: "end it in -all once every sender is listed",
-    };
-  return {
-    check: "spf",
-    severity: c.all === "+all" ? "high" : "medium",
-    finding: c.all ? `SPF ends in ${c.all}, which lets anyone send` : "SPF has no all term",
-    fix: "end it in -all",
-  };
-}
-
-async function dmarcFinding(domain: string, servers: DnsServer[]): Promise<Finding[]> {
-  const record = (await txt(`_dmarc.${domain}`, servers).catch(() => [])).find((t) => /^v=DMARC1/i.test(t));
+async function dmarcFinding(domain: string, dns: Lookup): Promise<Finding[]> {
+  const record = (await txt(`_dmarc.${domain}`, dns).catch(() => [])).find((t) => /^v=DMARC1/i.test(t));
   if (!record)
     return [
       {
@@ -161,7 +56,7 @@ async function dmarcFinding(domain: string, servers: DnsServer[]): Promise<Findi
   return out;
 }
 
-async function dkimFindings(domain: string, selectors: string[], servers: DnsServer[]): Promise<Finding[]> {
+async function dkimFindings(domain: string, selectors: string[], dns: Lookup): Promise<Finding[]> {
   if (selectors.length === 0)
     return [
       {
@@ -173,7 +68,7 @@ async function dkimFindings(domain: string, selectors: string[], servers: DnsSer
     ];
   const out: Finding[] = [];
   for (const sel of selectors) {
-    const record = (await txt(`${sel}._domainkey.${domain}`, servers).catch(() => [])).join("");
+    const record = (await txt(`${sel}._domainkey.${domain}`, dns).catch(() => [])).join("");
     const key = record.match(/(?:^|;)\s*p=([^;]*)/)?.[1]?.trim();
     if (!record)
       out.push({
@@ -192,11 +87,11 @@ async function dkimFindings(domain: string, selectors: string[], servers: DnsSer
 async function mtaStsFinding(
   domain: string,
   port: number,
-  args: Record<string, unknown>,
-  ctx: RunContext,
-  servers: DnsServer[],
+  settings: FetchSettings,
+  ctx: Pick<RunContext, "net" | "budget">,
+  dns: Lookup,
 ): Promise<Finding> {
-  const record = (await txt(`_mta-sts.${domain}`, servers).catch(() => [])).find((t) => /^v=STSv1/i.test(t));
+  const record = (await txt(`_mta-sts.${domain}`, dns).catch(() => [])).find((t) => /^v=STSv1/i.test(t));
   if (!record)
     return {
       check: "mta-sts",
@@ -207,7 +102,7 @@ async function mtaStsFinding(
   const policyHost = `mta-sts.${domain}`;
   try {
     const url = new URL(`https://${policyHost}${port === 443 ? "" : `:${port}`}/.well-known/mta-sts.txt`);
-    const f = await fetchFollowing("GET", url, { ...args, timeout: 8 }, ctx, "audit.mail");
+    const f = await fetchFollowing("GET", url, { ...settings, timeout: 8 }, ctx);
     const mode = f.response.body.toString("utf8").match(/^mode:\s*(\w+)/m)?.[1];
     if (f.response.status !== 200 || !mode)
       return {
@@ -257,9 +152,9 @@ export const auditMail = define({
     { command: "rta audit mail example.com --selectors google,s1", note: "the mail findings for example.com" },
   ],
   async run(args, ctx) {
-    const domain = checkedHost(String(args.domain));
-    const servers = dnsServers(args.server);
-    const mx = await query(domain, "MX", servers);
+    const domain = checkedHost(args.domain);
+    const dns = ctx.net.dns(args.server);
+    const mx = await dns.query(domain, "MX");
     if (mx.rcode === "NXDOMAIN")
       throw new RtaError("net.dns.nxdomain", `${domain} does not exist (NXDOMAIN)`, "check the domain");
     const exchangers = mx.answers.filter((a) => a.type === "MX");
@@ -269,19 +164,19 @@ export const auditMail = define({
         : exchangers.length === 1 && / \.?$/.test(exchangers[0]?.data ?? "")
           ? { check: "mx", severity: "info", finding: "a null MX: the domain takes no mail", fix: "" }
           : { check: "mx", severity: "ok", finding: exchangers.map((a) => a.data).join(", "), fix: "" },
-      await spfFinding(domain, servers),
-      ...(await dmarcFinding(domain, servers)),
+      await spfFinding(domain, dns),
+      ...(await dmarcFinding(domain, dns)),
       ...(await dkimFindings(
         domain,
-        String(args.selectors)
+        args.selectors
           .split(",")
           .map((s) => s.trim())
           .filter(Boolean),
-        servers,
+        dns,
       )),
-      await mtaStsFinding(domain, args.https_port as number, args, ctx, servers),
+      await mtaStsFinding(domain, args.https_port, args, ctx, dns),
     ];
-    const rpt = (await txt(`_smtp._tls.${domain}`, servers).catch(() => [])).find((t) => /^v=TLSRPTv1/i.test(t));
+    const rpt = (await txt(`_smtp._tls.${domain}`, dns).catch(() => [])).find((t) => /^v=TLSRPTv1/i.test(t));
     findings.push(
       rpt
         ? { check: "tls-rpt", severity: "ok", finding: "TLS-RPT reports are asked for", fix: "" }
@@ -292,6 +187,6 @@ export const auditMail = define({
             fix: `publish _smtp._tls.${domain} TXT "v=TLSRPTv1; rua=mailto:tls@${domain}"`,
           },
     );
-    return writeFindings(ctx.rows(["check", "severity", "finding", "fix"]), findings);
+    return writeFindings(ctx.rows(), findings);
   },
 });

@@ -9,10 +9,8 @@ import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import type * as Packet from "dns-packet";
+import type { Answer, DnsResult, RecordType } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
-
-export const RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SOA", "CAA", "SRV", "PTR"] as const;
-export type RecordType = (typeof RECORD_TYPES)[number];
 
 /** How long one server is given to answer before the next is asked. */
 export const DNS_TIMEOUT_MS = 3000;
@@ -24,20 +22,7 @@ export interface DnsServer {
   port: number;
 }
 
-export interface Answer {
-  name: string;
-  type: string;
-  ttl: number;
-  data: string;
-}
-
-export interface DnsResult {
-  /** NOERROR, NXDOMAIN, SERVFAIL, REFUSED, ... */
-  rcode: string;
-  answers: Answer[];
-}
-
-/** "127.0.0.1:5353", "[::1]:53", "9.9.9.9" (port 53). */
+/** "127.0.0.1:5353", "[::1]:53", "9.9.9.9" (port 53); refuses core.config.invalid what is no address and port. */
 export function parseServer(text: string): DnsServer {
   const v6 = text.match(/^\[([^\]]+)\](?::(\d+))?$/);
   if (v6) return { host: v6[1] as string, port: Number(v6[2] ?? 53) };
@@ -53,7 +38,7 @@ export function parseServer(text: string): DnsServer {
   return { host, port: Number(port) };
 }
 
-/** The name servers /etc/resolv.conf lists. */
+/** The name servers /etc/resolv.conf lists; none when it cannot be read. */
 export function systemServers(file = "/etc/resolv.conf"): DnsServer[] {
   let body = "";
   try {
@@ -68,25 +53,19 @@ export function systemServers(file = "/etc/resolv.conf"): DnsServer[] {
     .map((host) => ({ host, port: 53 }));
 }
 
-/** The name a PTR query asks for: 1.2.3.4 -> 4.3.2.1.in-addr.arpa. */
-export function reverseName(address: string): string {
-  if (net.isIPv4(address)) return `${address.split(".").reverse().join(".")}.in-addr.arpa`;
-  if (net.isIPv6(address)) {
-    const full = new URL(`http://[${address}]`).hostname.slice(1, -1);
-    const groups = full.split("::");
-    const head = groups[0] ? (groups[0] as string).split(":") : [];
-    const tail = groups[1] ? (groups[1] as string).split(":") : [];
-    const all = groups.length === 2 ? [...head, ...Array(8 - head.length - tail.length).fill("0"), ...tail] : head;
-    return `${all
-      .map((g) => g.padStart(4, "0"))
-      .join("")
-      .split("")
-      .reverse()
-      .join(".")}.ip6.arpa`;
-  }
-  return address;
+/** The servers a call asks: the operator's (host:port, comma-separated), else the system's; refuses core.config.invalid a bad one. */
+export function dnsServers(server: unknown): DnsServer[] {
+  return typeof server === "string" && server !== ""
+    ? server.split(",").map((s) => parseServer(s.trim()))
+    : systemServers();
 }
 
+/**
+ * Asks the servers in turn for `name`'s records of `type`, each within
+ * `timeoutMs`. Refuses net.dns.noserver with no server to ask and
+ * net.dns.timeout when none answers; an NXDOMAIN or SERVFAIL is an answer,
+ * for the caller to judge.
+ */
 export async function query(
   name: string,
   type: RecordType,

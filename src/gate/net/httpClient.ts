@@ -11,28 +11,8 @@
 import type { RequestOptions } from "node:https";
 import { isIP } from "node:net";
 import type { TLSSocket } from "node:tls";
+import type { Exchange, HttpLimits } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
-
-export interface Limits {
-  connectMs: number;
-  headersMs: number;
-  bodyMs: number;
-  /** bytes of body kept; past it the body is cut and the connection dropped */
-  maxBody: number;
-}
-
-export interface Exchange {
-  status: number;
-  headers: Record<string, string>;
-  /** each Set-Cookie header on its own: joined, their Expires dates would break them apart */
-  cookies: string[];
-  body: Buffer;
-  /** bytes the server said or sent beyond what was kept, if known */
-  cutBytes: number | "unknown";
-  cut: boolean;
-  timing: { connect_ms: number; headers_ms: number; total_ms: number };
-  tls?: { protocol: string | null; authorized: boolean; error?: string };
-}
 
 export interface Target {
   url: URL;
@@ -42,10 +22,15 @@ export interface Target {
   ca?: string;
 }
 
+/**
+ * Sends one request to the target's pinned address and keeps the body up to
+ * the limit. Refuses net.timeout (connect, headers or body too slow),
+ * net.unreachable, net.tls and core.call.cancelled.
+ */
 export async function exchange(
   method: "GET" | "HEAD",
   target: Target,
-  limits: Limits,
+  limits: HttpLimits,
   signal?: AbortSignal,
 ): Promise<Exchange> {
   const { url, address } = target;

@@ -4,14 +4,11 @@
  * for, and whether the chain is trusted. The handshake goes to the address
  * the name was pinned to, with the name as the server name.
  */
-
-import { readFileSync } from "node:fs";
 import type { DetailedPeerCertificate, PeerCertificate } from "node:tls";
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { normalHost, resolveDestination, serverName } from "./destination.ts";
-import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
+import { caFileInput, dnsServerInput, operatorCa } from "../net/operatorInputs.ts";
 
 const HANDSHAKE_TIMEOUT_MS = 8000;
 const DAY_MS = 86_400_000;
@@ -43,39 +40,26 @@ function cn(x: Record<string, unknown> | undefined): string {
   return Array.isArray(v) ? v.join(", ") : String(v ?? "");
 }
 
-/** The TLS handshake with `host:port` at its pinned address, and what it says of the certificates. */
+/**
+ * The TLS handshake with `host:port` at its pinned address, and what it says
+ * of the certificates. Refuses what ctx.net.resolve refuses, core.config.invalid
+ * an unreadable CA file, net.timeout, net.unreachable (refused) and net.tls
+ * (no handshake).
+ */
 export async function inspectCertificate(
   rawHost: string,
   port: number,
-  ctx: RunContext,
-  server: unknown,
-  caFile: unknown,
-  capName: string,
+  ctx: Pick<RunContext, "net">,
+  server: string | undefined,
+  caFile: string | undefined,
 ): Promise<CertReport> {
-  const dest = await resolveDestination(rawHost, ctx, server, capName);
-  let ca: string[] | undefined;
-  if (typeof caFile === "string" && caFile !== "") {
-    try {
-      ca = [...(await import("node:tls")).rootCertificates, readFileSync(caFile, "utf8")];
-    } catch {
-      throw new RtaError(
-        "core.config.invalid",
-        "the operator's CA file cannot be read",
-        "the person running rta can fix ca_file in config.toml",
-      );
-    }
-  }
-  const host = normalHost(rawHost);
-  // Loaded for the handshake, not at start-up.
-  const { checkServerIdentity, connect } = await import("node:tls");
+  const dest = await ctx.net.resolve(rawHost, server);
+  const ca = operatorCa(caFile);
+  const host = dest.host;
+  // Loaded for the name check, not at start-up.
+  const { checkServerIdentity } = await import("node:tls");
+  const socket = await ctx.net.dialTls(dest, port, ca);
   return new Promise((resolve, reject) => {
-    const socket = connect({
-      host: dest.address,
-      port,
-      ...serverName(host),
-      rejectUnauthorized: false,
-      ...(ca ? { ca } : {}),
-    });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(
@@ -159,15 +143,6 @@ export const certExpiry = define({
   result: { shape: "object" },
   examples: [{ command: "rta cert expiry example.com", note: "when example.com's certificate runs out" }],
   async run(args, ctx) {
-    return object({
-      ...(await inspectCertificate(
-        String(args.host),
-        args.port as number,
-        ctx,
-        args.server,
-        args.ca_file,
-        "cert.expiry",
-      )),
-    });
+    return object({ ...(await inspectCertificate(args.host, args.port, ctx, args.server, args.ca_file)) });
   },
 });

@@ -5,16 +5,7 @@
  * can choose a destination could reach what the machine alone can.
  */
 import { isIP } from "node:net";
-
-export type AddressClass =
-  | "public"
-  | "loopback"
-  | "private"
-  | "link-local"
-  | "metadata"
-  | "unspecified"
-  | "multicast"
-  | "reserved";
+import type { AddressClass } from "../../core/access.ts";
 
 /** Cloud metadata endpoints: AWS/GCP/Azure/OpenStack (169.254.169.254), ECS (169.254.170.2), Alibaba, Azure's wire server, AWS over IPv6. */
 const METADATA = new Set(["169.254.169.254", "169.254.170.2", "100.100.100.200", "168.63.129.16", "fd00:ec2::254"]);
@@ -58,6 +49,7 @@ function startsWith(bytes: number[], prefix: number[]): boolean {
   return prefix.every((x, i) => bytes[i] === x);
 }
 
+/** The class of an IPv4 or IPv6 address (a zone index ignored); what is no address at all is reserved. */
 export function classify(address: string): AddressClass {
   const family = isIP(address.split("%")[0] as string);
   if (family === 4) {

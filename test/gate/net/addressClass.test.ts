@@ -1,6 +1,7 @@
 /** The address classifier, as a unit: no packet is sent to any of these addresses. */
 import { expect, test } from "bun:test";
-import { type AddressClass, classify, isSensitive } from "../../../src/capabilities/net/addressClass.ts";
+import type { AddressClass } from "../../../src/core/access.ts";
+import { classify, isSensitive } from "../../../src/gate/net/addressClass.ts";
 
 const cases: [string, AddressClass][] = [
   ["127.0.0.1", "loopback"],

@@ -6,17 +6,17 @@
  */
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { inspectCertificate } from "./cert.ts";
-import { normalHost, resolveDestination } from "./destination.ts";
+import { normalHost } from "../../core/hostName.ts";
+import { inspectCertificate } from "../cert/expiry.ts";
+import { fetchFollowing } from "../http/follow.ts";
+import { caFileInput, dnsServerInput } from "../net/operatorInputs.ts";
 import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
-import { fetchFollowing } from "./http.ts";
-import { exchange } from "./httpClient.ts";
-import { caFileInput, dnsServerInput } from "./operatorInputs.ts";
 
 /** Half a year: the HSTS max-age browsers' preload lists ask for at least. */
 const HSTS_MIN_SECONDS = 15_552_000;
 const TIMEOUTS = { connectMs: 5000, headersMs: 8000, bodyMs: 8000, maxBody: 64 * 1024 };
 
+/** What the response headers and cookies of a page say of its security; refuses nothing. */
 export function headerFindings(headers: Record<string, string>, cookies: string[]): Finding[] {
   const f: Finding[] = [];
   const hsts = headers["strict-transport-security"];
@@ -112,11 +112,16 @@ export function headerFindings(headers: Record<string, string>, cookies: string[
   return f;
 }
 
-async function redirectFinding(host: string, port: number, ctx: RunContext, server: unknown): Promise<Finding> {
-  const dest = await resolveDestination(host, ctx, server, "audit.web");
+async function redirectFinding(
+  host: string,
+  port: number,
+  ctx: Pick<RunContext, "net">,
+  server: string | undefined,
+): Promise<Finding> {
+  const dest = await ctx.net.resolve(host, server);
   const url = new URL(`http://${host}${port === 80 ? "" : `:${port}`}/`);
   try {
-    const r = await exchange("GET", { url, address: dest.address }, TIMEOUTS, ctx.signal);
+    const r = await ctx.net.request("GET", url, dest, TIMEOUTS);
     const location = r.headers.location ?? "";
     if (r.status >= 300 && r.status < 400 && location.startsWith("https://"))
       return {
@@ -161,10 +166,10 @@ export const auditWeb = define({
   result: { shape: "table", columns: FINDING_COLUMNS },
   examples: [{ command: "rta audit web example.com", note: "the findings for example.com" }],
   async run(args, ctx) {
-    const host = normalHost(String(args.host));
-    const httpsPort = args.https_port as number;
-    const findings: Finding[] = [await redirectFinding(host, args.http_port as number, ctx, args.server)];
-    const cert = await inspectCertificate(host, httpsPort, ctx, args.server, args.ca_file, "audit.web");
+    const host = normalHost(args.host);
+    const httpsPort = args.https_port;
+    const findings: Finding[] = [await redirectFinding(host, args.http_port, ctx, args.server)];
+    const cert = await inspectCertificate(host, httpsPort, ctx, args.server, args.ca_file);
     findings.push(
       cert.protocol === "TLSv1.3" || cert.protocol === "TLSv1.2"
         ? { check: "tls version", severity: "ok", finding: `${cert.protocol}`, fix: "" }
@@ -222,9 +227,8 @@ export const auditWeb = define({
       new URL(`https://${host}${httpsPort === 443 ? "" : `:${httpsPort}`}/`),
       { ...args, timeout: 8 },
       ctx,
-      "audit.web",
     );
     findings.push(...headerFindings(page.response.headers, page.response.cookies));
-    return writeFindings(ctx.rows(["check", "severity", "finding", "fix"]), findings);
+    return writeFindings(ctx.rows(), findings);
   },
 });

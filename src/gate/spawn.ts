@@ -1,0 +1,40 @@
+/**
+ * A child process, as a capability is handed one (core/access.ts Spawn): a
+ * system tool run from an argument array, never through a shell, with
+ * LC_ALL=C so its output parses the same everywhere, a fixed PATH, no stdin,
+ * the call's abort signal and a time limit whatever the tool was asked.
+ */
+import type { Spawn, Spawned } from "../core/access.ts";
+
+/** How long a tool may run at most, whatever it was asked. */
+const TOOL_TIMEOUT_MS = 60_000;
+const TOOL_ENV = { LC_ALL: "C", PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" };
+
+/** Runs `argv` until it ends, is killed at the time limit, or the signal aborts it; undefined when it is not installed. */
+export async function runTool(argv: readonly string[], signal?: AbortSignal): Promise<Spawned | undefined> {
+  let proc: ReturnType<typeof Bun.spawn>;
+  try {
+    proc = Bun.spawn([...argv], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: TOOL_ENV,
+      ...(signal ? { signal } : {}),
+    });
+  } catch {
+    return undefined; // not installed
+  }
+  const timer = setTimeout(() => proc.kill(), TOOL_TIMEOUT_MS);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout as ReadableStream).text(),
+    new Response(proc.stderr as ReadableStream).text(),
+    proc.exited,
+  ]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** The Spawn one call is handed: runTool bound to the call's abort signal; refuses nothing itself. */
+export function spawnFor(signal: AbortSignal): Spawn {
+  return (argv) => runTool(argv, signal);
+}
