@@ -10,13 +10,13 @@
 import type { Database } from "bun:sqlite";
 import type { RecordCheckpoint } from "../record/append.ts";
 import { CheckpointStore } from "./store/checkpoint.ts";
-import { openGateDb, type Selection } from "./store/db.ts";
+import { type Chosen, openGateDb } from "./store/db.ts";
 import { type Grant, type GrantQuery, GrantStore, type NewGrant } from "./store/grants.ts";
 import { type Lock, LockStore, type NewLock } from "./store/locks.ts";
 import { type Token, TokenStore } from "./store/tokens.ts";
 import { StoreWriteLock } from "./storeLock.ts";
 
-export { GATE_STORE_FILE, type Selection } from "./store/db.ts";
+export { type Chosen, GATE_STORE_FILE } from "./store/db.ts";
 export type { Grant, GrantQuery, NewGrant } from "./store/grants.ts";
 export type { Lock, NewLock } from "./store/locks.ts";
 export type { Token } from "./store/tokens.ts";
@@ -75,7 +75,7 @@ export class GateStore {
    * Revokes grants by id, by agent (whatever its case: taking back is the safe way to be broad), or all; returns
    * how many were live. Refuses as lock() does.
    */
-  revoke(by: Selection, now: number): number {
+  revoke(by: Chosen, now: number): number {
     return this.grants.revoke(by, now);
   }
 
@@ -101,7 +101,7 @@ export class GateStore {
   }
 
   /** Revokes tokens by id, by agent (whatever its case), or all; returns how many were live. Refuses as lock() does. */
-  revokeTokens(by: Selection, now: number): number {
+  revokeTokens(by: Chosen, now: number): number {
     return this.tokenRows.revoke(by, now);
   }
 
@@ -125,7 +125,7 @@ export class GateStore {
    * Lifts locks by id, by agent (its own locks, whatever the case they were set in, not the ones on everyone),
    * or all; returns how many were active. Refuses as lock() does.
    */
-  lift(by: Selection, now: number): number {
+  lift(by: Chosen, now: number): number {
     return this.lockRows.lift(by, now);
   }
 

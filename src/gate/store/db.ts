@@ -89,7 +89,7 @@ export function openGateDb(file: string): Database {
 }
 
 /** Which rows a person ends (revokes or lifts): one by id, every one of an agent's, or all of them. */
-export interface Selection {
+export interface Chosen {
   id?: string;
   agent?: string;
   all?: boolean;
@@ -112,7 +112,7 @@ export const NAMES_AGENT = "agent = $agent COLLATE NOCASE";
 export function endSelected(
   db: Database,
   row: { table: string; endColumn: string; live: string },
-  by: Selection,
+  by: Chosen,
   now: number,
 ): number {
   const set = `UPDATE ${row.table} SET ${row.endColumn} = $now WHERE ${row.live}`;

@@ -7,7 +7,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { StoreWriteLock } from "../storeLock.ts";
-import { endSelected, newRowId, type Selection, targetParams } from "./db.ts";
+import { type Chosen, endSelected, newRowId, targetParams } from "./db.ts";
 
 export interface Grant {
   id: string;
@@ -150,7 +150,7 @@ export class GrantStore {
   }
 
   /** Revokes the selected grants not revoked yet; returns how many. */
-  revoke(by: Selection, now: number): number {
+  revoke(by: Chosen, now: number): number {
     return this.writeLock.operator(() =>
       endSelected(this.db, { table: "grants", endColumn: "revoked_at", live: "revoked_at IS NULL" }, by, now),
     );

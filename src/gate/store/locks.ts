@@ -5,7 +5,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { StoreWriteLock } from "../storeLock.ts";
-import { endSelected, NAMES_AGENT, newRowId, type Selection, targetParams } from "./db.ts";
+import { type Chosen, endSelected, NAMES_AGENT, newRowId, targetParams } from "./db.ts";
 
 export interface Lock {
   id: string;
@@ -71,7 +71,7 @@ export class LockStore {
    * Lifts the selected locks still active (by agent: its own locks, whatever the case they were set in, not the
    * ones on everyone); returns how many. Refuses as lock() does.
    */
-  lift(by: Selection, now: number): number {
+  lift(by: Chosen, now: number): number {
     return this.writeLock.operator(() =>
       endSelected(this.db, { table: "locks", endColumn: "lifted_at", live: ACTIVE }, by, now),
     );

@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import type { StoreWriteLock } from "../storeLock.ts";
-import { endSelected, newRowId, type Selection } from "./db.ts";
+import { type Chosen, endSelected, newRowId } from "./db.ts";
 
 /** A bearer token for MCP over HTTP: only its sha256 is kept. */
 export interface Token {
@@ -59,7 +59,7 @@ export class TokenStore {
   }
 
   /** Revokes the selected tokens not revoked yet; returns how many. Refuses as LockStore.lock() does. */
-  revoke(by: Selection, now: number): number {
+  revoke(by: Chosen, now: number): number {
     return this.writeLock.operator(() =>
       endSelected(this.db, { table: "tokens", endColumn: "revoked_at", live: "revoked_at IS NULL" }, by, now),
     );
