@@ -8,16 +8,15 @@ import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import type { HostFiles } from "../../core/deps.ts";
 
-/** The running user's name, else `uid N`, else `unknown`; refuses nothing (a missing user database says the uid). */
-export function issuer(host: HostFiles): string {
-  let name = "";
-  try {
-    name = userInfo().username;
-  } catch {
-    // no entry for this uid: looked up below
-  }
+/**
+ * The running user's name, else the name the host's user database gives its
+ * uid, else `uid N`, else `unknown`. Refuses nothing: a missing user database
+ * says the uid. A test hands in the user as the system sees it.
+ */
+export function issuer(host: HostFiles, user: RunningUser = systemUser): string {
+  const name = user.name();
   if (name && name !== "unknown") return name;
-  const uid = process.getuid?.();
+  const uid = user.uid();
   if (uid === undefined) return "unknown";
   try {
     const line = readFileSync(host.passwdFile, "utf8")
@@ -29,3 +28,23 @@ export function issuer(host: HostFiles): string {
   }
   return `uid ${uid}`;
 }
+
+/** The user rta runs as, as the system says it. */
+export interface RunningUser {
+  /** the system's name for the user, or "" when it has none */
+  name(): string;
+  /** undefined where the platform has no uids */
+  uid(): number | undefined;
+}
+
+const systemUser: RunningUser = {
+  name: () => {
+    try {
+      return userInfo().username;
+    } catch {
+      // no entry for this uid: issuer() looks it up in the host files
+      return "";
+    }
+  },
+  uid: () => process.getuid?.(),
+};
