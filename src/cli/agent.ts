@@ -30,10 +30,15 @@ export interface LogOptions {
 /** How often --follow looks for new lines. */
 const FOLLOW_POLL_MS = 200;
 
+/** The record's path in the data dir the environment names; refuses nothing (the file need not exist). */
 export function recordFile(cli: Cli): string {
   return join(dirs(cli.io.env).data, RECORD_FILE);
 }
 
+/**
+ * `rta agent log`: the record's agent calls that match the filters, once or followed; refuses a bad --agent or
+ * --since before anything is read. With --verify, the record's chain is checked instead.
+ */
 export async function log(cli: Cli, opts: LogOptions): Promise<number> {
   const { io } = cli;
   const file = recordFile(cli);
@@ -126,6 +131,7 @@ function describeFilter(opts: LogOptions): string {
   return parts.length ? ` for ${parts.join(", ")}` : "";
 }
 
+/** One record line as a person reads it, every field escaped; refuses nothing. */
 export function humanLine(l: RecordLine): string {
   const extras = [l.grant && `grant ${l.grant}`, l.probe && "probe"].filter(Boolean).join("  ");
   // Every field is shown escaped: the record holds what an agent chose (its name, its tool names) and what
@@ -175,6 +181,7 @@ interface SessionSummary {
   ended: boolean;
 }
 
+/** `rta agent overview`: sessions, agents, calls, refusals by code, probes and grants spent, from the record. */
 export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): number {
   const { io } = cli;
   const file = recordFile(cli);

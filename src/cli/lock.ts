@@ -3,19 +3,18 @@
  * the calls it covers, free reads included, from the next call of a server
  * that is already running. Never a tool.
  */
-import { optionalAgentName } from "../core/agentName.ts";
-import { parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import { relativeWords } from "../core/words.ts";
 import type { Lock } from "../gate/gateStore.ts";
+import { lift as liftLocks, listLocks, lock as setLock } from "../gate/operator/locks.ts";
 import type { Cli } from "./factory.ts";
-import { issuer, resolveTarget } from "./grant.ts";
 import { paint, wantsJson } from "./io.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
+/** Sets the lock asked for and prints it; every refusal is the gate's (gate/operator/locks.ts), said here. */
 export function lock(
   cli: Cli,
   target: string | undefined,
@@ -23,17 +22,8 @@ export function lock(
 ): number {
   const { io } = cli;
   try {
-    const agent = optionalAgentName(opts.agent);
-    if (target !== undefined) resolveTarget(cli, target);
     const deps = cli.deps();
-    const now = deps.clock.now();
-    const l = deps.gate().lock({
-      agent: agent ?? null,
-      target: target ?? null,
-      issued_at: now,
-      expires_at: opts.ttl !== undefined ? now + parseDuration(opts.ttl) : null,
-      issued_by: issuer(),
-    });
+    const { lock: l, now } = setLock(deps, cli.catalogue, { target, agent: opts.agent, ttl: opts.ttl });
     if (wantsJson(io, opts.json)) io.out(`${JSON.stringify(l)}\n`);
     else io.out(`locked ${l.id}: ${describeLock(l, now)}; lift it with \`rta lock lift ${l.id}\`\n`);
     return Exit.ok;
@@ -46,6 +36,7 @@ export function lock(
   }
 }
 
+/** What a lock stops, for whom and until when, as words. */
 function describeLock(l: Lock, now: number): string {
   const what = l.target ?? "every capability";
   const whom = l.agent ? `for agent ${l.agent}` : "for every agent";
@@ -56,19 +47,13 @@ function describeLock(l: Lock, now: number): string {
   return `${what} ${whom}, ${until}`;
 }
 
-function lockState(l: Lock, now: number): "active" | "lifted" | "expired" {
-  if (l.lifted_at !== null) return "lifted";
-  if (l.expires_at !== null && l.expires_at <= now) return "expired";
-  return "active";
-}
-
+/** The locks as a table (or JSON); refuses nothing of its own. */
 export function lockList(cli: Cli, opts: { json?: boolean }): number {
   const { io } = cli;
   const deps = cli.deps();
-  const now = deps.clock.now();
-  const locks = deps.gate().locks();
+  const { now, locks } = listLocks(deps);
   if (wantsJson(io, opts.json)) {
-    io.out(`${JSON.stringify({ locks: locks.map((l) => ({ ...l, state: lockState(l, now) })) })}\n`);
+    io.out(`${JSON.stringify({ locks })}\n`);
     return Exit.ok;
   }
   if (locks.length === 0) {
@@ -80,12 +65,13 @@ export function lockList(cli: Cli, opts: { json?: boolean }): number {
     l.target ?? "everything",
     l.agent ?? "every agent",
     l.expires_at === null ? "until lifted" : relativeWords(l.expires_at / 1000, now / 1000),
-    lockState(l, now),
+    l.state,
   ]);
   io.out(renderHuman(table(["id", "target", "agent", "expires", "state"], rows), paint(io)));
   return Exit.ok;
 }
 
+/** Lifts the locks chosen by id, --agent or --all, and says how many. */
 export function lift(
   cli: Cli,
   id: string | undefined,
@@ -95,6 +81,6 @@ export function lift(
     noun: "lock",
     verb: "lifted",
     lister: "rta lock list",
-    act: (d, by, now) => d.gate().lift(by, now),
+    act: (deps, by) => liftLocks(deps, by),
   });
 }

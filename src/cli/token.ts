@@ -1,27 +1,20 @@
 /** `rta mcp token new | list | revoke`: the bearer tokens an HTTP server takes. Never tools. */
-import { checkAgentName } from "../core/agentName.ts";
-import { parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import { relativeWords } from "../core/words.ts";
-import { hashToken, newToken } from "../mcp/tokens.ts";
+import { listTokens, newToken, revokeTokens } from "../gate/operator/tokens.ts";
 import type { Cli } from "./factory.ts";
-import { issuer } from "./grant.ts";
 import { paint, wantsJson } from "./io.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
+/** Makes a token and prints it once; every refusal is the gate's (gate/operator/tokens.ts), said here. */
 export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): number {
   const { io } = cli;
   try {
-    checkAgentName(opts.agent);
     const deps = cli.deps();
-    const now = deps.clock.now();
-    const token = newToken();
-    const row = deps
-      .gate()
-      .addToken(opts.agent, hashToken(token), now, opts.ttl ? now + parseDuration(opts.ttl) : null, issuer());
+    const { token, row } = newToken(deps, { agent: opts.agent, ttl: opts.ttl });
     if (wantsJson(io, opts.json))
       io.out(`${JSON.stringify({ token, id: row.id, agent: row.agent, expires_at: row.expires_at })}\n`);
     else
@@ -38,16 +31,10 @@ export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: b
   }
 }
 
+/** The tokens as a table (or JSON), never a token or its hash; refuses nothing of its own. */
 export function tokenList(cli: Cli, opts: { json?: boolean }): number {
   const deps = cli.deps();
-  const now = deps.clock.now();
-  const tokens = deps
-    .gate()
-    .tokens()
-    .map(({ hash: _hash, ...t }) => ({
-      ...t,
-      state: t.revoked_at !== null ? "revoked" : t.expires_at !== null && t.expires_at <= now ? "expired" : "live",
-    }));
+  const { now, tokens } = listTokens(deps);
   if (wantsJson(cli.io, opts.json)) {
     cli.io.out(`${JSON.stringify({ tokens })}\n`);
     return Exit.ok;
@@ -66,6 +53,7 @@ export function tokenList(cli: Cli, opts: { json?: boolean }): number {
   return Exit.ok;
 }
 
+/** Revokes the tokens chosen by id, --agent or --all, and says how many. */
 export function tokenRevoke(
   cli: Cli,
   id: string | undefined,
@@ -75,6 +63,6 @@ export function tokenRevoke(
     noun: "token",
     verb: "revoked",
     lister: "rta mcp token list",
-    act: (d, by, now) => d.gate().revokeTokens(by, now),
+    act: (deps, by) => revokeTokens(deps, by),
   });
 }

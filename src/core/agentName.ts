@@ -10,11 +10,18 @@ import { RtaError } from "./errors.ts";
 /** Long enough for any client's name and a suffix; short enough to sit in a table column. */
 export const AGENT_NAME_MAX = 64;
 
-const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** The characters of a name, written once: the check and the making of a name from a client's both use it. */
+const NAME_CHARS = "A-Za-z0-9._-";
+
+const AGENT_NAME = new RegExp(`^[A-Za-z0-9][${NAME_CHARS}]{0,${AGENT_NAME_MAX - 1}}$`);
+
+/** A run of what no name may hold, as a client's reported name is made into one. */
+const NOT_NAME_CHARS = new RegExp(`[^${NAME_CHARS}]+`, "g");
 
 /** The name a client reports when it reports none that can be made one. */
 const UNKNOWN_AGENT = "unknown";
 
+/** Whether `name` is an agent name; refuses nothing. */
 export function isAgentName(name: string): boolean {
   return AGENT_NAME.test(name);
 }
@@ -62,7 +69,7 @@ export function agentNameFromClient(reported: string | undefined): string {
   // A name is asked for on every call, and a client may report megabytes: only its start can matter.
   const word = text
     .slice(0, 4 * AGENT_NAME_MAX)
-    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(NOT_NAME_CHARS, "-")
     .replace(/^[._-]+/, "")
     .slice(0, AGENT_NAME_MAX);
   return isAgentName(word) ? word : UNKNOWN_AGENT;

@@ -56,6 +56,7 @@ export function spendGrant(
   return grant;
 }
 
+/** What a call is matched against in the store: its targets, agent, narrowings and argument digest; refuses nothing. */
 export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }, args: Args, now: number): GrantQuery {
   const record = cap.record !== undefined && args[cap.record] !== undefined ? recordKey(cap, args[cap.record]) : null;
   const host = cap.reaches !== undefined ? hostOf(args[cap.reaches], cap.reaches === "url") : null;

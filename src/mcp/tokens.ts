@@ -1,22 +1,12 @@
 /**
- * Bearer tokens for MCP over HTTP. A token is printed once when it is made;
- * only its sha256 is stored. It names the agent: over HTTP a grant's --agent
+ * Bearer tokens for MCP over HTTP, as a request presents them. A token is made
+ * by the gate (gate/operator/tokens.ts) and printed once; only its sha256 is
+ * stored. It names the agent: over HTTP a grant's --agent
  * is matched against the token's agent, not what the client calls itself.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { GateStore, Token } from "../gate/gateStore.ts";
-
-/** 32 random bytes: guessing one is not a plan. */
-const TOKEN_BYTES = 32;
-const PREFIX = "rta_";
-
-export function newToken(): string {
-  return `${PREFIX}${randomBytes(TOKEN_BYTES).toString("base64url")}`;
-}
-
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
+import { hashToken } from "../gate/store/tokens.ts";
 
 /**
  * The token an Authorization header carries, checked against the store. Only

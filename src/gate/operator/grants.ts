@@ -1,0 +1,109 @@
+/**
+ * A person's grants: issued, listed and revoked. The gate owns these actions
+ * so that every front (today the CLI) only parses what was typed and renders
+ * what comes back. Issuing checks the request (grantRequest.ts), applies the
+ * team ceiling and only then writes; a refusal writes nothing.
+ */
+import { version } from "../../../package.json";
+import { checkAgentName, namesAgent, optionalAgentName } from "../../core/agentName.ts";
+import type { Catalogue } from "../../core/catalogue.ts";
+import { parseDuration } from "../../core/duration.ts";
+import { argsDigest } from "../argsDigest.ts";
+import type { Deps } from "../deps.ts";
+import type { Grant } from "../gateStore.ts";
+import { recordKey } from "../grants.ts";
+import { checkCeiling } from "../policy.ts";
+import { boundArgs, checkNarrowing, grantHost, maxUsesOf } from "./grantRequest.ts";
+import { issuer } from "./issuer.ts";
+import type { Selection } from "./selection.ts";
+import { resolveTarget } from "./target.ts";
+
+/** A grant as a person asked for it, every value as typed. */
+export interface GrantRequest {
+  /** a capability or an area */
+  target: string;
+  /** the one record it is narrowed to */
+  record?: string;
+  agent: string;
+  /** how long it lasts, e.g. "5m" */
+  ttl: string;
+  maxUses?: string;
+  connection?: string;
+  profile?: string;
+  host?: string;
+  /** the exact call's arguments, as JSON */
+  args?: string;
+}
+
+/**
+ * Issues the grant asked for and returns it with the time it was issued at.
+ * Refuses, before anything is written: an unknown target (core.tool.unknown),
+ * a bad agent name, duration, use count or narrowing (core.input.*), a grant
+ * the team ceiling caps (core.grant.ceiling), a policy that does not read
+ * (core.policy.unreadable); and a store it cannot write (core.store.unavailable).
+ */
+export function issueGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): { grant: Grant; now: number } {
+  const { target, record } = req;
+  const { cap } = resolveTarget(catalogue, target);
+  checkAgentName(req.agent);
+  const ttlMs = parseDuration(req.ttl);
+  let maxUses = maxUsesOf(req.maxUses);
+  checkNarrowing(target, cap, req);
+  const host = req.host !== undefined ? grantHost(catalogue, target, cap, req.host) : null;
+  const digest = req.args !== undefined ? argsDigest(boundArgs(catalogue, target, cap, req.args, deps.config)) : null;
+  const policy = deps.policy.current();
+  const targets = cap ? [cap.name, cap.area] : [target];
+  if (maxUses === null && policy.maxUses !== undefined) maxUses = policy.maxUses;
+  checkCeiling(policy, { targets, agent: req.agent, ttlMs, maxUses });
+  const now = deps.clock.now();
+  const grant = deps.gate().issue({
+    target,
+    record: record !== undefined && cap ? recordKey(cap, record) : null,
+    agent: req.agent,
+    connection: req.connection ?? null,
+    profile: req.profile ?? null,
+    host,
+    args_digest: digest,
+    max_uses: maxUses,
+    issued_at: now,
+    expires_at: now + ttlMs,
+    issued_by: issuer(deps.host),
+    build: `rta ${version}`,
+    digest: null,
+  });
+  return { grant, now };
+}
+
+export type GrantState = "live" | "spent" | "expired" | "revoked";
+
+/** What became of a grant by `now`: revoked first, then expired, then spent; refuses nothing. */
+export function grantState(g: Grant, now: number): GrantState {
+  if (g.revoked_at !== null) return "revoked";
+  if (g.expires_at <= now) return "expired";
+  if (g.max_uses !== null && g.uses >= g.max_uses) return "spent";
+  return "live";
+}
+
+/**
+ * Every grant, oldest first, each with its state, only `agent`'s (whatever its
+ * case) when one is named; refuses a malformed agent name (core.input.invalid)
+ * before the store is opened.
+ */
+export function listGrants(
+  deps: Deps,
+  agent: string | undefined,
+): { now: number; grants: (Grant & { state: GrantState })[] } {
+  const named = optionalAgentName(agent);
+  const now = deps.clock.now();
+  const grants = deps
+    .gate()
+    .list()
+    .filter((g) => named === undefined || namesAgent(named, g.agent))
+    .map((g) => ({ ...g, state: grantState(g, now) }));
+  return { now, grants };
+}
+
+/** Revokes the selected grants and returns how many were live; refuses only a store it cannot write. */
+export function revoke(deps: Deps, by: Selection): number {
+  return deps.gate().revoke(by, deps.clock.now());
+}

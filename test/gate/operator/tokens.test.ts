@@ -1,0 +1,52 @@
+import { expect, test } from "bun:test";
+import { RtaError } from "../../../src/core/errors.ts";
+import { listTokens, newToken, revokeTokens } from "../../../src/gate/operator/tokens.ts";
+import { hashToken } from "../../../src/gate/store/tokens.ts";
+import { testDeps } from "../../support/fixtures.ts";
+
+function code(act: () => unknown): string {
+  try {
+    act();
+  } catch (err) {
+    expect(err).toBeInstanceOf(RtaError);
+    return (err as RtaError).code;
+  }
+  throw new Error("nothing was refused");
+}
+
+test("a new token is handed back once; only its hash is kept, and a listing carries not even that", () => {
+  const deps = testDeps();
+  const { token, row } = newToken(deps, { agent: "claude", ttl: "1h" });
+  expect(token).toMatch(/^rta_[A-Za-z0-9_-]{43}$/);
+  expect(row.hash).toBe(hashToken(token));
+  expect(deps.gate().tokenByHash(hashToken(token), deps.clock.now())?.id).toBe(row.id);
+  const { tokens } = listTokens(deps);
+  expect(tokens).toEqual([
+    {
+      id: row.id,
+      agent: "claude",
+      issued_at: row.issued_at,
+      expires_at: row.issued_at + 3_600_000,
+      issued_by: row.issued_by,
+      revoked_at: null,
+      state: "live",
+    },
+  ]);
+  expect(JSON.stringify(tokens)).not.toContain(row.hash);
+});
+
+test("refuses a bad agent name and a bad duration, and makes nothing", () => {
+  const deps = testDeps();
+  expect(code(() => newToken(deps, { agent: "" }))).toBe("core.input.invalid");
+  expect(code(() => newToken(deps, { agent: "claude", ttl: "-1h" }))).toBe("core.input.invalid");
+  expect(listTokens(deps).tokens).toEqual([]);
+});
+
+test("revoking says how many were live, and the token no longer lets anyone in", () => {
+  const deps = testDeps();
+  const { token } = newToken(deps, { agent: "claude" });
+  expect(revokeTokens(deps, { agent: "CLAUDE" })).toBe(1);
+  expect(revokeTokens(deps, { all: true })).toBe(0);
+  expect(deps.gate().tokenByHash(hashToken(token), deps.clock.now())).toBeUndefined();
+  expect(listTokens(deps).tokens[0]?.state).toBe("revoked");
+});
