@@ -41,7 +41,11 @@ function importsOf(file: string): { target: string; typeOnly: boolean }[] {
 test("no capability imports the gate", () => {
   const bad = files
     .filter((f) => rel(f).startsWith("capabilities/"))
-    .flatMap((f) => importsOf(f).filter((i) => rel(i.target).startsWith("gate/")).map((i) => `${rel(f)} -> ${rel(i.target)}`));
+    .flatMap((f) =>
+      importsOf(f)
+        .filter((i) => rel(i.target).startsWith("gate/"))
+        .map((i) => `${rel(f)} -> ${rel(i.target)}`),
+    );
   expect(bad).toEqual([]);
 });
 
