@@ -3,7 +3,6 @@
  * directory, synced, then renamed over the name. `append` writes the old
  * content and the new into the temporary file, so it is atomic too.
  */
-
 import type { WriteHandle } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";

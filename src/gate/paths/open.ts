@@ -42,6 +42,7 @@ import { isUnder, MAX_LINK_HOPS } from "./ownPlaces.ts";
 import { inFd, O_PATH } from "./procFd.ts";
 import {
   changed,
+  gitDirWithheld,
   gitSecretRefused,
   gitSecretWithheld,
   gitWithheld,
@@ -59,10 +60,9 @@ import {
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /**
- * Walks `parts` from an opened root (`rootFd`, confirmed as `at`) and hands
- * back what it came to, a handle that asks `keeper` what it withholds;
- * refuses with the codes above. Every descriptor it opened is closed but the
- * one the handle holds, and the root's too.
+ * Walks `parts` from an opened root (`rootFd`, confirmed as `at`) to a handle
+ * that asks `keeper` what it withholds; refuses with the codes above. Every
+ * descriptor but the handle's is closed, the root's too.
  */
 export function walk(at: Walk, rootFd: number, keeper: Keeper, parts: string[], makeParents: boolean): OpenedPath {
   return new Walker(at, rootFd, keeper, parts, makeParents).run();
@@ -240,7 +240,7 @@ class Walker {
     this.rel.push(name);
     confirmOpened(this.at, fd);
     // Asked of the directory now open, so a write never lands in a git dir of any name.
-    if (rules.git && intent === "write" && isGitDir(inFd(fd))) throw gitWithheld(sent);
+    if (intent === "write" && gitDirWithheld(rules, fd)) throw gitWithheld(sent);
     return undefined;
   }
 

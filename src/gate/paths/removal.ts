@@ -18,9 +18,8 @@ import {
 } from "node:fs";
 import { RtaError } from "../../core/errors.ts";
 import type { Pacer } from "../../core/pacer.ts";
-import { isGitDir } from "./gitDirs.ts";
 import { inFd } from "./procFd.ts";
-import { type Keeper, withheld } from "./rules.ts";
+import { gitDirWithheld, type Keeper, withheld } from "./rules.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 
@@ -76,7 +75,7 @@ async function throughTree(parentFd: number, name: string, depth: number, pass: 
     return 1;
   }
   try {
-    if (withheld(keeper.rules, keeper.own(), readlinkSync(inFd(fd))) || (keeper.rules.git && isGitDir(inFd(fd)))) {
+    if (withheld(keeper.rules, keeper.own(), readlinkSync(inFd(fd))) || gitDirWithheld(keeper.rules, fd)) {
       throw new RtaError(
         "core.path.withheld",
         `${JSON.stringify(sent)} holds something withheld from agents (one of rta's places, or a git dir), so none of it is removed`,

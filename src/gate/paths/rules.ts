@@ -10,7 +10,7 @@
 import { fstatSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
 import { RtaError } from "../../core/errors.ts";
-import { canCarryGitSecret, isGitSecretFile } from "./gitDirs.ts";
+import { canCarryGitSecret, isGitDir, isGitSecretFile } from "./gitDirs.ts";
 import { isDataDirShaped, isInside, isKernelFs, isPlace, isPlaceAt, type OwnPlaces } from "./ownPlaces.ts";
 import { inFd } from "./procFd.ts";
 
@@ -92,6 +92,11 @@ export function gitSecretWithheld(
   inGitDir: () => boolean,
 ): boolean {
   return rules.git && canCarryGitSecret(parent, name, inGitDir);
+}
+
+/** The git rule for a write: an opened directory that is a git dir, of any name, where the gate guards them. */
+export function gitDirWithheld(rules: GateRules, dirFd: number): boolean {
+  return rules.git && isGitDir(inFd(dirFd));
 }
 
 /**
