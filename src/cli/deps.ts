@@ -11,8 +11,9 @@ import { dirs, platformDirs } from "../core/dirs.ts";
 import { Redactor } from "../core/redact.ts";
 import type { Deps } from "../gate/deps.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
-import { gitGlobalConfig } from "../gate/gitDirs.ts";
-import { agentRules, PathGate } from "../gate/pathGate.ts";
+import { gitGlobalConfig } from "../gate/paths/gitDirs.ts";
+import { PathGate } from "../gate/paths/pathGate.ts";
+import { agentRules } from "../gate/paths/rules.ts";
 import { PolicySource } from "../gate/policy.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
 

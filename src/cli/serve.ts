@@ -11,7 +11,7 @@ import { optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { agentLimits } from "../gate/bound.ts";
-import { PathGate } from "../gate/pathGate.ts";
+import { PathGate } from "../gate/paths/pathGate.ts";
 import { CANCEL_GRACE_MS, CallsInFlight, finishCalls, SHUTDOWN_GRACE_MS } from "../mcp/callsInFlight.ts";
 import { createServer } from "../mcp/server.ts";
 import { BoundedStdioTransport } from "../mcp/stdio.ts";

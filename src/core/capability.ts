@@ -3,7 +3,7 @@
  * `run` function; its CLI command, MCP tool, `rta explain` card and docs row
  * are projections of this one value.
  */
-import type { GatedPath, NetAccess, OpenOptions, PathIntent, ReadHandle, Spawn, WriteHandle } from "./access.ts";
+import type { NetAccess, PathIntent, ReadHandle, Spawn, WriteHandle } from "./access.ts";
 import type { Clock, HostFiles } from "./deps.ts";
 import type { ResultValue, Scalar, Shape } from "./result.ts";
 
@@ -90,10 +90,8 @@ export interface RunContext<I extends Inputs = Inputs> {
    * Left out, the columns are the declared result's.
    */
   rows(columns?: readonly string[], kind?: "table" | "log"): RowWriter;
-  /** each path input, opened by the path gate before the run (stage 10) */
+  /** each path input, opened by the path gate before the run (stage 10); a walk's files are opened through its handle */
   paths: PathsOf<I>;
-  /** the same gate, for a capability that opens more as it goes (mkdir -p, a walk's files) */
-  gate: PathAccess;
   /** bytes of answer the caller is sent at most (an agent's model budget; unbounded for a person) */
   budget: number;
   /** the network, held to what this call may reach: who calls and what its grant names stay the gate's */
@@ -117,17 +115,6 @@ export interface RunContext<I extends Inputs = Inputs> {
    * and loses what may be the head of a place. Left out, a text is shown as it is.
    */
   shown?: (text: string, before?: string, cut?: boolean) => string;
-}
-
-/** What a capability may ask of the path gate while it runs. */
-export interface PathAccess {
-  open(sent: string, intent: PathIntent, options?: OpenOptions): GatedPath;
-  /** a real path a walk must skip: rta's own dirs, the kernel's trees */
-  isWithheld(real: string): boolean;
-  /** a regular file with more than one hard link may be read */
-  hardlinks: boolean;
-  /** git dirs, of any name, are never written: a removal may not empty one on its way down */
-  git: boolean;
 }
 
 export interface RowWriter {

@@ -9,7 +9,7 @@ import type { Dirs } from "../core/dirs.ts";
 import type { Redactor } from "../core/redact.ts";
 import type { RecordSink } from "../record/append.ts";
 import type { GateStore } from "./gateStore.ts";
-import type { PathGate } from "./pathGate.ts";
+import type { PathGate } from "./paths/pathGate.ts";
 import type { PolicySource } from "./policy.ts";
 
 export interface Deps {

@@ -9,7 +9,7 @@
  */
 import type { GatedPath } from "../core/access.ts";
 import type { Call } from "../core/call.ts";
-import type { Args, ArgsOf, Capability, Inputs, PathAccess, PathsOf, RunContext } from "../core/capability.ts";
+import type { Args, ArgsOf, Capability, Inputs, PathsOf, RunContext } from "../core/capability.ts";
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
 import type { Deps } from "./deps.ts";
@@ -23,7 +23,6 @@ export interface RunInputs {
   signal: AbortSignal;
   limits: Limits;
   paths: Record<string, GatedPath>;
-  gate: PathAccess;
   grant: { host: string | null } | undefined;
 }
 
@@ -36,7 +35,6 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     signal: run.signal,
     rows: (columns = declared, kind = "table") => new TableWriter([...columns], kind, limits),
     paths: run.paths as PathsOf<Inputs>,
-    gate: run.gate,
     net: new CallNet({ agent, grantHost: grant?.host, capability: cap.name }, run.signal),
     spawn: spawnFor(run.signal),
     budget: limits.model,

@@ -34,8 +34,8 @@ import { configFor, fill } from "./fill.ts";
 import type { Grant } from "./gateStore.ts";
 import { spendGrant } from "./grants.ts";
 import { checkLock } from "./locks.ts";
-import { accessOf, type GatedPath, personAccess, withRoots } from "./pathGate.ts";
-import { closePaths, mayMakeParents, openPaths } from "./paths.ts";
+import type { OpenedPath } from "./paths/handles.ts";
+import { accessOf, closePaths, mayMakeParents, openPaths, personAccess, withRoots } from "./paths/stage.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
 import { type CallTrace, recordCall, recordRun } from "./recordCall.ts";
 import { redactOutcome } from "./redactStage.ts";
@@ -121,7 +121,7 @@ async function stages(
       }
     };
     if (makesParents) recordOrGiveBack();
-    let paths: Record<string, GatedPath>;
+    let paths: Record<string, OpenedPath>;
     try {
       paths = openPaths(cap, args, gate);
     } catch (err) {
@@ -132,7 +132,7 @@ async function stages(
       if (!makesParents) recordOrGiveBack();
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
-      const ran = await execute(cap, args, { call: named, deps, signal, limits, paths, gate, grant });
+      const ran = await execute(cap, args, { call: named, deps, signal, limits, paths, grant });
       const value = bound(ran, limits);
       return { ok: true, value };
     } finally {

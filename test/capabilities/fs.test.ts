@@ -15,7 +15,8 @@ import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
 import type { Deps } from "../../src/gate/deps.ts";
-import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
+import { PathGate } from "../../src/gate/paths/pathGate.ts";
+import { agentRules } from "../../src/gate/paths/rules.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { grantFor, tempDir, testDeps } from "../support/fixtures.ts";
 

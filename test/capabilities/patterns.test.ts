@@ -9,7 +9,8 @@ import { join, resolve } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
 import type { Deps } from "../../src/gate/deps.ts";
-import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
+import { PathGate } from "../../src/gate/paths/pathGate.ts";
+import { agentRules } from "../../src/gate/paths/rules.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { tempDir, testDeps } from "../support/fixtures.ts";
 

@@ -11,7 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_REMOVE_DEPTH } from "../../src/capabilities/fs/fdio.ts";
+import { MAX_REMOVE_DEPTH } from "../../src/gate/paths/removal.ts";
 import { canBindMount, tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";

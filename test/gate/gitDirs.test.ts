@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { gitGlobalConfig } from "../../src/gate/gitDirs.ts";
+import { gitGlobalConfig } from "../../src/gate/paths/gitDirs.ts";
 
 describe("git's config beside a home", () => {
   test("is ~/.gitconfig and ~/.config/git", () => {

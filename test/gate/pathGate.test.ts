@@ -6,8 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ownPlacesNow, touchesPlace } from "../../src/gate/ownPlaces.ts";
-import { closeGated, type GatedPath, PathGate, type PathIntent } from "../../src/gate/pathGate.ts";
+import type { GatedPath, PathIntent } from "../../src/core/access.ts";
+import { ownPlacesNow, touchesPlace } from "../../src/gate/paths/ownPlaces.ts";
+import { PathGate } from "../../src/gate/paths/pathGate.ts";
+import { closeGated } from "../../src/gate/paths/stage.ts";
 import { canBindMount, tempDir } from "../support/fixtures.ts";
 
 let base = "";

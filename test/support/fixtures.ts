@@ -9,7 +9,8 @@ import type { Clock, HostFiles } from "../../src/core/deps.ts";
 import { once, realHost } from "../../src/core/deps.ts";
 import type { Deps } from "../../src/gate/deps.ts";
 import { GateStore, type NewGrant } from "../../src/gate/gateStore.ts";
-import { agentRules, PathGate } from "../../src/gate/pathGate.ts";
+import { PathGate } from "../../src/gate/paths/pathGate.ts";
+import { agentRules } from "../../src/gate/paths/rules.ts";
 import { PolicySource } from "../../src/gate/policy.ts";
 import { MemoryRecord, type RecordEntry } from "../../src/record/append.ts";
 

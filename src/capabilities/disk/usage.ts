@@ -67,7 +67,7 @@ export const diskUsage = define({
         "disk.usage reads /proc/self/mounts, which Linux provides",
       );
     }
-    const out = ctx.rows(["mount", "filesystem", "type", "size", "used", "available", "use%"]);
+    const out = ctx.rows();
     for (const m of parseMounts(body)) {
       const usage = usageOf(m.mount);
       if (usage) out.add([m.mount, m.device, m.type, usage.size, usage.used, usage.available, usage.percent]);

@@ -2,8 +2,7 @@
 import { define } from "../../core/capability.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { compileGlob } from "../../core/pattern.ts";
-import type { ReadPath } from "../../gate/pathGate.ts";
-import { notDir, typeOf, walk } from "./fdio.ts";
+import { notDir, typeOf } from "./entryKind.ts";
 
 export const fsFind = define({
   name: "fs.find",
@@ -30,19 +29,20 @@ export const fsFind = define({
   },
   examples: [{ command: 'rta fs find src --name "*.ts" --type file', note: "every TypeScript file under src" }],
   async run(args, ctx) {
-    const dir = ctx.paths.path as ReadPath;
-    if (!dir.stat.isDirectory()) throw notDir(dir.sent);
-    const glob = compileGlob("name", String(args.name));
-    const out = ctx.rows(["path", "type", "size", "mtime"]);
-    const limit = args.limit as number;
+    const p = ctx.paths.path;
+    const dir = p.dir();
+    if (!dir) throw notDir(p.sent);
+    const glob = compileGlob("name", args.name);
+    const out = ctx.rows();
+    const { limit, min_size, max_size } = args;
     let found = 0;
-    const pacer = new Pacer(ctx.signal, `finding under ${JSON.stringify(dir.sent)}`);
-    await walk(dir.fd, ctx.gate, args.depth as number, pacer, (e) => {
+    const pacer = new Pacer(ctx.signal, `finding under ${JSON.stringify(p.sent)}`);
+    await dir.walk(args.depth, pacer, (e) => {
       const type = typeOf(e.stat);
       if (args.type !== "any" && type !== args.type) return true;
       if (!glob.test(e.name)) return true;
-      if (args.min_size !== undefined && e.stat.size < (args.min_size as number)) return true;
-      if (args.max_size !== undefined && e.stat.size > (args.max_size as number)) return true;
+      if (min_size !== undefined && e.stat.size < min_size) return true;
+      if (max_size !== undefined && e.stat.size > max_size) return true;
       if (++found <= limit) out.add([e.rel, type, e.stat.size, e.stat.mtime.toISOString()]);
       return true;
     });

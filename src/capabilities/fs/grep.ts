@@ -5,7 +5,7 @@
  * matched on its first 4,096 characters, and the search gives way between
  * lines and stops when the call is cancelled.
  */
-import { closeSync } from "node:fs";
+import type { FileBytes } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { Pacer } from "../../core/pacer.ts";
 import {
@@ -17,8 +17,7 @@ import {
   type TextMatcher,
 } from "../../core/pattern.ts";
 import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/secrets.ts";
-import type { ReadPath } from "../../gate/pathGate.ts";
-import { looksBinary, notFile, openChild, readRange, walk } from "./fdio.ts";
+import { looksBinary, notFile } from "./entryKind.ts";
 
 /** A file larger than this is searched in its first part only. */
 const FILE_SCAN_BYTES = 16 * 1024 * 1024;
@@ -67,31 +66,32 @@ export const fsGrep = define({
   },
   examples: [{ command: 'rta fs grep "TODO" src --glob "*.ts"', note: "every TODO in the TypeScript under src" }],
   async run(args, ctx) {
-    const compiled = compileRegex("pattern", String(args.pattern), { ignoreCase: args.ignore_case === true });
+    const compiled = compileRegex("pattern", args.pattern, { ignoreCase: args.ignore_case === true });
     const re = ctx.shown === undefined ? compiled : forShownLines(compiled);
-    const glob = compileGlob("glob", String(args.glob));
-    const max = args.max_matches as number;
-    const start = ctx.paths.path as ReadPath;
-    const out = ctx.rows(["file", "line", "text"]);
+    const glob = compileGlob("glob", args.glob);
+    const max = args.max_matches;
+    const start = ctx.paths.path;
+    const out = ctx.rows();
     const pacer = new Pacer(ctx.signal, `searching ${JSON.stringify(start.sent)}`);
     let matches = 0;
-    const search = async (fd: number, file: string): Promise<boolean> => {
-      matches += await grepFile(fd, file, re, max - matches, (row) => out.add(row), pacer, ctx.shown);
+    const search = async (bytes: FileBytes, file: string): Promise<boolean> => {
+      matches += await grepFile(bytes, file, re, max - matches, (row) => out.add(row), pacer, ctx.shown);
       return matches < max;
     };
     await pacer.pause(); // a call cancelled as soon as it was sent stops here, before reading a byte
-    if (start.stat.isFile()) await search(start.fd, start.sent);
-    else if (!start.stat.isDirectory())
+    const dir = start.dir();
+    if (start.stat.isFile()) await search(start, start.sent);
+    else if (!dir)
       throw notFile(start.sent); // a FIFO or a device: nothing to list or read to an end
     else {
-      await walk(start.fd, ctx.gate, 64, pacer, async (e) => {
+      await dir.walk(64, pacer, async (e) => {
         if (!e.stat.isFile() || !glob.test(e.name)) return true;
-        const fd = openChild(e.dirFd, e.name, false, ctx.gate);
-        if (fd === undefined) return true;
+        const file = e.openFile();
+        if (file === undefined) return true;
         try {
-          return await search(fd, e.rel);
+          return await search(file, e.rel);
         } finally {
-          closeSync(fd);
+          file.close();
         }
       });
     }
@@ -111,7 +111,7 @@ export const fsGrep = define({
  * word at its cut, which may be the head of a credential masked only whole.
  */
 async function grepFile(
-  fd: number,
+  bytes: FileBytes,
   file: string,
   re: TextMatcher,
   room: number,
@@ -119,7 +119,7 @@ async function grepFile(
   pacer: Pacer,
   shown?: (text: string, before?: string, cut?: boolean) => string,
 ): Promise<number> {
-  const first = readRange(fd, 0, CHUNK);
+  const first = bytes.read(0, CHUNK);
   if (looksBinary(first)) return 0;
   // streaming, so a character split across two chunks is read whole
   const decoder = new TextDecoder("utf-8");
@@ -140,7 +140,7 @@ async function grepFile(
     return found < room;
   };
   while (pos < FILE_SCAN_BYTES) {
-    const chunk = pos === 0 ? first : readRange(fd, pos, CHUNK);
+    const chunk = pos === 0 ? first : bytes.read(pos, CHUNK);
     if (chunk.length === 0) break;
     pos += chunk.length;
     const text = decoder.decode(chunk, { stream: true });

@@ -3,8 +3,7 @@ import { createHash } from "node:crypto";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import type { ReadPath } from "../../gate/pathGate.ts";
-import { notFile, readRange } from "./fdio.ts";
+import { notFile } from "./entryKind.ts";
 
 const CHUNK = 1024 * 1024;
 
@@ -17,12 +16,12 @@ export const fsHash = define({
   result: { shape: "object", fields: [{ name: "size", doc: "bytes hashed", unit: "bytes" }] },
   examples: [{ command: "rta fs hash package-lock.json", note: "the lock file's digest" }],
   async run(_args, ctx) {
-    const p = ctx.paths.path as ReadPath;
+    const p = ctx.paths.path;
     if (!p.stat.isFile()) throw notFile(p.sent);
     const hash = createHash("sha256");
     let pos = 0;
     for (;;) {
-      const chunk = readRange(p.fd, pos, CHUNK);
+      const chunk = p.read(pos, CHUNK);
       if (chunk.length === 0) break;
       hash.update(chunk);
       pos += chunk.length;

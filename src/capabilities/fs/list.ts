@@ -1,10 +1,6 @@
 /** fs.list: a directory's entries: name, type, size, mtime and mode. */
-
-import { lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
 import { define } from "../../core/capability.ts";
-import type { ReadPath } from "../../gate/pathGate.ts";
-import { inFd } from "../../gate/procFd.ts";
-import { modeString, notDir, typeOf } from "./fdio.ts";
+import { modeString, notDir, typeOf } from "./entryKind.ts";
 
 export const fsList = define({
   name: "fs.list",
@@ -33,26 +29,21 @@ export const fsList = define({
   },
   examples: [{ command: "rta fs list . --hidden", note: "everything in the current directory" }],
   async run(args, ctx) {
-    const dir = ctx.paths.path as ReadPath;
-    if (!dir.stat.isDirectory()) throw notDir(dir.sent);
-    const out = ctx.rows(["name", "type", "size", "mtime", "mode"]);
-    const real = readlinkSync(inFd(dir.fd));
+    const p = ctx.paths.path;
+    const dir = p.dir();
+    if (!dir) throw notDir(p.sent);
+    const out = ctx.rows();
     let total = 0;
-    for (const name of readdirSync(inFd(dir.fd)).sort()) {
+    for (const name of dir.names()) {
       if (!args.hidden && name.startsWith(".")) continue;
       total++;
       if (out.full()) continue; // past what the model is sent: counted, not looked at
-      let stat: Stats;
-      try {
-        stat = lstatSync(inFd(dir.fd, name));
-      } catch {
-        total--; // gone while we looked
+      const entry = dir.entry(name);
+      if (entry === undefined) {
+        total--; // gone while we looked, or withheld (passed by, as a walk passes it)
         continue;
       }
-      if (stat.isDirectory() && ctx.gate.isWithheld(`${real === "/" ? "" : real}/${name}`)) {
-        total--; // rta's own dirs are passed by, as a walk passes them
-        continue;
-      }
+      const { stat } = entry;
       out.add([name, typeOf(stat), stat.size, stat.mtime.toISOString(), modeString(stat.mode)]);
     }
     return out.finish(total);

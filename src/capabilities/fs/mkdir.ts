@@ -1,10 +1,7 @@
 /** fs.mkdir: makes a directory, and with parents the missing ones above it, each made by the path gate inside the one before. */
-import { mkdirSync, rmdirSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { confirmMade, type WritePath } from "../../gate/pathGate.ts";
-import { inFd } from "../../gate/procFd.ts";
 
 export const fsMkdir = define({
   name: "fs.mkdir",
@@ -30,13 +27,12 @@ export const fsMkdir = define({
   result: { shape: "object" },
   examples: [{ command: "rta fs mkdir build/out --parents", note: "make build and build/out" }],
   async run(args, ctx) {
-    const p = ctx.paths.path as WritePath;
+    const p = ctx.paths.path;
     if (p.existing) {
       if (args.parents && p.existing.isDirectory()) return object({ path: p.sent, created: false });
       throw new RtaError("fs.exists", `${JSON.stringify(p.sent)} already exists`, "choose another name");
     }
-    mkdirSync(inFd(p.parentFd, p.name), 0o755);
-    confirmMade(ctx.gate, p, () => rmdirSync(inFd(p.parentFd, p.name)));
+    p.mkdir();
     return object({ path: p.sent, created: true });
   },
 });

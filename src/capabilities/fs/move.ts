@@ -1,10 +1,7 @@
 /** fs.move: renames a file or directory; both ends must lie under roots. */
-import { renameSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { confirmMade, type WritePath } from "../../gate/pathGate.ts";
-import { inFd } from "../../gate/procFd.ts";
 
 export const fsMove = define({
   name: "fs.move",
@@ -19,8 +16,7 @@ export const fsMove = define({
   result: { shape: "object" },
   examples: [{ command: "rta fs move draft.md final.md", note: "rename a file" }],
   async run(args, ctx) {
-    const from = ctx.paths.from as WritePath;
-    const to = ctx.paths.to as WritePath;
+    const { from, to } = ctx.paths;
     if (!from.existing)
       throw new RtaError("fs.notfound", `${JSON.stringify(from.sent)} does not exist`, "fs.list shows what is there");
     if (to.existing && !args.overwrite)
@@ -36,7 +32,7 @@ export const fsMove = define({
         "name the new path in full, inside it",
       );
     try {
-      renameSync(inFd(from.parentFd, from.name), inFd(to.parentFd, to.name));
+      from.moveTo(to);
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
       if (e === "EINVAL")
@@ -60,7 +56,6 @@ export const fsMove = define({
       }
       throw err;
     }
-    confirmMade(ctx.gate, to, () => renameSync(inFd(to.parentFd, to.name), inFd(from.parentFd, from.name)));
     return object({ from: from.sent, to: to.sent, moved: true });
   },
 });

@@ -3,12 +3,12 @@
  * returns (1 MiB by default), so a 100 MB file costs what the answer costs.
  * Binary is detected and refused with a hint.
  */
+import type { FileBytes } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { text } from "../../core/result.ts";
 import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/secrets.ts";
-import type { ReadPath } from "../../gate/pathGate.ts";
-import { looksBinary, notFile, readRange } from "./fdio.ts";
+import { looksBinary, notFile } from "./entryKind.ts";
 
 const MiB = 1024 * 1024;
 /** What one read returns at most: more than a model can use, and the answer is bounded anyway. */
@@ -43,44 +43,42 @@ export const fsRead = define({
     { command: "rta fs read README.md --from-line 10 --lines 5", note: "lines 10 to 14" },
   ],
   async run(args, ctx) {
-    const p = ctx.paths.path as ReadPath;
+    const p = ctx.paths.path;
     if (!p.stat.isFile()) throw notFile(p.sent);
     // a file the kernel makes as it is read (/proc, /sys) says it is empty: its size is what a read finds
-    const size = p.stat.size > 0 ? p.stat.size : readRange(p.fd, 0, PSEUDO_MAX_BYTES).length;
-    if (size > 0 && looksBinary(readRange(p.fd, 0, Math.min(8192, size)))) {
+    const size = p.stat.size > 0 ? p.stat.size : p.read(0, PSEUDO_MAX_BYTES).length;
+    if (size > 0 && looksBinary(p.read(0, Math.min(8192, size)))) {
       throw new RtaError(
         "fs.binary",
         `${JSON.stringify(p.sent)} holds binary data`,
         "fs.stat and fs.hash describe it without reading it as text",
       );
     }
-    const length = args.length as number;
+    const length = args.length;
     if (args.from_line !== undefined || args.lines !== undefined) {
       return text(
         await readLines(
           ctx.signal,
           p.sent,
-          p.fd,
+          p,
           size,
-          (args.from_line as number | undefined) ?? 1,
-          (args.lines as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+          args.from_line ?? 1,
+          args.lines ?? Number.MAX_SAFE_INTEGER,
           length,
           ctx.shown,
         ),
       );
     }
-    const asked = (args.offset as number | undefined) ?? 0;
+    const asked = args.offset ?? 0;
     const { offset, body } = onWholePlaces(
-      p.fd,
-      onWholeCredentials(p.fd, asked, readRange(p.fd, asked, Math.min(length, Math.max(0, size - asked))), size),
+      p,
+      onWholeCredentials(p, asked, p.read(asked, Math.min(length, Math.max(0, size - asked))), size),
       size,
       ctx.shown,
     );
     const end = offset + body.length;
     // a credential's value may start the range with its name on a line above: masked with the lines before it
-    let out = ctx.shown
-      ? headShown(body.toString("utf8"), linesBefore(p.fd, offset), ctx.shown)
-      : body.toString("utf8");
+    let out = ctx.shown ? headShown(body.toString("utf8"), linesBefore(p, offset), ctx.shown) : body.toString("utf8");
     if (offset < asked)
       out += `\n[read from offset=${offset}: the range cut through a credential or a hidden place, so it was widened to whole lines]`;
     if (end < size) out += `\n[${size - end} more bytes: read on with offset=${end}]`;
@@ -101,13 +99,18 @@ const EDGE_BYTES = 64 * 1024;
  * at most EDGE_BYTES each way: masking sees a credential only whole, and a
  * caller could otherwise read one past the mask in two halves.
  */
-function onWholeCredentials(fd: number, offset: number, body: Buffer, size: number): { offset: number; body: Buffer } {
+function onWholeCredentials(
+  file: FileBytes,
+  offset: number,
+  body: Buffer,
+  size: number,
+): { offset: number; body: Buffer } {
   const end = offset + body.length;
-  const before = readRange(fd, Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
+  const before = file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
   const lead = before.subarray(before.lastIndexOf(0x0a) + 1);
   // a credential's name on a line above the lead's, its value on the lead's line: the lead is cut from it too
   const above = lead.length > 0 ? openCredential(linesIn(before.subarray(0, before.length - lead.length))) : "";
-  const after = readRange(fd, end, Math.min(EDGE_BYTES, size - end));
+  const after = file.read(end, Math.min(EDGE_BYTES, size - end));
   const newline = after.indexOf(0x0a);
   const trail = newline < 0 ? after : after.subarray(0, newline);
   // Only the lines at the edges can be cut: the first three not blank (a name, its `=` alone, the value; blank lines
@@ -122,7 +125,7 @@ function onWholeCredentials(fd: number, offset: number, body: Buffer, size: numb
     cutsACredential(penultimate < 0 ? led : "", tail.toString("utf8"), trail.toString("utf8"));
   if (!cut) return { offset, body };
   const start = offset - lead.length;
-  return { offset: start, body: readRange(fd, start, end + trail.length - start) };
+  return { offset: start, body: file.read(start, end + trail.length - start) };
 }
 
 /**
@@ -133,7 +136,7 @@ function onWholeCredentials(fd: number, offset: number, body: Buffer, size: numb
  * (`offset` past `/var/li` reads `b/rta/...`), a piece at a time.
  */
 function onWholePlaces(
-  fd: number,
+  file: FileBytes,
   range: { offset: number; body: Buffer },
   size: number,
   shown: ((text: string) => string) | undefined,
@@ -145,9 +148,9 @@ function onWholePlaces(
   };
   let { offset } = range;
   let end = offset + range.body.length;
-  const before = readRange(fd, Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
+  const before = file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
   const lead = before.subarray(before.lastIndexOf(0x0a) + 1);
-  const after = readRange(fd, end, Math.min(EDGE_BYTES, size - end));
+  const after = file.read(end, Math.min(EDGE_BYTES, size - end));
   const newline = after.indexOf(0x0a);
   const trail = newline < 0 ? after : after.subarray(0, newline);
   const first = range.body.indexOf(0x0a);
@@ -157,7 +160,7 @@ function onWholePlaces(
   if (lead.length > 0 && changed(Buffer.concat([lead, head]))) offset -= lead.length;
   if (trail.length > 0 && changed(Buffer.concat([tail, trail]))) end += trail.length;
   if (offset === range.offset && end === range.offset + range.body.length) return range;
-  return { offset, body: readRange(fd, offset, end - offset) };
+  return { offset, body: file.read(offset, end - offset) };
 }
 
 /**
@@ -207,8 +210,8 @@ function endOfLines(body: Buffer, n: number): number {
  * The lines before byte `offset` that masking what follows depends on (see
  * LinesBefore), read from at most CONTEXT_BYTES back.
  */
-function linesBefore(fd: number, offset: number): string {
-  return linesIn(readRange(fd, Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES)));
+function linesBefore(file: FileBytes, offset: number): string {
+  return linesIn(file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES)));
 }
 
 /**
@@ -240,7 +243,7 @@ const CONTEXT_BYTES = 4 * LINE_CONTEXT_CHARS;
 async function readLines(
   signal: AbortSignal,
   sent: string,
-  fd: number,
+  file: FileBytes,
   size: number,
   from: number,
   count: number,
@@ -255,7 +258,7 @@ async function readLines(
   const before = new LinesBefore();
   const lines = () => (shown ? headShown(kept.join("\n"), before.text(), shown) : kept.join("\n"));
   while (pos < size) {
-    const chunk = readRange(fd, pos, Math.min(CHUNK, size - pos));
+    const chunk = file.read(pos, Math.min(CHUNK, size - pos));
     pos += chunk.length;
     const parts = (carry + chunk.toString("utf8")).split("\n");
     carry = parts.pop() ?? "";

@@ -1,12 +1,8 @@
 /** fs.rm: removes a file, or a directory with recursive, never following a link out of it nor emptying what the gate keeps below it. */
-import { rmdirSync, unlinkSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { object } from "../../core/result.ts";
-import type { WritePath } from "../../gate/pathGate.ts";
-import { inFd } from "../../gate/procFd.ts";
-import { removeTree } from "./fdio.ts";
 
 export const fsRm = define({
   name: "fs.rm",
@@ -21,16 +17,16 @@ export const fsRm = define({
   result: { shape: "object" },
   examples: [{ command: "rta fs rm build --recursive", note: "remove build and all in it" }],
   async run(args, ctx) {
-    const p = ctx.paths.path as WritePath;
+    const p = ctx.paths.path;
     if (!p.existing)
       throw new RtaError("fs.notfound", `${JSON.stringify(p.sent)} does not exist`, "fs.list shows what is there");
     if (!p.existing.isDirectory()) {
-      unlinkSync(inFd(p.parentFd, p.name));
+      p.remove();
       return object({ path: p.sent, removed: 1 });
     }
     if (!args.recursive) {
       try {
-        rmdirSync(inFd(p.parentFd, p.name));
+        p.remove();
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === "ENOTEMPTY" || code === "EEXIST") {
@@ -45,6 +41,6 @@ export const fsRm = define({
       return object({ path: p.sent, removed: 1 });
     }
     const pacer = new Pacer(ctx.signal, `removing ${JSON.stringify(p.sent)}`);
-    return object({ path: p.sent, removed: await removeTree(p.parentFd, p.name, p.sent, ctx.gate, pacer) });
+    return object({ path: p.sent, removed: await p.removeTree(pacer) });
   },
 });

@@ -1,8 +1,7 @@
 /** fs.stat: what a path is: type, size, mode, owner, times, links. */
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
-import type { ReadPath } from "../../gate/pathGate.ts";
-import { modeString, typeOf } from "./fdio.ts";
+import { modeString, typeOf } from "./entryKind.ts";
 
 export const fsStat = define({
   name: "fs.stat",
@@ -15,7 +14,7 @@ export const fsStat = define({
   result: { shape: "object", fields: [{ name: "size", doc: "size in bytes", unit: "bytes" }] },
   examples: [{ command: "rta fs stat README.md", note: "what README.md is" }],
   async run(_args, ctx) {
-    const p = ctx.paths.path as ReadPath;
+    const p = ctx.paths.path;
     const st = p.stat;
     return object({
       path: p.sent,

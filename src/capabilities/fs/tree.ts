@@ -2,8 +2,7 @@
 import { define } from "../../core/capability.ts";
 import { Pacer } from "../../core/pacer.ts";
 import type { TreeNode } from "../../core/result.ts";
-import type { ReadPath } from "../../gate/pathGate.ts";
-import { notDir, walk } from "./fdio.ts";
+import { notDir } from "./entryKind.ts";
 
 /** A tree is sent whole or not at all; past this many nodes it says so instead of growing. */
 const MAX_NODES = 5000;
@@ -21,30 +20,25 @@ export const fsTree = define({
   result: { shape: "tree" },
   examples: [{ command: "rta fs tree src --depth 2", note: "two levels of src" }],
   async run(args, ctx) {
-    const dir = ctx.paths.path as ReadPath;
-    if (!dir.stat.isDirectory()) throw notDir(dir.sent);
-    const root: TreeNode = { name: dir.sent || ".", children: [] };
+    const p = ctx.paths.path;
+    const dir = p.dir();
+    if (!dir) throw notDir(p.sent);
+    const root: TreeNode = { name: p.sent || ".", children: [] };
     const byRel = new Map<string, TreeNode>([["", root]]);
     let nodes = 0;
-    await walk(
-      dir.fd,
-      ctx.gate,
-      args.depth as number,
-      new Pacer(ctx.signal, `listing ${JSON.stringify(dir.sent)}`),
-      (e) => {
-        if (!args.hidden && e.name.startsWith(".")) return true;
-        const parent = byRel.get(e.rel.includes("/") ? e.rel.slice(0, e.rel.lastIndexOf("/")) : "");
-        if (!parent) return true; // under a hidden directory that was left out
-        if (++nodes > MAX_NODES) {
-          parent.children?.push({ name: `[more entries: past ${MAX_NODES} the tree stops; ask for less depth]` });
-          return false;
-        }
-        const node: TreeNode = e.stat.isDirectory() ? { name: `${e.name}/`, children: [] } : { name: e.name };
-        parent.children?.push(node);
-        if (e.stat.isDirectory()) byRel.set(e.rel, node);
-        return true;
-      },
-    );
+    await dir.walk(args.depth, new Pacer(ctx.signal, `listing ${JSON.stringify(p.sent)}`), (e) => {
+      if (!args.hidden && e.name.startsWith(".")) return true;
+      const parent = byRel.get(e.rel.includes("/") ? e.rel.slice(0, e.rel.lastIndexOf("/")) : "");
+      if (!parent) return true; // under a hidden directory that was left out
+      if (++nodes > MAX_NODES) {
+        parent.children?.push({ name: `[more entries: past ${MAX_NODES} the tree stops; ask for less depth]` });
+        return false;
+      }
+      const node: TreeNode = e.stat.isDirectory() ? { name: `${e.name}/`, children: [] } : { name: e.name };
+      parent.children?.push(node);
+      if (e.stat.isDirectory()) byRel.set(e.rel, node);
+      return true;
+    });
     return { type: "tree", root };
   },
 });

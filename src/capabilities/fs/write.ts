@@ -3,13 +3,11 @@
  * directory, synced, then renamed over the name. `append` writes the old
  * content and the new into the temporary file, so it is atomic too.
  */
-import { closeSync, constants, fstatSync, openSync, unlinkSync } from "node:fs";
+import type { WriteHandle } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { confirmMade, type WritePath } from "../../gate/pathGate.ts";
-import { inFd } from "../../gate/procFd.ts";
-import { atomicWrite, notFile, readRange } from "./fdio.ts";
+import { notFile } from "./entryKind.ts";
 
 /** What append will copy: a larger file is appended to by a tool made for it, not rewritten whole. */
 const APPEND_MAX_BYTES = 64 * 1024 * 1024;
@@ -33,9 +31,9 @@ export const fsWrite = define({
   result: { shape: "object", fields: [{ name: "bytes", doc: "the file's size now", unit: "bytes" }] },
   examples: [{ command: 'rta fs write notes/todo.md --content "- ship it" --mode append', note: "append a line" }],
   async run(args, ctx) {
-    const p = ctx.paths.path as WritePath;
-    const content = Buffer.from(String(args.content));
-    const mode = args.mode as "create" | "overwrite" | "append";
+    const p = ctx.paths.path;
+    const content = Buffer.from(args.content);
+    const mode = args.mode;
     if (p.existing && mode === "create") {
       throw new RtaError(
         "fs.exists",
@@ -52,29 +50,24 @@ export const fsWrite = define({
       fileMode = p.existing.mode & 0o777;
       if (mode === "append") data = Buffer.concat([readExisting(p), content]);
     }
-    atomicWrite(p.parentFd, p.name, data, fileMode);
-    confirmMade(ctx.gate, p, () => unlinkSync(inFd(p.parentFd, p.name)));
+    p.replace(data, fileMode);
     return object({ path: p.sent, mode, bytes: data.length, created: p.existing === null });
   },
 });
 
-function readExisting(p: WritePath): Buffer {
-  // Opened again by name: it must still be the file the gate checked, and never block (a FIFO swapped in).
-  const fd = openSync(inFd(p.parentFd, p.name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+/** The file there now, whole, for append: the same file the gate saw (core.path.symlink else), and not too large. */
+function readExisting(p: WriteHandle): Buffer {
+  const file = p.openExisting();
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.dev !== p.existing?.dev || st.ino !== p.existing?.ino)
-      throw new RtaError("core.path.symlink", `${JSON.stringify(p.sent)} changed while it was opened`, "try again");
-    const size = st.size;
-    if (size > APPEND_MAX_BYTES) {
+    if (file.size > APPEND_MAX_BYTES) {
       throw new RtaError(
         "fs.notfile",
         `${JSON.stringify(p.sent)} is too large to append to atomically (over 64 MiB)`,
         "write a new file instead",
       );
     }
-    return readRange(fd, 0, size);
+    return file.read(0, file.size);
   } finally {
-    closeSync(fd);
+    file.close();
   }
 }

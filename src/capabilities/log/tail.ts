@@ -5,13 +5,13 @@
  * (core/pattern) in a line's first 4,096 characters; the read gives way
  * between lines and stops when the call is cancelled.
  */
+import type { FileBytes } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { compileLiteral, type TextMatcher } from "../../core/pattern.ts";
 import { keyArmourIn, LinesBefore, MASK } from "../../core/secrets.ts";
-import type { ReadPath } from "../../gate/pathGate.ts";
-import { looksBinary, notFile, readRange } from "../fs/fdio.ts";
+import { looksBinary, notFile } from "../fs/entryKind.ts";
 
 const CHUNK = 64 * 1024;
 /** How far back a filtered tail reads before it settles for what it found. */
@@ -41,20 +41,20 @@ export const logTail = define({
   },
   examples: [{ command: "rta log tail /var/log/dpkg.log --lines 20", note: "the last 20 lines" }],
   async run(args, ctx) {
-    const p = ctx.paths.path as ReadPath;
+    const p = ctx.paths.path;
     if (!p.stat.isFile()) throw notFile(p.sent);
     const size = p.stat.size;
-    if (size > 0 && looksBinary(readRange(p.fd, Math.max(0, size - 8192), Math.min(8192, size)))) {
+    if (size > 0 && looksBinary(p.read(Math.max(0, size - 8192), Math.min(8192, size)))) {
       throw new RtaError(
         "fs.binary",
         `${JSON.stringify(p.sent)} holds binary data`,
         "journald and wtmp logs are binary: read them with their own tools",
       );
     }
-    const filter = args.filter === undefined ? undefined : compileLiteral("filter", String(args.filter));
+    const filter = args.filter === undefined ? undefined : compileLiteral("filter", args.filter);
     const pacer = new Pacer(ctx.signal, `reading ${JSON.stringify(p.sent)}`);
-    const found = await lastLines(p.fd, size, args.lines as number, filter, pacer, ctx.shown);
-    const out = ctx.rows(["line", "text"], "log");
+    const found = await lastLines(p, size, args.lines, filter, pacer, ctx.shown);
+    const out = ctx.rows(undefined, "log");
     for (const row of found.reverse()) out.add(row);
     return out.finish();
   },
@@ -69,7 +69,7 @@ export const logTail = define({
  * before it are read (see ShownBackwards).
  */
 async function lastLines(
-  fd: number,
+  file: FileBytes,
   size: number,
   want: number,
   filter: TextMatcher | undefined,
@@ -103,7 +103,7 @@ async function lastLines(
   while (pos > 0 && more() && size - pos < SCAN_BYTES) {
     if (pacer.due()) await pacer.pause();
     const start = Math.max(0, pos - CHUNK);
-    const chunk = readRange(fd, start, pos - start);
+    const chunk = file.read(start, pos - start);
     pos = start;
     const lastNl = chunk.lastIndexOf(0x0a);
     if (lastNl === -1) {

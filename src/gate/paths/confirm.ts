@@ -1,58 +1,36 @@
 /**
- * The rules of what the path gate withholds, asked at each step of a walk
- * (pathGate.ts): what an opened descriptor may be, where a write may land,
- * and what a missing parent may be made as. rta's own places (ownPlaces.ts),
- * the kernel's trees, other rta data dirs and git dirs (gitDirs.ts) are
- * refused here, each with a core.path.* code, message and hint.
+ * The checks at each step of a walk (open.ts): what an opened descriptor may
+ * be, where a write may land, and what a missing parent may be made as.
+ * rta's own places (ownPlaces.ts), the kernel's trees, other rta data dirs
+ * and git dirs (gitDirs.ts) are refused here, by the rules of rules.ts, each
+ * with a core.path.* code, message and hint.
  */
 import { fstatSync, readlinkSync } from "node:fs";
 import { resolve } from "node:path";
-import { RtaError } from "../core/errors.ts";
-import { isGitDirEntry, wouldBecomeGitDir } from "./gitDirs.ts";
+import type { PathIntent } from "../../core/access.ts";
+import { isGitDir, isGitDirEntry, isGitMark, wouldBecomeGitDir } from "./gitDirs.ts";
 import {
   isDataDirMark,
   isDataDirShaped,
   isInside,
   isKernelFs,
-  isPlace,
   isPlaceAt,
   isStepAt,
   isUnder,
   type OwnPlaces,
   touchesPlace,
 } from "./ownPlaces.ts";
-import type { PathIntent } from "./pathGate.ts";
 import { inFd } from "./procFd.ts";
-
-export interface GateRules {
-  /**
-   * rta's own places as configured (data dir, config dir, identity file, and
-   * git's config beside a home): withheld wherever they resolve when a path
-   * is opened, with the way to them
-   */
-  withheld: string[];
-  /** a regular file with more than one hard link may be opened */
-  hardlinks: boolean;
-  /** git dirs (.git, and any dir holding what a git dir holds) are not written, nor their credential files read */
-  git: boolean;
-  /** the kernel's own trees (/proc, /sys) are withheld */
-  system: boolean;
-}
-
-/** A path refused: the code names why, the message names the path as the agent sent it and nothing of rta's layout. */
-export function pathError(
-  c: "outside" | "symlink" | "hardlink" | "withheld" | "unreadable" | "invalid",
-  sent: string,
-  message: string,
-  hint: string,
-): RtaError {
-  return new RtaError(`core.path.${c}`, `${JSON.stringify(sent)} ${message}`, hint);
-}
-
-export const ROOT_HINT = "name something inside it";
-
-export const OUTSIDE_HINT =
-  "paths are confined to the roots the server was started with; ask the person running rta to add a root";
+import {
+  type GateRules,
+  gitWithheld,
+  keepsStores,
+  OUTSIDE_HINT,
+  pathError,
+  placeWithheld,
+  ROOT_HINT,
+  withheld,
+} from "./rules.ts";
 
 /** What one open is about, handed down the walk. */
 export interface Walk {
@@ -71,34 +49,11 @@ export interface Walk {
   rootInGit: () => boolean;
 }
 
-export function placeWithheld(sent: string): RtaError {
-  return pathError(
-    "withheld",
-    sent,
-    "is withheld from agents, or holds or leads to something that is",
-    "it is not a place an agent's call may write, move or remove",
-  );
-}
-
-export function gitWithheld(sent: string): RtaError {
-  return pathError(
-    "withheld",
-    sent,
-    "is in a git directory, or would make one, which is never written",
-    "work on the files of the repository, not its internals",
-  );
-}
-
 /** What the kernel says an opened descriptor is must lie under the root and outside rta's own places. */
 export function confirmOpened(at: Walk, fd: number): void {
   const real = readlinkSync(inFd(fd));
   if (!isUnder(real, at.rootReal)) throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-  if (
-    isInside(real, at.own) ||
-    isPlace(fstatSync(fd), at.own) ||
-    (at.rules.system && isKernelFs(inFd(fd))) ||
-    (keepsStores(at.rules) && isDataDirShaped(inFd(fd)))
-  ) {
+  if (withheld(at.rules, at.own, real, fd)) {
     throw pathError(
       "withheld",
       at.sent,
@@ -169,17 +124,21 @@ export function confirmPlace(at: Walk, parentFd: number, name: string): void {
     throw placeWithheld(at.sent);
 }
 
-/** Whether a real path is one a walk should skip: one of rta's places, another rta data dir, or the kernel's own. */
-export function withheldBy(rules: GateRules, own: OwnPlaces, real: string): boolean {
-  return (
-    isInside(real, own) ||
-    isPlaceAt(real, own) ||
-    (rules.system && isKernelFs(real)) ||
-    (keepsStores(rules) && isDataDirShaped(real))
-  );
-}
-
-/** Whether rta's stores are kept from this gate's callers (an agent's); a person's gate keeps nothing. */
-function keepsStores(rules: GateRules): boolean {
-  return rules.withheld.length > 0;
+/**
+ * After a write made a new entry `name` in the directory `parentFd`: whether
+ * it made its directory a git dir, and if so, undo it and refuse. The gate
+ * asked before the write (wouldBecomeGitDir), but two servers on one root can
+ * each add one of the entries that make a git dir while neither sees the
+ * other's, and an agent that plants a config first then owns the git dir they
+ * make. Whichever entry is made last sees the others once it is made, so
+ * asking again after the make closes that. `undo` takes back what the write did.
+ */
+export function undoIfGitDir(parentFd: number, name: string, sent: string, undo: () => void): void {
+  if (!isGitMark(name) || !isGitDir(inFd(parentFd))) return;
+  try {
+    undo();
+  } catch {
+    // changed again meanwhile: what is there now is asked about by the next write that touches it
+  }
+  throw gitWithheld(sent);
 }

@@ -21,8 +21,8 @@
  */
 import { lstatSync, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { RECORD_KEY_FILE } from "../record/key.ts";
-import { GATE_STORE_FILE } from "./gateStore.ts";
+import { RECORD_KEY_FILE } from "../../record/key.ts";
+import { GATE_STORE_FILE } from "../gateStore.ts";
 import { holds } from "./procFd.ts";
 
 /** The most links one lookup passes through, as the kernel's own limit; past it, a loop. */
@@ -123,6 +123,7 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
   return { inside: [...inside], way: [...way], ids, steps };
 }
 
+/** A file's identity, `dev:ino`, whatever path it was reached by. */
 export function idOf(st: Stats): string {
   return `${st.dev}:${st.ino}`;
 }

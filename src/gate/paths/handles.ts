@@ -1,0 +1,286 @@
+/**
+ * The handles a capability is given (core/access.ts), on what the walk
+ * (open.ts) opened. Every name is looked up inside an opened directory
+ * through `/proc/self/fd/<fd>/<name>` with O_NOFOLLOW, so nothing here opens a
+ * path string from a root again, follows a link, or leaves the directory it
+ * was handed. What the gate withholds is asked of rules.ts and left out or
+ * refused here, so a capability never asks. A removal goes through
+ * removal.ts.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  rmdirSync,
+  type Stats,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import type { DirEntry, DirHandle, ExistingFile, ReadHandle, WalkEntry, WriteHandle } from "../../core/access.ts";
+import type { Pacer } from "../../core/pacer.ts";
+import { undoIfGitDir } from "./confirm.ts";
+import { inFd } from "./procFd.ts";
+import { removeTree } from "./removal.ts";
+import { changed, type Keeper, walkedFileWithheld, withheld } from "./rules.ts";
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL } = constants;
+
+/** Reads up to `length` bytes of an opened file from `offset`; fewer at its end. Refuses nothing. */
+export function readRange(fd: number, offset: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
+/** An opened file handed to a capability to read, and closed by whoever opened it. */
+class OpenedFd implements ExistingFile {
+  constructor(
+    readonly fd: number,
+    readonly size: number,
+  ) {}
+
+  read(offset: number, length: number): Buffer {
+    return readRange(this.fd, offset, length);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** A path opened for reading; when it is a directory, the same value lists and walks it. */
+export class ReadPath implements ReadHandle, DirHandle {
+  readonly intent = "read";
+  /** the directory's real path, once asked */
+  private real: string | undefined;
+
+  constructor(
+    /** as the caller sent it (a person's is set back to what they typed) */
+    public sent: string,
+    readonly rel: string,
+    readonly fd: number,
+    readonly stat: Stats,
+    readonly root: string,
+    private readonly keeper: Keeper,
+  ) {}
+
+  read(offset: number, length: number): Buffer {
+    return readRange(this.fd, offset, length);
+  }
+
+  dir(): DirHandle | undefined {
+    return this.stat.isDirectory() ? this : undefined;
+  }
+
+  names(): string[] {
+    return readdirSync(inFd(this.fd)).sort();
+  }
+
+  entry(name: string): DirEntry | undefined {
+    let stat: Stats;
+    try {
+      stat = lstatSync(inFd(this.fd, name));
+    } catch {
+      return undefined; // gone while we looked
+    }
+    if (stat.isDirectory()) {
+      this.real ??= readlinkSync(inFd(this.fd));
+      // rta's own dirs are passed by, as a walk passes them
+      if (withheld(this.keeper.rules, this.keeper.own(), `${this.real === "/" ? "" : this.real}/${name}`)) return;
+    }
+    return { name, stat };
+  }
+
+  async walk(
+    maxDepth: number,
+    pacer: Pacer,
+    visit: (e: WalkEntry) => boolean | undefined | Promise<boolean | undefined>,
+  ): Promise<void> {
+    const keeper = this.keeper;
+    const go = async (fd: number, prefix: string, depth: number): Promise<boolean> => {
+      for (const name of readdirSync(inFd(fd)).sort()) {
+        if (pacer.due()) await pacer.pause();
+        let stat: Stats;
+        try {
+          stat = lstatSync(inFd(fd, name));
+        } catch {
+          continue; // gone while we looked
+        }
+        const rel = prefix ? `${prefix}/${name}` : name;
+        const entry = new Walked(rel, name, stat, depth, fd, keeper);
+        if (stat.isDirectory()) {
+          const child = openChild(fd, name, true, keeper);
+          if (child === undefined) continue; // withheld, or not ours to list
+          try {
+            if ((await visit(entry)) === false) return false;
+            if (depth < maxDepth && !(await go(child, rel, depth + 1))) return false;
+          } finally {
+            closeSync(child);
+          }
+        } else if ((await visit(entry)) === false) return false;
+      }
+      return true;
+    };
+    await pacer.pause(); // a call cancelled as soon as it was sent stops here
+    await go(this.fd, "", 1);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** An entry a walk came to; its directory stays open while the visitor runs. */
+class Walked implements WalkEntry {
+  constructor(
+    readonly rel: string,
+    readonly name: string,
+    readonly stat: Stats,
+    readonly depth: number,
+    private readonly dirFd: number,
+    private readonly keeper: Keeper,
+  ) {}
+
+  openFile(): OpenedFd | undefined {
+    const fd = openChild(this.dirFd, this.name, false, this.keeper);
+    return fd === undefined ? undefined : new OpenedFd(fd, this.stat.size);
+  }
+}
+
+/**
+ * Opens a child of an opened directory for a walk: a directory without
+ * following a link, and only where the gate's rules let it be read. Returns
+ * undefined for what the walk should pass by.
+ */
+function openChild(dirFd: number, name: string, dir: boolean, keeper: Keeper): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(inFd(dirFd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (dir ? O_DIRECTORY : 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const real = readlinkSync(inFd(fd));
+    const st = fstatSync(fd);
+    const kept = dir
+      ? withheld(keeper.rules, keeper.own(), real)
+      : walkedFileWithheld(keeper.rules, keeper.own(), dirFd, real, st);
+    if (kept) {
+      closeSync(fd);
+      return undefined;
+    }
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+  return fd;
+}
+
+/** A path to write: its parent directory opened (O_PATH), and the name in it. */
+export class WritePath implements WriteHandle {
+  readonly intent = "write";
+
+  constructor(
+    public sent: string,
+    readonly rel: string,
+    readonly parentFd: number,
+    readonly name: string,
+    readonly existing: Stats | null,
+    readonly root: string,
+    private readonly keeper: Keeper,
+  ) {}
+
+  /** The name, looked up in the opened parent. */
+  private get here(): string {
+    return inFd(this.parentFd, this.name);
+  }
+
+  replace(data: Uint8Array, mode: number): void {
+    atomicWrite(this.parentFd, this.name, data, mode);
+    this.confirmMade(() => unlinkSync(this.here));
+  }
+
+  openExisting(): OpenedFd {
+    // Opened again by name: it must still be the file the gate checked, and never block (a FIFO swapped in).
+    const fd = openSync(this.here, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.dev !== this.existing?.dev || st.ino !== this.existing?.ino) {
+      closeSync(fd);
+      throw changed(this.sent);
+    }
+    return new OpenedFd(fd, st.size);
+  }
+
+  mkdir(): void {
+    mkdirSync(this.here, 0o755);
+    this.confirmMade(() => rmdirSync(this.here));
+  }
+
+  remove(): void {
+    if (this.existing?.isDirectory()) rmdirSync(this.here);
+    else unlinkSync(this.here);
+  }
+
+  removeTree(pacer: Pacer): Promise<number> {
+    return removeTree(this.parentFd, this.name, this.sent, this.keeper, pacer);
+  }
+
+  moveTo(to: WriteHandle): void {
+    if (!(to instanceof WritePath)) throw new Error("a move's destination is a handle the gate opened");
+    renameSync(this.here, to.here);
+    to.confirmMade(() => renameSync(to.here, this.here));
+  }
+
+  /** A write that made a new entry takes it back and refuses when the entry made its directory a git dir. */
+  private confirmMade(undo: () => void): void {
+    if (this.keeper.rules.git && this.existing === null) undoIfGitDir(this.parentFd, this.name, this.sent, undo);
+  }
+
+  close(): void {
+    closeSync(this.parentFd);
+  }
+}
+
+/**
+ * Replaces (or creates) `name` in an opened directory with `data`, whole or
+ * not at all: a temporary file in the same directory, synced, then renamed
+ * over the name. A link at the name is replaced, never written through.
+ */
+function atomicWrite(parentFd: number, name: string, data: Uint8Array, mode: number): void {
+  // a name is at most 255 bytes: the temporary one keeps a prefix of it short enough, counted in bytes
+  const temp = `.${Buffer.from(name).subarray(0, 200).toString("utf8")}.rta-${randomBytes(4).toString("hex")}.tmp`;
+  const fd = openSync(inFd(parentFd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  try {
+    let off = 0;
+    while (off < data.length) off += writeSync(fd, data, off);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkSync(inFd(parentFd, temp));
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    renameSync(inFd(parentFd, temp), inFd(parentFd, name));
+  } catch (err) {
+    unlinkSync(inFd(parentFd, temp));
+    throw err;
+  }
+}
+
+/** What an open hands back: a handle of either intent, closed by whoever asked for it. */
+export type OpenedPath = ReadPath | WritePath;

@@ -1,0 +1,99 @@
+/**
+ * The path gate: the roots (roots.ts) with the rules of what is withheld
+ * under them (rules.ts). It opens a path a call sent from its root, by the
+ * walk in open.ts, and hands back a handle (handles.ts); a call's view of it
+ * is stage.ts. See open.ts for how a path is opened and what is refused.
+ */
+import { closeSync, readlinkSync } from "node:fs";
+import type { OpenOptions, PathIntent } from "../../core/access.ts";
+import { confirmOpened, type Walk } from "./confirm.ts";
+import { underGitDir } from "./gitDirs.ts";
+import type { OpenedPath } from "./handles.ts";
+import { walk } from "./open.ts";
+import { type OwnPlaces, ownPlacesNow, wayTo } from "./ownPlaces.ts";
+import { inFd } from "./procFd.ts";
+import { Roots } from "./roots.ts";
+import { type GateRules, gitWithheld, type Keeper, pathError, withheld } from "./rules.ts";
+
+/** PATH_MAX on Linux; a longer path is no path. */
+const MAX_PATH_BYTES = 4096;
+
+export class PathGate extends Roots implements Keeper {
+  /** `roots` as Roots takes them; `rules` say what is withheld under them. */
+  constructor(
+    roots: string[],
+    readonly rules: GateRules,
+    pins?: Map<string, string>,
+  ) {
+    super(roots, pins);
+  }
+
+  /**
+   * Opens `sent` under a root for `intent`. A relative path starts at the
+   * first root; an absolute one must fall under one of them. The handle asks
+   * `keeper` what it withholds as it is used (a call's view, which looks at
+   * rta's places once); the caller closes it (see closeGated).
+   */
+  open(sent: string, intent: PathIntent, options: OpenOptions = {}, keeper: Keeper = this): OpenedPath {
+    refuseMalformed(sent);
+    const { root, parts } = this.pick(sent);
+    const rootFd = this.openRoot(sent, root);
+    let at: Walk;
+    try {
+      at = this.walkFrom(sent, intent, root, rootFd);
+    } catch (err) {
+      closeSync(rootFd);
+      throw err;
+    }
+    return walk(at, rootFd, keeper, parts, options.makeParents === true);
+  }
+
+  /** rta's own places and the way to them, as they stand now. */
+  own(): OwnPlaces {
+    return ownPlacesNow(this.rules.withheld, this.rules.system);
+  }
+
+  /** Whether a real path is one a walk should skip (see rules.ts withheld). */
+  isWithheld(real: string): boolean {
+    return withheld(this.rules, this.own(), real);
+  }
+
+  /** What one open is about, from its opened root, which must itself be one the rules let this open start at. */
+  private walkFrom(sent: string, intent: PathIntent, root: string, rootFd: number): Walk {
+    const rootReal = readlinkSync(inFd(rootFd));
+    let aboveRoot: boolean | undefined;
+    let rootWay: string[] | undefined;
+    const at: Walk = {
+      sent,
+      intent,
+      root,
+      rootReal,
+      rules: this.rules,
+      own: this.own(),
+      rootWay: () => {
+        rootWay ??= this.roots.flatMap(wayTo);
+        return rootWay;
+      },
+      rootInGit: () => {
+        aboveRoot ??= underGitDir(rootReal);
+        return aboveRoot;
+      },
+    };
+    confirmOpened(at, rootFd);
+    if (intent === "write" && this.rules.git && at.rootInGit()) throw gitWithheld(sent);
+    return at;
+  }
+}
+
+/** A path no file system takes: a NUL byte in it, or longer than PATH_MAX. */
+function refuseMalformed(sent: string): void {
+  if (sent.includes("\0"))
+    throw pathError("invalid", sent.replaceAll("\0", "\\0"), "holds a NUL byte", "send the path without it");
+  if (Buffer.byteLength(sent) > MAX_PATH_BYTES)
+    throw pathError(
+      "invalid",
+      `${sent.slice(0, 40)}...`,
+      `is longer than ${MAX_PATH_BYTES} bytes`,
+      "send a shorter path",
+    );
+}

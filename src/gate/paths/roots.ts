@@ -1,0 +1,125 @@
+/**
+ * The roots a path gate serves: which one a sent path falls under, each
+ * opened by its path at each call and pinned to the directory it was when
+ * first opened, and whether each can be read now (the server's banner and
+ * `rta doctor` name one that cannot, with the fix). A path outside every root
+ * is refused as core.path.outside; under an unreadable or replaced root, as
+ * core.path.unreadable.
+ */
+import { closeSync, constants, fstatSync, openSync, realpathSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { idOf, isUnder } from "./ownPlaces.ts";
+import { OUTSIDE_HINT, pathError } from "./rules.ts";
+
+const { O_RDONLY, O_DIRECTORY } = constants;
+
+export interface RootStatus {
+  path: string;
+  readable: boolean;
+  /** why not, with the fix */
+  problem?: string;
+}
+
+export class Roots {
+  readonly roots: string[];
+
+  /**
+   * `roots` are absolute; the first is where relative paths start. `pins`
+   * holds each root's device and inode as first opened (shared by the gates
+   * made from this one): a root is opened by its path at each call, and a
+   * path another server's agent can reach (this root inside its root) may
+   * since have been replaced by a link to a directory outside every root.
+   * What is there then is refused, until a restart serves it as the root.
+   */
+  constructor(
+    roots: string[],
+    readonly pins: Map<string, string> = new Map(),
+  ) {
+    this.roots = roots.map((r) => resolve(r));
+  }
+
+  /** Whether each root can be read now: an unreadable one is refused until it can be. */
+  status(): RootStatus[] {
+    return this.roots.map((path) => {
+      try {
+        const fd = openSync(path, O_RDONLY | O_DIRECTORY);
+        try {
+          if (!this.pinned(path, fd))
+            return { path, readable: false, problem: "it was replaced since the server started; restart the server" };
+        } finally {
+          closeSync(fd);
+        }
+        return { path, readable: true };
+      } catch (err) {
+        return { path, readable: false, problem: problemOf((err as NodeJS.ErrnoException).code) };
+      }
+    });
+  }
+
+  /** The root `sent` falls under, and its components below that root; refuses a path outside every root. */
+  protected pick(sent: string): { root: string; parts: string[] } {
+    if (!isAbsolute(sent)) {
+      if (this.roots.length === 0) throw pathError("outside", sent, "is outside the roots", OUTSIDE_HINT);
+      return { root: this.roots[0] as string, parts: sent.split("/") };
+    }
+    const clean = sent.replace(/\/+/g, "/");
+    for (const root of this.roots) {
+      for (const base of rootNames(root)) {
+        if (isUnder(clean, base)) return { root, parts: clean.slice(base === "/" ? 1 : base.length).split("/") };
+      }
+    }
+    throw pathError("outside", sent, "is outside the roots", OUTSIDE_HINT);
+  }
+
+  /** Opens `root` for a walk to `sent`; refuses one that cannot be read, or was replaced since first opened. */
+  protected openRoot(sent: string, root: string): number {
+    let rootFd: number;
+    try {
+      rootFd = openSync(root, O_RDONLY | O_DIRECTORY);
+    } catch {
+      throw pathError(
+        "unreadable",
+        sent,
+        "lies under a root the server cannot read",
+        "the person running rta can see why in the server's banner, and fix it",
+      );
+    }
+    if (!this.pinned(root, rootFd)) {
+      closeSync(rootFd);
+      throw pathError(
+        "unreadable",
+        sent,
+        "lies under a root that was replaced since the server started",
+        "the person running rta can restart the server to serve what is there now",
+      );
+    }
+    return rootFd;
+  }
+
+  /** Whether an opened root is the directory it was when first opened (which pins it). */
+  private pinned(root: string, fd: number): boolean {
+    const id = idOf(fstatSync(fd));
+    const was = this.pins.get(root);
+    if (was === undefined) this.pins.set(root, id);
+    return was === undefined || was === id;
+  }
+}
+
+/** Why a root cannot be opened, with the fix, by the error the open got. */
+function problemOf(code: string | undefined): string {
+  if (code === "ENOENT") return "it does not exist; create it or drop that --root";
+  if (code === "ENOTDIR") return "it is not a directory; give a directory to --root";
+  if (code === "EPERM")
+    return "the operating system keeps it from the program that started the server; grant that program access to the folder (on macOS: Privacy & Security, Files and Folders)";
+  return "it cannot be listed (its mode lets it be searched but not read); give it read permission, e.g. chmod u+r";
+}
+
+/** A root by the name it was given and by its real path, so an absolute path may use either. */
+function rootNames(root: string): string[] {
+  try {
+    const real = realpathSync(root);
+    return real === root ? [root] : [root, real];
+  } catch {
+    return [root];
+  }
+}
