@@ -245,9 +245,13 @@ export class WritePath implements WriteHandle {
     to.confirmMade(() => renameSync(to.here, this.here));
   }
 
-  /** A write that made a new entry takes it back and refuses when the entry made its directory a git dir. */
+  /**
+   * A write takes back what it put at the name and refuses when that made its directory a git dir. Asked
+   * whether or not the name was there when the gate looked: another server may have taken that mark away
+   * and made the one missing since, so the one put back is the last.
+   */
   private confirmMade(undo: () => void): void {
-    if (this.keeper.rules.git && this.existing === null) undoIfGitDir(this.parentFd, this.name, this.sent, undo);
+    if (this.keeper.rules.git) undoIfGitDir(this.parentFd, this.name, this.sent, undo);
   }
 
   close(): void {
