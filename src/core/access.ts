@@ -77,7 +77,7 @@ export interface WalkEntry extends DirEntry {
 export interface DirHandle {
   /** every name in it, sorted, not looked at: cheap to count past what is shown */
   names(): string[];
-  /** the entry of that name, looked at; undefined when it is gone or withheld */
+  /** the entry of that name, looked at; undefined when it is gone or withheld, or no one name in it (`..`, `a/b`) */
   entry(name: string): DirEntry | undefined;
   /**
    * Visits everything under it, depth first in name order, to `maxDepth` (1:
