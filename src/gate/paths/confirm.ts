@@ -50,9 +50,23 @@ export interface Walk {
   rootInGit: () => boolean;
 }
 
-/** What the kernel says an opened descriptor is must lie under the root and outside rta's own places. */
+/**
+ * What the kernel says an opened descriptor is must lie under the root and outside rta's own places; refuses
+ * core.path.outside, core.path.withheld, and core.path.invalid where the kernel cannot name it (past PATH_MAX).
+ */
 export function confirmOpened(at: Walk, fd: number): void {
-  const real = readlinkSync(inFd(fd));
+  let real: string;
+  try {
+    real = readlinkSync(inFd(fd));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENAMETOOLONG") throw err;
+    throw pathError(
+      "invalid",
+      at.sent,
+      "lies deeper than the system can name",
+      "send a path to something nearer its root",
+    );
+  }
   if (!isUnder(real, at.rootReal)) throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
   if (withheld(at.rules, at.own, real, fd)) {
     throw pathError(
