@@ -107,13 +107,19 @@ export interface WriteHandle {
   /** what is there now, not followed if it is a link; null when nothing is */
   readonly existing: Stats | null;
   readonly root: string;
-  /** Replaces (or creates) the name with `data`, whole or not at all; a link at the name is replaced, never written through. */
+  /**
+   * Replaces (or creates) the name with `data`, whole or not at all; a link at the name is replaced, never
+   * written through. Refuses `core.path.symlink` when a directory is at the name now.
+   */
   replace(data: Uint8Array, mode: number): void;
   /** The file at the name, opened again; refuses `core.path.symlink` when it is no longer the regular file the gate saw. */
   openExisting(): ExistingFile;
-  /** Makes a directory at the name; the OS error (EEXIST) passes through. */
+  /** Makes a directory at the name; refuses `core.path.symlink` when something was made there since the gate looked. */
   mkdir(): void;
-  /** Removes what is at the name: a file or link, or an empty directory; the OS error (ENOTEMPTY) passes through. */
+  /**
+   * Removes what is at the name: a file or link, or an empty directory; the OS error (ENOTEMPTY) passes
+   * through, and `core.path.symlink` refuses what is no longer the kind of entry the gate saw.
+   */
   remove(): void;
   /**
    * Removes the directory at the name and all in it, never following a link;

@@ -222,13 +222,13 @@ export class WritePath implements WriteHandle {
   }
 
   replace(data: Uint8Array, mode: number): void {
-    atomicWrite(this.parentFd, this.name, data, mode);
+    this.asSeen(["EISDIR"], () => atomicWrite(this.parentFd, this.name, data, mode));
     this.confirmMade(() => unlinkSync(this.here));
   }
 
   openExisting(): OpenedFd {
     // Opened again by name: it must still be the file the gate checked, and never block (a FIFO swapped in).
-    const fd = openSync(this.here, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    const fd = this.asSeen(["ELOOP", "ENOENT", "ENXIO"], () => openSync(this.here, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
     const st = fstatSync(fd);
     if (!st.isFile() || st.dev !== this.existing?.dev || st.ino !== this.existing?.ino) {
       closeSync(fd);
@@ -238,13 +238,15 @@ export class WritePath implements WriteHandle {
   }
 
   mkdir(): void {
-    mkdirSync(this.here, 0o755);
+    this.asSeen(["EEXIST"], () => mkdirSync(this.here, 0o755));
     this.confirmMade(() => rmdirSync(this.here));
   }
 
   remove(): void {
-    if (this.existing?.isDirectory()) rmdirSync(this.here);
-    else unlinkSync(this.here);
+    this.asSeen(["EISDIR", "ENOTDIR", "ENOENT"], () => {
+      if (this.existing?.isDirectory()) rmdirSync(this.here);
+      else unlinkSync(this.here);
+    });
   }
 
   removeTree(pacer: Pacer): Promise<number> {
@@ -255,6 +257,16 @@ export class WritePath implements WriteHandle {
     if (!(to instanceof WritePath)) throw new Error("a move's destination is a handle the gate opened");
     renameSync(this.here, to.here);
     to.confirmMade(() => renameSync(to.here, this.here));
+  }
+
+  /** Runs `op` on the name; one of `codes` from the OS says it is no longer what the gate saw, and is refused so. */
+  private asSeen<T>(codes: readonly string[], op: () => T): T {
+    try {
+      return op();
+    } catch (err) {
+      if (codes.includes((err as NodeJS.ErrnoException).code ?? "")) throw changed(this.sent);
+      throw err;
+    }
   }
 
   /**
