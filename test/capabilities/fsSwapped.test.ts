@@ -7,7 +7,7 @@
  * written between the gate and the capability, and the sink swaps then.
  */
 import { beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
@@ -76,6 +76,26 @@ describe("a file swapped meanwhile", () => {
       mkdirSync(at("g"));
     };
     expect(await call("fs_rm", { path: "g" })).toBe("core.path.symlink");
+  });
+});
+
+describe("a file swapped meanwhile for a FIFO a writer waits on", () => {
+  /** Where the kernel has a process wait: a writer opening a FIFO no one reads waits for its partner. */
+  const waitsIn = (pid: number) => readFileSync(`/proc/${pid}/wchan`, "utf8");
+
+  test("fs.write append refuses it without opening it: the writer still waits", async () => {
+    writeFileSync(at("f"), "as the gate saw it\n");
+    expect(Bun.spawnSync(["mkfifo", at("pipe")]).exitCode).toBe(0);
+    const writer = Bun.spawn(["sh", "-c", `echo hi > ${at("pipe")}`], { stdio: ["ignore", "ignore", "ignore"] });
+    try {
+      while (waitsIn(writer.pid) !== "wait_for_partner") await Bun.sleep(5);
+      meanwhile = () => renameSync(at("pipe"), at("f"));
+      expect(await call("fs_write", { path: "f", content: "x", mode: "append" })).toBe("core.path.symlink");
+      // opened for reading, the FIFO would have let it go: woken, it waits there no more
+      expect(waitsIn(writer.pid)).toBe("wait_for_partner");
+    } finally {
+      writer.kill();
+    }
   });
 });
 

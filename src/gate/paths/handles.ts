@@ -26,7 +26,7 @@ import type { DirEntry, DirHandle, ExistingFile, ReadHandle, WalkEntry, WriteHan
 import type { Pacer } from "../../core/pacer.ts";
 import { atomicWrite } from "./atomicWrite.ts";
 import { undoIfGitDir } from "./confirm.ts";
-import { inFd } from "./procFd.ts";
+import { inFd, O_PATH } from "./procFd.ts";
 import { removeTree } from "./removal.ts";
 import { changed, type Keeper, walkedFileWithheld, withheld } from "./rules.ts";
 
@@ -227,14 +227,16 @@ export class WritePath implements WriteHandle {
   }
 
   openExisting(): OpenedFd {
-    // Opened again by name: it must still be the file the gate checked, and never block (a FIFO swapped in).
-    const fd = this.asSeen(["ELOOP", "ENOENT", "ENXIO"], () => openSync(this.here, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.dev !== this.existing?.dev || st.ino !== this.existing?.ino) {
-      closeSync(fd);
-      throw changed(this.sent);
+    // Looked up by name again, as a name only: it must still be the file the gate checked before it is opened
+    // for reading, since opening what was swapped in has effects of its own (a FIFO's writer let go, a device's).
+    const at = this.asSeen(["ENOENT"], () => openSync(this.here, O_PATH | O_NOFOLLOW));
+    try {
+      const st = fstatSync(at);
+      if (!st.isFile() || st.dev !== this.existing?.dev || st.ino !== this.existing?.ino) throw changed(this.sent);
+      return new OpenedFd(openSync(inFd(at), O_RDONLY | O_NONBLOCK), st.size);
+    } finally {
+      closeSync(at);
     }
-    return new OpenedFd(fd, st.size);
   }
 
   mkdir(): void {
