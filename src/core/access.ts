@@ -109,12 +109,12 @@ export interface WriteHandle {
   readonly root: string;
   /**
    * Replaces (or creates) the name with `data`, whole or not at all; a link at the name is replaced, never
-   * written through. Refuses `core.path.symlink` when a directory is at the name now.
+   * written through. Refuses `core.path.symlink` when a directory is at the name now, or its directory is gone.
    */
   replace(data: Uint8Array, mode: number): void;
   /** The file at the name, opened again; refuses `core.path.symlink` when it is no longer the regular file the gate saw. */
   openExisting(): ExistingFile;
-  /** Makes a directory at the name; refuses `core.path.symlink` when something was made there since the gate looked. */
+  /** Makes a directory at the name; refuses `core.path.symlink` when something is there now, or its directory is gone. */
   mkdir(): void;
   /**
    * Removes what is at the name: a file or link, or an empty directory; the OS error (ENOTEMPTY) passes

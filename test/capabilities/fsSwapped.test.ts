@@ -111,6 +111,17 @@ describe("a directory swapped meanwhile", () => {
   });
 });
 
+describe("the directory a name is in, removed meanwhile", () => {
+  test("fs.write and fs.mkdir refuse it", async () => {
+    mkdirSync(at("gone"));
+    meanwhile = () => rmSync(at("gone"), { recursive: true });
+    expect(await call("fs_write", { path: "gone/f", content: "x" })).toBe("core.path.symlink");
+    mkdirSync(at("gone"));
+    meanwhile = () => rmSync(at("gone"), { recursive: true });
+    expect(await call("fs_mkdir", { path: "gone/d" })).toBe("core.path.symlink");
+  });
+});
+
 describe("nothing, when the gate looked, made meanwhile", () => {
   test("fs.mkdir refuses it", async () => {
     meanwhile = () => mkdirSync(at("n"));

@@ -222,7 +222,7 @@ export class WritePath implements WriteHandle {
   }
 
   replace(data: Uint8Array, mode: number): void {
-    this.asSeen(["EISDIR"], () => atomicWrite(this.parentFd, this.name, data, mode));
+    this.asSeen(["EISDIR", "ENOENT"], () => atomicWrite(this.parentFd, this.name, data, mode));
     this.confirmMade(() => unlinkSync(this.here));
   }
 
@@ -240,7 +240,7 @@ export class WritePath implements WriteHandle {
   }
 
   mkdir(): void {
-    this.asSeen(["EEXIST"], () => mkdirSync(this.here, 0o755));
+    this.asSeen(["EEXIST", "ENOENT"], () => mkdirSync(this.here, 0o755));
     this.confirmMade(() => rmdirSync(this.here));
   }
 
