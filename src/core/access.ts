@@ -124,8 +124,8 @@ export interface WriteHandle {
   /**
    * Removes the directory at the name and all in it, never following a link;
    * refuses whole, before removing anything, a tree that holds what the gate
-   * keeps (`core.path.withheld`), one nested too deep (`core.path.invalid`), or one holding a directory
-   * the server cannot list (`core.path.unreadable`).
+   * keeps (`core.path.withheld`), one nested too deep or past what the kernel names (`core.path.invalid`),
+   * or one holding a directory the server cannot list (`core.path.unreadable`).
    * Returns how many entries it removed.
    */
   removeTree(pacer: Pacer): Promise<number>;

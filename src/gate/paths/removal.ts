@@ -38,7 +38,8 @@ export const MAX_REMOVE_DEPTH = 512;
  * a bind mount, a git dir where the gate guards them) is refused whole, as
  * `core.path.withheld`, before anything in it is removed; so is one nested
  * deeper than MAX_REMOVE_DEPTH, as `core.path.invalid`, and one holding a
- * directory the server cannot list, as `core.path.unreadable`. So a first pass looks
+ * directory the server cannot list, as `core.path.unreadable`, and one reaching
+ * past what the kernel names, as `core.path.invalid`. So a first pass looks
  * and a second removes, looking again as it goes. Both give way through
  * `pacer`, and stop once the call is cancelled (what the second pass had
  * removed by then stays removed). Returns how many entries it removed.
@@ -78,7 +79,7 @@ async function throughTree(parentFd: number, name: string, depth: number, pass: 
     return 1;
   }
   try {
-    if (withheld(keeper.rules, keeper.own(), readlinkSync(inFd(fd))) || gitDirWithheld(keeper.rules, fd)) {
+    if (withheld(keeper.rules, keeper.own(), realOf(fd, sent)) || gitDirWithheld(keeper.rules, fd)) {
       throw new RtaError(
         "core.path.withheld",
         `${JSON.stringify(sent)} holds something withheld from agents (one of rta's places, or a git dir), so none of it is removed`,
@@ -105,6 +106,21 @@ async function throughTree(parentFd: number, name: string, depth: number, pass: 
   }
   if (remove) rmdirSync(inFd(parentFd, name));
   return removed + 1;
+}
+
+/** Where an opened level of the tree is; refuses one past what the kernel names (PATH_MAX), which cannot be asked about. */
+function realOf(fd: number, sent: string): string {
+  try {
+    return readlinkSync(inFd(fd));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENAMETOOLONG") throw err;
+    throw pathError(
+      "invalid",
+      sent,
+      "reaches deeper than the system can name, so none of it is removed",
+      "the person running rta can remove it",
+    );
+  }
 }
 
 /** The refusal of a tree that holds a directory the server cannot list. */
