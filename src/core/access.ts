@@ -77,7 +77,7 @@ export interface WalkEntry extends DirEntry {
 export interface DirHandle {
   /** every name in it, sorted, not looked at: cheap to count past what is shown */
   names(): string[];
-  /** the entry of that name, looked at; undefined when it is gone or withheld */
+  /** the entry of that name, looked at; undefined when it is gone or withheld, or no one name in it (`..`, `a/b`) */
   entry(name: string): DirEntry | undefined;
   /**
    * Visits everything under it, depth first in name order, to `maxDepth` (1:
@@ -107,18 +107,25 @@ export interface WriteHandle {
   /** what is there now, not followed if it is a link; null when nothing is */
   readonly existing: Stats | null;
   readonly root: string;
-  /** Replaces (or creates) the name with `data`, whole or not at all; a link at the name is replaced, never written through. */
+  /**
+   * Replaces (or creates) the name with `data`, whole or not at all; a link at the name is replaced, never
+   * written through. Refuses `core.path.symlink` when a directory is at the name now, or its directory is gone.
+   */
   replace(data: Uint8Array, mode: number): void;
   /** The file at the name, opened again; refuses `core.path.symlink` when it is no longer the regular file the gate saw. */
   openExisting(): ExistingFile;
-  /** Makes a directory at the name; the OS error (EEXIST) passes through. */
+  /** Makes a directory at the name; refuses `core.path.symlink` when something is there now, or its directory is gone. */
   mkdir(): void;
-  /** Removes what is at the name: a file or link, or an empty directory; the OS error (ENOTEMPTY) passes through. */
+  /**
+   * Removes what is at the name: a file or link, or an empty directory; the OS error (ENOTEMPTY) passes
+   * through, and `core.path.symlink` refuses what is no longer the kind of entry the gate saw.
+   */
   remove(): void;
   /**
    * Removes the directory at the name and all in it, never following a link;
    * refuses whole, before removing anything, a tree that holds what the gate
-   * keeps (`core.path.withheld`) or one nested too deep (`core.path.invalid`).
+   * keeps (`core.path.withheld`), one nested too deep or past what the kernel names (`core.path.invalid`),
+   * or one holding a directory the server cannot list (`core.path.unreadable`).
    * Returns how many entries it removed.
    */
   removeTree(pacer: Pacer): Promise<number>;

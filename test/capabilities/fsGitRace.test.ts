@@ -7,7 +7,7 @@
  * the sink adds the other mark then.
  */
 import { beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
@@ -76,5 +76,38 @@ describe("the last mark of a git dir, made while another server makes the one be
   test("with nothing made meanwhile, each is made as before", async () => {
     expect(await call("fs_mkdir", { path: "d/objects" })).toBe("ok");
     expect(await call("fs_write", { path: "d/notes.txt", content: "x" })).toBe("ok");
+  });
+});
+
+describe("a mark already there when the gate looked, taken away and another made before the write lands", () => {
+  // d holds HEAD, a planted config and a file named objects, so no write of objects makes it a git dir as the
+  // gate sees it; meanwhile the other server removes that objects and makes refs (no git dir either), and then
+  // the write's objects is the last mark of one whose config the agent wrote.
+  const otherSwapsMarks = () => {
+    rmSync(join(root, "d/objects"));
+    mkdirSync(join(root, "d/refs"));
+  };
+
+  beforeEach(() => {
+    writeFileSync(join(root, "d/objects"), "a file of that name\n");
+  });
+
+  test("fs.write over it: refused, and what it wrote is gone", async () => {
+    meanwhile = otherSwapsMarks;
+    expect(await call("fs_write", { path: "d/objects", content: "x", mode: "overwrite" })).toBe("core.path.withheld");
+    expect(existsSync(join(root, "d/objects"))).toBe(false);
+  });
+
+  test("fs.move over it: refused, and what it moved is back where it was", async () => {
+    meanwhile = otherSwapsMarks;
+    expect(await call("fs_move", { from: "stage/objects", to: "d/objects", overwrite: true })).toBe(
+      "core.path.withheld",
+    );
+    expect(existsSync(join(root, "d/objects"))).toBe(false);
+    expect(existsSync(join(root, "stage/objects"))).toBe(true);
+  });
+
+  test("with nothing taken away meanwhile, it is written over as before", async () => {
+    expect(await call("fs_write", { path: "d/objects", content: "x", mode: "overwrite" })).toBe("ok");
   });
 });

@@ -187,6 +187,39 @@ describe("what the system refuses", () => {
   });
 });
 
+describe("a removal of a tree that holds a directory the server cannot open", () => {
+  // Root ignores file modes, so rta runs as nobody for the mode to bite. What is in that directory cannot be
+  // looked at, so the first pass cannot say the tree holds nothing kept: it is refused before anything is removed.
+  test("is core.path.unreadable, and nothing in it is removed", async () => {
+    const base = realpathSync(tempDir());
+    chmodSync(base, 0o755);
+    const bin = join(base, "rta");
+    copyFileSync(RTA, bin);
+    chmodSync(bin, 0o755);
+    const tree = join(base, "tree");
+    mkdirSync(join(tree, "zz-shut"), { recursive: true });
+    writeFileSync(join(tree, "a.txt"), "first in name order");
+    writeFileSync(join(tree, "zz-shut", "kept.txt"), "behind a mode");
+    for (const p of [tree, join(tree, "a.txt"), join(tree, "zz-shut"), join(tree, "zz-shut", "kept.txt")])
+      chownSync(p, 65534, 65534);
+    chmodSync(join(tree, "zz-shut"), 0o300); // its owner may write and search it, not list it
+    const data = join(base, "data");
+    mkdirSync(data);
+    chownSync(data, 65534, 65534);
+    const proc = Bun.spawn(
+      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin, "fs", "rm", tree, "--recursive"],
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "c") },
+        stderr: "pipe",
+        stdout: "pipe",
+      },
+    );
+    const [, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    expect(stderr).toContain("(core.path.unreadable)");
+    expect(readdirSync(tree).sort()).toEqual(["a.txt", "zz-shut"]);
+  });
+});
+
 /** A server for agent `claude`, with a grant for every fs verb, rooted at `root`, its own places as `env` names them. */
 async function grantedServer(
   root: string,

@@ -5,7 +5,8 @@
  * and git dirs (gitDirs.ts) are refused here, by the rules of rules.ts, each
  * with a core.path.* code, message and hint.
  */
-import { fstatSync, readlinkSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { fstatSync, readlinkSync, renameSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PathIntent } from "../../core/access.ts";
 import { isGitDir, isGitDirEntry, isGitMark, wouldBecomeGitDir } from "./gitDirs.ts";
@@ -49,9 +50,23 @@ export interface Walk {
   rootInGit: () => boolean;
 }
 
-/** What the kernel says an opened descriptor is must lie under the root and outside rta's own places. */
+/**
+ * What the kernel says an opened descriptor is must lie under the root and outside rta's own places; refuses
+ * core.path.outside, core.path.withheld, and core.path.invalid where the kernel cannot name it (past PATH_MAX).
+ */
 export function confirmOpened(at: Walk, fd: number): void {
-  const real = readlinkSync(inFd(fd));
+  let real: string;
+  try {
+    real = readlinkSync(inFd(fd));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENAMETOOLONG") throw err;
+    throw pathError(
+      "invalid",
+      at.sent,
+      "lies deeper than the system can name",
+      "send a path to something nearer its root",
+    );
+  }
   if (!isUnder(real, at.rootReal)) throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
   if (withheld(at.rules, at.own, real, fd)) {
     throw pathError(
@@ -131,14 +146,21 @@ export function confirmPlace(at: Walk, parentFd: number, name: string): void {
  * each add one of the entries that make a git dir while neither sees the
  * other's, and an agent that plants a config first then owns the git dir they
  * make. Whichever entry is made last sees the others once it is made, so
- * asking again after the make closes that. `undo` takes back what the write did.
+ * asking again after the make closes that. `undo` takes back what the write did; when it cannot, what was
+ * made is renamed to a name that is no mark. Refuses core.path.withheld when the directory was made a git dir.
  */
 export function undoIfGitDir(parentFd: number, name: string, sent: string, undo: () => void): void {
   if (!isGitMark(name) || !isGitDir(inFd(parentFd))) return;
   try {
     undo();
   } catch {
-    // changed again meanwhile: what is there now is asked about by the next write that touches it
+    // Changed again meanwhile (written into, or its old name taken): what was made is moved out of the way
+    // under a name that is no mark, so the directory is no git dir whoever wrote its config.
+    try {
+      renameSync(inFd(parentFd, name), inFd(parentFd, `.${name}.rta-${randomBytes(4).toString("hex")}.undone`));
+    } catch {
+      // gone already: nothing left of it to make the git dir
+    }
   }
   throw gitWithheld(sent);
 }

@@ -7,12 +7,10 @@
  * refused here, so a capability never asks. A removal goes through
  * removal.ts.
  */
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
   fstatSync,
-  fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -23,16 +21,16 @@ import {
   rmdirSync,
   type Stats,
   unlinkSync,
-  writeSync,
 } from "node:fs";
 import type { DirEntry, DirHandle, ExistingFile, ReadHandle, WalkEntry, WriteHandle } from "../../core/access.ts";
 import type { Pacer } from "../../core/pacer.ts";
+import { atomicWrite } from "./atomicWrite.ts";
 import { undoIfGitDir } from "./confirm.ts";
-import { inFd } from "./procFd.ts";
+import { inFd, O_PATH } from "./procFd.ts";
 import { removeTree } from "./removal.ts";
 import { changed, type Keeper, walkedFileWithheld, withheld } from "./rules.ts";
 
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_WRONLY, O_CREAT, O_EXCL } = constants;
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** Reads up to `length` bytes of an opened file from `offset`; fewer at its end. Refuses nothing. */
 export function readRange(fd: number, offset: number, length: number): Buffer {
@@ -91,6 +89,7 @@ export class ReadPath implements ReadHandle, DirHandle {
   }
 
   entry(name: string): DirEntry | undefined {
+    if (name === "" || name === "." || name === ".." || name.includes("/")) return; // a path, not a name in it
     let stat: Stats;
     try {
       stat = lstatSync(inFd(this.fd, name));
@@ -126,12 +125,12 @@ export class ReadPath implements ReadHandle, DirHandle {
           const child = openChild(fd, name, true, keeper);
           if (child === undefined) continue; // withheld, or not ours to list
           try {
-            if ((await visit(entry)) === false) return false;
+            if ((await entry.visitedBy(visit)) === false) return false;
             if (depth < maxDepth && !(await go(child, rel, depth + 1))) return false;
           } finally {
             closeSync(child);
           }
-        } else if ((await visit(entry)) === false) return false;
+        } else if ((await entry.visitedBy(visit)) === false) return false;
       }
       return true;
     };
@@ -144,8 +143,11 @@ export class ReadPath implements ReadHandle, DirHandle {
   }
 }
 
-/** An entry a walk came to; its directory stays open while the visitor runs. */
+/** An entry a walk came to; its directory stays open while the visitor runs, and it opens nothing after. */
 class Walked implements WalkEntry {
+  /** false once the visitor is done with it: its directory may be closed then, and the number reused */
+  private live = true;
+
   constructor(
     readonly rel: string,
     readonly name: string,
@@ -155,7 +157,17 @@ class Walked implements WalkEntry {
     private readonly keeper: Keeper,
   ) {}
 
+  /** Hands it to the visitor, for as long as that runs. */
+  async visitedBy(visit: (e: WalkEntry) => boolean | undefined | Promise<boolean | undefined>) {
+    try {
+      return await visit(this);
+    } finally {
+      this.live = false;
+    }
+  }
+
   openFile(): OpenedFd | undefined {
+    if (!this.live) return undefined;
     const fd = openChild(this.dirFd, this.name, false, this.keeper);
     return fd === undefined ? undefined : new OpenedFd(fd, this.stat.size);
   }
@@ -210,29 +222,33 @@ export class WritePath implements WriteHandle {
   }
 
   replace(data: Uint8Array, mode: number): void {
-    atomicWrite(this.parentFd, this.name, data, mode);
+    this.asSeen(["EISDIR", "ENOENT"], () => atomicWrite(this.parentFd, this.name, data, mode));
     this.confirmMade(() => unlinkSync(this.here));
   }
 
   openExisting(): OpenedFd {
-    // Opened again by name: it must still be the file the gate checked, and never block (a FIFO swapped in).
-    const fd = openSync(this.here, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.dev !== this.existing?.dev || st.ino !== this.existing?.ino) {
-      closeSync(fd);
-      throw changed(this.sent);
+    // Looked up by name again, as a name only: it must still be the file the gate checked before it is opened
+    // for reading, since opening what was swapped in has effects of its own (a FIFO's writer let go, a device's).
+    const at = this.asSeen(["ENOENT"], () => openSync(this.here, O_PATH | O_NOFOLLOW));
+    try {
+      const st = fstatSync(at);
+      if (!st.isFile() || st.dev !== this.existing?.dev || st.ino !== this.existing?.ino) throw changed(this.sent);
+      return new OpenedFd(openSync(inFd(at), O_RDONLY | O_NONBLOCK), st.size);
+    } finally {
+      closeSync(at);
     }
-    return new OpenedFd(fd, st.size);
   }
 
   mkdir(): void {
-    mkdirSync(this.here, 0o755);
+    this.asSeen(["EEXIST", "ENOENT"], () => mkdirSync(this.here, 0o755));
     this.confirmMade(() => rmdirSync(this.here));
   }
 
   remove(): void {
-    if (this.existing?.isDirectory()) rmdirSync(this.here);
-    else unlinkSync(this.here);
+    this.asSeen(["EISDIR", "ENOTDIR", "ENOENT"], () => {
+      if (this.existing?.isDirectory()) rmdirSync(this.here);
+      else unlinkSync(this.here);
+    });
   }
 
   removeTree(pacer: Pacer): Promise<number> {
@@ -245,40 +261,27 @@ export class WritePath implements WriteHandle {
     to.confirmMade(() => renameSync(to.here, this.here));
   }
 
-  /** A write that made a new entry takes it back and refuses when the entry made its directory a git dir. */
+  /** Runs `op` on the name; one of `codes` from the OS says it is no longer what the gate saw, and is refused so. */
+  private asSeen<T>(codes: readonly string[], op: () => T): T {
+    try {
+      return op();
+    } catch (err) {
+      if (codes.includes((err as NodeJS.ErrnoException).code ?? "")) throw changed(this.sent);
+      throw err;
+    }
+  }
+
+  /**
+   * A write takes back what it put at the name and refuses when that made its directory a git dir. Asked
+   * whether or not the name was there when the gate looked: another server may have taken that mark away
+   * and made the one missing since, so the one put back is the last.
+   */
   private confirmMade(undo: () => void): void {
-    if (this.keeper.rules.git && this.existing === null) undoIfGitDir(this.parentFd, this.name, this.sent, undo);
+    if (this.keeper.rules.git) undoIfGitDir(this.parentFd, this.name, this.sent, undo);
   }
 
   close(): void {
     closeSync(this.parentFd);
-  }
-}
-
-/**
- * Replaces (or creates) `name` in an opened directory with `data`, whole or
- * not at all: a temporary file in the same directory, synced, then renamed
- * over the name. A link at the name is replaced, never written through.
- */
-function atomicWrite(parentFd: number, name: string, data: Uint8Array, mode: number): void {
-  // a name is at most 255 bytes: the temporary one keeps a prefix of it short enough, counted in bytes
-  const temp = `.${Buffer.from(name).subarray(0, 200).toString("utf8")}.rta-${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(inFd(parentFd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
-  try {
-    let off = 0;
-    while (off < data.length) off += writeSync(fd, data, off);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(inFd(parentFd, temp));
-    throw err;
-  }
-  closeSync(fd);
-  try {
-    renameSync(inFd(parentFd, temp), inFd(parentFd, name));
-  } catch (err) {
-    unlinkSync(inFd(parentFd, temp));
-    throw err;
   }
 }
 

@@ -19,7 +19,7 @@ import {
 import { RtaError } from "../../core/errors.ts";
 import type { Pacer } from "../../core/pacer.ts";
 import { inFd } from "./procFd.ts";
-import { gitDirWithheld, type Keeper, withheld } from "./rules.ts";
+import { gitDirWithheld, type Keeper, pathError, withheld } from "./rules.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 
@@ -37,7 +37,9 @@ export const MAX_REMOVE_DEPTH = 512;
  * A tree that holds something the gate keeps (one of rta's places reached by
  * a bind mount, a git dir where the gate guards them) is refused whole, as
  * `core.path.withheld`, before anything in it is removed; so is one nested
- * deeper than MAX_REMOVE_DEPTH, as `core.path.invalid`. So a first pass looks
+ * deeper than MAX_REMOVE_DEPTH, as `core.path.invalid`, and one holding a
+ * directory the server cannot list, as `core.path.unreadable`, and one reaching
+ * past what the kernel names, as `core.path.invalid`. So a first pass looks
  * and a second removes, looking again as it goes. Both give way through
  * `pacer`, and stop once the call is cancelled (what the second pass had
  * removed by then stays removed). Returns how many entries it removed.
@@ -69,13 +71,15 @@ async function throughTree(parentFd: number, name: string, depth: number, pass: 
   let fd: number;
   try {
     fd = openSync(inFd(parentFd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-  } catch {
+  } catch (err) {
+    // a directory the server may not list: what it holds cannot be looked at, so none of the tree is removed
+    if ((err as NodeJS.ErrnoException).code === "EACCES") throw shut(sent);
     // not a directory (any more): a file or a link, removed as itself
     if (remove) unlinkSync(inFd(parentFd, name));
     return 1;
   }
   try {
-    if (withheld(keeper.rules, keeper.own(), readlinkSync(inFd(fd))) || gitDirWithheld(keeper.rules, fd)) {
+    if (withheld(keeper.rules, keeper.own(), realOf(fd, sent)) || gitDirWithheld(keeper.rules, fd)) {
       throw new RtaError(
         "core.path.withheld",
         `${JSON.stringify(sent)} holds something withheld from agents (one of rta's places, or a git dir), so none of it is removed`,
@@ -102,6 +106,31 @@ async function throughTree(parentFd: number, name: string, depth: number, pass: 
   }
   if (remove) rmdirSync(inFd(parentFd, name));
   return removed + 1;
+}
+
+/** Where an opened level of the tree is; refuses one past what the kernel names (PATH_MAX), which cannot be asked about. */
+function realOf(fd: number, sent: string): string {
+  try {
+    return readlinkSync(inFd(fd));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENAMETOOLONG") throw err;
+    throw pathError(
+      "invalid",
+      sent,
+      "reaches deeper than the system can name, so none of it is removed",
+      "the person running rta can remove it",
+    );
+  }
+}
+
+/** The refusal of a tree that holds a directory the server cannot list. */
+function shut(sent: string): RtaError {
+  return pathError(
+    "unreadable",
+    sent,
+    "holds a directory the server cannot list, so none of it is removed",
+    "the person running rta can change its mode",
+  );
 }
 
 /** The entries of an opened directory, each lstat'ed in place (links are not followed), sorted by name. */

@@ -1,0 +1,60 @@
+/**
+ * The handles a capability is given (gate/paths/handles.ts), used as a
+ * careless or hostile capability would: a name that is no name in the
+ * directory, and an entry kept past the walk that came to it. Neither reaches
+ * what the gate did not open.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { DirHandle, WalkEntry } from "../../src/core/access.ts";
+import { Pacer } from "../../src/core/pacer.ts";
+import type { ReadPath } from "../../src/gate/paths/handles.ts";
+import { PathGate } from "../../src/gate/paths/pathGate.ts";
+import { agentRules } from "../../src/gate/paths/rules.ts";
+import { closeGated } from "../../src/gate/paths/stage.ts";
+import { tempDir } from "../support/fixtures.ts";
+
+let base = "";
+let opened: ReadPath;
+let dir: DirHandle;
+
+beforeEach(() => {
+  base = realpathSync(tempDir());
+  mkdirSync(join(base, "root/in"), { recursive: true });
+  mkdirSync(join(base, "outside"));
+  writeFileSync(join(base, "root/in/file.txt"), "inside\n");
+  writeFileSync(join(base, "outside/secret.txt"), "outside\n");
+  const gate = new PathGate(
+    [join(base, "root")],
+    agentRules({ data: join(base, "data"), config: join(base, "config") }),
+  );
+  opened = gate.open("in", "read") as ReadPath;
+  dir = opened.dir() as DirHandle;
+});
+
+afterEach(() => closeGated(opened));
+
+describe("a directory handle's entry", () => {
+  test("is only a name in that directory: a path that climbs out of it is no entry", () => {
+    expect(dir.entry("file.txt")?.stat.isFile()).toBe(true);
+    for (const name of ["..", ".", "", "../../outside", "../../outside/secret.txt", "/etc", "x/../file.txt"])
+      expect(dir.entry(name)).toBeUndefined();
+  });
+});
+
+describe("an entry a walk came to", () => {
+  test("opens its file while the visitor runs, and nothing once the walk has moved on", async () => {
+    const kept: WalkEntry[] = [];
+    let during = "";
+    await dir.walk(1, new Pacer(new AbortController().signal, "walking"), (e) => {
+      kept.push(e);
+      const file = e.openFile();
+      during = file?.read(0, 100).toString() ?? "";
+      file?.close();
+      return true;
+    });
+    expect(during).toBe("inside\n");
+    expect(kept[0]?.openFile()).toBeUndefined();
+  });
+});
