@@ -4,6 +4,7 @@
  * dirs. The grant store is opened on first use.
  */
 import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { ConfigSource, usable } from "../core/config.ts";
 import { type Clock, once, realHost, systemClock } from "../core/deps.ts";
@@ -14,6 +15,7 @@ import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { gitGlobalConfig } from "../gate/gitDirs.ts";
 import { agentRules, PathGate } from "../gate/pathGate.ts";
 import { PolicySource } from "../gate/policy.ts";
+import { registrationFiles } from "../mcp/install.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
 
 /** What a process's dependencies are made with beside its environment; each has the plain process's default. */
@@ -30,9 +32,10 @@ export interface ProcessDepsOptions {
  * Agents' path arguments are confined to the roots given (`--root`) and the
  * ones config.toml names; with neither, the current directory. rta's own dirs
  * (and the platform's, which an rta started without RTA_DATA_DIR and
- * RTA_CONFIG_DIR would use), its own executable, the identity file RTA_KV_IDENTITY names and git's
- * config beside the home are withheld from them, and config says whether
- * hard-linked files may be opened.
+ * RTA_CONFIG_DIR would use), its own executable, the client registrations
+ * that start it (in the home and in the directory it was started in), the
+ * identity file RTA_KV_IDENTITY names and git's config beside the home are
+ * withheld from them, and config says whether hard-linked files may be opened.
  */
 export function processDeps(
   env: Record<string, string | undefined>,
@@ -56,7 +59,12 @@ export function processDeps(
         {
           ...d,
           identity: env.RTA_KV_IDENTITY,
-          also: [...gitGlobalConfig(env), ...platformDirs(), ...ownExecutable()],
+          also: [
+            ...gitGlobalConfig(env),
+            ...platformDirs(),
+            ...ownExecutable(),
+            ...registrationFiles(env.HOME || homedir(), process.cwd()),
+          ],
         },
         settings?.hardlinks === true,
       ),
