@@ -33,6 +33,8 @@ export interface ServeOptions {
   maxResult?: string;
 }
 
+const EMPTY_ROOT_HINT = "give --root a directory, or leave it out to serve the directory the server starts in";
+
 /** A new id for each server process: one word, written on every record line. */
 function newSessionId(): string {
   return randomBytes(4).toString("hex");
@@ -45,6 +47,8 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   try {
     maxResult = parseMaxResult(opts.maxResult);
     agent = optionalAgentName(opts.agent);
+    // An empty --root (a script's unset variable) names no directory: resolved, it is the server's own, unasked.
+    if (opts.root.includes("")) throw new RtaError("core.input.invalid", "--root is empty", EMPTY_ROOT_HINT);
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
