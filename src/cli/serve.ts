@@ -10,6 +10,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
+import { hostOf, isHostOrAddress } from "../core/hostName.ts";
 import { agentLimits } from "../gate/bound.ts";
 import { PathGate } from "../gate/pathGate.ts";
 import { CANCEL_GRACE_MS, CallsInFlight, finishCalls, SHUTDOWN_GRACE_MS } from "../mcp/callsInFlight.ts";
@@ -34,6 +35,7 @@ export interface ServeOptions {
 }
 
 const EMPTY_ROOT_HINT = "give --root a directory, or leave it out to serve the directory the server starts in";
+const ALLOW_HINT = "give the host name clients reach the server by, e.g. --allow-host rta.internal";
 
 /** A new id for each server process: one word, written on every record line. */
 function newSessionId(): string {
@@ -49,6 +51,14 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
     agent = optionalAgentName(opts.agent);
     // An empty --root (a script's unset variable) names no directory: resolved, it is the server's own, unasked.
     if (opts.root.includes("")) throw new RtaError("core.input.invalid", "--root is empty", EMPTY_ROOT_HINT);
+    // An empty name would let through every Origin that is no URL (`null`, `file://`): the check it widens is refused.
+    const notHost = opts.allowHost.find((h) => !isHostOrAddress(hostOf(h) ?? ""));
+    if (notHost !== undefined)
+      throw new RtaError(
+        "core.input.invalid",
+        `--allow-host ${JSON.stringify(notHost)} is not a host name`,
+        ALLOW_HINT,
+      );
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
