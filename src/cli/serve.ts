@@ -10,7 +10,6 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
-import { hostOf, isHostOrAddress } from "../core/hostName.ts";
 import { agentLimits } from "../gate/bound.ts";
 import { PathGate } from "../gate/pathGate.ts";
 import { CANCEL_GRACE_MS, CallsInFlight, finishCalls, SHUTDOWN_GRACE_MS } from "../mcp/callsInFlight.ts";
@@ -20,7 +19,7 @@ import { FileRecord, type RecordEntry, type RecordSink, sessionMark } from "../r
 import { recordKey } from "../record/key.ts";
 import { type processDeps, redactorFor } from "./deps.ts";
 import type { Cli } from "./factory.ts";
-import { parseMaxResult } from "./mcp.ts";
+import { checkServedPlaces, parseMaxResult } from "./mcp.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
@@ -34,14 +33,15 @@ export interface ServeOptions {
   maxResult?: string;
 }
 
-const EMPTY_ROOT_HINT = "give --root a directory, or leave it out to serve the directory the server starts in";
-const ALLOW_HINT = "give the host name clients reach the server by, e.g. --allow-host rta.internal";
-
 /** A new id for each server process: one word, written on every record line. */
 function newSessionId(): string {
   return randomBytes(4).toString("hex");
 }
 
+/**
+ * Serves MCP over stdio, or over HTTP with --http, until the client goes or the process is told to stop; refuses,
+ * before serving, a bad --max-result, --agent, --root or --allow-host, and an --http address it cannot listen on.
+ */
 export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   const { io } = cli;
   let maxResult: number | undefined;
@@ -49,16 +49,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   try {
     maxResult = parseMaxResult(opts.maxResult);
     agent = optionalAgentName(opts.agent);
-    // An empty --root (a script's unset variable) names no directory: resolved, it is the server's own, unasked.
-    if (opts.root.includes("")) throw new RtaError("core.input.invalid", "--root is empty", EMPTY_ROOT_HINT);
-    // An empty name would let through every Origin that is no URL (`null`, `file://`): the check it widens is refused.
-    const notHost = opts.allowHost.find((h) => !isHostOrAddress(hostOf(h) ?? ""));
-    if (notHost !== undefined)
-      throw new RtaError(
-        "core.input.invalid",
-        `--allow-host ${JSON.stringify(notHost)} is not a host name`,
-        ALLOW_HINT,
-      );
+    checkServedPlaces(opts.root, opts.allowHost);
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
