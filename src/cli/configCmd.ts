@@ -10,6 +10,7 @@ import { CONFIG_FILE, type Config, ConfigSource, parseConfig } from "../core/con
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
+import { maskSecrets } from "../core/secrets.ts";
 import { checkedSetting } from "../gate/fill.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
 import type { Cli } from "./factory.ts";
@@ -29,8 +30,8 @@ export function configPath(cli: Cli, opts: { json?: boolean }): number {
   return Exit.ok;
 }
 
-/** Keys whose values are secrets: shown masked. */
-const SECRET_KEY = /token|password|secret|key|credential|auth/i;
+/** Keys whose values are secrets: shown masked. A config's own names, so short ones (pwd, pass) are taken too. */
+const SECRET_KEY = /token|pass|pwd|secret|key|credential|auth|bearer|cookie/i;
 
 /** Prints the config as rta reads it, secrets masked; a config that does not read is its own refusal. */
 export function configShow(cli: Cli, opts: { json?: boolean }): number {
@@ -38,7 +39,8 @@ export function configShow(cli: Cli, opts: { json?: boolean }): number {
   const state = source.current();
   if (state.kind !== "ok") return reportError(cli.io, state.error, opts.json === true);
   const masked = JSON.parse(
-    JSON.stringify(state.config, (k, v) => (typeof v === "string" && SECRET_KEY.test(k) ? "***" : v)),
+    // a secret under any name is masked by its shape too: a URL's password, a token in a query, a credential header
+    JSON.stringify(state.config, (k, v) => (typeof v !== "string" ? v : SECRET_KEY.test(k) ? "***" : maskSecrets(v))),
   );
   cli.io.out(`${JSON.stringify(masked, null, wantsJson(cli.io, opts.json) ? undefined : 2)}\n`);
   return Exit.ok;

@@ -3,19 +3,22 @@
  * system clock, the host's own files, the stores in rta's data and config
  * dirs. The grant store is opened on first use.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { ConfigSource, usable } from "../core/config.ts";
+import { CONFIG_FILE, ConfigSource, usable } from "../core/config.ts";
 import { type Clock, once, realHost, systemClock } from "../core/deps.ts";
-import { dirs, platformDirs } from "../core/dirs.ts";
+import { dirs, platformDirs, RECORD_FILE } from "../core/dirs.ts";
 import { Redactor } from "../core/redact.ts";
 import type { Deps } from "../gate/deps.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { gitGlobalConfig } from "../gate/paths/gitDirs.ts";
 import { PathGate } from "../gate/paths/pathGate.ts";
 import { agentRules } from "../gate/paths/rules.ts";
-import { PolicySource } from "../gate/policy.ts";
+import { POLICY_FILE, PolicySource } from "../gate/policy.ts";
+import { registrationFiles } from "../mcp/install.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
+import { RECORD_KEY_FILE } from "../record/key.ts";
 
 /** What a process's dependencies are made with beside its environment; each has the plain process's default. */
 export interface ProcessDepsOptions {
@@ -31,9 +34,11 @@ export interface ProcessDepsOptions {
  * Agents' path arguments are confined to the roots given (`--root`) and the
  * ones config.toml names; with neither, the current directory. rta's own dirs
  * (and the platform's, which an rta started without RTA_DATA_DIR and
- * RTA_CONFIG_DIR would use), its own executable, the identity file RTA_KV_IDENTITY names and git's
- * config beside the home are withheld from them, and config says whether
- * hard-linked files may be opened.
+ * RTA_CONFIG_DIR would use), the files in them that are links, its own
+ * executable, the client registrations that start it (in the home and in the
+ * directory it was started in), the identity file RTA_KV_IDENTITY names and
+ * git's config beside the home are withheld from them, and config says
+ * whether hard-linked files may be opened.
  */
 export function processDeps(
   env: Record<string, string | undefined>,
@@ -57,13 +62,45 @@ export function processDeps(
         {
           ...d,
           identity: env.RTA_KV_IDENTITY,
-          also: [...gitGlobalConfig(env), ...platformDirs(), ...ownExecutable()],
+          also: [
+            ...gitGlobalConfig(env),
+            ...platformDirs(),
+            ...ownExecutable(),
+            ...linkedOwnFiles(d),
+            ...registrationFiles(env.HOME || homedir(), process.cwd()),
+          ],
         },
         settings?.hardlinks === true,
       ),
     ),
     redactor: redactorFor(d, env.RTA_KV_IDENTITY),
   };
+}
+
+/**
+ * rta's own files that are links, each to be followed to where it leads: a
+ * team keeps policy.toml in a repository and links it into the config dir, a
+ * person links config.toml from a dotfiles checkout. The dirs are rta's
+ * places, but what a link in one leads to lies elsewhere, and an agent that
+ * could write it would set the ceiling, the config, the grants or the
+ * record's key. Asked as the server starts: a file made a link while it runs
+ * is guarded from the next start. Refuses nothing.
+ */
+export function linkedOwnFiles(d: { data: string; config: string }): string[] {
+  const files = [
+    join(d.config, CONFIG_FILE),
+    join(d.config, POLICY_FILE),
+    ...["", "-wal", "-shm"].map((suffix) => join(d.data, `${GATE_STORE_FILE}${suffix}`)),
+    join(d.data, RECORD_FILE),
+    join(d.data, RECORD_KEY_FILE),
+  ];
+  return files.filter((file) => {
+    try {
+      return lstatSync(file).isSymbolicLink();
+    } catch {
+      return false; // not there (yet): inside its dir, which is guarded
+    }
+  });
 }
 
 /**

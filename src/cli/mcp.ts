@@ -1,11 +1,12 @@
 /**
- * `rta mcp install`, and the --max-result reading it shares with serving: the
- * client's registration of this server, shown or merged into its config.
- * Serving itself is in serve.ts.
+ * `rta mcp install`, and the flag checks it shares with serving (--max-result,
+ * the roots and host names served): the client's registration of this server,
+ * shown or merged into its config. Serving itself is in serve.ts.
  */
 import { existsSync, statSync } from "node:fs";
 import { optionalAgentName } from "../core/agentName.ts";
 import { Exit, RtaError } from "../core/errors.ts";
+import { hostOf, isHostOrAddress } from "../core/hostName.ts";
 import { MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
 import type { Cli } from "./factory.ts";
@@ -101,4 +102,25 @@ export function parseMaxResult(text: string | undefined): number | undefined {
     );
   }
   return n;
+}
+
+/**
+ * Checks what a server is told to serve and to whom: refuses (core.input.invalid) an empty --root, which names no
+ * directory (resolved, it would be the one the server starts in, unasked), and an --allow-host that is no host name
+ * (an empty one would let every Origin that is no URL, `null` or `file://`, past the Origin check).
+ */
+export function checkServedPlaces(roots: string[], allowHosts: string[]): void {
+  if (roots.includes(""))
+    throw new RtaError(
+      "core.input.invalid",
+      "--root is empty",
+      "give --root a directory, or leave it out to serve the directory the server starts in",
+    );
+  const notHost = allowHosts.find((h) => !isHostOrAddress(hostOf(h) ?? ""));
+  if (notHost !== undefined)
+    throw new RtaError(
+      "core.input.invalid",
+      `--allow-host ${JSON.stringify(notHost)} is not a host name`,
+      "give the host name clients reach the server by, e.g. --allow-host rta.internal",
+    );
 }

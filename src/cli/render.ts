@@ -35,6 +35,18 @@ export function shown(text: string): string {
   });
 }
 
+/**
+ * A text someone else wrote (a file read), shown as its lines: its line
+ * breaks and tabs are kept, a carriage return too where it ends a line, and
+ * every other control is escaped as shown() escapes it, so a file cannot set
+ * the title, write the clipboard (OSC 52) or write over a line it shows.
+ */
+export function shownText(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (c: string, at: number) =>
+    c === "\n" || c === "\t" || (c === "\r" && text[at + 1] === "\n") ? c : shown(c),
+  );
+}
+
 /** What JSON.stringify leaves raw and a terminal still acts on or hides: DEL, C1, the separators, format characters. */
 const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
 
@@ -73,8 +85,10 @@ export function renderHuman(value: ResultValue, paint: ChalkInstance, hints: Ren
       if (value.total > value.rows.length) out += paint.dim(`showing ${value.rows.length} of ${value.total}\n`);
       return out;
     }
-    case "text":
-      return value.text.endsWith("\n") ? value.text : `${value.text}\n`;
+    case "text": {
+      const text = shownText(value.text);
+      return text.endsWith("\n") ? text : `${text}\n`;
+    }
     case "tree":
       return renderTree(value.root, "", true, true);
     case "chart":

@@ -19,7 +19,7 @@ import { FileRecord, type RecordEntry, type RecordSink, sessionMark } from "../r
 import { recordKey } from "../record/key.ts";
 import { type processDeps, redactorFor } from "./deps.ts";
 import type { Cli } from "./factory.ts";
-import { parseMaxResult } from "./mcp.ts";
+import { checkServedPlaces, parseMaxResult } from "./mcp.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
@@ -38,6 +38,10 @@ function newSessionId(): string {
   return randomBytes(4).toString("hex");
 }
 
+/**
+ * Serves MCP over stdio, or over HTTP with --http, until the client goes or the process is told to stop; refuses,
+ * before serving, a bad --max-result, --agent, --root or --allow-host, and an --http address it cannot listen on.
+ */
 export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   const { io } = cli;
   let maxResult: number | undefined;
@@ -45,6 +49,7 @@ export async function serve(cli: Cli, opts: ServeOptions): Promise<number> {
   try {
     maxResult = parseMaxResult(opts.maxResult);
     agent = optionalAgentName(opts.agent);
+    checkServedPlaces(opts.root, opts.allowHost);
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }

@@ -7,7 +7,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { RtaError } from "../core/errors.ts";
 
 export const CLIENTS = ["claude", "claude-code", "cursor", "vscode", "codex", "gemini"] as const;
@@ -64,6 +64,19 @@ export function configPath(client: Client, home = homedir(), cwd = process.cwd()
     case "gemini":
       return join(home, ".gemini", "settings.json");
   }
+}
+
+/**
+ * Every file a registration is written into, for this home and this directory:
+ * what an MCP client runs when it next starts. The path gate keeps them as
+ * rta's own places, as it keeps rta's executable: an agent that could write
+ * one would choose the command the client runs as the person, or the roots,
+ * name and dirs the next rta runs with. Refuses nothing; a home that is not
+ * an absolute path gives only the directory's own files.
+ */
+export function registrationFiles(home: string | undefined, cwd: string, platform = process.platform): string[] {
+  // a home that is no absolute path gives relative paths, which name no place
+  return CLIENTS.map((client) => configPath(client, home ?? "", cwd, platform)).filter((file) => isAbsolute(file));
 }
 
 /** The registration as the text it takes in that client's file, on its own. */

@@ -1,9 +1,12 @@
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Chalk } from "chalk";
 import { humanLine } from "../../src/cli/agent.ts";
 import { jsonShown, renderHuman, shown } from "../../src/cli/render.ts";
 import { table } from "../../src/core/result.ts";
-import { callEntry } from "../support/fixtures.ts";
+import { callEntry, tempDir } from "../support/fixtures.ts";
+import { onScreen } from "../support/runCli.ts";
 
 const plain = new Chalk({ level: 0 });
 /** Everything a terminal acts on: C0 but for none, DEL, C1, the separators, the bidi controls. */
@@ -29,6 +32,22 @@ describe("shown: a string someone else chose, made safe for a person's terminal"
       plain,
     );
     expect(tree.replaceAll("\n", "")).not.toMatch(ACTS);
+  });
+
+  test("a text result (a file read on a terminal) keeps its lines and tabs, and shows every other control escaped", () => {
+    const text = renderHuman({ type: "text", text: hostile }, plain);
+    expect(text).toBe("a\\x1b[2J\\x1b]0;owned\\x07b\r\nc\td\\x9b31m\\u202eevil\\u2066\\u2028\\x00\\x7f\n");
+    expect(text.replaceAll("\r\n", "").replaceAll("\n", "").replaceAll("\t", "")).not.toMatch(ACTS);
+    // a carriage return alone would write over the line before it: it is shown
+    expect(renderHuman({ type: "text", text: "rm -rf ~\rls" }, plain)).toBe("rm -rf ~\\rls\n");
+  });
+
+  test("a file an agent wrote, read with rta fs read on a terminal, cannot set the title or the clipboard", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "notes.txt"), "hello\u001b]0;owned\u0007 \u001b]52;c;ZWNobyBoaQ==\u0007\nbye\n");
+    const { code, screen } = await onScreen(["fs", "read", join(dir, "notes.txt")]);
+    expect(code).toBe(0);
+    expect(screen).toBe("hello\\x1b]0;owned\\x07 \\x1b]52;c;ZWNobyBoaQ==\\x07\nbye\n");
   });
 
   test("a record line is shown escaped, field by field", () => {

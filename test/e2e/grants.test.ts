@@ -287,6 +287,32 @@ describe("a duration whose end is not a date", () => {
   });
 });
 
+describe("an empty duration", () => {
+  // A script's unset variable (`--ttl "$TTL"`) hands in an empty duration: it is none, never "for good".
+  test("grant allow, lock and token new refuse --ttl '' as core.input.invalid, and nothing is issued", async () => {
+    const { env } = dirsEnv();
+    for (const args of [
+      ["grant", "allow", "fs.write", "--agent", "x", "--ttl", ""],
+      ["lock", "--agent", "x", "--ttl", ""],
+      ["mcp", "token", "new", "--agent", "x", "--ttl", ""],
+    ]) {
+      const r = await rta(args, { env });
+      expect({ args, code: r.code, invalid: r.stderr.includes("(core.input.invalid)"), out: r.stdout }).toEqual({
+        args,
+        code: 2,
+        invalid: true,
+        out: "",
+      });
+    }
+    const state = await Promise.all([
+      rta(["grant", "list", "--json"], { env }),
+      rta(["lock", "list", "--json"], { env }),
+      rta(["mcp", "token", "list", "--json"], { env }),
+    ]);
+    expect(state.map((s) => JSON.parse(s.stdout))).toEqual([{ grants: [] }, { locks: [] }, { tokens: [] }]);
+  });
+});
+
 describe("a team policy's never list", () => {
   test("a name no capability or area could have (a tool's name, capitals, a space) makes the policy unreadable, so it never silently stops nothing", async () => {
     const { data, config, env } = dirsEnv();

@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configPath, mergeInto, registration, renderRegistration, writeRegistration } from "../../src/mcp/install.ts";
+import {
+  configPath,
+  mergeInto,
+  registration,
+  registrationFiles,
+  renderRegistration,
+  writeRegistration,
+} from "../../src/mcp/install.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { rta } from "../support/rta.ts";
 
@@ -57,6 +64,19 @@ describe("the registration", () => {
     );
     expect(configPath("vscode", "/h", "/w")).toBe("/w/.vscode/mcp.json");
     expect(configPath("codex", "/h", "/w")).toBe("/h/.codex/config.toml");
+  });
+
+  test("names every file a registration goes into, for the gate to keep; none in a home that is no absolute path", () => {
+    expect(registrationFiles("/h", "/w", "linux")).toEqual([
+      "/h/.config/Claude/claude_desktop_config.json",
+      "/w/.mcp.json",
+      "/h/.cursor/mcp.json",
+      "/w/.vscode/mcp.json",
+      "/h/.codex/config.toml",
+      "/h/.gemini/settings.json",
+    ]);
+    expect(registrationFiles(undefined, "/w", "linux")).toEqual(["/w/.mcp.json", "/w/.vscode/mcp.json"]);
+    expect(registrationFiles("h", "/w", "linux")).toEqual(["/w/.mcp.json", "/w/.vscode/mcp.json"]);
   });
 });
 

@@ -20,7 +20,7 @@ const PREFIX = "rta_";
 /** A token as a person asked for it. */
 export interface TokenRequest {
   agent: string;
-  /** how long it is taken, e.g. "30d"; left out (or empty), for good */
+  /** how long it is taken, e.g. "30d"; left out, for good (an empty one is no duration, and refused) */
   ttl?: string;
 }
 
@@ -35,7 +35,13 @@ export function newToken(deps: Deps, req: TokenRequest): { token: string; row: T
   const token = `${PREFIX}${randomBytes(TOKEN_BYTES).toString("base64url")}`;
   const row = deps
     .gate()
-    .addToken(req.agent, hashToken(token), now, req.ttl ? now + parseDuration(req.ttl) : null, issuer(deps.host));
+    .addToken(
+      req.agent,
+      hashToken(token),
+      now,
+      req.ttl !== undefined ? now + parseDuration(req.ttl) : null,
+      issuer(deps.host),
+    );
   return { token, row };
 }
 

@@ -39,6 +39,8 @@ test("refuses a bad agent name and a bad duration, and makes nothing", () => {
   const deps = testDeps();
   expect(code(() => newToken(deps, { agent: "" }))).toBe("core.input.invalid");
   expect(code(() => newToken(deps, { agent: "claude", ttl: "-1h" }))).toBe("core.input.invalid");
+  // an empty duration (a script's unset variable) is none, not "for good"
+  expect(code(() => newToken(deps, { agent: "claude", ttl: "" }))).toBe("core.input.invalid");
   expect(listTokens(deps).tokens).toEqual([]);
 });
 

@@ -1,0 +1,47 @@
+/**
+ * `rta config show`: the config as rta reads it, with its secrets masked, so
+ * it can be shown on a shared screen or pasted into a ticket. A secret is
+ * masked by the name it is kept under and by its shape in any value (a URL's
+ * password, a token in a query, a credential header). Run in-process.
+ */
+import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { runCli } from "../support/runCli.ts";
+
+test("masks every secret, whatever it is called and wherever it sits, and leaves the rest as it is", async () => {
+  const config = tempDir();
+  writeFileSync(
+    join(config, "config.toml"),
+    [
+      "[connections.db]",
+      'area = "http"',
+      'password = "S01"',
+      'passwd = "S02"',
+      'pwd = "S03"',
+      'pass = "S04"',
+      'bearer = "S05"',
+      'cookie = "S06"',
+      'api_key = "S07"',
+      'url = "https://user:S08@db.example/x?token=S09&page=2"',
+      'dsn = "postgres://app:S10@db.example/app"',
+      "timeout_ms = 3000",
+      "[profiles.p]",
+      'area = "http"',
+      'connection = "db"',
+      'set = { header = "Authorization: Bearer S11", method = "GET" }',
+    ].join("\n"),
+  );
+  const r = await runCli(["config", "show", "--json"], { env: { RTA_CONFIG_DIR: config } });
+  expect(r.code).toBe(0);
+  expect(r.stdout).not.toMatch(/S\d\d/);
+  const shown = JSON.parse(r.stdout);
+  expect(shown.connections.db.values).toMatchObject({
+    password: "***",
+    url: "https://***@db.example/x?token=***&page=2",
+    dsn: "postgres://***@db.example/app",
+    timeout_ms: 3000,
+  });
+  expect(shown.profiles.p.set.method).toBe("GET");
+});
