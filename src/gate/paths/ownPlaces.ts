@@ -95,14 +95,12 @@ export function ownPlacesNow(places: readonly string[], system: boolean): OwnPla
   const way = new Set<string>();
   const ids = new Set<string>();
   const steps = new Map<string, Map<string, boolean>>();
+  const look = new Lookups();
   for (const place of places) {
     const spelled = resolve(place);
-    try {
-      ids.add(idOf(statSync(spelled)));
-    } catch {
-      // not made yet: it has no inode to be known by
-    }
-    const traced = trace(spelled);
+    const st = look.stat(spelled);
+    if (st) ids.add(idOf(st)); // else not made yet: it has no inode to be known by
+    const traced = trace(spelled, look);
     inside.add(spelled);
     inside.add(traced.real);
     for (const e of traced.entries) way.add(e);
@@ -135,7 +133,7 @@ export function idOf(st: Stats): string {
  */
 export function wayTo(path: string): string[] {
   const spelled = resolve(path);
-  const way = new Set(trace(spelled).entries);
+  const way = new Set(trace(spelled, new Lookups()).entries);
   for (let p = spelled; p !== dirname(p); p = dirname(p)) way.add(p);
   return [...way];
 }
@@ -184,7 +182,7 @@ export function isStepAt(dir: Stats, name: string, own: OwnPlaces, place = false
  * (by its device and inode); `last` marks one of the place's own name, or of
  * a link that stands for it.
  */
-function trace(path: string): { real: string; entries: string[]; steps: Step[] } {
+function trace(path: string, look: Lookups): { real: string; entries: string[]; steps: Step[] } {
   const entries: string[] = [];
   const steps: Step[] = [];
   const queue = path.split("/");
@@ -201,21 +199,59 @@ function trace(path: string): { real: string; entries: string[]; steps: Step[] }
     const next = join(current, name);
     entries.push(next);
     if (!missing) {
-      try {
-        steps.push({ dir: idOf(statSync(current)), name, last: !queue.some((p) => p !== "" && p !== ".") });
-        if (lstatSync(next).isSymbolicLink() && ++hops <= MAX_LINK_HOPS) {
-          const target = readlinkSync(next);
+      const dir = look.stat(current);
+      const entry = dir ? look.lstat(next) : undefined;
+      if (dir) steps.push({ dir: idOf(dir), name, last: !queue.some((p) => p !== "" && p !== ".") });
+      if (!entry) missing = true;
+      else if (entry.isSymbolicLink() && hops < MAX_LINK_HOPS) {
+        const target = look.link(next);
+        if (target === undefined) missing = true;
+        else {
+          hops++;
           queue.unshift(...target.split("/"));
           if (isAbsolute(target)) current = "/";
           continue;
         }
-      } catch {
-        missing = true;
       }
     }
     current = next;
   }
   return { real: current, entries, steps };
+}
+
+/**
+ * The lookups of one working-out of the places, each made once: the places
+ * share most of their ancestors (the home, the data dir's parents), and each
+ * would otherwise stat them again. Undefined where there is nothing to find.
+ */
+class Lookups {
+  private readonly stats = new Map<string, Stats | undefined>();
+  private readonly lstats = new Map<string, Stats | undefined>();
+  private readonly links = new Map<string, string | undefined>();
+
+  stat(path: string): Stats | undefined {
+    return remembered(this.stats, path, () => statSync(path));
+  }
+
+  lstat(path: string): Stats | undefined {
+    return remembered(this.lstats, path, () => lstatSync(path));
+  }
+
+  link(path: string): string | undefined {
+    return remembered(this.links, path, () => readlinkSync(path));
+  }
+}
+
+function remembered<T>(seen: Map<string, T | undefined>, key: string, find: () => T): T | undefined {
+  if (seen.has(key)) return seen.get(key);
+  let found: T | undefined;
+  try {
+    found = find();
+  } catch {
+    found = undefined;
+  }
+  seen.set(key, found);
+  return found;
 }
 
 /** Whether the entry at a path, not followed if it is a link, is one of the places reached by another name (a bind mount). */
