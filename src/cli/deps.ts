@@ -10,7 +10,7 @@ import { CONFIG_FILE, ConfigSource, usable } from "../core/config.ts";
 import { type Clock, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs, platformDirs, RECORD_FILE } from "../core/dirs.ts";
 import { Redactor } from "../core/redact.ts";
-import type { Deps } from "../gate/deps.ts";
+import { type Deps, realTools } from "../gate/deps.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { gitGlobalConfig } from "../gate/paths/gitDirs.ts";
 import { PathGate } from "../gate/paths/pathGate.ts";
@@ -74,6 +74,7 @@ export function processDeps(
       ),
     ),
     redactor: redactorFor(d, env.RTA_KV_IDENTITY),
+    ...realTools,
   };
 }
 

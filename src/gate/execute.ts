@@ -13,8 +13,6 @@ import type { Args, ArgsOf, Capability, Inputs, PathsOf, RunContext } from "../c
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
 import type { Deps } from "./deps.ts";
-import { CallNet } from "./net/callNet.ts";
-import { spawnFor } from "./spawn.ts";
 
 /** What one call's run is handed, beside its capability and arguments. */
 export interface RunInputs {
@@ -35,8 +33,8 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     signal: run.signal,
     rows: (columns = declared, kind = "table") => new TableWriter([...columns], kind, limits),
     paths: run.paths as PathsOf<Inputs>,
-    net: new CallNet({ agent, grantHost: grant?.host, capability: cap.name }, run.signal),
-    spawn: spawnFor(run.signal),
+    net: deps.net({ agent, grantHost: grant?.host, capability: cap.name }, run.signal),
+    spawn: deps.spawn(run.signal),
     budget: limits.model,
     clock: deps.clock,
     host: deps.host,

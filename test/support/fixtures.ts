@@ -7,7 +7,7 @@ import { redactorFor } from "../../src/cli/deps.ts";
 import { ConfigSource } from "../../src/core/config.ts";
 import type { Clock, HostFiles } from "../../src/core/deps.ts";
 import { once, realHost } from "../../src/core/deps.ts";
-import type { Deps } from "../../src/gate/deps.ts";
+import { type Deps, realTools } from "../../src/gate/deps.ts";
 import { GateStore, type NewGrant } from "../../src/gate/gateStore.ts";
 import { PathGate } from "../../src/gate/paths/pathGate.ts";
 import { agentRules } from "../../src/gate/paths/rules.ts";
@@ -88,6 +88,7 @@ export function testDeps(overrides: Partial<Deps> = {}): Deps & { record: Memory
     dirs: { data: join(dir, "data"), config: join(dir, "config") },
     roots: new PathGate([dir], agentRules({ data: join(dir, "data"), config: join(dir, "config") })),
     redactor: redactorFor({ data: join(dir, "data"), config: join(dir, "config") }),
+    ...realTools,
     ...overrides,
   } as Deps & { record: MemoryRecord };
 }

@@ -87,3 +87,31 @@ describe("the real tools, on 127.0.0.1", () => {
     expect(out.ok ? "ok" : out.error.code).toBe("core.grant.required");
   });
 });
+
+describe("with the tools the test hands in", () => {
+  test("net.ping runs the argv it was given through the call's spawn, and a tool that is missing is said so", async () => {
+    const ran: (readonly string[])[] = [];
+    const replies = `64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.5 ms\n`;
+    const d = testDeps({
+      spawn: () => async (argv) => {
+        ran.push(argv);
+        return argv[0] === "ping" ? { code: 0, stdout: replies, stderr: "" } : undefined;
+      },
+    });
+    grantFor(d, { target: "net", host: "127.0.0.1" });
+    const out = await runCall(
+      { capability: "net_ping", args: { host: "127.0.0.1", count: 1 }, origin: agent },
+      builtinCatalogue(),
+      d,
+    );
+    if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
+    expect((out.value as { rows: unknown[][] }).rows).toEqual([[1, 64, 0.5]]);
+    expect(ran).toEqual([["ping", "-n", "-c", "1", "-i", "0.2", "-W", "1", "127.0.0.1"]]);
+    const traced = await runCall(
+      { capability: "net_trace", args: { host: "127.0.0.1" }, origin: agent },
+      builtinCatalogue(),
+      d,
+    );
+    expect(traced.ok ? "ok" : traced.error.code).toBe("net.tool.missing");
+  });
+});
