@@ -10,10 +10,12 @@ import type { GateStore, Token } from "../gate/gateStore.ts";
 const TOKEN_BYTES = 32;
 const PREFIX = "rta_";
 
+/** A new token: "rta_" and 32 random bytes in base64url. Shown once; only its hash is kept. */
 export function newToken(): string {
   return `${PREFIX}${randomBytes(TOKEN_BYTES).toString("base64url")}`;
 }
 
+/** The sha256 of a token, in hex, as the store keeps it. Refuses nothing: any text has a hash. */
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
