@@ -66,4 +66,19 @@ describe("LegacySessions", () => {
     made(sessions.make("b", fakeTransport(closed)));
     expect(closed).toEqual([old.id]);
   });
+
+  test("time is the clock's: a session used within SESSION_IDLE_MS of the clock is kept", () => {
+    let now = 1_000;
+    const closed: string[] = [];
+    const sessions = new LegacySessions({ now: () => now }, { perAgent: 5, total: 5 });
+    const kept = made(sessions.make("a", fakeTransport(closed)));
+    const idle = made(sessions.make("a", fakeTransport(closed)));
+    now += SESSION_IDLE_MS;
+    sessions.use(kept.id, "a");
+    expect(kept.lastUsed).toBe(now);
+    now += 1;
+    made(sessions.make("b", fakeTransport(closed)));
+    expect(closed).toEqual([idle.id]);
+    expect(sessions.size).toBe(2);
+  });
 });
