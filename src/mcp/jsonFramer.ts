@@ -24,10 +24,42 @@
 /** What the framer hands on for each top-level value. */
 export type Frame = { kind: "message"; text: string } | { kind: "malformed" };
 
-import * as J from "./jsonGrammar.ts";
+import {
+  AFTER_KEY,
+  AFTER_VALUE,
+  ARRAY_FIRST,
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  ESCAPE,
+  IDLE,
+  IN_ARRAY,
+  IN_OBJECT,
+  isEscape,
+  isHex,
+  isSpace,
+  JsonScanner,
+  JUNK,
+  KEY,
+  LITERAL,
+  NEWLINE,
+  numberNeedsDigit,
+  OBJECT_FIRST,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  SPACE,
+  STRING,
+  TAB,
+  UNICODE,
+  UTF8,
+  VALUE,
+} from "./jsonGrammar.ts";
 import { MessageBytes } from "./messageBytes.ts";
 
-export class JsonFramer extends J.JsonScanner {
+export class JsonFramer extends JsonScanner {
   private readonly message: MessageBytes;
   /** whether what came since the last newline, up to the end of the last chunk, is only indentation */
   private atLineStart = true;
@@ -46,78 +78,78 @@ export class JsonFramer extends J.JsonScanner {
   push(chunk: Uint8Array): void {
     if (this.stopped) return;
     const n = chunk.length;
-    let start = this.state >= J.VALUE ? 0 : -1; // where the current message's bytes begin in this chunk
+    let start = this.state >= VALUE ? 0 : -1; // where the current message's bytes begin in this chunk
     let i = 0;
     while (i < n && !this.stopped) {
       const b = chunk[i] as number;
       switch (this.state) {
-        case J.IDLE:
-          if (b === J.OPEN_BRACE || b === J.OPEN_BRACKET) {
+        case IDLE:
+          if (b === OPEN_BRACE || b === OPEN_BRACKET) {
             start = i;
-            this.open(b === J.OPEN_BRACE ? J.IN_OBJECT : J.IN_ARRAY);
-          } else if (!J.isSpace(b)) {
+            this.open(b === OPEN_BRACE ? IN_OBJECT : IN_ARRAY);
+          } else if (!isSpace(b)) {
             this.onFrame({ kind: "malformed" });
-            this.state = J.JUNK;
+            this.state = JUNK;
           }
           i++;
           continue;
-        case J.JUNK: {
-          const nl = chunk.indexOf(J.NEWLINE, i);
+        case JUNK: {
+          const nl = chunk.indexOf(NEWLINE, i);
           if (nl === -1) i = n;
           else {
-            this.state = J.IDLE;
+            this.state = IDLE;
             i = nl + 1;
           }
           continue;
         }
-        case J.STRING: {
+        case STRING: {
           // The bulk of any message: plain ASCII runs straight through.
           while (i < n) {
             const c = chunk[i] as number;
-            if (c < J.SPACE || c === J.QUOTE || c === J.BACKSLASH || c >= 0x80) break;
+            if (c < SPACE || c === QUOTE || c === BACKSLASH || c >= 0x80) break;
             i++;
           }
           if (i === n) continue;
           const c = chunk[i] as number;
-          if (c === J.QUOTE) this.state = this.key ? J.AFTER_KEY : J.AFTER_VALUE;
-          else if (c === J.BACKSLASH) this.state = J.ESCAPE;
-          else if (c >= 0x80 && this.utf8Lead(c)) this.state = J.UTF8;
+          if (c === QUOTE) this.state = this.key ? AFTER_KEY : AFTER_VALUE;
+          else if (c === BACKSLASH) this.state = ESCAPE;
+          else if (c >= 0x80 && this.utf8Lead(c)) this.state = UTF8;
           else break;
           i++;
           continue;
         }
-        case J.ESCAPE:
+        case ESCAPE:
           if (b === 0x75) {
-            this.state = J.UNICODE;
+            this.state = UNICODE;
             this.pending = 4;
-          } else if (J.isEscape(b)) this.state = J.STRING;
+          } else if (isEscape(b)) this.state = STRING;
           else break;
           i++;
           continue;
-        case J.UNICODE:
-          if (!J.isHex(b)) break;
-          if (--this.pending === 0) this.state = J.STRING;
+        case UNICODE:
+          if (!isHex(b)) break;
+          if (--this.pending === 0) this.state = STRING;
           i++;
           continue;
-        case J.UTF8:
+        case UTF8:
           if (b < this.lo || b > this.hi) break;
           this.lo = 0x80;
           this.hi = 0xbf;
-          if (--this.pending === 0) this.state = J.STRING;
+          if (--this.pending === 0) this.state = STRING;
           i++;
           continue;
-        case J.LITERAL:
+        case LITERAL:
           if (b !== this.literal[this.pending]) break;
-          if (++this.pending === this.literal.length) this.state = J.AFTER_VALUE;
+          if (++this.pending === this.literal.length) this.state = AFTER_VALUE;
           i++;
           continue;
-        case J.VALUE:
-        case J.ARRAY_FIRST:
-          if (J.isSpace(b)) {
+        case VALUE:
+        case ARRAY_FIRST:
+          if (isSpace(b)) {
             i++;
             continue;
           }
-          if (b === J.CLOSE_BRACKET && this.state === J.ARRAY_FIRST) {
+          if (b === CLOSE_BRACKET && this.state === ARRAY_FIRST) {
             if (this.close(chunk, start, i)) start = -1;
             i++;
             continue;
@@ -125,33 +157,33 @@ export class JsonFramer extends J.JsonScanner {
           if (!this.startValue(b)) break;
           i++;
           continue;
-        case J.OBJECT_FIRST:
-        case J.KEY:
-          if (J.isSpace(b)) {
+        case OBJECT_FIRST:
+        case KEY:
+          if (isSpace(b)) {
             i++;
             continue;
           }
-          if (b === J.QUOTE) {
-            this.state = J.STRING;
+          if (b === QUOTE) {
+            this.state = STRING;
             this.key = true;
-          } else if (b === J.CLOSE_BRACE && this.state === J.OBJECT_FIRST) {
+          } else if (b === CLOSE_BRACE && this.state === OBJECT_FIRST) {
             if (this.close(chunk, start, i)) start = -1;
           } else break;
           i++;
           continue;
-        case J.AFTER_KEY:
-          if (b === J.COLON) this.state = J.VALUE;
-          else if (!J.isSpace(b)) break;
+        case AFTER_KEY:
+          if (b === COLON) this.state = VALUE;
+          else if (!isSpace(b)) break;
           i++;
           continue;
-        case J.AFTER_VALUE: {
-          if (J.isSpace(b)) {
+        case AFTER_VALUE: {
+          if (isSpace(b)) {
             i++;
             continue;
           }
-          const inObject = this.stack[this.depth - 1] === J.IN_OBJECT;
-          if (b === J.COMMA) this.state = inObject ? J.KEY : J.VALUE;
-          else if (b === (inObject ? J.CLOSE_BRACE : J.CLOSE_BRACKET)) {
+          const inObject = this.stack[this.depth - 1] === IN_OBJECT;
+          if (b === COMMA) this.state = inObject ? KEY : VALUE;
+          else if (b === (inObject ? CLOSE_BRACE : CLOSE_BRACKET)) {
             if (this.close(chunk, start, i)) start = -1;
           } else break;
           i++;
@@ -164,38 +196,38 @@ export class JsonFramer extends J.JsonScanner {
             i++;
             continue;
           }
-          if (J.numberNeedsDigit(this.state)) break;
-          this.state = J.AFTER_VALUE;
+          if (numberNeedsDigit(this.state)) break;
+          this.state = AFTER_VALUE;
           continue;
       }
       // `b` cannot continue the message: drop it, and say so once.
       if (this.tooLarge(this.message.size + (start === -1 ? 0 : i - start))) return;
       this.drop();
-      if (b === J.NEWLINE) i++;
-      else if (!this.beginsLine(chunk, i)) this.state = J.JUNK;
+      if (b === NEWLINE) i++;
+      else if (!this.beginsLine(chunk, i)) this.state = JUNK;
       start = -1;
     }
     if (this.stopped) return;
-    if (this.state >= J.VALUE && start !== -1) this.take(chunk.subarray(start));
+    if (this.state >= VALUE && start !== -1) this.take(chunk.subarray(start));
     this.atLineStart = this.endsAtLineStart(chunk);
   }
 
   /** The stream ended: a message cut off in the middle is malformed. */
   end(): void {
     if (this.stopped) return;
-    if (this.state >= J.VALUE) this.onFrame({ kind: "malformed" });
+    if (this.state >= VALUE) this.onFrame({ kind: "malformed" });
     this.reset();
-    this.state = J.IDLE;
+    this.state = IDLE;
   }
 
   /** Closes the innermost container at `i`; true when that ended the message (and it was handed on). */
   private close(chunk: Uint8Array, start: number, i: number): boolean {
     this.depth--;
     if (this.depth > 0) {
-      this.state = J.AFTER_VALUE;
+      this.state = AFTER_VALUE;
       return false;
     }
-    this.state = J.IDLE;
+    this.state = IDLE;
     this.take(chunk.subarray(start === -1 ? 0 : start, i + 1));
     if (!this.stopped) this.emit();
     return true;
@@ -204,8 +236,8 @@ export class JsonFramer extends J.JsonScanner {
   /** Whether the byte at `i` begins a line: only spaces or tabs stand between it and a newline (or the stream's start). */
   private beginsLine(chunk: Uint8Array, i: number): boolean {
     let j = i - 1;
-    while (j >= 0 && (chunk[j] === J.SPACE || chunk[j] === J.TAB)) j--;
-    return j >= 0 ? chunk[j] === J.NEWLINE : this.atLineStart;
+    while (j >= 0 && (chunk[j] === SPACE || chunk[j] === TAB)) j--;
+    return j >= 0 ? chunk[j] === NEWLINE : this.atLineStart;
   }
 
   /** Whether the next chunk's first byte would begin a line. */
@@ -240,7 +272,7 @@ export class JsonFramer extends J.JsonScanner {
   private reset(): void {
     this.message.clear();
     this.depth = 0;
-    this.state = J.IDLE;
+    this.state = IDLE;
     // a deep message's stack is not kept for the session's life
     if (this.stack.length > 4096) this.stack = new Uint8Array(64);
   }

@@ -29,7 +29,10 @@ export class MessageBytes {
   take(bytes: Uint8Array): boolean {
     if (bytes.length === 0) return true;
     this.held += bytes.length;
-    if (this.pastLimit(this.held)) return false;
+    if (this.held > this.limit) {
+      this.parts = [];
+      return false;
+    }
     this.parts.push(bytes.slice());
     return true;
   }
