@@ -9,8 +9,7 @@ import { Exit, RtaError } from "../core/errors.ts";
 import { hostOf, isHostOrAddress } from "../core/hostName.ts";
 import { MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
 import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
-import type { Cli } from "./factory.ts";
-import { wantsJson } from "./io.ts";
+import { type Io, wantsJson } from "./io.ts";
 import { reportError } from "./report.ts";
 
 export interface InstallOptions {
@@ -21,7 +20,13 @@ export interface InstallOptions {
   json?: boolean;
 }
 
-export function install(cli: Cli, client: string, opts: InstallOptions): number {
+/**
+ * Prints a client's registration of this server, or with --write merges it
+ * into the client's config (the old file kept beside it). Refuses an unknown
+ * client, a bad --max-result or --agent, and a --root that is not a
+ * directory, each with its code.
+ */
+export function install(cli: { io: Io }, client: string, opts: InstallOptions): number {
   const { io } = cli;
   const asJson = wantsJson(io, opts.json);
   if (!isClient(client)) {

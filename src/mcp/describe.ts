@@ -67,6 +67,7 @@ function sentence(s: string): string {
   return /[.!?]$/.test(s) ? s : `${s}.`;
 }
 
+/** A tool's annotations from its safety class, and open-world when it reaches a chosen destination or goes offsite. */
 export function annotations(cap: Capability): ToolAnnotations {
   return {
     title: cap.summary,

@@ -32,10 +32,12 @@ export interface InstallOptions {
   env?: Record<string, string | undefined>;
 }
 
+/** Whether `name` is a client rta can register with (CLIENTS); any other name is not. */
 export function isClient(name: string): name is Client {
   return (CLIENTS as readonly string[]).includes(name);
 }
 
+/** The command and arguments a client runs to start this server, with the data and config dirs the person set. Refuses nothing. */
 export function registration(client: Client, options: InstallOptions): Registration {
   const args = ["mcp", "serve", "--agent", options.agent ?? client];
   for (const root of options.roots) args.push("--root", resolve(root));

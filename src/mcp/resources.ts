@@ -47,6 +47,7 @@ export function page<T>(all: T[], cursor: string | undefined, key: (t: T) => str
 export const GRANTS_URI = "rta://grants";
 export const CARD_TEMPLATE = "rta://capability/{name}";
 
+/** resources/list: the one live read (the agent's own grants). */
 export function resourceList(): { uri: string; name: string; title: string; description: string; mimeType: string }[] {
   return [
     {
@@ -60,6 +61,7 @@ export function resourceList(): { uri: string; name: string; title: string; desc
   ];
 }
 
+/** resources/templates/list: the one read with an argument (a capability's card). */
 export function templateList(): {
   uriTemplate: string;
   name: string;
@@ -144,6 +146,7 @@ const PROMPTS: PromptDef[] = [
   },
 ];
 
+/** prompts/list: each prompt, with its one required argument. */
 export function promptList(): {
   name: string;
   title: string;
@@ -158,6 +161,7 @@ export function promptList(): {
   }));
 }
 
+/** prompts/get: the prompt's message for its argument. Refuses (InvalidParams) an unknown prompt or a blank argument. */
 export function getPrompt(
   name: string,
   args: Record<string, string> | undefined,

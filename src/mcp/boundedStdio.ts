@@ -12,8 +12,8 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { deserializeMessage, isJSONRPCRequest, isJSONRPCResponse } from "@modelcontextprotocol/server";
-import { holdsTooManyValues, TOO_MANY_VALUES } from "./httpLimits.ts";
 import { JsonFramer } from "./jsonFramer.ts";
+import { holdsTooManyValues, TOO_MANY_VALUES } from "./requestValues.ts";
 
 /** No model writes four mebibytes of arguments to one call; a request past it is held to be hostile or a mistake. */
 export const REQUEST_LIMIT_BYTES = 4 * 1024 * 1024;

@@ -8,10 +8,13 @@
  * sessions at stake are that agent's own. A session with a request in flight
  * is not idle and is never evicted; an agent whose every session is busy is
  * told 429.
+ *
+ * Time comes from the clock it is given, so a test can move it.
  */
 import { randomUUID } from "node:crypto";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
-import type { Refusal } from "./httpLimits.ts";
+import type { Clock } from "../../core/deps.ts";
+import type { Refusal } from "./limits.ts";
 
 /**
  * Sessions one agent may keep. A client keeps one; a few restarts that never
@@ -33,13 +36,19 @@ export interface LegacySession {
   busy: number;
 }
 
+/** The share of sessions: per agent and across agents. */
+export interface SessionShares {
+  perAgent: number;
+  total: number;
+}
+
+/** The 2025-11-25 sessions of one HTTP server, each its opener's only. */
 export class LegacySessions {
   private readonly byId = new Map<string, LegacySession>();
 
   constructor(
-    private readonly perAgent = SESSIONS_PER_AGENT,
-    private readonly total = MAX_SESSIONS,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock,
+    private readonly shares: SessionShares = { perAgent: SESSIONS_PER_AGENT, total: MAX_SESSIONS },
   ) {}
 
   get size(): number {
@@ -50,7 +59,7 @@ export class LegacySessions {
   use(id: string, agent: string): LegacySession | undefined {
     const session = this.byId.get(id);
     if (!session || session.agent !== agent) return undefined;
-    session.lastUsed = this.now();
+    session.lastUsed = this.clock.now();
     return session;
   }
 
@@ -64,15 +73,15 @@ export class LegacySessions {
   make(agent: string, transport: (id: string) => WebStandardStreamableHTTPServerTransport): LegacySession | Refusal {
     this.sweep();
     const own = [...this.byId.values()].filter((s) => s.agent === agent);
-    if (own.length >= this.perAgent) {
+    if (own.length >= this.shares.perAgent) {
       const idle = own.filter((s) => s.busy === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
-      if (!idle) return { status: 429, message: `this agent already has ${this.perAgent} sessions, all busy` };
+      if (!idle) return { status: 429, message: `this agent already has ${this.shares.perAgent} sessions, all busy` };
       this.close(idle);
     }
-    if (this.byId.size >= this.total)
+    if (this.byId.size >= this.shares.total)
       return { status: 503, message: "the server holds as many sessions as it may: close one or try later" };
     const id = randomUUID();
-    const session: LegacySession = { id, transport: transport(id), agent, lastUsed: this.now(), busy: 0 };
+    const session: LegacySession = { id, transport: transport(id), agent, lastUsed: this.clock.now(), busy: 0 };
     this.byId.set(id, session);
     return session;
   }
@@ -88,7 +97,7 @@ export class LegacySessions {
   }
 
   private sweep(): void {
-    const now = this.now();
+    const now = this.clock.now();
     for (const s of [...this.byId.values()]) if (s.busy === 0 && now - s.lastUsed > SESSION_IDLE_MS) this.close(s);
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Client, type InMemoryTransport as ClientPipe } from "@modelcontextprotocol/client";
 import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
-import { CallsInFlight, finishCalls } from "../../src/mcp/callsInFlight.ts";
+import { CallsInFlight, finishCalls } from "../../../src/mcp/serve/callsInFlight.ts";
 
 /** A server whose one tool waits until released or aborted, and a client connected to it in memory. */
 async function pair(calls: CallsInFlight) {

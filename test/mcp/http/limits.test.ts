@@ -1,11 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import {
-  HTTP_BODY_LIMIT_BYTES,
-  holdsTooManyValues,
-  InFlight,
-  readBody,
-  type Ticket,
-} from "../../src/mcp/httpLimits.ts";
+import { HTTP_BODY_LIMIT_BYTES, InFlight, readBody, type Ticket } from "../../../src/mcp/http/limits.ts";
+import { holdsTooManyValues } from "../../../src/mcp/requestValues.ts";
 
 const KiB = 1024;
 

@@ -1,0 +1,194 @@
+/**
+ * MCP over Streamable HTTP for a team: the fetch function Bun's server runs,
+ * in front of the SDK's handler, which serves both eras on one endpoint
+ * (`/mcp`). The checks in front of it are named functions (checks.ts),
+ * composed here in this order, and the first three read headers only, so a
+ * caller that fails them holds no byte of body:
+ *
+ * 1. a stopping server answers 503, so calls under way can finish;
+ * 2. Host and Origin, against DNS rebinding: loopback names by default, and
+ *    the names --allow-host adds; a bad one gets 403;
+ * 3. the bearer token: a missing, wrong, expired or revoked one gets 401 with
+ *    nothing about what exists. The token names the agent;
+ * 4. the agent's share of requests and body bytes in flight, and the
+ *    server's total (limits.ts): 429 or 503 with Retry-After;
+ * 5. the body, counted as it streams: past 4 MiB it is refused with 413
+ *    (Content-Length is not trusted alone), and one that has not arrived
+ *    within BODY_DEADLINE_MS gets 408;
+ * 6. the parsed body: one holding more than REQUEST_VALUE_LIMIT values gets
+ *    400 before the SDK checks it against a schema, issue by issue;
+ * 7. the 2025-11-25 session a request names, which only the token's own
+ *    agent may use: 404 for any other.
+ *
+ * Every refusal closes its connection, so a refused caller holds no socket
+ * either. Bun itself closes a connection whose headers have not arrived
+ * within its idle timeout (10 s; the timer is not pushed back by bytes that
+ * trickle in), before any of this runs.
+ *
+ * `/healthz` (alive) and `/readyz` (store reachable, config readable) need no
+ * token and say nothing else.
+ */
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import type { Deps } from "../../gate/deps.ts";
+import { CallsInFlight } from "../serve/callsInFlight.ts";
+import { createServer, type ServeContext } from "../server.ts";
+import { authenticate } from "../tokens.ts";
+import { CLOSE, refused, rpcError, whenSent } from "./answers.ts";
+import {
+  bodyLimit,
+  type Check,
+  type Exchange,
+  hostCheck,
+  LOOPBACK_NAMES,
+  originCheck,
+  sessionCheck,
+  tokenCheck,
+  valueLimit,
+  whileServing,
+} from "./checks.ts";
+import { HTTP_BODY_LIMIT_BYTES, InFlight } from "./limits.ts";
+import { LegacySessions } from "./sessions.ts";
+
+export interface HttpFront {
+  /** the fetch function the HTTP server runs */
+  fetch: (req: Request) => Promise<Response>;
+  /** tool calls under way, for a stopping server to let finish */
+  calls: CallsInFlight;
+  /** From now on every request to /mcp is answered 503 and its connection closed. */
+  stopAccepting: () => void;
+  /** Closes every 2025-11-25 session (their open streams included). */
+  closeSessions: () => void;
+}
+
+/**
+ * The HTTP front for a server's context: /healthz and /readyz, 404 for any
+ * other path but /mcp, and for /mcp the checks in order, then the SDK's
+ * handler or a 2025-11-25 session of the token's own. `allowHosts` are the
+ * names Host and Origin may carry beside the loopback ones.
+ */
+export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
+  const allowed = new Set([...LOOPBACK_NAMES, ...allowHosts.map((h) => h.toLowerCase())]);
+  const calls = new CallsInFlight();
+  const make = (): Server => calls.track(createServer(ctx));
+  const handler = createMcpHandler(make, { maxRequestBodySize: HTTP_BODY_LIMIT_BYTES });
+  const sessions = new LegacySessions(ctx.deps.clock);
+  let stopping = false;
+  const checks: Check[] = [
+    whileServing(() => stopping),
+    hostCheck(allowed),
+    originCheck(allowed),
+    tokenCheck((header) => authenticate(header, ctx.deps.gate(), ctx.deps.clock.now())?.agent),
+    bodyLimit(new InFlight()),
+    valueLimit,
+    sessionCheck(sessions),
+  ];
+
+  const fetch = async (req: Request): Promise<Response> => {
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return rpcError(400, -32600, "the request's Host header is not a host name", CLOSE);
+    }
+    if (url.pathname === "/healthz") return new Response("ok\n");
+    if (url.pathname === "/readyz")
+      return ready(ctx.deps) ? new Response("ready\n") : new Response("not ready\n", { status: 503 });
+    if (url.pathname !== "/mcp") return new Response("not found\n", { status: 404, headers: CLOSE });
+    const x: Exchange = { req };
+    try {
+      for (const check of checks) {
+        const said = check(x);
+        const answer = said instanceof Promise ? await said : said;
+        if (answer) return x.ticket ? whenSent(answer, () => x.ticket?.release()) : answer;
+      }
+      const answer = await serve(x);
+      return x.ticket ? whenSent(answer, () => x.ticket?.release()) : answer;
+    } catch (err) {
+      x.ticket?.release();
+      throw err;
+    }
+  };
+
+  /**
+   * A request that passed every check. A 2025-11-25 client that opens with
+   * initialize gets a session of its own (Mcp-Session-Id), which only its
+   * token may use; the rest, and every 2026-07-28 request, are served
+   * statelessly by the SDK's handler.
+   */
+  async function serve(x: Exchange): Promise<Response> {
+    const { session, body, parsedBody } = x;
+    const authInfo = x.authInfo as NonNullable<Exchange["authInfo"]>;
+    // The body was read to be measured: the handler is given a request that carries it again.
+    const req =
+      body === undefined ? x.req : new Request(x.req.url, { method: x.req.method, headers: x.req.headers, body });
+    if (session) {
+      // An open GET stream lasts as long as the session: it does not make the session busy.
+      if (req.method === "GET") return session.transport.handleRequest(req, { authInfo });
+      session.busy++;
+      let res: Response;
+      try {
+        res = await session.transport.handleRequest(req, { authInfo, parsedBody });
+      } catch (err) {
+        session.busy--;
+        throw err;
+      }
+      return whenSent(res, () => session.busy--);
+    }
+    if (body !== undefined && isInitialize(parsedBody) && (await isLegacyRequest(req, parsedBody)))
+      return openSession(req, parsedBody, authInfo, x.agent as string);
+    return handler.fetch(req, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
+  }
+
+  async function openSession(
+    req: Request,
+    parsedBody: unknown,
+    authInfo: NonNullable<Exchange["authInfo"]>,
+    agent: string,
+  ): Promise<Response> {
+    const session = sessions.make(
+      agent,
+      (id) =>
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => id,
+          onsessionclosed: (closed) => sessions.forget(closed),
+        }),
+    );
+    if ("status" in session) return refused(session);
+    await make().connect(session.transport);
+    const res = await session.transport.handleRequest(req, { authInfo, parsedBody });
+    // An initialize the transport did not take leaves no session behind.
+    if (session.transport.sessionId === undefined) {
+      sessions.forget(session.id);
+      void session.transport.close().catch(() => {});
+    }
+    return res;
+  }
+
+  return {
+    fetch,
+    calls,
+    stopAccepting: () => {
+      stopping = true;
+    },
+    closeSessions: () => sessions.closeAll(),
+  };
+}
+
+function isInitialize(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
+}
+
+/** /readyz: the grant store answers and config.toml reads. */
+function ready(deps: Deps): boolean {
+  try {
+    deps.gate().tokens();
+    return deps.config.current().kind !== "unreadable";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * How many values one request may hold, over stdio and HTTP alike, counted
+ * before the SDK checks the request against its schema.
+ */
+
+/**
+ * Values one request may hold, counting every member of every object and
+ * array. Every input rta declares is a scalar, so a real request holds a few
+ * dozen. The SDK checks a request against its schema and builds one issue
+ * per wrong member: 300,000 of them in a 3 MiB prompts/get held the event
+ * loop for a second each, so four such requests in a row from one agent kept
+ * every other agent (and /healthz) waiting seconds.
+ */
+export const REQUEST_VALUE_LIMIT = 10_000;
+/**
+ * Said of a request holding more than REQUEST_VALUE_LIMIT values, over HTTP
+ * and stdio alike: the SDK's schema check builds an issue per wrong member,
+ * and a deep one broke the stack on the way to its answer.
+ */
+export const TOO_MANY_VALUES = `the request holds more than ${REQUEST_VALUE_LIMIT} values`;
+
+/**
+ * Whether a parsed request holds more than `limit` values (REQUEST_VALUE_LIMIT).
+ * Walks without recursion and stops as soon as the count passes the limit,
+ * so a deep or wide request costs no more than the limit to refuse.
+ */
+export function holdsTooManyValues(value: unknown, limit = REQUEST_VALUE_LIMIT): boolean {
+  let count = 1;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null) continue;
+    const members = Array.isArray(v) ? v : Object.values(v);
+    count += members.length;
+    if (count > limit) return true;
+    for (const m of members) if (typeof m === "object" && m !== null) stack.push(m);
+  }
+  return false;
+}

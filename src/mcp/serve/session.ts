@@ -1,0 +1,138 @@
+/**
+ * What serving over stdio and over HTTP share: the options a server is
+ * started with, the session's record (its start and end lines, and nothing
+ * after the end), the banner's common lines, and the order a stopping server
+ * keeps. The operator is told things through `say` only; nothing here writes
+ * to a terminal or ends the process.
+ */
+import { randomBytes } from "node:crypto";
+import type { Catalogue } from "../../core/catalogue.ts";
+import { RtaError } from "../../core/errors.ts";
+import type { Limits } from "../../gate/bound.ts";
+import type { Deps } from "../../gate/deps.ts";
+import { type FileRecord, type RecordEntry, type RecordSink, sessionMark } from "../../record/append.ts";
+import type { ServeContext } from "../server.ts";
+import { SHUTDOWN_GRACE_MS } from "./callsInFlight.ts";
+
+/** What a server is started with, on either transport. */
+export interface ServeOptions {
+  catalogue: Catalogue;
+  deps: Deps;
+  /** the session's record, also the one in deps: its end line closes it */
+  record: SessionRecord;
+  /** where the record is, named in the banner */
+  recordFile: string;
+  /** this server process's session id, written on every record line */
+  session: string;
+  /** from the registration (`--agent`); else the client's reported name */
+  agent?: string;
+  limits: Limits;
+  /** one line for the operator (stderr), without its newline */
+  say: (line: string) => void;
+  /** RTA_DEBUG: protocol faults and unexpected failures are said in full */
+  debug: boolean;
+  /** resolves when the server is told to stop; called again for a second signal. Default: untilStopped */
+  stopSignal?: () => Promise<void>;
+}
+
+/** How a server ended: the exit status, and whether the process must end now (it still holds stdin or its port). */
+export interface ServeEnd {
+  status: number;
+  exit: boolean;
+}
+
+/** A new id for each server process: one word, written on every record line. Refuses nothing. */
+export function newSessionId(): string {
+  return randomBytes(4).toString("hex");
+}
+
+/** What a server's calls run with on either transport; each transport adds its name and its own hooks. */
+export function serverContext(o: ServeOptions, transport: ServeContext["transport"]): ServeContext {
+  return {
+    catalogue: o.catalogue,
+    deps: o.deps,
+    session: o.session,
+    transport,
+    limits: o.limits,
+    ...(o.agent ? { agent: o.agent } : {}),
+    onUnexpected: (thrown: unknown) => {
+      if (o.debug) o.say(`${(thrown as Error)?.stack ?? String(thrown)}`);
+    },
+  };
+}
+
+/** The banner's lines after the first few, said on either transport: the roots, the record, a root that cannot be read. */
+export function sayWhereServing(o: ServeOptions, notes: string[] = []): void {
+  o.say(`path arguments confined to: ${o.deps.roots.roots.join(", ")}`);
+  o.say(`record: ${o.recordFile} (session ${o.session})`);
+  for (const note of notes) o.say(note);
+  // A root that cannot be read refuses every path under it; the server serves the others.
+  for (const root of o.deps.roots.status()) {
+    if (!root.readable)
+      o.say(`rta: root ${root.path} cannot be read, so every path under it is refused: ${root.problem}`);
+  }
+}
+
+/** Said when a stop signal finds calls under way; nothing when there are none. */
+export function sayStopping(o: ServeOptions, underWay: number): void {
+  if (underWay > 0)
+    o.say(
+      `rta: stopping: ${underWay} call(s) under way may take up to ${SHUTDOWN_GRACE_MS / 1000} s to finish (signal again to cancel them now)`,
+    );
+}
+
+/**
+ * The record as a server's calls reach it. Once the session's end line is
+ * written nothing more is: a call that did not stop even when cancelled would
+ * otherwise be written after the end, which --verify reads as tampering.
+ */
+export class SessionRecord implements RecordSink {
+  private ended = false;
+
+  constructor(
+    private readonly record: FileRecord,
+    private readonly onCall?: (entry: RecordEntry) => void,
+  ) {}
+
+  /** Writes a line; refuses (core.record.unavailable) once the session has ended. */
+  append(entry: RecordEntry): void {
+    // A call that would start after the end has no line to run under, so it does not run.
+    if (this.ended) throw new RtaError("core.record.unavailable", "the session has ended", "start the server again");
+    this.record.append(entry);
+    if (!entry.kind) this.onCall?.(entry);
+  }
+
+  /** Writes the end line, and closes the record to every later line. */
+  end(entry: RecordEntry): void {
+    markSession(this, entry);
+    this.ended = true;
+    this.record.close();
+  }
+}
+
+/** Writes the session's start line; a record that cannot take it has said so itself, and calls are refused. */
+export function startSession(o: ServeOptions, transport: string): void {
+  markSession(o.record, sessionMark("start", o.session, new Date(o.deps.clock.now()), transport));
+}
+
+/** Writes a session's end line once its calls are recorded; a call that did not stop is said first. */
+export function endSession(o: ServeOptions, transport: string, unstopped: number): void {
+  if (unstopped > 0) o.say(`rta: ${unstopped} call(s) did not stop when cancelled; ending without their record lines`);
+  o.record.end(sessionMark("end", o.session, new Date(o.deps.clock.now()), transport));
+}
+
+/** Writes a session's start or end; a record that cannot take it has been said on stderr, and calls are refused. */
+function markSession(record: RecordSink, entry: RecordEntry): void {
+  try {
+    record.append(entry);
+  } catch {
+    // said once by the record's onFailure
+  }
+}
+
+/** Resolves when the process is told to stop: SIGINT, SIGTERM or SIGHUP, whichever comes first. Refuses nothing. */
+export function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
+  });
+}

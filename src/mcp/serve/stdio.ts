@@ -1,0 +1,92 @@
+/**
+ * Serving MCP over stdio, from the session's start line to its end line: one
+ * client, the one that started the process. Every call goes to the one
+ * pipeline through the server factory; nothing here decides what an agent
+ * may do. A client that closes its end ends the session (its calls under way
+ * are cancelled and recorded); a signal lets the calls under way finish
+ * first.
+ */
+import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
+import { Exit } from "../../core/errors.ts";
+import { PathGate } from "../../gate/paths/pathGate.ts";
+import { BoundedStdioTransport } from "../boundedStdio.ts";
+import { createServer } from "../server.ts";
+import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "./callsInFlight.ts";
+import {
+  endSession,
+  type ServeEnd,
+  type ServeOptions,
+  sayStopping,
+  sayWhereServing,
+  serverContext,
+  startSession,
+  untilStopped,
+} from "./session.ts";
+
+export interface StdioServeOptions extends ServeOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** shows a name the client offered as a root (made safe for a terminal) */
+  shown: (name: string) => string;
+}
+
+/**
+ * Serves one client over `input` and `output` until it closes its end, a
+ * request passes the size limit (status failure), or a stop signal comes
+ * (the process must then end: stdin is still open).
+ */
+export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
+  const { deps } = o;
+  const stopSignal = o.stopSignal ?? untilStopped;
+  const roots = deps.roots.roots;
+  startSession(o, "stdio");
+  // A client that stops its server with a signal (as the SDK's does when stdin's end is not enough) still gets
+  // the session's end line, so the record does not read as cut.
+  const signalled = stopSignal().then(() => "signal" as const);
+  o.say("rta mcp server listening on stdio");
+  const config = deps.config.current();
+  sayWhereServing(
+    o,
+    config.kind === "unreadable"
+      ? [`rta: ${config.error.message}; what a profile could change is refused until it reads (run \`rta doctor\`)`]
+      : [],
+  );
+
+  const transport = new BoundedStdioTransport({ input: o.input, output: o.output, say: o.say });
+  const ctx = {
+    ...serverContext(o, "stdio"),
+    onClientRoots: (offered: string[]) => {
+      const added = offered.filter((r) => !roots.includes(r));
+      deps.roots = new PathGate([...roots, ...added], deps.roots.rules, deps.roots.pins);
+      if (added.length > 0) o.say(`rta: the client offered roots: ${added.map(o.shown).join(", ")}`);
+    },
+  };
+  const calls = new CallsInFlight();
+  const handle = sdkServeStdio(() => calls.track(createServer(ctx)), {
+    transport,
+    onerror: (err) => {
+      if (o.debug) o.say(`rta: protocol: ${err.message}`);
+    },
+  });
+  if ((await Promise.race([transport.ended().then(() => "ended" as const), signalled])) === "signal") {
+    // Told to stop: read no more requests, let the calls under way finish and answer (cancelled past a grace),
+    // and end the session once each has its line in the record.
+    transport.stopReading();
+    const again = stopSignal();
+    sayStopping(o, calls.size);
+    const unstopped = await finishCalls(calls, again);
+    await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
+    endSession(o, "stdio", unstopped);
+    // The finished calls' answers are written; let them leave before the process does.
+    await Promise.race([
+      new Promise<void>((resolve) => o.output.write("", () => resolve())),
+      Bun.sleep(CANCEL_GRACE_MS),
+    ]);
+    return { status: Exit.ok, exit: true };
+  }
+  // The client closed its end: closing the server cancels the calls under way, and each is recorded as it stops.
+  await handle.close();
+  await calls.settled(CANCEL_GRACE_MS);
+  endSession(o, "stdio", calls.size);
+  return { status: transport.endedOnLimit ? Exit.failure : Exit.ok, exit: false };
+}

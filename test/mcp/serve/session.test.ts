@@ -1,0 +1,57 @@
+import { describe, expect, test } from "bun:test";
+import type { Deps } from "../../../src/gate/deps.ts";
+import { endSession, type ServeOptions, SessionRecord, startSession } from "../../../src/mcp/serve/session.ts";
+import type { FileRecord, RecordEntry } from "../../../src/record/append.ts";
+
+/** A record that keeps its lines, and notes that it was closed. */
+function fakeRecord() {
+  const lines: RecordEntry[] = [];
+  const state = { closed: false };
+  const record = {
+    append: (e: RecordEntry) => lines.push(e),
+    close: () => {
+      state.closed = true;
+    },
+  } as unknown as FileRecord;
+  return { lines, state, record };
+}
+
+function options(record: SessionRecord, said: string[]): ServeOptions {
+  return {
+    record,
+    session: "abcd1234",
+    say: (line: string) => said.push(line),
+    deps: { clock: { now: () => Date.UTC(2026, 0, 2, 3, 4, 5) } } as unknown as Deps,
+  } as unknown as ServeOptions;
+}
+
+describe("a session's record", () => {
+  test("start and end lines carry the clock's time; after the end no line is written, and a call is refused", () => {
+    const { lines, state, record } = fakeRecord();
+    const sink = new SessionRecord(record);
+    const said: string[] = [];
+    const o = options(sink, said);
+    startSession(o, "stdio");
+    endSession(o, "stdio", 0);
+    expect(lines.map((l) => [l.kind, l.time, l.session, l.transport])).toEqual([
+      ["start", "2026-01-02T03:04:05.000Z", "abcd1234", "stdio"],
+      ["end", "2026-01-02T03:04:05.000Z", "abcd1234", "stdio"],
+    ]);
+    expect(state.closed).toBe(true);
+    expect(() => sink.append({ ...(lines[0] as RecordEntry), kind: undefined })).toThrow("the session has ended");
+    expect(said).toEqual([]);
+  });
+
+  test("calls that did not stop are said before the end line; --verbose hears calls, not marks", () => {
+    const { lines, record } = fakeRecord();
+    const heard: RecordEntry[] = [];
+    const sink = new SessionRecord(record, (e) => heard.push(e));
+    const said: string[] = [];
+    const o = options(sink, said);
+    startSession(o, "http");
+    sink.append({ ...(lines[0] as RecordEntry), kind: undefined, capability: "sys.info" });
+    endSession(o, "http", 2);
+    expect(said).toEqual(["rta: 2 call(s) did not stop when cancelled; ending without their record lines"]);
+    expect(heard.map((e) => e.capability)).toEqual(["sys.info"]);
+  });
+});
