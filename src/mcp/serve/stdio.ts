@@ -8,7 +8,7 @@
  */
 import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { Exit } from "../../core/errors.ts";
-import { PathGate } from "../../gate/paths/pathGate.ts";
+import { withRoots } from "../../gate/paths/stage.ts";
 import { BoundedStdioTransport } from "../boundedStdio.ts";
 import { createServer } from "../server.ts";
 import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "./callsInFlight.ts";
@@ -38,7 +38,8 @@ export interface StdioServeOptions extends ServeOptions {
 export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   const { deps } = o;
   const stopSignal = o.stopSignal ?? untilStopped;
-  const roots = deps.roots.roots;
+  const served = deps.roots;
+  const roots = served.roots;
   startSession(o, "stdio");
   // A client that stops its server with a signal (as the SDK's does when stdin's end is not enough) still gets
   // the session's end line, so the record does not read as cut.
@@ -57,7 +58,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
     ...serverContext(o, "stdio"),
     onClientRoots: (offered: string[]) => {
       const added = offered.filter((r) => !roots.includes(r));
-      deps.roots = new PathGate([...roots, ...added], deps.roots.rules, deps.roots.pins);
+      deps.roots = withRoots(served, added);
       if (added.length > 0) o.say(`rta: the client offered roots: ${added.map(o.shown).join(", ")}`);
     },
   };
