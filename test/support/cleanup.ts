@@ -5,4 +5,7 @@
 import { afterAll } from "bun:test";
 import { removeTempDirs } from "./fixtures.ts";
 
-afterAll(removeTempDirs);
+/** Removing every temp dir of the run (trees of thousands of entries among them) can take longer than a test. */
+const REMOVAL_TIMEOUT_MS = 120_000;
+
+afterAll(removeTempDirs, { timeout: REMOVAL_TIMEOUT_MS });
