@@ -7,23 +7,15 @@ import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import { relativeWords } from "../core/words.ts";
 import type { Grant } from "../gate/gateStore.ts";
-import { issueGrant, listGrants, revoke as revokeGrants } from "../gate/operator/grants.ts";
+import { type GrantRequest, issueGrant, listGrants, revoke as revokeGrants } from "../gate/operator/grants.ts";
 import type { Cli } from "./factory.ts";
 import { paint, wantsJson } from "./io.ts";
 import { renderHuman, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
-export interface AllowOptions {
-  agent: string;
-  ttl: string;
-  maxUses?: string;
-  connection?: string;
-  profile?: string;
-  host?: string;
-  args?: string;
-  json?: boolean;
-}
+/** The flags of `grant allow`: the request as typed (the target and record come in position), and --json. */
+export type AllowOptions = Omit<GrantRequest, "target" | "record"> & { json?: boolean };
 
 /** Issues the grant asked for and prints it; every refusal is the gate's (gate/operator/grants.ts), said here. */
 export function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): number {
