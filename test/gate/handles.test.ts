@@ -2,7 +2,8 @@
  * The handles a capability is given (gate/paths/handles.ts), used as a
  * careless or hostile capability would: a name that is no name in the
  * directory, and an entry kept past the walk that came to it. Neither reaches
- * what the gate did not open. And a person's walk keeps the one rule every walk keeps.
+ * what the gate did not open. And a person's walk, which keeps the one rule
+ * every walk keeps: git's credential files are passed by.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
