@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json";
+import { tree } from "../support/fixtures.ts";
 import { noStack, RTA, rta } from "../support/rta.ts";
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
@@ -69,5 +70,18 @@ describe("on a terminal", () => {
 
   test("colour is used on a terminal unless NO_COLOR is set", async () => {
     expect(await onTty(`${RTA} sys info`)).toContain("\x1b[1m");
+  });
+});
+
+describe("a person's search", () => {
+  test("passes git's credential files by, as a walk always has; naming one still reads it", async () => {
+    const root = tree({ ".git/config": "[core]\n\tpassword = hunter2\n", "src/a.txt": "hunter\n" });
+    const grep = await rta(["fs", "grep", "hunter", root, "--json"]);
+    expect(grep.code).toBe(0);
+    expect(JSON.parse(grep.stdout).rows).toEqual([["src/a.txt", 1, "hunter"]]);
+    const inGit = await rta(["fs", "grep", "hunter", `${root}/.git`, "--json"]);
+    expect(JSON.parse(inGit.stdout).rows).toEqual([]);
+    const named = await rta(["fs", "grep", "hunter", `${root}/.git/config`, "--json"]);
+    expect(JSON.parse(named.stdout).rows).toEqual([[`${root}/.git/config`, 2, "\tpassword = hunter2"]]);
   });
 });

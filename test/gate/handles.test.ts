@@ -2,7 +2,8 @@
  * The handles a capability is given (gate/paths/handles.ts), used as a
  * careless or hostile capability would: a name that is no name in the
  * directory, and an entry kept past the walk that came to it. Neither reaches
- * what the gate did not open.
+ * what the gate did not open. And a person's walk, which keeps the one rule
+ * every walk keeps: git's credential files are passed by.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import type { DirHandle, WalkEntry } from "../../src/core/access.ts";
 import { Pacer } from "../../src/core/pacer.ts";
 import type { ReadPath } from "../../src/gate/paths/handles.ts";
 import { PathGate } from "../../src/gate/paths/pathGate.ts";
-import { agentRules } from "../../src/gate/paths/rules.ts";
+import { agentRules, PERSON_RULES } from "../../src/gate/paths/rules.ts";
 import { closeGated } from "../../src/gate/paths/stage.ts";
 import { tempDir } from "../support/fixtures.ts";
 
@@ -56,5 +57,27 @@ describe("an entry a walk came to", () => {
     });
     expect(during).toBe("inside\n");
     expect(kept[0]?.openFile()).toBeUndefined();
+  });
+});
+
+describe("a person's walk", () => {
+  test("passes git's credential files by, as an agent's does; the files beside them are opened", async () => {
+    mkdirSync(join(base, "root/in/.git"));
+    writeFileSync(join(base, "root/in/.git/config"), "[core]\n\tpassword = hunter2\n");
+    writeFileSync(join(base, "root/in/.git/description"), "a repository\n");
+    const person = new PathGate([join(base, "root")], PERSON_RULES).open("in", "read") as ReadPath;
+    try {
+      const opened: string[] = [];
+      await (person.dir() as DirHandle).walk(2, new Pacer(new AbortController().signal, "walking"), (e) => {
+        if (!e.stat.isFile()) return true;
+        const file = e.openFile();
+        if (file !== undefined) opened.push(e.rel);
+        file?.close();
+        return true;
+      });
+      expect(opened).toEqual([".git/description", "file.txt"]);
+    } finally {
+      closeGated(person);
+    }
   });
 });

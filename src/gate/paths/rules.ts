@@ -102,10 +102,11 @@ export function gitDirWithheld(rules: GateRules, dirFd: number): boolean {
 /**
  * The same rules for a file a walk came to, opened in the directory `dirFd`,
  * by its real path and what fstat says: withheld, a hard link where they are
- * kept, or a git secret.
+ * kept, or a git secret. A walk passes git's credential files by for every
+ * caller, a person's search too: a person reads one only by naming it.
  */
 export function walkedFileWithheld(rules: GateRules, own: OwnPlaces, dirFd: number, real: string, st: Stats): boolean {
-  return withheld(rules, own, real) || hardlinkWithheld(rules, st) || (rules.git && isGitSecretFile(inFd(dirFd), real));
+  return withheld(rules, own, real) || hardlinkWithheld(rules, st) || isGitSecretFile(inFd(dirFd), real);
 }
 
 /** A path refused: the code names why, the message names the path as the agent sent it and nothing of rta's layout. */
