@@ -11,7 +11,7 @@ import type { DirHandle, WalkEntry } from "../../src/core/access.ts";
 import { Pacer } from "../../src/core/pacer.ts";
 import type { ReadPath } from "../../src/gate/paths/handles.ts";
 import { PathGate } from "../../src/gate/paths/pathGate.ts";
-import { agentRules } from "../../src/gate/paths/rules.ts";
+import { agentRules, PERSON_RULES } from "../../src/gate/paths/rules.ts";
 import { closeGated } from "../../src/gate/paths/stage.ts";
 import { tempDir } from "../support/fixtures.ts";
 
@@ -56,5 +56,30 @@ describe("an entry a walk came to", () => {
     });
     expect(during).toBe("inside\n");
     expect(kept[0]?.openFile()).toBeUndefined();
+  });
+});
+
+describe("a walk under a person's rules", () => {
+  test("opens the work tree's files but none that can carry git's credentials", async () => {
+    const repo = join(base, "repo");
+    mkdirSync(join(repo, ".git/objects"), { recursive: true });
+    mkdirSync(join(repo, ".git/refs"));
+    writeFileSync(join(repo, ".git/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(repo, ".git/config"), "[remote] url = https://u:p@example.test\n");
+    writeFileSync(join(repo, ".git-credentials"), "https://u:p@example.test\n");
+    writeFileSync(join(repo, "notes.txt"), "notes\n");
+    const top = new PathGate(["/"], PERSON_RULES).open(repo, "read") as ReadPath;
+    const opened: string[] = [];
+    try {
+      await (top.dir() as DirHandle).walk(3, new Pacer(new AbortController().signal, "walking"), (e) => {
+        const file = e.stat.isFile() ? e.openFile() : undefined;
+        if (file) opened.push(e.rel);
+        file?.close();
+        return true;
+      });
+    } finally {
+      closeGated(top);
+    }
+    expect(opened).toEqual([".git/HEAD", "notes.txt"]);
   });
 });
