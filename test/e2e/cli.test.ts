@@ -5,8 +5,10 @@
  * its limit, a real exit status, and a real terminal.
  */
 import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import pkg from "../../package.json";
-import { tree } from "../support/fixtures.ts";
+import { tempDir, tree } from "../support/fixtures.ts";
 import { noStack, RTA, rta } from "../support/rta.ts";
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
@@ -38,6 +40,24 @@ describe("the built binary", () => {
     expect(arg.code).toBe(0);
     expect(piped.stdout).toBe(arg.stdout);
     expect(JSON.parse(arg.stdout).value.claims).toEqual({ sub: "alice", exp: 4102444800 });
+  });
+
+  // As before the handles: a search opens no file that can carry git's credentials, for a person too, while
+  // `rta fs read .git/config` still reads it. The walk's git rule was made an agent's only in the redesign.
+  test("a person's search passes git's credential files by, as an agent's does", async () => {
+    const repo = tempDir();
+    mkdirSync(join(repo, ".git/objects"), { recursive: true });
+    mkdirSync(join(repo, ".git/refs"));
+    writeFileSync(join(repo, ".git/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(repo, ".git/config"), "[remote] url = https://user:needle@example.test/x\n");
+    writeFileSync(join(repo, ".git/credentials"), "https://user:needle@example.test\n");
+    writeFileSync(join(repo, ".git-credentials"), "https://user:needle@example.test\n");
+    writeFileSync(join(repo, "notes.txt"), "a needle in the work tree\n");
+    const r = await rta(["fs", "grep", "needle", repo, "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).rows).toEqual([["notes.txt", 1, "a needle in the work tree"]]);
+    const read = await rta(["fs", "read", join(repo, ".git/config"), "--json"]);
+    expect(JSON.parse(read.stdout).text).toContain("needle");
   });
 
   test("a token piped in larger than the pipe limit is refused while it is read", async () => {

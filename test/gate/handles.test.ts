@@ -81,3 +81,28 @@ describe("a person's walk", () => {
     }
   });
 });
+
+describe("a walk under a person's rules", () => {
+  test("opens the work tree's files but none that can carry git's credentials", async () => {
+    const repo = join(base, "repo");
+    mkdirSync(join(repo, ".git/objects"), { recursive: true });
+    mkdirSync(join(repo, ".git/refs"));
+    writeFileSync(join(repo, ".git/HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(repo, ".git/config"), "[remote] url = https://u:p@example.test\n");
+    writeFileSync(join(repo, ".git-credentials"), "https://u:p@example.test\n");
+    writeFileSync(join(repo, "notes.txt"), "notes\n");
+    const top = new PathGate(["/"], PERSON_RULES).open(repo, "read") as ReadPath;
+    const opened: string[] = [];
+    try {
+      await (top.dir() as DirHandle).walk(3, new Pacer(new AbortController().signal, "walking"), (e) => {
+        const file = e.stat.isFile() ? e.openFile() : undefined;
+        if (file) opened.push(e.rel);
+        file?.close();
+        return true;
+      });
+    } finally {
+      closeGated(top);
+    }
+    expect(opened).toEqual([".git/HEAD", "notes.txt"]);
+  });
+});

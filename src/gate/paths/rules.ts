@@ -50,7 +50,11 @@ export function agentRules(
   return { withheld: [...new Set(places.map((p) => resolve(p)))], hardlinks, git: true, system: true };
 }
 
-/** The rules of a person's own calls: nothing withheld, hard links read, git dirs written like any other. */
+/**
+ * The rules of a person's own calls: nothing withheld, hard links read, git
+ * dirs written like any other (a search still passes git's credential files
+ * by: see walkedFileWithheld).
+ */
 export const PERSON_RULES: GateRules = { withheld: [], hardlinks: true, git: false, system: false };
 
 /**
@@ -102,8 +106,8 @@ export function gitDirWithheld(rules: GateRules, dirFd: number): boolean {
 /**
  * The same rules for a file a walk came to, opened in the directory `dirFd`,
  * by its real path and what fstat says: withheld, a hard link where they are
- * kept, or a git secret. A walk passes git's credential files by for every
- * caller, a person's search too: a person reads one only by naming it.
+ * kept, or a git secret. A search passes git's credential files by for a
+ * person too, who reads one only by naming it. Refuses nothing itself.
  */
 export function walkedFileWithheld(rules: GateRules, own: OwnPlaces, dirFd: number, real: string, st: Stats): boolean {
   return withheld(rules, own, real) || hardlinkWithheld(rules, st) || isGitSecretFile(inFd(dirFd), real);
