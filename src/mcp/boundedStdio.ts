@@ -139,7 +139,7 @@ export class BoundedStdioTransport implements Transport {
   };
 
   private parseError(): void {
-    void this.send({
+    void this.write({
       jsonrpc: "2.0",
       id: null,
       error: { code: PARSE_ERROR, message: "Parse error" },
@@ -163,7 +163,7 @@ export class BoundedStdioTransport implements Transport {
     } catch {
       // not JSON after all: no id to give
     }
-    void this.send({
+    void this.write({
       jsonrpc: "2.0",
       id,
       error: { code: INVALID_REQUEST, message: why },
@@ -213,11 +213,23 @@ export class BoundedStdioTransport implements Transport {
     this.streams.input.resume();
   }
 
+  /** The server's message: an answer to a request it was handed frees that request's place. */
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
     const written = this.streams.output.write(`${JSON.stringify(message)}\n`);
     if (isJSONRPCResponse(message) && message.id !== undefined && message.id !== null) this.answered(message.id);
     if (!written) await this.whenDrained();
+  }
+
+  /**
+   * An answer of the transport's own, to a message it never handed on. It
+   * frees no place: its id is the client's to choose, and one naming a
+   * request being served would otherwise let that request run unnumbered,
+   * past REQUESTS_IN_FLIGHT.
+   */
+  private async write(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return;
+    if (!this.streams.output.write(`${JSON.stringify(message)}\n`)) await this.whenDrained();
   }
 
   /**
