@@ -64,4 +64,21 @@ describe("requests in flight over stdio", () => {
     expect(served.length).toBe(REQUESTS_IN_FLIGHT + 1);
     await t.close();
   });
+
+  test("a request the client cancels frees its place: the SDK never answers it", async () => {
+    const { t, input, served } = transport();
+    await t.start();
+    const cancel = (requestId: number) =>
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "stop" } })}\n`;
+    let text = "";
+    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    input.write(text + cancel(1) + call(REQUESTS_IN_FLIGHT + 1));
+    await turn();
+    expect(served).toEqual(Array.from({ length: REQUESTS_IN_FLIGHT + 1 }, (_, i) => i + 1));
+    // a cancellation of a request not being served (any more) frees nothing
+    input.write(cancel(1) + cancel(999) + call(REQUESTS_IN_FLIGHT + 2));
+    await turn();
+    expect(served.length).toBe(REQUESTS_IN_FLIGHT + 1);
+    await t.close();
+  });
 });
