@@ -97,4 +97,5 @@ test("a 2025-11-25 client gone before its answers cancels its calls, so they hol
     .filter((e) => e.capability === "http_get")
     .map((e) => e.outcome);
   expect(outcomes).toEqual(Array(AGENT_REQUESTS_IN_FLIGHT).fill("core.call.cancelled"));
+  expect((await rta(["agent", "log", "--verify"], { env: srv.env })).code).toBe(0);
 }, 30_000);
