@@ -11,7 +11,12 @@
  * id when one can be read.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { deserializeMessage, isJSONRPCRequest, isJSONRPCResponse } from "@modelcontextprotocol/server";
+import {
+  deserializeMessage,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResponse,
+} from "@modelcontextprotocol/server";
 import { JsonFramer } from "./jsonFramer.ts";
 import { holdsTooManyValues, TOO_MANY_VALUES } from "./requestValues.ts";
 
@@ -139,7 +144,7 @@ export class BoundedStdioTransport implements Transport {
   };
 
   private parseError(): void {
-    void this.send({
+    void this.write({
       jsonrpc: "2.0",
       id: null,
       error: { code: PARSE_ERROR, message: "Parse error" },
@@ -163,7 +168,7 @@ export class BoundedStdioTransport implements Transport {
     } catch {
       // not JSON after all: no id to give
     }
-    void this.send({
+    void this.write({
       jsonrpc: "2.0",
       id,
       error: { code: INVALID_REQUEST, message: why },
@@ -174,11 +179,15 @@ export class BoundedStdioTransport implements Transport {
    * Hands a message on. A request waits while REQUESTS_IN_FLIGHT are being
    * served, and no more is read meanwhile; notifications and the client's
    * answers to the server's own requests never wait, or a call asking the
-   * client something could not finish.
+   * client something could not finish. A request the client cancels is
+   * never answered (the SDK drops its answer), so the cancellation frees
+   * its place, as the SDK's own stdio counts a request settled by one.
    */
   private deliver(message: JSONRPCMessage): void {
     if (!isJSONRPCRequest(message)) {
       this.onmessage?.(message);
+      const cancelled = cancelledId(message);
+      if (cancelled !== undefined) this.answered(cancelled);
       return;
     }
     if (this.inFlight >= REQUESTS_IN_FLIGHT || this.waiting.length > 0) {
@@ -213,11 +222,23 @@ export class BoundedStdioTransport implements Transport {
     this.streams.input.resume();
   }
 
+  /** The server's message: an answer to a request it was handed frees that request's place. */
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
     const written = this.streams.output.write(`${JSON.stringify(message)}\n`);
     if (isJSONRPCResponse(message) && message.id !== undefined && message.id !== null) this.answered(message.id);
     if (!written) await this.whenDrained();
+  }
+
+  /**
+   * An answer of the transport's own, to a message it never handed on. It
+   * frees no place: its id is the client's to choose, and one naming a
+   * request being served would otherwise let that request run unnumbered,
+   * past REQUESTS_IN_FLIGHT.
+   */
+  private async write(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return;
+    if (!this.streams.output.write(`${JSON.stringify(message)}\n`)) await this.whenDrained();
   }
 
   /**
@@ -259,4 +280,11 @@ export class BoundedStdioTransport implements Transport {
     this.onclose?.();
     this.resolveDone();
   }
+}
+
+/** The id of the request a `notifications/cancelled` names; undefined for any other message. */
+function cancelledId(message: JSONRPCMessage): string | number | undefined {
+  if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

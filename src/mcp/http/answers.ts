@@ -32,9 +32,10 @@ export function refused(r: Refusal): Response {
 /**
  * The same response, calling `done` once its body has been sent or its client
  * has gone: that is when what the request held may be given back. A response
- * with no body calls `done` at once and is returned as it is.
+ * with no body calls `done` at once and is returned as it is. `gone` is called
+ * too, first, when the client went before the body's end.
  */
-export function whenSent(res: Response, done: () => void): Response {
+export function whenSent(res: Response, done: () => void, gone?: () => void): Response {
   if (!res.body) {
     done();
     return res;
@@ -54,6 +55,7 @@ export function whenSent(res: Response, done: () => void): Response {
       }
     },
     cancel(reason) {
+      gone?.();
       done();
       return reader.cancel(reason);
     },

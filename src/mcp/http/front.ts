@@ -137,7 +137,12 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
         session.busy--;
         throw err;
       }
-      return whenSent(res, () => session.busy--);
+      // A client gone before its answer cancels the calls it sent: they would run on, holding no slot.
+      return whenSent(
+        res,
+        () => session.busy--,
+        () => cancelRequests(session.transport, parsedBody),
+      );
     }
     if (body !== undefined && isInitialize(parsedBody) && (await isLegacyRequest(req, parsedBody)))
       return openSession(req, parsedBody, authInfo, x.agent as string);
@@ -177,6 +182,26 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     },
     closeSessions: () => sessions.closeAll(),
   };
+}
+
+/**
+ * Tells a session's server that the requests in a body (one message or a
+ * batch) are cancelled, as their client would: its calls stop at their next
+ * check and are recorded so. Messages that are no request are left alone.
+ */
+function cancelRequests(transport: WebStandardStreamableHTTPServerTransport, body: unknown): void {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const { id, method } = (typeof message === "object" && message !== null ? message : {}) as {
+      id?: unknown;
+      method?: unknown;
+    };
+    if (typeof method !== "string" || (typeof id !== "string" && typeof id !== "number")) continue;
+    transport.onmessage?.({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, reason: "the client went away" },
+    });
+  }
 }
 
 function isInitialize(body: unknown): boolean {

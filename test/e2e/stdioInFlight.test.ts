@@ -1,0 +1,142 @@
+/**
+ * End to end: over stdio at most REQUESTS_IN_FLIGHT requests are served at
+ * once, and each place is freed once its request is done with: by the
+ * server's answer, or by the client's cancellation (the SDK then sends no
+ * answer), never by a request the transport answers itself (-32600) under
+ * the id of a call being served. The calls in flight are to a local server
+ * that holds each request until told.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { REQUESTS_IN_FLIGHT } from "../../src/mcp/boundedStdio.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { RTA, rta } from "../support/rta.ts";
+
+const held: (() => void)[] = [];
+/** Until a test lets go, each request is held; after, each is answered at once. */
+let holdOn = true;
+let arrivedAll: () => void = () => {};
+const allArrived = new Promise<void>((resolve) => {
+  arrivedAll = resolve;
+});
+const holding = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  idleTimeout: 0,
+  fetch: () =>
+    new Promise<Response>((resolve) => {
+      if (!holdOn) return resolve(new Response("answered"));
+      held.push(() => resolve(new Response("held, then answered")));
+      if (held.length === REQUESTS_IN_FLIGHT) arrivedAll();
+    }),
+});
+afterAll(() => {
+  holdOn = false;
+  for (const answer of held.splice(0)) answer();
+  holding.stop(true);
+});
+
+type Line = { id?: unknown; error?: { code: number } };
+const line = (m: unknown) => `${JSON.stringify(m)}\n`;
+const call = (id: number) =>
+  line({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "http_get", arguments: { url: `http://127.0.0.1:${holding.port}/${id}` } },
+  });
+const invalid = (m: Line) => m.error?.code === -32600;
+const callAnswer = (m: Line) => typeof m.id === "number" && m.id > 0 && !invalid(m);
+
+/** rta mcp serve over stdio, initialized, for an agent that may get from 127.0.0.1; every line it writes, in order. */
+async function serving() {
+  const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
+  const granted = await rta(["grant", "allow", "http.get", "--agent", "a", "--ttl", "5m", "--host", "127.0.0.1"], {
+    env,
+  });
+  expect(granted.code).toBe(0);
+  const proc = Bun.spawn([RTA, "mcp", "serve", "--agent", "a"], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+    env: { PATH: process.env.PATH ?? "", HOME: env.RTA_DATA_DIR, ...env },
+  });
+  const out: Line[] = [];
+  let wake = () => {};
+  void (async () => {
+    const decoder = new TextDecoder();
+    let carry = "";
+    for await (const chunk of proc.stdout) {
+      carry += decoder.decode(chunk, { stream: true });
+      const lines = carry.split("\n");
+      carry = lines.pop() ?? "";
+      for (const l of lines) out.push(JSON.parse(l));
+      wake();
+    }
+  })();
+  /** Resolves once what rta wrote meets `seen`. */
+  const until = async (seen: () => boolean) => {
+    while (!seen()) await new Promise<void>((resolve) => (wake = resolve));
+  };
+  const send = async (text: string) => {
+    proc.stdin.write(text);
+    await proc.stdin.flush();
+  };
+  await send(
+    line({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+    }) + line({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  );
+  await until(() => out.some((m) => m.id === 0));
+  const stop = async () => {
+    await proc.stdin.end();
+    await proc.exited;
+  };
+  return { out, until, send, stop };
+}
+
+test("an invalid request under a call's id does not let a call past REQUESTS_IN_FLIGHT", async () => {
+  const { out, until, send, stop } = await serving();
+  try {
+    const calls = REQUESTS_IN_FLIGHT + 1;
+    let text = "";
+    for (let id = 1; id <= calls; id++)
+      text += call(id) + line({ jsonrpc: "2.0", id, method: "tools/call", params: 5 });
+    await send(text);
+    await until(() => out.filter(invalid).length === calls);
+    // Read only once a place is free again: the last call waits for one, and no line is read meanwhile.
+    await send(line({ jsonrpc: "2.0", id: "last", method: "tools/call", params: 5 }));
+    await allArrived;
+    holdOn = false;
+    for (const answer of held.splice(0)) answer();
+    await until(() => out.some((m) => m.id === "last"));
+    const firstCall = out.findIndex(callAnswer);
+    expect(firstCall).toBeGreaterThan(-1);
+    expect(firstCall).toBeLessThan(out.findIndex((m) => m.id === "last"));
+    await until(() => out.filter(callAnswer).length === calls);
+  } finally {
+    await stop();
+  }
+}, 30_000);
+
+test("calls the client cancelled free their places: the session is served after more than REQUESTS_IN_FLIGHT of them", async () => {
+  const { out, until, send, stop } = await serving();
+  try {
+    holdOn = true;
+    let text = "";
+    for (let id = 1; id <= REQUESTS_IN_FLIGHT + 8; id++)
+      text +=
+        call(id) +
+        line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } });
+    await send(text + line({ jsonrpc: "2.0", id: "after", method: "tools/list" }));
+    await until(() => out.some((m) => m.id === "after"));
+    // cancelled, so never answered
+    expect(out.filter(callAnswer)).toEqual([]);
+  } finally {
+    holdOn = false;
+    for (const answer of held.splice(0)) answer();
+    await stop();
+  }
+}, 30_000);
