@@ -20,7 +20,7 @@
  *   entry on the way is known by a bind mount's name too.
  */
 import { lstatSync, readlinkSync, type Stats, statfsSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { RECORD_KEY_FILE } from "../../record/key.ts";
 import { GATE_STORE_FILE } from "../gateStore.ts";
 import { holds } from "./procFd.ts";
@@ -196,7 +196,7 @@ function trace(path: string, look: Lookups): { real: string; entries: string[]; 
       current = dirname(current);
       continue;
     }
-    const next = join(current, name);
+    const next = current === "/" ? `/${name}` : `${current}/${name}`; // a name holds no slash, and current is absolute
     entries.push(next);
     if (!missing) {
       const dir = look.stat(current);
@@ -229,12 +229,13 @@ class Lookups {
   private readonly lstats = new Map<string, Stats | undefined>();
   private readonly links = new Map<string, string | undefined>();
 
+  // Most places are not made yet: nothing there is an answer, not an error to throw and catch.
   stat(path: string): Stats | undefined {
-    return remembered(this.stats, path, () => statSync(path));
+    return remembered(this.stats, path, () => statSync(path, { throwIfNoEntry: false }));
   }
 
   lstat(path: string): Stats | undefined {
-    return remembered(this.lstats, path, () => lstatSync(path));
+    return remembered(this.lstats, path, () => lstatSync(path, { throwIfNoEntry: false }));
   }
 
   link(path: string): string | undefined {
