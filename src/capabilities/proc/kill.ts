@@ -21,7 +21,7 @@ export const procKill = define({
   result: { shape: "object" },
   examples: [{ command: "rta proc kill 4242 --signal INT", note: "interrupt process 4242" }],
   async run(args) {
-    const pid = args.pid as number;
+    const pid = args.pid;
     const signal = String(args.signal);
     if (pid === process.pid || pid === process.ppid) {
       throw new RtaError(

@@ -53,10 +53,10 @@ export const procList = define({
   ],
   async run(args, ctx) {
     const rows = readProcesses(ctx.host);
-    const key = args.sort as (typeof SORTS)[number];
+    const key = args.sort;
     rows.sort(key === "pid" ? (a, b) => a.pid - b.pid : (a, b) => b[key] - a[key] || a.pid - b.pid);
     const out = ctx.rows(["pid", "user", "cpu", "mem", "command"]);
-    for (const r of rows.slice(0, args.limit as number)) out.add([r.pid, r.user, r.cpu, r.mem, r.command]);
+    for (const r of rows.slice(0, args.limit)) out.add([r.pid, r.user, r.cpu, r.mem, r.command]);
     return out.finish(rows.length);
   },
 });
