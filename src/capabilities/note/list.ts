@@ -24,8 +24,7 @@ export const noteList = define({
   async run(args, ctx) {
     const notes = listNotes(noteFolder(args, ctx.dataDir));
     const out = ctx.rows(["id", "title", "updated", "bytes"]);
-    for (const n of notes.slice(0, args.limit))
-      out.add([n.id, n.title, n.updated, Buffer.byteLength(n.body)]);
+    for (const n of notes.slice(0, args.limit)) out.add([n.id, n.title, n.updated, Buffer.byteLength(n.body)]);
     return out.finish(notes.length);
   },
 });
