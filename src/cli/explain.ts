@@ -4,8 +4,10 @@
  * declaration (src/core/card.ts); this file only lays it out.
  */
 import type { ChalkInstance } from "chalk";
-import { type Card, cardOf } from "../core/card.ts";
+import { type Card, cardOf, mcpCost } from "../core/card.ts";
 import { neverAToolList } from "../core/catalogue.ts";
+import { type Config, ConfigSource, usable } from "../core/config.ts";
+import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Cli } from "./factory.ts";
 import { paint, wantsJson } from "./io.ts";
@@ -16,13 +18,19 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
   const { io, catalogue } = cli;
   const asJson = wantsJson(io, json);
   const p = paint(io);
+  // What a profile costs is said from the config as it reads; one that does not read says nothing of profiles.
+  const config = configOf(cli);
   if (name === undefined) {
     const areas = catalogue.areas().map((area) => ({
       area,
       capabilities: catalogue
         .all()
         .filter((c) => c.area === area)
-        .map((c) => ({ name: c.name, summary: c.summary, safety: c.safety, mcp: cardOf(c).mcp })),
+        .map((c) => {
+          const card = cardOf(c, "person", new Set(), config);
+          const listed = { name: c.name, summary: c.summary, safety: c.safety, mcp: card.mcp };
+          return card.with_profile ? { ...listed, with_profile: card.with_profile } : listed;
+        }),
     }));
     const never = neverAToolList();
     if (asJson) {
@@ -34,7 +42,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
       out += `${p.bold(area)}\n`;
       const width = Math.max(...capabilities.map((c) => c.name.length));
       for (const c of capabilities) {
-        out += `  ${c.name.padEnd(width)}  ${c.summary}  ${p.dim(`[${c.safety}, ${c.mcp}]`)}\n`;
+        out += `  ${c.name.padEnd(width)}  ${c.summary}  ${p.dim(`[${c.safety}, ${mcpCost(c)}]`)}\n`;
       }
     }
     out += `\n${p.bold("never a tool")}  ${p.dim("(the person's alone: absent from tools/list on every transport)")}\n`;
@@ -57,7 +65,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
       json === true,
     );
   }
-  const card = cardOf(cap);
+  const card = cardOf(cap, "person", new Set(), config);
   io.out(asJson ? `${JSON.stringify(card)}\n` : renderCard(card, p));
   return 0;
 }
@@ -65,7 +73,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
 function renderCard(card: Card, p: ChalkInstance): string {
   let out = `${p.bold(card.name)}  ${card.summary}\n`;
   if (card.agent_text) out += `${card.agent_text}\n`;
-  out += `\n  command   ${card.command}\n  tool      ${card.tool}\n  safety    ${card.safety}, ${card.mcp}\n`;
+  out += `\n  command   ${card.command}\n  tool      ${card.tool}\n  safety    ${card.safety}, ${mcpCost(card)}\n`;
   if (card.reaches) out += `  reaches   the destination named by ${card.reaches}\n`;
   if (card.offsite) out += `  offsite   asks ${card.offsite}\n`;
   if (card.reveals) out += "  reveals   the answer is the stored secret itself\n";
@@ -89,4 +97,8 @@ function renderCard(card: Card, p: ChalkInstance): string {
   out += `\n${p.bold("examples")}\n`;
   for (const e of card.examples) out += `  ${e.command}\n    ${p.dim(e.note)}\n`;
   return out;
+}
+
+function configOf(cli: Cli): Config | undefined {
+  return usable(ConfigSource.inConfigDir(dirs(cli.io.env).config).current());
 }

@@ -8,7 +8,15 @@
  * input, which to an agent is an argument the tool does not have (stage 2
  * answers one like a typo, and the card must not say otherwise).
  */
-import { type Capability, type ColumnSpec, type InputType, needsGrant, type Safety } from "./capability.ts";
+import {
+  type Capability,
+  type ColumnSpec,
+  type InputType,
+  needsGrant,
+  PROFILE_INPUT,
+  type Safety,
+} from "./capability.ts";
+import type { Config } from "./config.ts";
 import type { Scalar, Shape } from "./result.ts";
 import { type Audience, isRequired, visibleInputs } from "./schema.ts";
 
@@ -38,6 +46,8 @@ export interface Card {
   safety: Safety;
   /** what an agent needs: "free (mcp)" or "grant required (mcp)" */
   mcp: "free (mcp)" | "grant required (mcp)";
+  /** the profiles set up for its area: a call naming one needs a grant issued for that profile */
+  with_profile?: Record<string, "grant required (mcp)">;
   reaches?: string;
   offsite?: string;
   reveals?: true;
@@ -49,14 +59,39 @@ export interface Card {
 }
 
 /**
+ * The profiles set up for the capability's area, in the config's order: the
+ * ones a call may name. None when it takes no profile input.
+ */
+export function profilesFor(cap: Capability, config: Config | undefined): string[] {
+  if (!config || !(PROFILE_INPUT in cap.inputs)) return [];
+  return Object.entries(config.profiles)
+    .filter(([, p]) => p.area === cap.area)
+    .map(([name]) => name);
+}
+
+/** What a call costs an agent, in one line: `free (mcp); grant required (mcp) with profile work`. */
+export function mcpCost(card: Pick<Card, "mcp" | "with_profile">): string {
+  const names = Object.keys(card.with_profile ?? {});
+  if (names.length === 0) return card.mcp;
+  const which = `with profile ${names.join(" or ")}`;
+  return card.mcp === "free (mcp)"
+    ? `${card.mcp}; grant required (mcp) ${which}`
+    : `${card.mcp}; ${which}, a grant issued for that profile`;
+}
+
+/**
  * `configured` are the inputs the operator's config gives a value; on an
  * agent's card they are not required, as in the tool's published schema.
+ * `config` names the profiles a call may name; an agent's card shows the
+ * profile input only when there is one. A pure projection: it refuses nothing.
  */
 export function cardOf(
   cap: Capability,
   audience: Audience = "person",
   configured: ReadonlySet<string> = new Set(),
+  config?: Config,
 ): Card {
+  const profiles = profilesFor(cap, config);
   const card: Card = {
     name: cap.name,
     tool: cap.tool,
@@ -65,7 +100,7 @@ export function cardOf(
     also_called: [...(cap.searchWords ?? [])],
     safety: cap.safety,
     mcp: needsGrant(cap) ? "grant required (mcp)" : "free (mcp)",
-    inputs: visibleInputs(cap, audience).map(([name, spec]) => {
+    inputs: visibleInputs(cap, audience, profiles.length > 0).map(([name, spec]) => {
       const input: CardInput = {
         name,
         type: spec.type,
@@ -91,5 +126,6 @@ export function cardOf(
   if (cap.offsite) card.offsite = cap.offsite;
   if (cap.reveals) card.reveals = true;
   if (cap.record) card.record = cap.record;
+  if (profiles.length > 0) card.with_profile = Object.fromEntries(profiles.map((n) => [n, "grant required (mcp)"]));
   return card;
 }

@@ -11,7 +11,7 @@
  * An agent's projection leaves out operator-only inputs: to an agent they are
  * arguments the tool does not have.
  */
-import type { Capability, InputSpec } from "./capability.ts";
+import { type Capability, type InputSpec, PROFILE_INPUT } from "./capability.ts";
 
 export type Audience = "agent" | "person";
 
@@ -25,9 +25,15 @@ export interface JsonSchema {
   additionalProperties: false;
 }
 
-/** The inputs the audience may send, in declaration order. */
-export function visibleInputs(cap: Capability, audience: Audience): [string, InputSpec][] {
-  return Object.entries(cap.inputs).filter(([, spec]) => audience === "person" || !spec.operatorOnly);
+/**
+ * The inputs the audience may send, in declaration order. An agent is shown
+ * the profile input only while a profile is set up for the area (`profiles`);
+ * one it sends anyway is still the gate's to refuse.
+ */
+export function visibleInputs(cap: Capability, audience: Audience, profiles = true): [string, InputSpec][] {
+  return Object.entries(cap.inputs).filter(
+    ([name, spec]) => audience === "person" || (!spec.operatorOnly && (profiles || name !== PROFILE_INPUT)),
+  );
 }
 
 /** True when the audience must send the input: declared required, or read from a pipe that an agent does not have. */
@@ -40,15 +46,17 @@ export function isRequired(spec: InputSpec, audience: Audience): boolean {
  * not listed as required, so a client that checks a call against the schema
  * lets through one that leaves them out. An input only a profile sets stays
  * listed, since a call chooses its profile and the schema is the same for all.
+ * `profiles` false leaves the profile input out (no profile is set up for it).
  */
 export function publishedSchema(
   cap: Capability,
   audience: Audience,
   configured: ReadonlySet<string> = new Set(),
+  profiles = true,
 ): JsonSchema {
   const properties: JsonSchema["properties"] = {};
   const required: string[] = [];
-  for (const [name, spec] of visibleInputs(cap, audience)) {
+  for (const [name, spec] of visibleInputs(cap, audience, profiles)) {
     const prop: Record<string, unknown> = { type: spec.type, description: spec.description };
     if (spec.options) prop.enum = [...spec.options];
     if (spec.range) {

@@ -4,6 +4,7 @@
  * All of it is a projection of the declarations.
  */
 import { type Capability, needsGrant } from "../core/capability.ts";
+import { profilesFor } from "../core/card.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { type Config, EMPTY_CONFIG } from "../core/config.ts";
 import { publishedSchema } from "../core/schema.ts";
@@ -34,9 +35,10 @@ export function extraSearchWords(cap: Capability): string[] {
 /**
  * The capability's own words first (summary, agent text, search words in a
  * frame that says they are its own), then rta's: safety class, the reveals
- * sentence, and the grant it needs and whom to ask.
+ * sentence, and the grant it needs and whom to ask, and the grant naming one
+ * of `profiles` (those set up for its area) needs.
  */
-export function toolDescription(cap: Capability): string {
+export function toolDescription(cap: Capability, profiles: readonly string[] = []): string {
   const parts: string[] = [sentence(cap.summary)];
   if (cap.agentText) parts.push(cap.agentText);
   const words = extraSearchWords(cap);
@@ -45,8 +47,14 @@ export function toolDescription(cap: Capability): string {
       `[search words declared by ${cap.name}, its own and not instructions] Also called: ${words.join(", ")}.`,
     );
   }
-  parts.push(rtaSentence(cap));
+  parts.push(rtaSentence(cap) + profileSentence(cap, profiles));
   return parts.join("\n\n");
+}
+
+function profileSentence(cap: Capability, profiles: readonly string[]): string {
+  const first = profiles[0];
+  if (first === undefined) return "";
+  return ` Naming profile ${profiles.join(" or ")} needs a grant issued for that profile: \`rta grant allow ${cap.name} --agent <your name> --profile ${first} --ttl 5m\`.`;
 }
 
 function rtaSentence(cap: Capability): string {
@@ -80,22 +88,35 @@ export function annotations(cap: Capability): ToolAnnotations {
 
 /** tools/list: every capability in the catalogue (never-a-tool names are not in it), in name order. */
 export function toolListings(catalogue: Catalogue, config: Config = EMPTY_CONFIG): ToolListing[] {
-  return catalogue.all().map((cap) => ({
-    name: cap.tool,
-    title: cap.summary,
-    description: toolDescription(cap),
-    inputSchema: publishedSchema(cap, "agent", new Set(Object.keys(configValues(config, cap)))),
-    annotations: annotations(cap),
-  }));
+  return catalogue.all().map((cap) => {
+    const profiles = profilesFor(cap, config);
+    const configured = new Set(Object.keys(configValues(config, cap)));
+    return {
+      name: cap.tool,
+      title: cap.summary,
+      description: toolDescription(cap, profiles),
+      inputSchema: publishedSchema(cap, "agent", configured, profiles.length > 0),
+      annotations: annotations(cap),
+    };
+  });
 }
 
-/** Said once at the handshake: what is true of every tool. */
-export function instructions(catalogue: Catalogue): string {
+/** True when some capability offered takes a profile the config sets up for its area. */
+function profileOffered(catalogue: Catalogue, config: Config): boolean {
+  return catalogue.all().some((cap) => profilesFor(cap, config).length > 0);
+}
+
+/** Said once at the handshake: what is true of every tool, and of profile once one is set up. */
+export function instructions(catalogue: Catalogue, config: Config = EMPTY_CONFIG): string {
+  const profile = profileOffered(catalogue, config)
+    ? ["Naming a profile with profile needs a grant issued for that exact profile, whatever the tool."]
+    : [];
   return [
     `rta offers an operator's capabilities as tools, named area_thing_action. The areas offered here: ${catalogue.areas().join(", ")}.`,
     'Every result is one JSON object whose "type" names its shape: object, table, log, text, tree or chart. A table\'s "total" counts every row there is; a total above the rows sent means the list was cut.',
     'A failure is {"type":"error","code","message","hint"}. A command in a hint is for the person running rta: you have no terminal for it, so ask them to run it.',
     "Every tool above read (write, destructive), and the reads that reach a destination you choose or reveal a stored secret, is refused until that person issues a grant; such a tool's own description says so.",
+    ...profile,
     "Paths are read on the machine running rta, under the roots it was started with.",
   ].join("\n");
 }

@@ -7,10 +7,11 @@
  */
 import { createHash } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
-import type { Capability } from "../core/capability.ts";
 import { cardOf } from "../core/card.ts";
 import type { Catalogue } from "../core/catalogue.ts";
+import { type Config, EMPTY_CONFIG } from "../core/config.ts";
 import type { GateStore } from "../gate/gateStore.ts";
+import { configValues } from "../gate/values.ts";
 
 /** Items per page of a list. */
 export const PAGE_SIZE = 50;
@@ -84,7 +85,7 @@ export function templateList(): {
 /**
  * The contents of a resource, read for `agent`; an unknown URI is
  * RESOURCE_NOT_FOUND. A card is the agent's card: the tool's view of its
- * inputs, `configured` being those the operator's config fills.
+ * inputs under the operator's `config` (what it fills, the profiles it sets up).
  */
 export function readResource(
   uri: string,
@@ -92,7 +93,7 @@ export function readResource(
   catalogue: Catalogue,
   store: () => GateStore,
   now: number,
-  configured: (cap: Capability) => ReadonlySet<string> = () => new Set(),
+  config: Config = EMPTY_CONFIG,
 ): { uri: string; mimeType: string; text: string } {
   if (uri === GRANTS_URI) {
     const grants = store()
@@ -114,7 +115,11 @@ export function readResource(
   const cap = m ? (catalogue.byName(m[1] as string) ?? catalogue.byTool(m[1] as string)) : undefined;
   // -32602 with the URI, as the 2026-07-28 revision requires of a miss on every era (SEP-2164).
   if (!cap) throw new ResourceNotFoundError(uri, `no resource at ${uri}`);
-  return { uri, mimeType: "application/json", text: JSON.stringify(cardOf(cap, "agent", configured(cap))) };
+  return {
+    uri,
+    mimeType: "application/json",
+    text: JSON.stringify(cardOf(cap, "agent", new Set(Object.keys(configValues(config, cap))), config)),
+  };
 }
 
 interface PromptDef {

@@ -25,7 +25,6 @@ import { errorResult } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
-import { configValues } from "../gate/values.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
@@ -53,7 +52,7 @@ export interface ServeContext {
 const REMOTE_PLACES =
   "This server is remote: its roots are named in results only as <root 1>, <root 2> and so on, and its own directories as <data dir> and <config dir>. A relative path starts at <root 1>.";
 
-/** The tool list does not change for the life of a server: clients may keep it a minute. */
+/** The tool list changes only with the operator's config (what it fills, the profiles it sets up): clients may keep it a minute. */
 const TOOLS_LIST_TTL_MS = 60_000;
 
 /** Builds a server for one connection. Cheap and free of side effects: the SDK may call it twice while it settles the era. */
@@ -68,7 +67,9 @@ export function createServer(ctx: ServeContext): Server {
         completions: {},
         logging: {},
       },
-      instructions: instructions(ctx.catalogue) + (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
+      instructions:
+        instructions(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) +
+        (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
       cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
     },
   );
@@ -92,9 +93,7 @@ export function createServer(ctx: ServeContext): Server {
     const agent = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx).name;
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const contents = ctx.deps.redactor.value(
-      readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), (cap) => {
-        return new Set(Object.keys(configValues(config, cap)));
-      }),
+      readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
     );
     return { contents: [contents] };
   });

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { jwtDecode } from "../../src/capabilities/jwt/decode.ts";
 import { define } from "../../src/core/capability.ts";
+import { type Config, EMPTY_CONFIG } from "../../src/core/config.ts";
 import { object } from "../../src/core/result.ts";
 import { annotations, extraSearchWords, instructions, toolDescription, toolListings } from "../../src/mcp/describe.ts";
 import { toolWords } from "../../src/mcp/server.ts";
@@ -58,6 +59,31 @@ test("the listing is in catalogue order and the instructions name the areas", ()
   expect(toolListings(cat).map((t) => t.name)).toEqual(cat.all().map((c) => c.tool));
   expect(toolListings(cat)[0]?.name).toBe([...cat.all().map((c) => c.tool)].sort()[0]);
   expect(instructions(cat)).toContain(`The areas offered here: ${cat.areas().join(", ")}.`);
+});
+
+describe("profiles, as the config sets them up", () => {
+  const cat = builtinCatalogue();
+  const config = (profiles: Config["profiles"]): Config => ({ ...EMPTY_CONFIG, profiles });
+  const schemaOf = (c: Config, tool: string) =>
+    Object.keys(toolListings(cat, c).find((t) => t.name === tool)?.inputSchema.properties ?? {});
+
+  test("with none, no tool offers profile and the instructions do not mention one", () => {
+    expect(toolListings(cat).some((t) => "profile" in t.inputSchema.properties)).toBe(false);
+    expect(instructions(cat)).not.toContain("profile");
+  });
+
+  test("a profile for another area changes nothing for note; one for note shows it on note's tools only", () => {
+    const elsewhere = config({ ops: { area: "fs", set: {}, only: {} } });
+    expect(schemaOf(elsewhere, "note_list")).not.toContain("profile");
+    expect(instructions(cat, elsewhere)).not.toContain("profile");
+    const work = config({ work: { area: "note", set: {}, only: {} }, home: { area: "note", set: {}, only: {} } });
+    expect(schemaOf(work, "note_list")).toContain("profile");
+    expect(schemaOf(work, "fs_list")).not.toContain("profile");
+    expect(instructions(cat, work)).toContain("a grant issued for that exact profile");
+    expect(toolListings(cat, work).find((t) => t.name === "note_show")?.description).toContain(
+      "Free to call. Naming profile work or home needs a grant issued for that profile",
+    );
+  });
 });
 
 describe("a hint as an agent reads it", () => {
