@@ -75,8 +75,8 @@ async function stages(
 ): Promise<Outcome> {
   try {
     const cap = resolve(call, catalogue);
-    const shaped = checkShape(cap, call, catalogue);
     const state = deps.config.current();
+    const shaped = checkShape(cap, call, catalogue, usable(state));
     const { sent, profile } = checkDeclaration(cap, call, shaped, usable(state));
     if (call.origin.kind === "agent") checkLock(cap, call.origin, deps.gate(), deps.clock.now());
     const config = configFor(cap, state);

@@ -7,7 +7,9 @@
  */
 import type { Call } from "../core/call.ts";
 import type { Capability } from "../core/capability.ts";
+import { profilesFor } from "../core/card.ts";
 import type { Catalogue } from "../core/catalogue.ts";
+import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Audience } from "../core/schema.ts";
 import { visibleInputs } from "../core/schema.ts";
@@ -19,7 +21,12 @@ interface AjvError {
 }
 
 /** Stage 2: the arguments against the generated schema; refuses (core.mcp.badargs / core.input.invalid) naming the first fault. */
-export function checkShape(cap: Capability, call: Call, catalogue: Catalogue): Record<string, unknown> {
+export function checkShape(
+  cap: Capability,
+  call: Call,
+  catalogue: Catalogue,
+  config?: Config,
+): Record<string, unknown> {
   const audience: Audience = call.origin.kind === "agent" ? "agent" : "person";
   const validate = catalogue.validator(cap.name, audience);
   if (!validate) throw new Error(`no generated validator for ${cap.name}; run the build`);
@@ -27,7 +34,12 @@ export function checkShape(cap: Capability, call: Call, catalogue: Catalogue): R
   const first = validate.errors?.[0];
   const code = audience === "agent" ? "core.mcp.badargs" : "core.input.invalid";
   const name = audience === "agent" ? cap.tool : cap.name;
-  throw new RtaError(code, `${name}: ${describe(first, cap, audience)}`, takes(cap, audience));
+  // the list is what the tool was published with: `profile` only while a profile is set up for its area
+  throw new RtaError(
+    code,
+    `${name}: ${describe(first, cap, audience)}`,
+    takes(cap, audience, audience === "person" || profilesFor(cap, config).length > 0),
+  );
 }
 
 function describe(err: AjvError | undefined, cap: Capability, audience: Audience): string {
@@ -47,10 +59,10 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-/** "proc_list takes: sort (string: cpu|mem|pid), limit (integer 1..1000)", or that it takes none. */
-export function takes(cap: Capability, audience: Audience): string {
+/** "proc_list takes: sort (string: cpu|mem|pid), limit (integer 1..1000)", or that it takes none; `profile` only with `profiles`. */
+export function takes(cap: Capability, audience: Audience, profiles = true): string {
   const name = audience === "agent" ? cap.tool : cap.name;
-  const inputs = visibleInputs(cap, audience);
+  const inputs = visibleInputs(cap, audience, profiles);
   if (inputs.length === 0) return `${name} takes no arguments`;
   const list = inputs.map(([n, spec]) => {
     const detail = spec.options

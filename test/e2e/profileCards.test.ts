@@ -139,6 +139,10 @@ for (const era of ["legacy", "modern"] as Era[]) {
         const listed = await s.client.callTool({ name: "note_list", arguments: { profile: "work" } });
         expect(resultJson(listed).code).toBe("core.grant.required");
         expect(readdirSync(folder)).toEqual([]);
+        // a bad argument is told what the tool takes as it was published: no profile
+        const typo = resultJson(await s.client.callTool({ name: "note_list", arguments: { limt: 3 } }));
+        expect(typo.code).toBe("core.mcp.badargs");
+        expect(typo.hint).toBe("note_list takes: limit (integer 1..1000)");
       } finally {
         await s.close();
       }
