@@ -7,23 +7,46 @@ import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import { relativeWords } from "../core/words.ts";
 import type { Grant } from "../gate/gateStore.ts";
-import { type GrantRequest, issueGrant, listGrants, revoke as revokeGrants } from "../gate/operator/grants.ts";
+import { type Coverage, grantCoverage } from "../gate/operator/coverage.ts";
+import {
+  type GrantRequest,
+  issuePlanned,
+  listGrants,
+  planGrant,
+  revoke as revokeGrants,
+} from "../gate/operator/grants.ts";
 import type { Cli } from "./factory.ts";
 import { paint, wantsJson } from "./io.ts";
 import { renderHuman, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
-/** The flags of `grant allow`: the request as typed (the target and record come in position), and --json. */
-export type AllowOptions = Omit<GrantRequest, "target" | "record"> & { json?: boolean };
+/** The flags of `grant allow`: the request as typed (the target and record come in position), --yes and --json. */
+export type AllowOptions = Omit<GrantRequest, "target" | "record"> & { json?: boolean; yes?: boolean };
 
-/** Issues the grant asked for and prints it; every refusal is the gate's (gate/operator/grants.ts), said here. */
+/**
+ * Says what the grant asked for would cover, asks `issue it? [y/N]` at a
+ * terminal when it covers a destructive capability (unless --yes), then issues
+ * it and prints it. Every refusal but the person's no is the gate's
+ * (gate/operator/grants.ts); anything but y or yes issues nothing (core.grant.declined).
+ */
 export function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): number {
   const { io } = cli;
   try {
     const deps = cli.deps();
-    const { grant, now } = issueGrant(deps, cli.catalogue, { ...opts, target, record });
-    if (wantsJson(io, opts.json)) io.out(`${JSON.stringify(grant)}\n`);
+    const plan = planGrant(deps, cli.catalogue, { ...opts, target, record });
+    const json = wantsJson(io, opts.json);
+    // Piped or --json, stdout stays the grant alone: the price goes to stderr.
+    const say = json ? io.err : io.out;
+    const coverage = grantCoverage(cli.catalogue, plan);
+    say(describeCoverage(coverage, plan.row));
+    if (coverage.destructive && opts.yes !== true && io.stdinIsTTY && io.stdoutIsTTY) {
+      say("issue it? [y/N] ");
+      if (!/^(y|yes)$/i.test(io.readLine().trim()))
+        throw new RtaError("core.grant.declined", "no grant was issued", "answer y to issue it, or give --yes");
+    }
+    const { grant, now } = issuePlanned(deps, plan);
+    if (json) io.out(`${JSON.stringify(grant)}\n`);
     else io.out(`${describeGrant(grant, now)}\n`);
     return Exit.ok;
   } catch (err) {
@@ -35,6 +58,21 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
   }
 }
 
+/** What a grant would cover, as lines: whom for, each capability with its safety class, the hosts, the uses, the time. */
+export function describeCoverage(c: Coverage, row: Narrowed & { agent: string }): string {
+  const narrowed = narrowing(row);
+  const width = Math.max(...c.capabilities.map((x) => x.name.length), 0);
+  const lines = [`a grant of ${shown(c.target)} for agent ${shown(row.agent)} would cover:`];
+  for (const x of c.capabilities) lines.push(`  ${x.name.padEnd(width)}  ${x.safety}`);
+  if (narrowed) lines.push(`narrowed to: ${shown(narrowed)}`);
+  lines.push(
+    `hosts: ${c.hosts === null ? "none (it reaches no host)" : c.hosts === "any" ? "any it names" : shown(c.hosts)}`,
+  );
+  lines.push(`uses: ${c.uses === null ? "any number" : c.uses}`);
+  lines.push(`time: ${formatDuration(c.ttlMs)}`);
+  return `${lines.join("\n")}\n`;
+}
+
 /** One line saying what a grant allows, whom, until when and how often; its record and host shown escaped. */
 export function describeGrant(g: Grant, now: number): string {
   const narrowed = narrowing(g);
@@ -44,8 +82,10 @@ export function describeGrant(g: Grant, now: number): string {
   return `granted ${g.id}: ${shown(g.target)}${narrowed ? ` (${shown(narrowed)})` : ""} for agent ${shown(g.agent)}, until ${until} (in ${formatDuration(g.expires_at - now)}), ${uses}`;
 }
 
+type Narrowed = Pick<Grant, "record" | "host" | "connection" | "profile" | "args_digest">;
+
 /** What a grant is narrowed to, as words; empty when it is not. */
-function narrowing(g: Grant): string {
+function narrowing(g: Narrowed): string {
   const parts: string[] = [];
   if (g.record !== null) parts.push(`record ${g.record}`);
   if (g.host !== null) parts.push(`host ${g.host}`);

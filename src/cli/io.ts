@@ -2,7 +2,7 @@
  * The terminal, as one value a command is handed, so a test can run a command
  * against buffers. Only src/cli writes to the terminal.
  */
-import { writeSync } from "node:fs";
+import { readSync, writeSync } from "node:fs";
 import { Chalk, type ChalkInstance } from "chalk";
 import { RtaError } from "../core/errors.ts";
 
@@ -16,6 +16,8 @@ export interface Io {
   stdinIsTTY: boolean;
   /** the whole of stdin, refused past `limit` bytes while it is read */
   readStdin(limit: number): Promise<string>;
+  /** one line typed at the terminal, without its newline; "" at the end of the input */
+  readLine(): string;
   env: Record<string, string | undefined>;
 }
 
@@ -27,6 +29,7 @@ export function processIo(): Io {
     stdoutIsTTY: process.stdout.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: (limit) => readLimited(process.stdin, limit),
+    readLine: () => readLineSync(0),
     env: process.env,
   };
 }
@@ -48,6 +51,28 @@ export function writeAll(fd: number, text: string): void {
       Bun.sleepSync(1);
     }
   }
+}
+
+/** One line read from a descriptor a byte at a time (so nothing past it is taken), at most 1 KiB; refuses nothing. */
+export function readLineSync(fd: number): string {
+  const bytes: number[] = [];
+  const one = Buffer.alloc(1);
+  while (bytes.length < 1024) {
+    let n: number;
+    try {
+      n = readSync(fd, one, 0, 1, null);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") {
+        Bun.sleepSync(1);
+        continue;
+      }
+      break; // a terminal gone: no answer
+    }
+    if (n === 0 || one[0] === 0x0a) break;
+    bytes.push(one[0] as number);
+  }
+  return Buffer.from(bytes).toString("utf8").replace(/\r$/, "");
 }
 
 /** The whole of a stream as text; refuses it (core.input.toolarge) as soon as more than `limit` bytes have come. */

@@ -89,6 +89,10 @@ export const codes = {
     doc: "the team policy does not let this grant be issued or spent (never, max_ttl, max_uses, agents)",
     exit: Exit.refused,
   },
+  "core.grant.declined": {
+    doc: "the person at the terminal did not answer yes to `issue it?`, so no grant was issued",
+    exit: Exit.refused,
+  },
   "core.grant.unknown": { doc: "no grant or lock has that id, or none matched", exit: Exit.unavailable },
   "core.lock.locked": { doc: "a person locked this agent or capability: the instant no", exit: Exit.refused },
   "core.policy.unreadable": {

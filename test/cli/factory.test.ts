@@ -13,6 +13,7 @@ function bufferIo(): Io {
     stdoutIsTTY: false,
     stdinIsTTY: false,
     readStdin: async () => "",
+    readLine: () => "",
     env: { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() },
   };
 }

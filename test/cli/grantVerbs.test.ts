@@ -16,11 +16,11 @@ describe("the grant verbs on the command line", () => {
   test("allow prints what the grant covers, until when, and how many uses; list and revoke manage them", async () => {
     const { env } = dirsEnv();
     const { screen: human } = await onScreen(
-      ["grant", "allow", "note.rm", "deploy-1", "--agent", "claude", "--ttl", "5m", "--max-uses", "1"],
+      ["grant", "allow", "note.rm", "deploy-1", "--agent", "claude", "--ttl", "5m", "--max-uses", "1", "--yes"],
       { env: { NO_COLOR: "1", ...env } },
     );
     expect(human).toMatch(
-      /^granted g[0-9a-f]{8}: note\.rm \(record deploy-1\) for agent claude, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 5m\), 1 use\r?\n$/,
+      /\ntime: 5m\ngranted g[0-9a-f]{8}: note\.rm \(record deploy-1\) for agent claude, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 5m\), 1 use\r?\n$/,
     );
     const detail = JSON.parse((await runCli(["grant", "list", "--detail", "--json"], { env })).stdout).grants[0];
     expect(detail).toMatchObject({

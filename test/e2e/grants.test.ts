@@ -42,7 +42,7 @@ describe("the hint works", () => {
       expect(command).toBe("rta grant allow note.add --agent claude --ttl 5m");
       // A short ttl instead of five minutes, so the test can watch it expire.
       const ran = await runLiterally(command.replace("--ttl 5m", "--ttl 2s"), env);
-      expect(ran).toEqual({ code: 0, stderr: "" });
+      expect(ran).toEqual({ code: 0, stderr: expect.stringMatching(/^a grant of note\.add for agent claude/) });
       const ok = await s.client.callTool({ name: "note_add", arguments: { title: "plan", body: "step one" } });
       expect(ok.isError).toBeFalsy();
       expect(resultJson(ok)).toMatchObject({ type: "object", value: { title: "plan", bytes: 8 } });
@@ -71,7 +71,9 @@ describe("a record that reads as an option", () => {
         const refused = resultJson(await s.client.callTool({ name: "fs_write", arguments: { path, content: "x" } }));
         expect(refused.code).toBe("core.grant.required");
         const command = (refused.hint as string).match(/`([^`]+)`/)?.[1] ?? "";
-        expect(await runLiterally(command, env)).toEqual({ code: 0, stderr: "" });
+        const ran = await runLiterally(command, env);
+        expect(ran).toEqual({ code: 0, stderr: expect.stringMatching(/^a grant of fs\.write for agent claude/) });
+        expect(ran.stderr).not.toContain("rta: ");
         const ok = await s.client.callTool({ name: "fs_write", arguments: { path, content: "x" } });
         expect({ path, ok: !ok.isError }).toEqual({ path, ok: true });
       }

@@ -23,7 +23,7 @@ export const TEST_NOW_MS = 1_700_000_000_000;
 const PIPE_CHUNK_BYTES = 64 * 1024;
 
 export interface RunOptions {
-  /** what is piped in; left out, stdin is empty and not a terminal, as rta()'s "ignore" */
+  /** what is piped in, or with tty the lines typed at the terminal; left out, stdin is empty, as rta()'s "ignore" */
   stdin?: string;
   /** added to the environment rta() gives: PATH, and a temp HOME, data dir and config dir */
   env?: Record<string, string>;
@@ -50,6 +50,7 @@ export async function onScreen(args: string[], options: RunOptions = {}): Promis
 async function ran(args: string[], options: RunOptions): Promise<Ran & { screen: string }> {
   const out = { code: 0, stdout: "", stderr: "", screen: "" };
   const tty = options.tty === true;
+  let typed = options.stdin ?? "";
   const io: Io = {
     out: (text) => {
       out.stdout += text;
@@ -62,6 +63,11 @@ async function ran(args: string[], options: RunOptions): Promise<Ran & { screen:
     stdoutIsTTY: tty,
     stdinIsTTY: tty,
     readStdin: (limit) => readLimited(piped(options.stdin ?? ""), limit),
+    readLine: () => {
+      const [line = "", ...rest] = typed.split("\n");
+      typed = rest.join("\n");
+      return line;
+    },
     env: {
       PATH: process.env.PATH ?? "",
       HOME: tempDir(),

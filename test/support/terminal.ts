@@ -6,10 +6,17 @@ import { RTA } from "./rta.ts";
 
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
-/** The command's terminal output, with the terminal's CRLF turned back into LF; colour off. */
-export async function onTerminal(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+/**
+ * The command's terminal output, with the terminal's CRLF turned back into LF; colour off. `typed` is what a
+ * person types at the terminal (its echo is part of the output); left out, nothing is.
+ */
+export async function onTerminal(
+  args: string[],
+  env: Record<string, string>,
+  typed?: string,
+): Promise<{ code: number; out: string }> {
   const proc = Bun.spawn(["script", "-qec", [RTA, ...args].map(quote).join(" "), "/dev/null"], {
-    stdin: "ignore",
+    stdin: typed === undefined ? "ignore" : new Blob([typed]),
     stdout: "pipe",
     stderr: "pipe",
     env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", TERM: "dumb", ...env },

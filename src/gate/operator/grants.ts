@@ -10,7 +10,7 @@ import type { Catalogue } from "../../core/catalogue.ts";
 import { parseDuration } from "../../core/duration.ts";
 import { argsDigest } from "../argsDigest.ts";
 import type { Deps } from "../deps.ts";
-import type { Grant } from "../gateStore.ts";
+import type { Grant, NewGrant } from "../gateStore.ts";
 import { recordKey } from "../grants.ts";
 import { checkCeiling } from "../policy.ts";
 import { boundArgs, checkNarrowing, grantHost, maxUsesOf } from "./grantRequest.ts";
@@ -35,14 +35,19 @@ export interface GrantRequest {
   args?: string;
 }
 
+/** A grant checked and ready to write: every column but its times, and how long it lasts once issued. */
+export interface GrantPlan {
+  row: Omit<NewGrant, "issued_at" | "expires_at">;
+  ttlMs: number;
+}
+
 /**
- * Issues the grant asked for and returns it with the time it was issued at.
- * Refuses, before anything is written: an unknown target (core.tool.unknown),
- * a bad agent name, duration, use count or narrowing (core.input.*), a grant
- * the team ceiling caps (core.grant.ceiling), a policy that does not read
- * (core.policy.unreadable); and a store it cannot write (core.store.unavailable).
+ * Checks the grant asked for and returns it ready to write; writes nothing.
+ * Refuses: an unknown target (core.tool.unknown), a bad agent name, duration,
+ * use count or narrowing (core.input.*), a grant the team ceiling caps
+ * (core.grant.ceiling), a policy that does not read (core.policy.unreadable).
  */
-export function issueGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): { grant: Grant; now: number } {
+export function planGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): GrantPlan {
   const { target, record } = req;
   const { cap } = resolveTarget(catalogue, target);
   checkAgentName(req.agent);
@@ -55,8 +60,7 @@ export function issueGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest):
   const targets = cap ? [cap.name, cap.area] : [target];
   if (maxUses === null && policy.maxUses !== undefined) maxUses = policy.maxUses;
   checkCeiling(policy, { targets, agent: req.agent, ttlMs, maxUses });
-  const now = deps.clock.now();
-  const grant = deps.gate().issue({
+  const row = {
     target,
     record: record !== undefined && cap ? recordKey(cap, record) : null,
     agent: req.agent,
@@ -65,13 +69,30 @@ export function issueGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest):
     host,
     args_digest: digest,
     max_uses: maxUses,
-    issued_at: now,
-    expires_at: now + ttlMs,
     issued_by: issuer(deps.host),
     build: `rta ${version}`,
     digest: null,
-  });
+  };
+  return { row, ttlMs };
+}
+
+/** Writes a planned grant, from now for its time, and returns it with now; refuses a store it cannot write (core.store.unavailable). */
+export function issuePlanned(deps: Deps, plan: GrantPlan): { grant: Grant; now: number } {
+  const now = deps.clock.now();
+  const { issued_by, build, digest, ...asked } = plan.row;
+  // In the order a grant's JSON has always had: a script may read it as text.
+  const row = { ...asked, issued_at: now, expires_at: now + plan.ttlMs, issued_by, build, digest };
+  const grant = deps.gate().issue(row);
   return { grant, now };
+}
+
+/**
+ * Issues the grant asked for and returns it with the time it was issued at.
+ * Refuses what planGrant refuses, before anything is written, and a store it
+ * cannot write (core.store.unavailable).
+ */
+export function issueGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): { grant: Grant; now: number } {
+  return issuePlanned(deps, planGrant(deps, catalogue, req));
 }
 
 export type GrantState = "live" | "spent" | "expired" | "revoked";

@@ -1,0 +1,37 @@
+/**
+ * What a grant would cover, said before it is issued so the person who
+ * issues it sees the price: the capabilities it lets an agent call (an area
+ * as its list), each with its safety class, the hosts, the uses and the time.
+ */
+import type { Safety } from "../../core/capability.ts";
+import type { Catalogue } from "../../core/catalogue.ts";
+import type { GrantPlan } from "./grants.ts";
+
+/** What a grant covers. */
+export interface Coverage {
+  target: string;
+  capabilities: { name: string; safety: Safety }[];
+  /** the one host it is narrowed to; "any" when a capability it covers reaches hosts and none is named; null when none reaches one */
+  hosts: string | "any" | null;
+  /** how many calls it pays for; null for any number until it expires */
+  uses: number | null;
+  ttlMs: number;
+  /** whether a capability it covers is destructive */
+  destructive: boolean;
+}
+
+/** What the planned grant covers, from the catalogue alone; pure, refuses nothing (an unknown target covers nothing). */
+export function grantCoverage(catalogue: Catalogue, plan: GrantPlan): Coverage {
+  const { target, host, max_uses } = plan.row;
+  const one = catalogue.byName(target);
+  const caps = one ? [one] : catalogue.all().filter((c) => c.area === target);
+  const reaches = caps.some((c) => c.reaches !== undefined);
+  return {
+    target,
+    capabilities: caps.map((c) => ({ name: c.name, safety: c.safety })),
+    hosts: host ?? (reaches ? "any" : null),
+    uses: max_uses,
+    ttlMs: plan.ttlMs,
+    destructive: caps.some((c) => c.safety === "destructive"),
+  };
+}
