@@ -51,10 +51,17 @@ export function toolDescription(cap: Capability, profiles: readonly string[] = [
   return parts.join("\n\n");
 }
 
+/** The most profile names one tool's description carries: it is sent on every tools/list, and the card names them all. */
+const PROFILES_NAMED = 3;
+
 function profileSentence(cap: Capability, profiles: readonly string[]): string {
   const first = profiles[0];
   if (first === undefined) return "";
-  return ` Naming profile ${profiles.join(" or ")} needs a grant issued for that profile: \`rta grant allow ${cap.name} --agent <your name> --profile ${first} --ttl 5m\`.`;
+  const named =
+    profiles.length <= PROFILES_NAMED
+      ? profiles.join(" or ")
+      : `${profiles.slice(0, PROFILES_NAMED).join(", ")} or another of the ${profiles.length} set up for it (rta://capability/${cap.name} names them)`;
+  return ` Naming profile ${named} needs a grant issued for that profile: \`rta grant allow ${cap.name} --agent <your name> --profile ${first} --ttl 5m\`.`;
 }
 
 function rtaSentence(cap: Capability): string {
