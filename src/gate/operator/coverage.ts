@@ -20,11 +20,18 @@ export interface Coverage {
   destructive: boolean;
 }
 
-/** What the planned grant covers, from the catalogue alone; pure, refuses nothing (an unknown target covers nothing). */
+/**
+ * What the planned grant covers, from the catalogue and the policy it was
+ * checked against (a capability the policy never grants is not covered: the
+ * gate refuses it whatever grant exists); pure, refuses nothing (an unknown
+ * target covers nothing).
+ */
 export function grantCoverage(catalogue: Catalogue, plan: GrantPlan): Coverage {
   const { target, host, max_uses } = plan.row;
   const one = catalogue.byName(target);
-  const caps = one ? [one] : catalogue.all().filter((c) => c.area === target);
+  const caps = (one ? [one] : catalogue.all().filter((c) => c.area === target)).filter(
+    (c) => !plan.never.includes(c.name),
+  );
   const reaches = caps.some((c) => c.reaches !== undefined);
   return {
     target,

@@ -39,6 +39,8 @@ export interface GrantRequest {
 export interface GrantPlan {
   row: Omit<NewGrant, "issued_at" | "expires_at">;
   ttlMs: number;
+  /** the capabilities the team policy never grants, as it read when the plan was checked: no grant covers them */
+  never: readonly string[];
 }
 
 /**
@@ -73,7 +75,7 @@ export function planGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): 
     build: `rta ${version}`,
     digest: null,
   };
-  return { row, ttlMs };
+  return { row, ttlMs, never: policy.never };
 }
 
 /** Writes a planned grant, from now for its time, and returns it with now; refuses a store it cannot write (core.store.unavailable). */
