@@ -15,6 +15,7 @@ import { checkedSetting } from "../gate/fill.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
 import type { Cli } from "./factory.ts";
 import { wantsJson } from "./io.ts";
+import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 /** Prints where config.toml is (every dir with --json or piped); it reads nothing, so it refuses nothing. */
@@ -113,11 +114,15 @@ export function configCheck(cli: Cli, opts: { json?: boolean }): number {
     const problem =
       err instanceof RtaError ? err.message.replace(/^config\.toml: /, "") : "cannot be read; check its mode";
     if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ file, problems: [problem], exists: true })}\n`);
-    else cli.io.out(`${file} ${problem}\n`);
+    else cli.io.out(`${shown(`${file} ${problem}`)}\n`);
     return Exit.usage;
   }
   const problems = configProblems(config, cli.catalogue);
   if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ file, problems, exists: true })}\n`);
-  else cli.io.out(problems.length === 0 ? `${file}: fine\n` : `${problems.map((p) => `${file} ${p}`).join("\n")}\n`);
+  // shown escaped: a name in the file may hold terminal controls, and the check is where a person reads it
+  else
+    cli.io.out(
+      problems.length === 0 ? `${shown(file)}: fine\n` : `${problems.map((p) => shown(`${file} ${p}`)).join("\n")}\n`,
+    );
   return problems.length === 0 ? Exit.ok : Exit.usage;
 }

@@ -16,6 +16,7 @@ import { storeLockHolders } from "../gate/storeLock.ts";
 import { configProblems } from "./configCmd.ts";
 import type { Cli } from "./factory.ts";
 import { paint, wantsJson } from "./io.ts";
+import { shown } from "./render.ts";
 
 export interface Finding {
   check: string;
@@ -155,8 +156,8 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
     const p = paint(cli.io);
     const mark = { ok: p.green("ok  "), note: p.yellow("note"), fail: p.red("FAIL") };
     for (const f of findings) {
-      cli.io.out(`${mark[f.status]}  ${f.check}: ${f.detail}\n`);
-      if (f.fix && f.status !== "ok") cli.io.out(`      fix: ${f.fix}\n`);
+      cli.io.out(`${mark[f.status]}  ${f.check}: ${shown(f.detail)}\n`);
+      if (f.fix && f.status !== "ok") cli.io.out(`      fix: ${shown(f.fix)}\n`);
     }
   }
   return failed ? Exit.failure : Exit.ok;
