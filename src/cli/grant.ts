@@ -64,6 +64,7 @@ export function describeCoverage(c: Coverage, row: Narrowed & { agent: string })
   const width = Math.max(...c.capabilities.map((x) => x.name.length), 0);
   const lines = [`a grant of ${shown(c.target)} for agent ${shown(row.agent)} would cover:`];
   for (const x of c.capabilities) lines.push(`  ${x.name.padEnd(width)}  ${x.safety}`);
+  if (c.capabilities.length === 0) lines.push("  nothing: the team policy never grants any of it");
   if (narrowed) lines.push(`narrowed to: ${shown(narrowed)}`);
   lines.push(
     `hosts: ${c.hosts === null ? "none (it reaches no host)" : c.hosts === "any" ? "any it names" : shown(c.hosts)}`,

@@ -24,3 +24,14 @@ test("an area whose destructive capability the policy never grants: not listed, 
   expect(piped.code).toBe(0);
   expect(piped.stderr).not.toContain("note.rm");
 });
+
+test("an area the policy never grants any of: the summary says it covers nothing", async () => {
+  const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
+  const never = '["note.add", "note.list", "note.rm", "note.show"]';
+  writeFileSync(join(env.RTA_CONFIG_DIR, "policy.toml"), `never = ${never}\n`);
+  const r = await rta(["grant", "allow", "note", "--agent", "claude", "--ttl", "5m"], { env });
+  expect(r.code).toBe(0);
+  expect(r.stderr).toStartWith(
+    "a grant of note for agent claude would cover:\n  nothing: the team policy never grants any of it\nhosts:",
+  );
+});
