@@ -7,27 +7,29 @@ import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
-import { connect } from "../support/mcpClient.ts";
+import { connect, type Era } from "../support/mcpClient.ts";
 
 const COUNT = 200;
 const names = Array.from({ length: COUNT }, (_, i) => `team-${String(i).padStart(3, "0")}-notes-for-the-long-name`);
 
-test("two hundred profiles for note: each tool names three of them and points at its card", async () => {
-  const config = tempDir();
-  writeFileSync(join(config, "config.toml"), names.map((n) => `[profiles.${n}]\narea = "note"\n`).join(""));
-  const s = await connect("modern", ["--agent", "claude"], { env: { RTA_CONFIG_DIR: config } });
-  try {
-    const { tools } = await s.client.listTools();
-    const noteList = tools.find((t) => t.name === "note_list")?.description ?? "";
-    expect(noteList).toContain(
-      `Naming profile ${names.slice(0, 3).join(", ")} or another of the ${COUNT} set up for it (rta://capability/note.list names them) needs a grant issued for that profile`,
-    );
-    expect(noteList).not.toContain(names[3] as string);
-    for (const tool of tools) expect((tool.description ?? "").length).toBeLessThan(1500);
-    const read = await s.client.readResource({ uri: "rta://capability/note.list" });
-    const card = JSON.parse((read.contents[0] as { text: string }).text);
-    expect(Object.keys(card.with_profile)).toEqual(names);
-  } finally {
-    await s.close();
-  }
-});
+for (const era of ["legacy", "modern"] as Era[]) {
+  test(`two hundred profiles for note, ${era} era: each tool names three of them and points at its card`, async () => {
+    const config = tempDir();
+    writeFileSync(join(config, "config.toml"), names.map((n) => `[profiles.${n}]\narea = "note"\n`).join(""));
+    const s = await connect(era, ["--agent", "claude"], { env: { RTA_CONFIG_DIR: config } });
+    try {
+      const { tools } = await s.client.listTools();
+      const noteList = tools.find((t) => t.name === "note_list")?.description ?? "";
+      expect(noteList).toContain(
+        `Naming profile ${names.slice(0, 3).join(", ")} or another of the ${COUNT} set up for it (rta://capability/note.list names them) needs a grant issued for that profile`,
+      );
+      expect(noteList).not.toContain(names[3] as string);
+      for (const tool of tools) expect((tool.description ?? "").length).toBeLessThan(1500);
+      const read = await s.client.readResource({ uri: "rta://capability/note.list" });
+      const card = JSON.parse((read.contents[0] as { text: string }).text);
+      expect(Object.keys(card.with_profile)).toEqual(names);
+    } finally {
+      await s.close();
+    }
+  });
+}
