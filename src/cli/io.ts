@@ -53,11 +53,17 @@ export function writeAll(fd: number, text: string): void {
   }
 }
 
-/** One line read from a descriptor a byte at a time (so nothing past it is taken), at most 1 KiB; refuses nothing. */
+/**
+ * One line read from a descriptor a byte at a time (so nothing past it is
+ * taken), without its newline; "" at the end of the input, and for a line
+ * over 1 KiB, which is still read to its end so none of it is left for
+ * whatever reads the terminal next (a shell would run it). Refuses nothing.
+ */
 export function readLineSync(fd: number): string {
   const bytes: number[] = [];
   const one = Buffer.alloc(1);
-  while (bytes.length < 1024) {
+  let over = false;
+  for (;;) {
     let n: number;
     try {
       n = readSync(fd, one, 0, 1, null);
@@ -70,9 +76,10 @@ export function readLineSync(fd: number): string {
       break; // a terminal gone: no answer
     }
     if (n === 0 || one[0] === 0x0a) break;
-    bytes.push(one[0] as number);
+    if (bytes.length < 1024) bytes.push(one[0] as number);
+    else over = true;
   }
-  return Buffer.from(bytes).toString("utf8").replace(/\r$/, "");
+  return over ? "" : Buffer.from(bytes).toString("utf8").replace(/\r$/, "");
 }
 
 /** The whole of a stream as text; refuses it (core.input.toolarge) as soon as more than `limit` bytes have come. */
