@@ -171,13 +171,14 @@ export class ConfigSource {
   }
 
   current(): ConfigState {
-    let st: { mtimeMs: number; size: number };
+    let st: { mtimeMs: number; size: number } | undefined;
     try {
-      st = statSync(this.file);
+      // asked on every call, and most operators have no config.toml: its absence is an answer, not a thrown error
+      st = statSync(this.file, { throwIfNoEntry: false });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return this.settle({ kind: "ok", config: EMPTY_CONFIG });
       return this.settle(this.failed(bad("cannot be read:", (err as NodeJS.ErrnoException).code ?? "unknown error")));
     }
+    if (st === undefined) return this.settle({ kind: "ok", config: EMPTY_CONFIG });
     if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.state;
     let state: ConfigState;
     try {

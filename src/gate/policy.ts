@@ -97,13 +97,14 @@ export class PolicySource {
   }
 
   current(): Policy {
-    let st: { mtimeMs: number; size: number };
+    let st: { mtimeMs: number; size: number } | undefined;
     try {
-      st = statSync(this.file);
+      // asked at every grant check, and most operators have no policy.toml: its absence is an answer, not an error
+      st = statSync(this.file, { throwIfNoEntry: false });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return NO_POLICY;
       throw unreadable((err as Error).message);
     }
+    if (st === undefined) return NO_POLICY;
     if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.policy;
     const policy = parsePolicy(readFileSync(this.file, "utf8"));
     this.cached = { mtimeMs: st.mtimeMs, size: st.size, policy };
