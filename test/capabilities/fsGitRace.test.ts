@@ -9,31 +9,12 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
-import type { AgentOrigin } from "../../src/core/call.ts";
-import type { Deps } from "../../src/gate/deps.ts";
-import { PathGate } from "../../src/gate/paths/pathGate.ts";
-import { agentRules } from "../../src/gate/paths/rules.ts";
-import { runCall } from "../../src/gate/pipeline.ts";
-import { MemoryRecord, type RecordEntry } from "../../src/record/append.ts";
-import { grantFor, tempDir, testDeps } from "../support/fixtures.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { RacingRecord, racingCaller } from "../support/racingRecord.ts";
 
-const catalogue = builtinCatalogue();
-const origin: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
 let root = "";
-let deps: Deps;
-/** what the other server does while this one writes its `run` line */
-let meanwhile: () => void = () => {};
-
-class RacingRecord extends MemoryRecord {
-  override append(entry: RecordEntry): void {
-    super.append(entry);
-    if (entry.kind === "run") {
-      meanwhile();
-      meanwhile = () => {};
-    }
-  }
-}
+let race: RacingRecord;
+let call: ReturnType<typeof racingCaller>;
 
 beforeEach(() => {
   root = realpathSync(tempDir());
@@ -41,33 +22,27 @@ beforeEach(() => {
   writeFileSync(join(root, "d/HEAD"), "ref: refs/heads/main\n");
   writeFileSync(join(root, "d/config"), "[core]\n\tpager = ./planted.sh\n");
   mkdirSync(join(root, "stage/objects"), { recursive: true });
-  const base = testDeps({ record: new RacingRecord() });
-  deps = { ...base, roots: new PathGate([root], agentRules(base.dirs)) };
-  grantFor(deps, { target: "fs" });
+  race = new RacingRecord();
+  call = racingCaller(root, race);
 });
-
-async function call(tool: string, args: Record<string, unknown>): Promise<string> {
-  const out = await runCall({ capability: tool, args, origin }, catalogue, deps);
-  return out.ok ? "ok" : out.error.code;
-}
 
 const otherMakesRefs = () => mkdirSync(join(root, "d/refs"));
 
 describe("the last mark of a git dir, made while another server makes the one before", () => {
   test("fs.mkdir: refused, and what it made is gone", async () => {
-    meanwhile = otherMakesRefs;
+    race.meanwhile = otherMakesRefs;
     expect(await call("fs_mkdir", { path: "d/objects" })).toBe("core.path.withheld");
     expect(existsSync(join(root, "d/objects"))).toBe(false);
   });
 
   test("fs.write: refused, and what it wrote is gone", async () => {
-    meanwhile = otherMakesRefs;
+    race.meanwhile = otherMakesRefs;
     expect(await call("fs_write", { path: "d/objects", content: "x" })).toBe("core.path.withheld");
     expect(existsSync(join(root, "d/objects"))).toBe(false);
   });
 
   test("fs.move: refused, and what it moved is back where it was", async () => {
-    meanwhile = otherMakesRefs;
+    race.meanwhile = otherMakesRefs;
     expect(await call("fs_move", { from: "stage/objects", to: "d/objects" })).toBe("core.path.withheld");
     expect(existsSync(join(root, "d/objects"))).toBe(false);
     expect(existsSync(join(root, "stage/objects"))).toBe(true);
@@ -93,13 +68,13 @@ describe("a mark already there when the gate looked, taken away and another made
   });
 
   test("fs.write over it: refused, and what it wrote is gone", async () => {
-    meanwhile = otherSwapsMarks;
+    race.meanwhile = otherSwapsMarks;
     expect(await call("fs_write", { path: "d/objects", content: "x", mode: "overwrite" })).toBe("core.path.withheld");
     expect(existsSync(join(root, "d/objects"))).toBe(false);
   });
 
   test("fs.move over it: refused, and what it moved is back where it was", async () => {
-    meanwhile = otherSwapsMarks;
+    race.meanwhile = otherSwapsMarks;
     expect(await call("fs_move", { from: "stage/objects", to: "d/objects", overwrite: true })).toBe(
       "core.path.withheld",
     );

@@ -9,44 +9,19 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
-import type { AgentOrigin } from "../../src/core/call.ts";
-import type { Deps } from "../../src/gate/deps.ts";
-import { PathGate } from "../../src/gate/paths/pathGate.ts";
-import { agentRules } from "../../src/gate/paths/rules.ts";
-import { runCall } from "../../src/gate/pipeline.ts";
-import { MemoryRecord, type RecordEntry } from "../../src/record/append.ts";
-import { grantFor, tempDir, testDeps } from "../support/fixtures.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { RacingRecord, racingCaller } from "../support/racingRecord.ts";
 
-const catalogue = builtinCatalogue();
-const origin: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
 let root = "";
-let deps: Deps;
-/** what the other server does while this one writes its `run` line */
-let meanwhile: () => void = () => {};
-
-class RacingRecord extends MemoryRecord {
-  override append(entry: RecordEntry): void {
-    super.append(entry);
-    if (entry.kind === "run") {
-      meanwhile();
-      meanwhile = () => {};
-    }
-  }
-}
+let race: RacingRecord;
+let call: ReturnType<typeof racingCaller>;
 
 beforeEach(() => {
   root = realpathSync(tempDir());
   writeFileSync(join(root, "other"), "not the file the gate saw\n");
-  const base = testDeps({ record: new RacingRecord() });
-  deps = { ...base, roots: new PathGate([root], agentRules(base.dirs)) };
-  grantFor(deps, { target: "fs" });
+  race = new RacingRecord();
+  call = racingCaller(root, race);
 });
-
-async function call(tool: string, args: Record<string, unknown>): Promise<string> {
-  const out = await runCall({ capability: tool, args, origin }, catalogue, deps);
-  return out.ok ? "ok" : out.error.code;
-}
 
 const at = (name: string) => join(root, name);
 const fileToLink = () => {
@@ -62,16 +37,16 @@ describe("a file swapped meanwhile", () => {
   beforeEach(() => writeFileSync(at("f"), "as the gate saw it\n"));
 
   test("for a link: fs.write append refuses it, and the link's target is untouched", async () => {
-    meanwhile = fileToLink;
+    race.meanwhile = fileToLink;
     expect(await call("fs_write", { path: "f", content: "x", mode: "append" })).toBe("core.path.symlink");
     expect(readFileSync(at("other"), "utf8")).toBe("not the file the gate saw\n");
   });
 
   test("for a directory: fs.write overwrite and fs.rm refuse it", async () => {
-    meanwhile = fileToDir;
+    race.meanwhile = fileToDir;
     expect(await call("fs_write", { path: "f", content: "x", mode: "overwrite" })).toBe("core.path.symlink");
     writeFileSync(at("g"), "as the gate saw it\n");
-    meanwhile = () => {
+    race.meanwhile = () => {
       rmSync(at("g"));
       mkdirSync(at("g"));
     };
@@ -89,7 +64,7 @@ describe("a file swapped meanwhile for a FIFO a writer waits on", () => {
     const writer = Bun.spawn(["sh", "-c", `echo hi > ${at("pipe")}`], { stdio: ["ignore", "ignore", "ignore"] });
     try {
       while (waitsIn(writer.pid) !== "wait_for_partner") await Bun.sleep(5);
-      meanwhile = () => renameSync(at("pipe"), at("f"));
+      race.meanwhile = () => renameSync(at("pipe"), at("f"));
       expect(await call("fs_write", { path: "f", content: "x", mode: "append" })).toBe("core.path.symlink");
       // opened for reading, the FIFO would have let it go: woken, it waits there no more
       expect(waitsIn(writer.pid)).toBe("wait_for_partner");
@@ -102,7 +77,7 @@ describe("a file swapped meanwhile for a FIFO a writer waits on", () => {
 describe("a directory swapped meanwhile", () => {
   test("for a file: fs.rm refuses it, and the file is kept", async () => {
     mkdirSync(at("d"));
-    meanwhile = () => {
+    race.meanwhile = () => {
       rmSync(at("d"), { recursive: true });
       writeFileSync(at("d"), "made meanwhile\n");
     };
@@ -114,17 +89,17 @@ describe("a directory swapped meanwhile", () => {
 describe("the directory a name is in, removed meanwhile", () => {
   test("fs.write and fs.mkdir refuse it", async () => {
     mkdirSync(at("gone"));
-    meanwhile = () => rmSync(at("gone"), { recursive: true });
+    race.meanwhile = () => rmSync(at("gone"), { recursive: true });
     expect(await call("fs_write", { path: "gone/f", content: "x" })).toBe("core.path.symlink");
     mkdirSync(at("gone"));
-    meanwhile = () => rmSync(at("gone"), { recursive: true });
+    race.meanwhile = () => rmSync(at("gone"), { recursive: true });
     expect(await call("fs_mkdir", { path: "gone/d" })).toBe("core.path.symlink");
   });
 });
 
 describe("nothing, when the gate looked, made meanwhile", () => {
   test("fs.mkdir refuses it", async () => {
-    meanwhile = () => mkdirSync(at("n"));
+    race.meanwhile = () => mkdirSync(at("n"));
     expect(await call("fs_mkdir", { path: "n" })).toBe("core.path.symlink");
   });
 });
