@@ -33,7 +33,7 @@ import { changed, type Keeper, walkedFileWithheld, withheld } from "./rules.ts";
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** Reads up to `length` bytes of an opened file from `offset`; fewer at its end. Refuses nothing. */
-export function readRange(fd: number, offset: number, length: number): Buffer {
+function readRange(fd: number, offset: number, length: number): Buffer {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
