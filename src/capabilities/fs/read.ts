@@ -106,13 +106,9 @@ function onWholeCredentials(
   size: number,
 ): { offset: number; body: Buffer } {
   const end = offset + body.length;
-  const before = file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
-  const lead = before.subarray(before.lastIndexOf(0x0a) + 1);
+  const { before, lead, trail } = edges(file, offset, end, size);
   // a credential's name on a line above the lead's, its value on the lead's line: the lead is cut from it too
   const above = lead.length > 0 ? openCredential(linesIn(before.subarray(0, before.length - lead.length))) : "";
-  const after = file.read(end, Math.min(EDGE_BYTES, size - end));
-  const newline = after.indexOf(0x0a);
-  const trail = newline < 0 ? after : after.subarray(0, newline);
   // Only the lines at the edges can be cut: the first three not blank (a name, its `=` alone, the value; blank lines
   // between) and the last two.
   const second = endOfLines(body, HEAD_LINES);
@@ -126,6 +122,18 @@ function onWholeCredentials(
   if (!cut) return { offset, body };
   const start = offset - lead.length;
   return { offset: start, body: file.read(start, end + trail.length - start) };
+}
+
+/**
+ * Around bytes [offset, end): `before`, up to EDGE_BYTES ahead of them; `lead`, the part of their first line in it;
+ * `trail`, the rest of their last line after them, up to EDGE_BYTES.
+ */
+function edges(file: FileBytes, offset: number, end: number, size: number) {
+  const before = file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
+  const after = file.read(end, Math.min(EDGE_BYTES, size - end));
+  const newline = after.indexOf(0x0a);
+  const trail = newline < 0 ? after : after.subarray(0, newline);
+  return { before, lead: before.subarray(before.lastIndexOf(0x0a) + 1), trail };
 }
 
 /**
@@ -148,11 +156,7 @@ function onWholePlaces(
   };
   let { offset } = range;
   let end = offset + range.body.length;
-  const before = file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
-  const lead = before.subarray(before.lastIndexOf(0x0a) + 1);
-  const after = file.read(end, Math.min(EDGE_BYTES, size - end));
-  const newline = after.indexOf(0x0a);
-  const trail = newline < 0 ? after : after.subarray(0, newline);
+  const { lead, trail } = edges(file, offset, end, size);
   const first = range.body.indexOf(0x0a);
   const last = range.body.lastIndexOf(0x0a);
   const head = first < 0 ? Buffer.concat([range.body, trail]) : range.body.subarray(0, first);
