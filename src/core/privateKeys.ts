@@ -6,6 +6,8 @@
 
 /** A PEM private key's armour (`-----BEGIN OPENSSH PRIVATE KEY-----`, its END): what stands between is the key. */
 const KEY_ARMOUR = /-----(BEGIN|END) [A-Z0-9 ]{0,40}PRIVATE KEY-----/g;
+/** How every armour ends: a text without it holds no private key, and a reader looks for it before the whole armour. */
+export const ARMOUR_END = "PRIVATE KEY-----";
 /** What a text's part is masked after when it stands inside a private key (see maskSecretsAfter). */
 export const KEY_OPEN = "-----BEGIN PRIVATE KEY-----\n";
 
@@ -15,7 +17,7 @@ export const KEY_OPEN = "-----BEGIN PRIVATE KEY-----\n";
  * text's end, each body replaced by `mask`. Linear: each armour is found once.
  */
 export function maskPrivateKeys(text: string, mask: string): string {
-  if (!text.includes("PRIVATE KEY-----")) return text;
+  if (!text.includes(ARMOUR_END)) return text;
   let out = "";
   let at = 0;
   let body = -1; // where the open key's body starts
@@ -40,7 +42,7 @@ export function maskPrivateKeys(text: string, mask: string): string {
 
 /** The first private-key armour in a line, BEGIN or END; undefined when it holds none. */
 export function keyArmourIn(line: string): "BEGIN" | "END" | undefined {
-  if (!line.includes("PRIVATE KEY-----")) return undefined;
+  if (!line.includes(ARMOUR_END)) return undefined;
   for (const m of line.matchAll(KEY_ARMOUR)) return m[1] as "BEGIN" | "END";
   return undefined;
 }

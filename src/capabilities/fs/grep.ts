@@ -16,6 +16,7 @@ import {
   SCREEN_BLOCK_CHARS,
   type TextMatcher,
 } from "../../core/pattern.ts";
+import { ARMOUR_END } from "../../core/privateKeys.ts";
 import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/secrets.ts";
 import { looksBinary, notFile } from "./entryKind.ts";
 
@@ -227,7 +228,7 @@ function linesBefore(text: string, from: number, to: number, before: LinesBefore
   // a private key's armour passed by tells whether the lines after it are inside one
   const armour = armours.findLast((at) => at >= from && at < to);
   if (armour !== undefined)
-    before.add(text.slice(Math.max(from, text.lastIndexOf("\n", armour) + 1), armour + ARMOUR.length));
+    before.add(text.slice(Math.max(from, text.lastIndexOf("\n", armour) + 1), armour + ARMOUR_END.length));
   const found: string[] = [];
   for (let end = to - 1; end > from && found.length < 2; ) {
     const start = Math.max(from, text.lastIndexOf("\n", end - 1) + 1);
@@ -240,13 +241,10 @@ function linesBefore(text: string, from: number, to: number, before: LinesBefore
   for (const l of found) before.add(l);
 }
 
-/** The end of a private key's armour (`-----BEGIN … PRIVATE KEY-----`, its END). */
-const ARMOUR = "PRIVATE KEY-----";
-
 /** Where each armour ends in a chunk, in order: searched once per chunk, not once per skip. */
 function armoursIn(text: string): number[] {
   const at: number[] = [];
-  for (let i = text.indexOf(ARMOUR); i !== -1; i = text.indexOf(ARMOUR, i + 1)) at.push(i);
+  for (let i = text.indexOf(ARMOUR_END); i !== -1; i = text.indexOf(ARMOUR_END, i + 1)) at.push(i);
   return at;
 }
 

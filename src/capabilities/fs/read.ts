@@ -6,6 +6,7 @@
 import type { FileBytes } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import { ARMOUR_END } from "../../core/privateKeys.ts";
 import { text } from "../../core/result.ts";
 import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/secrets.ts";
 import { looksBinary, notFile } from "./entryKind.ts";
@@ -176,9 +177,9 @@ function onWholePlaces(
  */
 function headShown(text: string, before: string, shown: (text: string, before?: string) => string): string {
   let end = endOfTextLines(text, HEAD_LINES);
-  if (before.includes("PRIVATE KEY-----")) {
-    const armour = text.indexOf("PRIVATE KEY-----");
-    end = armour < 0 ? text.length : Math.max(end, armour + "PRIVATE KEY-----".length);
+  if (before.includes(ARMOUR_END)) {
+    const armour = text.indexOf(ARMOUR_END);
+    end = armour < 0 ? text.length : Math.max(end, armour + ARMOUR_END.length);
   }
   return end >= text.length ? shown(text, before) : shown(text.slice(0, end), before) + text.slice(end);
 }
