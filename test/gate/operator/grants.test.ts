@@ -4,7 +4,8 @@ import { dirname } from "node:path";
 import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
 import { RtaError } from "../../../src/core/errors.ts";
 import type { Deps } from "../../../src/gate/deps.ts";
-import { type GrantRequest, grantState, issueGrant, listGrants, revoke } from "../../../src/gate/operator/grants.ts";
+import { grantState } from "../../../src/gate/gateStore.ts";
+import { type GrantRequest, issueGrant, listGrants, revoke } from "../../../src/gate/operator/grants.ts";
 import { testDeps } from "../../support/fixtures.ts";
 
 const catalogue = builtinCatalogue();
