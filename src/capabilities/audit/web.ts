@@ -17,7 +17,7 @@ const HSTS_MIN_SECONDS = 15_552_000;
 const TIMEOUTS = { connectMs: 5000, headersMs: 8000, bodyMs: 8000, maxBody: 64 * 1024 };
 
 /** What the response headers and cookies of a page say of its security; refuses nothing. */
-export function headerFindings(headers: Record<string, string>, cookies: string[]): Finding[] {
+function headerFindings(headers: Record<string, string>, cookies: string[]): Finding[] {
   const f: Finding[] = [];
   const hsts = headers["strict-transport-security"];
   const maxAge = Number(hsts?.match(/max-age\s*=\s*"?(\d+)/i)?.[1] ?? -1);
