@@ -13,6 +13,7 @@ import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
 import { RtaError } from "../core/errors.ts";
 import { checkedHost, hostOf, parseUrl } from "../core/hostName.ts";
+import { withArticle } from "../core/words.ts";
 import { argsDigest } from "./argsDigest.ts";
 import { type GateStore, type Grant, type GrantQuery, grantState } from "./gateStore.ts";
 import { gateTargets } from "./locks.ts";
@@ -133,7 +134,7 @@ function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: 
   else if (last && state === "expired") why = `: grant ${last.id} expired ${formatDuration(now - last.expires_at)} ago`;
   else if (last && state === "spent") why = `: grant ${last.id} was spent (${last.uses} of ${last.max_uses} uses)`;
   else if (kind !== undefined)
-    why = ` naming ${q.host}, ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} address a grant for any host does not reach`;
+    why = ` naming ${q.host}, ${withArticle(kind)} address a grant for any host does not reach`;
   return new RtaError(
     "core.grant.required",
     `${cap.name} needs a grant for agent ${q.agent}${why}`,
