@@ -1,6 +1,12 @@
 /**
- * Times and sizes in words, for people and for models reading a result.
+ * Times and sizes in words, for people and for models reading a result, and
+ * a word with its article.
  */
+
+/** A word with "a" or "an" before it, as its first letter says: "a loopback", "an integer". */
+export function withArticle(word: string): string {
+  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
+}
 
 const UNITS: [number, string][] = [
   [86_400, "d"],

@@ -13,8 +13,9 @@ import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
 import { RtaError } from "../core/errors.ts";
 import { checkedHost, hostOf, parseUrl } from "../core/hostName.ts";
+import { withArticle } from "../core/words.ts";
 import { argsDigest } from "./argsDigest.ts";
-import type { GateStore, Grant, GrantQuery } from "./gateStore.ts";
+import { type GateStore, type Grant, type GrantQuery, grantState } from "./gateStore.ts";
 import { gateTargets } from "./locks.ts";
 import { classify, isSensitive } from "./net/addressClass.ts";
 import { checkCeiling, type Policy } from "./policy.ts";
@@ -128,13 +129,12 @@ export function recordKey(cap: Capability, value: unknown): string {
 function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: number): RtaError {
   let why = "";
   const kind = q.hostRequired && q.host !== null ? sensitiveAddress(q.host) : undefined;
-  if (last?.revoked_at != null) why = `: grant ${last.id} was revoked`;
-  else if (last && last.expires_at <= now)
-    why = `: grant ${last.id} expired ${formatDuration(now - last.expires_at)} ago`;
-  else if (last && last.max_uses !== null && last.uses >= last.max_uses)
-    why = `: grant ${last.id} was spent (${last.uses} of ${last.max_uses} uses)`;
+  const state = last !== undefined ? grantState(last, now) : undefined;
+  if (last && state === "revoked") why = `: grant ${last.id} was revoked`;
+  else if (last && state === "expired") why = `: grant ${last.id} expired ${formatDuration(now - last.expires_at)} ago`;
+  else if (last && state === "spent") why = `: grant ${last.id} was spent (${last.uses} of ${last.max_uses} uses)`;
   else if (kind !== undefined)
-    why = ` naming ${q.host}, ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} address a grant for any host does not reach`;
+    why = ` naming ${q.host}, ${withArticle(kind)} address a grant for any host does not reach`;
   return new RtaError(
     "core.grant.required",
     `${cap.name} needs a grant for agent ${q.agent}${why}`,

@@ -13,6 +13,7 @@ import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Audience } from "../core/schema.ts";
 import { visibleInputs } from "../core/schema.ts";
+import { withArticle } from "../core/words.ts";
 
 interface AjvError {
   instancePath: string;
@@ -50,13 +51,9 @@ function describe(err: AjvError | undefined, cap: Capability, audience: Audience
   if (err.keyword === "type" && arg === "") return "the arguments must be an object";
   if (err.keyword === "type") {
     const spec = visibleInputs(cap, audience).find(([n]) => n === arg)?.[1];
-    return `argument ${JSON.stringify(arg)} must be ${article(spec?.type ?? String(err.params.type))}`;
+    return `argument ${JSON.stringify(arg)} must be ${withArticle(spec?.type ?? String(err.params.type))}`;
   }
   return `argument ${JSON.stringify(arg)} is not valid`;
-}
-
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
 /** "proc_list takes: sort (string: cpu|mem|pid), limit (integer 1..1000)", or that it takes none; `profile` only with `profiles`. */

@@ -11,7 +11,7 @@ const TOOL_TIMEOUT_MS = 60_000;
 const TOOL_ENV = { LC_ALL: "C", PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" };
 
 /** Runs `argv` until it ends, is killed at the time limit, or the signal aborts it; undefined when it is not installed. */
-export async function runTool(argv: readonly string[], signal?: AbortSignal): Promise<Spawned | undefined> {
+async function runTool(argv: readonly string[], signal?: AbortSignal): Promise<Spawned | undefined> {
   let proc: ReturnType<typeof Bun.spawn>;
   try {
     proc = Bun.spawn([...argv], {

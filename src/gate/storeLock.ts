@@ -74,7 +74,7 @@ function processStopped(pid: number): boolean {
  * over: core.store.unavailable naming the process that holds it and what to
  * do. Anything else is returned as it was.
  */
-export function storeBusyError(file: string, err: unknown): unknown {
+function storeBusyError(file: string, err: unknown): unknown {
   if ((err as { code?: string }).code !== "SQLITE_BUSY") return err;
   const holders = storeLockHolders(file);
   const first = holders[0];

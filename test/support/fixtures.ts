@@ -7,6 +7,7 @@ import { redactorFor } from "../../src/cli/deps.ts";
 import { ConfigSource } from "../../src/core/config.ts";
 import type { Clock, HostFiles } from "../../src/core/deps.ts";
 import { once, realHost } from "../../src/core/deps.ts";
+import { RtaError } from "../../src/core/errors.ts";
 import { type Deps, realTools } from "../../src/gate/deps.ts";
 import { GateStore, type NewGrant } from "../../src/gate/gateStore.ts";
 import { PathGate } from "../../src/gate/paths/pathGate.ts";
@@ -149,4 +150,15 @@ export async function whileRunning<T>(args: string[], use: (pid: number) => Prom
     child.kill();
     await child.exited;
   }
+}
+
+/** The RtaError `act` throws; fails the test when it throws something else, or nothing. */
+export function refusalOf(act: () => unknown): RtaError {
+  try {
+    act();
+  } catch (err) {
+    expect(err).toBeInstanceOf(RtaError);
+    return err as RtaError;
+  }
+  throw new Error("nothing was refused");
 }

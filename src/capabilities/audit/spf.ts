@@ -24,7 +24,7 @@ export interface SpfCount {
 }
 
 /** Counts the DNS lookups an SPF record causes, following include: and redirect=, as a receiver would; refuses what a lookup refuses. */
-export async function countSpf(domain: string, dns: Lookup, depth = 0, seen = new Set<string>()): Promise<SpfCount> {
+async function countSpf(domain: string, dns: Lookup, depth = 0, seen = new Set<string>()): Promise<SpfCount> {
   const count: SpfCount = { lookups: 0, errors: [] };
   if (seen.has(domain)) return { ...count, errors: [`${domain} includes itself`] };
   seen.add(domain);

@@ -7,17 +7,17 @@
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { normalHost } from "../../core/hostName.ts";
-import { inspectCertificate } from "../cert/expiry.ts";
+import { type CertReport, inspectCertificate } from "../cert/expiry.ts";
 import { fetchFollowing } from "../http/follow.ts";
 import { caFileInput, dnsServerInput } from "../net/operatorInputs.ts";
-import { FINDING_COLUMNS, type Finding, writeFindings } from "./findings.ts";
+import { FINDING_COLUMNS, type Finding, type Severity, writeFindings } from "./findings.ts";
 
 /** Half a year: the HSTS max-age browsers' preload lists ask for at least. */
 const HSTS_MIN_SECONDS = 15_552_000;
 const TIMEOUTS = { connectMs: 5000, headersMs: 8000, bodyMs: 8000, maxBody: 64 * 1024 };
 
 /** What the response headers and cookies of a page say of its security; refuses nothing. */
-export function headerFindings(headers: Record<string, string>, cookies: string[]): Finding[] {
+function headerFindings(headers: Record<string, string>, cookies: string[]): Finding[] {
   const f: Finding[] = [];
   const hsts = headers["strict-transport-security"];
   const maxAge = Number(hsts?.match(/max-age\s*=\s*"?(\d+)/i)?.[1] ?? -1);
@@ -149,6 +149,28 @@ async function redirectFinding(
   }
 }
 
+/** What the certificate says: the first thing wrong with it, or that it is fine; refuses nothing. */
+function certificateFinding(cert: CertReport, host: string): Finding {
+  const found = (severity: Severity, finding: string, fix: string): Finding => ({
+    check: "certificate",
+    severity,
+    finding,
+    fix,
+  });
+  if (!cert.trusted)
+    return found(
+      "high",
+      `the chain is not trusted (${cert.trust_error ?? "unknown"})`,
+      "serve a certificate from a trusted CA, with its intermediates",
+    );
+  if (!cert.matches_name) return found("high", `the certificate does not name ${host}`, `add ${host} to its names`);
+  if (cert.days_left < 0) return found("high", `expired ${-cert.days_left} days ago`, "renew it");
+  if (cert.days_left < 14)
+    return found("medium", `expires in ${cert.days_left} days`, "renew it now, and automate renewal");
+  if (cert.days_left < 30) return found("low", `expires in ${cert.days_left} days`, "renew it soon");
+  return found("ok", `trusted, names ${host}, ${cert.days_left} days left`, "");
+}
+
 export const auditWeb = define({
   name: "audit.web",
   summary:
@@ -180,48 +202,7 @@ export const auditWeb = define({
             fix: "allow only TLS 1.2 and 1.3",
           },
     );
-    if (!cert.trusted)
-      findings.push({
-        check: "certificate",
-        severity: "high",
-        finding: `the chain is not trusted (${cert.trust_error ?? "unknown"})`,
-        fix: "serve a certificate from a trusted CA, with its intermediates",
-      });
-    else if (!cert.matches_name)
-      findings.push({
-        check: "certificate",
-        severity: "high",
-        finding: `the certificate does not name ${host}`,
-        fix: `add ${host} to its names`,
-      });
-    else if (cert.days_left < 0)
-      findings.push({
-        check: "certificate",
-        severity: "high",
-        finding: `expired ${-cert.days_left} days ago`,
-        fix: "renew it",
-      });
-    else if (cert.days_left < 14)
-      findings.push({
-        check: "certificate",
-        severity: "medium",
-        finding: `expires in ${cert.days_left} days`,
-        fix: "renew it now, and automate renewal",
-      });
-    else if (cert.days_left < 30)
-      findings.push({
-        check: "certificate",
-        severity: "low",
-        finding: `expires in ${cert.days_left} days`,
-        fix: "renew it soon",
-      });
-    else
-      findings.push({
-        check: "certificate",
-        severity: "ok",
-        finding: `trusted, names ${host}, ${cert.days_left} days left`,
-        fix: "",
-      });
+    findings.push(certificateFinding(cert, host));
     const page = await fetchFollowing(
       "GET",
       new URL(`https://${host}${httpsPort === 443 ? "" : `:${httpsPort}`}/`),

@@ -12,6 +12,7 @@ import { isIP } from "node:net";
 import type { AddressClass, Destination } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
 import { checkedHost } from "../../core/hostName.ts";
+import { withArticle } from "../../core/words.ts";
 import { classify, isSensitive } from "./addressClass.ts";
 import { dnsServers, query } from "./resolver.ts";
 
@@ -36,7 +37,7 @@ export function checkReach(reach: Reach, host: string, address: string, kind: Ad
   if (named === host || named === address) return;
   throw new RtaError(
     "net.destination.private",
-    `${host} is ${host === address ? "" : `at ${address}, `}${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} address, which only a grant naming it may reach`,
+    `${host} is ${host === address ? "" : `at ${address}, `}${withArticle(kind)} address, which only a grant naming it may reach`,
     `a person can allow it by running \`rta grant allow ${reach.capability} --agent ${reach.agent} --ttl 5m --host ${host}\``,
   );
 }

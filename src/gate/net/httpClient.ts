@@ -51,6 +51,14 @@ export async function exchange(
       if (err) reject(err);
       else resolve(value as Exchange);
     };
+    // A limit that runs out ends the request as net.timeout.
+    const limit = (ms: number, message: string, hint: string) =>
+      timers.push(
+        setTimeout(() => {
+          req.destroy();
+          done(new RtaError("net.timeout", message, hint));
+        }, ms),
+      );
     const options: RequestOptions = {
       method,
       host: address,
@@ -78,17 +86,10 @@ export async function exchange(
       const chunks: Buffer[] = [];
       let kept = 0;
       let cut = false;
-      timers.push(
-        setTimeout(() => {
-          req.destroy();
-          done(
-            new RtaError(
-              "net.timeout",
-              `${url.host} sent its headers but not its body within ${limits.bodyMs} ms`,
-              "ask again with a longer timeout, or for less",
-            ),
-          );
-        }, limits.bodyMs),
+      limit(
+        limits.bodyMs,
+        `${url.host} sent its headers but not its body within ${limits.bodyMs} ms`,
+        "ask again with a longer timeout, or for less",
       );
       res.on("data", (chunk: Buffer) => {
         if (cut) return;
@@ -131,33 +132,19 @@ export async function exchange(
         if (!cut) done(err);
       });
     });
-    timers.push(
-      setTimeout(() => {
-        req.destroy();
-        done(
-          new RtaError(
-            "net.timeout",
-            `${url.host} (${address}) did not accept a connection within ${limits.connectMs} ms`,
-            "check the host and port, or try again",
-          ),
-        );
-      }, limits.connectMs),
+    limit(
+      limits.connectMs,
+      `${url.host} (${address}) did not accept a connection within ${limits.connectMs} ms`,
+      "check the host and port, or try again",
     );
     req.on("socket", (socket) => {
       socket.once(secure ? "secureConnect" : "connect", () => {
         connectedAt = performance.now();
         clearTimeout(timers.shift());
-        timers.push(
-          setTimeout(() => {
-            req.destroy();
-            done(
-              new RtaError(
-                "net.timeout",
-                `${url.host} did not send its response headers within ${limits.headersMs} ms`,
-                "ask again with a longer timeout",
-              ),
-            );
-          }, limits.headersMs),
+        limit(
+          limits.headersMs,
+          `${url.host} did not send its response headers within ${limits.headersMs} ms`,
+          "ask again with a longer timeout",
         );
       });
     });

@@ -23,7 +23,7 @@ export interface DnsServer {
 }
 
 /** "127.0.0.1:5353", "[::1]:53", "9.9.9.9" (port 53); refuses core.config.invalid what is no address and port. */
-export function parseServer(text: string): DnsServer {
+function parseServer(text: string): DnsServer {
   const v6 = text.match(/^\[([^\]]+)\](?::(\d+))?$/);
   if (v6) return { host: v6[1] as string, port: Number(v6[2] ?? 53) };
   const [host, port] =

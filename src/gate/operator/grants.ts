@@ -10,7 +10,7 @@ import type { Catalogue } from "../../core/catalogue.ts";
 import { parseDuration } from "../../core/duration.ts";
 import { argsDigest } from "../argsDigest.ts";
 import type { Deps } from "../deps.ts";
-import type { Grant, NewGrant } from "../gateStore.ts";
+import { type Grant, type GrantState, grantState, type NewGrant } from "../gateStore.ts";
 import { recordKey } from "../grants.ts";
 import { checkCeiling } from "../policy.ts";
 import { boundArgs, checkNarrowing, grantHost, maxUsesOf } from "./grantRequest.ts";
@@ -95,16 +95,6 @@ export function issuePlanned(deps: Deps, plan: GrantPlan): { grant: Grant; now: 
  */
 export function issueGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): { grant: Grant; now: number } {
   return issuePlanned(deps, planGrant(deps, catalogue, req));
-}
-
-export type GrantState = "live" | "spent" | "expired" | "revoked";
-
-/** What became of a grant by `now`: revoked first, then expired, then spent; refuses nothing. */
-export function grantState(g: Grant, now: number): GrantState {
-  if (g.revoked_at !== null) return "revoked";
-  if (g.expires_at <= now) return "expired";
-  if (g.max_uses !== null && g.uses >= g.max_uses) return "spent";
-  return "live";
 }
 
 /**

@@ -48,7 +48,7 @@ export function newToken(deps: Deps, req: TokenRequest): { token: string; row: T
 export type TokenState = "live" | "revoked" | "expired";
 
 /** What became of a token by `now`: revoked first, then expired; refuses nothing. */
-export function tokenState(t: Pick<Token, "revoked_at" | "expires_at">, now: number): TokenState {
+function tokenState(t: Pick<Token, "revoked_at" | "expires_at">, now: number): TokenState {
   if (t.revoked_at !== null) return "revoked";
   if (t.expires_at !== null && t.expires_at <= now) return "expired";
   return "live";

@@ -72,6 +72,16 @@ const MATCH = `
 const NARROWEST_FIRST = `ORDER BY host IS NULL, args_digest IS NULL, record IS NULL, connection IS NULL,
   target IS NOT $t1, expires_at ASC, rowid ASC`;
 
+export type GrantState = "live" | "spent" | "expired" | "revoked";
+
+/** What became of a grant by `now`: revoked first, then expired, then spent (as LIVE says in SQL); refuses nothing. */
+export function grantState(g: Grant, now: number): GrantState {
+  if (g.revoked_at !== null) return "revoked";
+  if (g.expires_at <= now) return "expired";
+  if (g.max_uses !== null && g.uses >= g.max_uses) return "spent";
+  return "live";
+}
+
 /** A grant not revoked, not expired and not spent. */
 const LIVE = "revoked_at IS NULL AND expires_at > $now AND (max_uses IS NULL OR uses < max_uses)";
 

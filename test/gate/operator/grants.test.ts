@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
-import { RtaError } from "../../../src/core/errors.ts";
 import type { Deps } from "../../../src/gate/deps.ts";
-import { type GrantRequest, grantState, issueGrant, listGrants, revoke } from "../../../src/gate/operator/grants.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { grantState } from "../../../src/gate/gateStore.ts";
+import { type GrantRequest, issueGrant, listGrants, revoke } from "../../../src/gate/operator/grants.ts";
+import { refusalOf, testDeps } from "../../support/fixtures.ts";
 
 const catalogue = builtinCatalogue();
 const ask = (over: Partial<GrantRequest> = {}): GrantRequest => ({
@@ -17,13 +17,8 @@ const ask = (over: Partial<GrantRequest> = {}): GrantRequest => ({
 
 /** The refusal `act` throws, as code and message; fails the test when it throws none. */
 function refusal(act: () => unknown): { code: string; message: string } {
-  try {
-    act();
-  } catch (err) {
-    expect(err).toBeInstanceOf(RtaError);
-    return { code: (err as RtaError).code, message: (err as RtaError).message };
-  }
-  throw new Error("nothing was refused");
+  const { code, message } = refusalOf(act);
+  return { code, message };
 }
 
 function withPolicy(deps: Deps, text: string): Deps {

@@ -1,20 +1,9 @@
 import { expect, test } from "bun:test";
 import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
-import { RtaError } from "../../../src/core/errors.ts";
 import { lift, listLocks, lock, lockState } from "../../../src/gate/operator/locks.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { refusalOf, testDeps } from "../../support/fixtures.ts";
 
 const catalogue = builtinCatalogue();
-
-function code(act: () => unknown): string {
-  try {
-    act();
-  } catch (err) {
-    expect(err).toBeInstanceOf(RtaError);
-    return (err as RtaError).code;
-  }
-  throw new Error("nothing was refused");
-}
 
 test("a lock on nothing named is on everything for every agent, until lifted", () => {
   const deps = testDeps();
@@ -25,9 +14,9 @@ test("a lock on nothing named is on everything for every agent, until lifted", (
 
 test("refuses a bad agent name, an unknown target and a bad duration, and sets nothing", () => {
   const deps = testDeps();
-  expect(code(() => lock(deps, catalogue, { agent: "a b" }))).toBe("core.input.invalid");
-  expect(code(() => lock(deps, catalogue, { target: "fs_write" }))).toBe("core.tool.unknown");
-  expect(code(() => lock(deps, catalogue, { ttl: "soon" }))).toBe("core.input.invalid");
+  expect(refusalOf(() => lock(deps, catalogue, { agent: "a b" })).code).toBe("core.input.invalid");
+  expect(refusalOf(() => lock(deps, catalogue, { target: "fs_write" })).code).toBe("core.tool.unknown");
+  expect(refusalOf(() => lock(deps, catalogue, { ttl: "soon" })).code).toBe("core.input.invalid");
   expect(deps.gate().locks()).toEqual([]);
 });
 

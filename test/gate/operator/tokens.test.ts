@@ -1,18 +1,7 @@
 import { expect, test } from "bun:test";
-import { RtaError } from "../../../src/core/errors.ts";
 import { listTokens, newToken, revokeTokens } from "../../../src/gate/operator/tokens.ts";
 import { hashToken } from "../../../src/gate/store/tokens.ts";
-import { testDeps } from "../../support/fixtures.ts";
-
-function code(act: () => unknown): string {
-  try {
-    act();
-  } catch (err) {
-    expect(err).toBeInstanceOf(RtaError);
-    return (err as RtaError).code;
-  }
-  throw new Error("nothing was refused");
-}
+import { refusalOf, testDeps } from "../../support/fixtures.ts";
 
 test("a new token is handed back once; only its hash is kept, and a listing carries not even that", () => {
   const deps = testDeps();
@@ -37,10 +26,10 @@ test("a new token is handed back once; only its hash is kept, and a listing carr
 
 test("refuses a bad agent name and a bad duration, and makes nothing", () => {
   const deps = testDeps();
-  expect(code(() => newToken(deps, { agent: "" }))).toBe("core.input.invalid");
-  expect(code(() => newToken(deps, { agent: "claude", ttl: "-1h" }))).toBe("core.input.invalid");
+  expect(refusalOf(() => newToken(deps, { agent: "" })).code).toBe("core.input.invalid");
+  expect(refusalOf(() => newToken(deps, { agent: "claude", ttl: "-1h" })).code).toBe("core.input.invalid");
   // an empty duration (a script's unset variable) is none, not "for good"
-  expect(code(() => newToken(deps, { agent: "claude", ttl: "" }))).toBe("core.input.invalid");
+  expect(refusalOf(() => newToken(deps, { agent: "claude", ttl: "" })).code).toBe("core.input.invalid");
   expect(listTokens(deps).tokens).toEqual([]);
 });
 
