@@ -76,8 +76,9 @@ async function stages(
   try {
     const cap = resolve(call, catalogue);
     const state = deps.config.current();
-    const shaped = checkShape(cap, call, catalogue, usable(state));
-    const { sent, profile } = checkDeclaration(cap, call, shaped, usable(state));
+    const read = usable(state);
+    const shaped = checkShape(cap, call, catalogue, read);
+    const { sent, profile } = checkDeclaration(cap, call, shaped, read);
     if (call.origin.kind === "agent") checkLock(cap, call.origin, deps.gate(), deps.clock.now());
     const config = configFor(cap, state);
     // A named profile runs against its connection: a grant narrowed with --connection is matched on it.
