@@ -87,7 +87,7 @@ export function processDeps(
  * record's key. Asked as the server starts: a file made a link while it runs
  * is guarded from the next start. Refuses nothing.
  */
-export function linkedOwnFiles(d: { data: string; config: string }): string[] {
+function linkedOwnFiles(d: { data: string; config: string }): string[] {
   const files = [
     join(d.config, CONFIG_FILE),
     join(d.config, POLICY_FILE),
@@ -113,11 +113,7 @@ export function linkedOwnFiles(d: { data: string; config: string }): string[] {
  * it was found in is withheld too, since an `rta` put there would be found
  * first.
  */
-export function ownExecutable(
-  argv0 = process.argv0,
-  execPath = process.execPath,
-  path = process.env.PATH ?? "",
-): string[] {
+function ownExecutable(argv0 = process.argv0, execPath = process.execPath, path = process.env.PATH ?? ""): string[] {
   if (argv0.includes("/")) return [execPath, resolve(argv0)];
   const found = Bun.which(argv0, { PATH: path });
   const ahead: string[] = [];
