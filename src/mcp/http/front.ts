@@ -102,12 +102,14 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     if (url.pathname !== "/mcp") return new Response("not found\n", { status: 404, headers: CLOSE });
     const x: Exchange = { req };
     try {
+      let answer: Response | undefined;
       for (const check of checks) {
         const said = check(x);
-        const answer = said instanceof Promise ? await said : said;
-        if (answer) return x.ticket ? whenSent(answer, () => x.ticket?.release()) : answer;
+        answer = said instanceof Promise ? await said : said;
+        if (answer) break;
       }
-      const answer = await serve(x);
+      answer ??= await serve(x);
+      // The body's bytes and the agent's slot are given back once the answer (a refusal or the handler's) is sent.
       return x.ticket ? whenSent(answer, () => x.ticket?.release()) : answer;
     } catch (err) {
       x.ticket?.release();
