@@ -59,7 +59,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
 }
 
 /** What a grant would cover, as lines: whom for, each capability with its safety class, the hosts, the uses, the time. */
-export function describeCoverage(c: Coverage, row: Narrowed & { agent: string }): string {
+function describeCoverage(c: Coverage, row: Narrowed & { agent: string }): string {
   const narrowed = narrowing(row);
   const width = Math.max(...c.capabilities.map((x) => x.name.length), 0);
   const lines = [`a grant of ${shown(c.target)} for agent ${shown(row.agent)} would cover:`];

@@ -41,7 +41,7 @@ export function shown(text: string): string {
  * every other control is escaped as shown() escapes it, so a file cannot set
  * the title, write the clipboard (OSC 52) or write over a line it shows.
  */
-export function shownText(text: string): string {
+function shownText(text: string): string {
   return text.replace(TERMINAL_CONTROLS, (c: string, at: number) =>
     c === "\n" || c === "\t" || (c === "\r" && text[at + 1] === "\n") ? c : shown(c),
   );

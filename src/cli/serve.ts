@@ -90,16 +90,8 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     let address: HttpAddress;
     try {
       address = parseAddress(flags.http === true ? DEFAULT_HTTP_ADDRESS : flags.http);
-    } catch {
-      return reportError(
-        io,
-        new RtaError(
-          "core.input.invalid",
-          `--http ${JSON.stringify(flags.http)} is not HOST:PORT`,
-          "e.g. --http 127.0.0.1:8722",
-        ),
-        false,
-      );
+    } catch (err) {
+      return reportError(io, err as RtaError, false);
     }
     // A remote client is told nothing of where the server keeps what it serves.
     deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots, flags.root);

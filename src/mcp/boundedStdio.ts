@@ -18,18 +18,7 @@ import {
   isJSONRPCResponse,
 } from "@modelcontextprotocol/server";
 import { JsonFramer } from "./jsonFramer.ts";
-import { holdsTooManyValues, TOO_MANY_VALUES } from "./requestValues.ts";
-
-/** No model writes four mebibytes of arguments to one call; a request past it is held to be hostile or a mistake. */
-export const REQUEST_LIMIT_BYTES = 4 * 1024 * 1024;
-
-/**
- * Requests served at once, as over HTTP for one agent. A model calls a
- * handful of tools in parallel; 3,000 greps sent at once held 1 GB and
- * growing, with no answer in 30 s. Past this, requests wait their turn, and
- * reading stops until they have one.
- */
-export const REQUESTS_IN_FLIGHT = 32;
+import { holdsTooManyValues, REQUEST_LIMIT_BYTES, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
 
 /** JSON-RPC's code for text that is not JSON. */
 const PARSE_ERROR = -32700;

@@ -58,7 +58,7 @@ const FALSE = new TextEncoder().encode("false");
 const NULL = new TextEncoder().encode("null");
 
 /** The literal a value starting with `b` must be (true, false or null); undefined when none starts so. */
-export function literalFor(b: number): Uint8Array | undefined {
+function literalFor(b: number): Uint8Array | undefined {
   return b === TRUE[0] ? TRUE : b === FALSE[0] ? FALSE : b === NULL[0] ? NULL : undefined;
 }
 

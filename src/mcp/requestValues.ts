@@ -1,7 +1,19 @@
 /**
- * How many values one request may hold, over stdio and HTTP alike, counted
- * before the SDK checks the request against its schema.
+ * What one request may be, over stdio and HTTP alike: its bytes, the values
+ * it holds (counted before the SDK checks it against its schema), and how
+ * many requests are served at once.
  */
+
+/** No model writes four mebibytes of arguments to one call; a request past it is held to be hostile or a mistake. */
+export const REQUEST_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Requests served at once over stdio, and for one agent over HTTP. A model
+ * calls a handful of tools in parallel; 3,000 greps sent at once held 1 GB
+ * and growing, with no answer in 30 s. Over HTTP a 2025-11-25 session's open
+ * GET stream is not counted.
+ */
+export const REQUESTS_IN_FLIGHT = 32;
 
 /**
  * Values one request may hold, counting every member of every object and

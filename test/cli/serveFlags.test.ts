@@ -32,3 +32,15 @@ test("an --allow-host that is no host name is core.input.invalid, and nothing is
     });
   }
 });
+
+test("an --http that is no HOST:PORT is core.input.invalid, and nothing is served", async () => {
+  for (const address of ["127.0.0.1:99999", "a:b:c"]) {
+    const r = await runCli(["mcp", "serve", "--http", address]);
+    expect({ address, code: r.code, out: r.stdout, err: r.stderr }).toEqual({
+      address,
+      code: 2,
+      out: "",
+      err: `rta: error: --http ${JSON.stringify(address)} is not HOST:PORT (core.input.invalid)\nrta: hint: e.g. --http 127.0.0.1:8722\n`,
+    });
+  }
+});

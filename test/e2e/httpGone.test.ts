@@ -1,12 +1,12 @@
 /**
  * End to end: over HTTP a 2025-11-25 client that leaves before its calls are
  * answered gives back its slots, and its calls are cancelled with them: they
- * do not run on unnumbered, past AGENT_REQUESTS_IN_FLIGHT. The calls are to a
+ * do not run on unnumbered, past REQUESTS_IN_FLIGHT. The calls are to a
  * local server that never answers and notes each request its caller drops.
  */
 import { afterAll, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
-import { AGENT_REQUESTS_IN_FLIGHT } from "../../src/mcp/http/limits.ts";
+import { REQUESTS_IN_FLIGHT } from "../../src/mcp/requestValues.ts";
 import { startHttp } from "../support/httpServer.ts";
 import { rta } from "../support/rta.ts";
 
@@ -70,7 +70,7 @@ test("a 2025-11-25 client gone before its answers cancels its calls, so they hol
     ).text();
     // Each call on a connection of its own, dropped once every call has reached the server that never answers.
     const sockets: Socket[] = [];
-    for (let id = 1; id <= AGENT_REQUESTS_IN_FLIGHT; id++) {
+    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) {
       const body = JSON.stringify({
         jsonrpc: "2.0",
         id,
@@ -84,10 +84,10 @@ test("a 2025-11-25 client gone before its answers cancels its calls, so they hol
       socket.write(`${head}\r\n${body}`);
       sockets.push(socket);
     }
-    await until(() => arrived === AGENT_REQUESTS_IN_FLIGHT);
+    await until(() => arrived === REQUESTS_IN_FLIGHT);
     for (const socket of sockets) socket.destroy();
     // Every call stops: the server that never answers sees each of its requests dropped.
-    await until(() => dropped === AGENT_REQUESTS_IN_FLIGHT);
+    await until(() => dropped === REQUESTS_IN_FLIGHT);
     expect(dropped).toBe(arrived);
   } finally {
     await srv.stop();
@@ -96,6 +96,6 @@ test("a 2025-11-25 client gone before its answers cancels its calls, so they hol
   const outcomes = (JSON.parse(log.stdout) as { capability: string; outcome: string }[])
     .filter((e) => e.capability === "http_get")
     .map((e) => e.outcome);
-  expect(outcomes).toEqual(Array(AGENT_REQUESTS_IN_FLIGHT).fill("core.call.cancelled"));
+  expect(outcomes).toEqual(Array(REQUESTS_IN_FLIGHT).fill("core.call.cancelled"));
   expect((await rta(["agent", "log", "--verify"], { env: srv.env })).code).toBe(0);
 }, 30_000);

@@ -7,7 +7,7 @@
  * that holds each request until told.
  */
 import { afterAll, expect, test } from "bun:test";
-import { REQUESTS_IN_FLIGHT } from "../../src/mcp/boundedStdio.ts";
+import { REQUESTS_IN_FLIGHT } from "../../src/mcp/requestValues.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { RTA, rta } from "../support/rta.ts";
 

@@ -6,7 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
-import { BoundedStdioTransport, REQUESTS_IN_FLIGHT } from "../../src/mcp/boundedStdio.ts";
+import { BoundedStdioTransport } from "../../src/mcp/boundedStdio.ts";
+import { REQUESTS_IN_FLIGHT } from "../../src/mcp/requestValues.ts";
 
 function transport() {
   const input = new PassThrough();

@@ -16,9 +16,9 @@
  * always refused a Host it does not find as written.
  */
 import { type AuthInfo, validateOriginHeader } from "@modelcontextprotocol/server";
-import { holdsTooManyValues, TOO_MANY_VALUES } from "../requestValues.ts";
+import { holdsTooManyValues, REQUEST_LIMIT_BYTES, TOO_MANY_VALUES } from "../requestValues.ts";
 import { CLOSE, RETRY, refused, rpcError } from "./answers.ts";
-import { HTTP_BODY_LIMIT_BYTES, type InFlight, readBody, type Ticket } from "./limits.ts";
+import { type InFlight, readBody, type Ticket } from "./limits.ts";
 import type { LegacySession, LegacySessions } from "./sessions.ts";
 
 /** What the checks learn of one request as it passes them. */
@@ -121,7 +121,7 @@ export function tokenCheck(agentOf: (authorization: string | null) => string | u
 /**
  * A POST's body, within the agent's share of requests and bytes in flight
  * and the server's total (429 or 503 with Retry-After), counted as it
- * streams: past HTTP_BODY_LIMIT_BYTES 413, not all there within the deadline
+ * streams: past REQUEST_LIMIT_BYTES 413, not all there within the deadline
  * 408, its client gone 400. Notes the ticket (to give back once the answer is
  * sent) and the body. Any other method passes untouched. Runs after the
  * token check.
@@ -138,12 +138,7 @@ export function bodyLimit(inFlight: InFlight): Check {
         x.body = read.body;
         return undefined;
       case "toolarge":
-        return rpcError(
-          413,
-          -32600,
-          `the request body is larger than ${HTTP_BODY_LIMIT_BYTES / 1024 / 1024} MiB`,
-          CLOSE,
-        );
+        return rpcError(413, -32600, `the request body is larger than ${REQUEST_LIMIT_BYTES / 1024 / 1024} MiB`, CLOSE);
       case "refused":
         return refused(read.refusal);
       case "late":

@@ -35,6 +35,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Deps } from "../../gate/deps.ts";
+import { REQUEST_LIMIT_BYTES } from "../requestValues.ts";
 import { CallsInFlight } from "../serve/callsInFlight.ts";
 import { createServer, type ServeContext } from "../server.ts";
 import { authenticate } from "../tokens.ts";
@@ -51,7 +52,7 @@ import {
   valueLimit,
   whileServing,
 } from "./checks.ts";
-import { HTTP_BODY_LIMIT_BYTES, InFlight } from "./limits.ts";
+import { InFlight } from "./limits.ts";
 import { LegacySessions } from "./sessions.ts";
 
 export interface HttpFront {
@@ -75,7 +76,7 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
   const allowed = new Set([...LOOPBACK_NAMES, ...allowHosts.map((h) => h.toLowerCase())]);
   const calls = new CallsInFlight();
   const make = (): Server => calls.track(createServer(ctx));
-  const handler = createMcpHandler(make, { maxRequestBodySize: HTTP_BODY_LIMIT_BYTES });
+  const handler = createMcpHandler(make, { maxRequestBodySize: REQUEST_LIMIT_BYTES });
   const sessions = new LegacySessions(ctx.deps.clock);
   let stopping = false;
   const checks: Check[] = [
@@ -101,12 +102,14 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     if (url.pathname !== "/mcp") return new Response("not found\n", { status: 404, headers: CLOSE });
     const x: Exchange = { req };
     try {
+      let answer: Response | undefined;
       for (const check of checks) {
         const said = check(x);
-        const answer = said instanceof Promise ? await said : said;
-        if (answer) return x.ticket ? whenSent(answer, () => x.ticket?.release()) : answer;
+        answer = said instanceof Promise ? await said : said;
+        if (answer) break;
       }
-      const answer = await serve(x);
+      answer ??= await serve(x);
+      // The body's bytes and the agent's slot are given back once the answer (a refusal or the handler's) is sent.
       return x.ticket ? whenSent(answer, () => x.ticket?.release()) : answer;
     } catch (err) {
       x.ticket?.release();

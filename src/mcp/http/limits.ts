@@ -11,9 +11,8 @@
  * one caller is to blame; past an agent's share it is 429, since that agent
  * is. Both carry Retry-After.
  */
+import { REQUEST_LIMIT_BYTES, REQUESTS_IN_FLIGHT } from "../requestValues.ts";
 
-/** No model writes four mebibytes of arguments to one call; the same limit as stdio. */
-export const HTTP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 /**
  * Bodies held at once across every request: sixteen at the limit. Real calls
  * are a few KiB, so this is reached only by someone sending big bodies on
@@ -22,12 +21,6 @@ export const HTTP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 export const IN_FLIGHT_BODY_BYTES = 64 * 1024 * 1024;
 /** One agent's share of the total, so that one token cannot fill it and lock every other agent out. */
 export const AGENT_BODY_BYTES = 16 * 1024 * 1024;
-/**
- * Requests one agent may have in flight (a 2025-11-25 session's open GET
- * stream is not counted). A model calls a handful of tools in parallel; a
- * client past this is looping, and each request holds a call's memory.
- */
-export const AGENT_REQUESTS_IN_FLIGHT = 32;
 /**
  * The whole body must arrive within this. An MCP request is a few KiB and
  * arrives in one packet; a body at the 4 MiB limit needs about 2.3 Mbit/s to
@@ -54,7 +47,7 @@ export class InFlight {
   constructor(
     private readonly totalBytes = IN_FLIGHT_BODY_BYTES,
     private readonly agentBytes = AGENT_BODY_BYTES,
-    private readonly agentRequests = AGENT_REQUESTS_IN_FLIGHT,
+    private readonly agentRequests = REQUESTS_IN_FLIGHT,
   ) {}
 
   /** Bytes held across all requests, for tests and benchmarks. */
@@ -136,7 +129,7 @@ export async function readBody(req: Request, ticket: Ticket, deadlineMs = BODY_D
   if (!req.body) return { kind: "read", body: new Uint8Array(0) };
   const header = req.headers.get("content-length");
   const declared = header === null ? Number.NaN : Number(header);
-  if (declared > HTTP_BODY_LIMIT_BYTES) return { kind: "toolarge" };
+  if (declared > REQUEST_LIMIT_BYTES) return { kind: "toolarge" };
   const upfront = Number.isInteger(declared) && declared >= 0;
   if (upfront) {
     const refused = ticket.reserve(declared);
@@ -159,7 +152,7 @@ export async function readBody(req: Request, ticket: Ticket, deadlineMs = BODY_D
       if (next === "late") return stop({ kind: "late" });
       if (next.done) break;
       size += next.value.length;
-      if (size > HTTP_BODY_LIMIT_BYTES || (upfront && size > declared)) return stop({ kind: "toolarge" });
+      if (size > REQUEST_LIMIT_BYTES || (upfront && size > declared)) return stop({ kind: "toolarge" });
       if (!upfront) {
         const refused = ticket.reserve(next.value.length);
         if (refused) return stop({ kind: "refused", refusal: refused });

@@ -33,12 +33,17 @@ export interface HttpServeOptions extends ServeOptions {
   allowHosts: string[];
 }
 
-/** "host:port", "[::1]:8722", ":8722" -> hostname and port; throws on anything else (a port past 65535 included). */
+/** "host:port", "[::1]:8722", ":8722" -> hostname and port; refuses anything else (a port past 65535 included) with core.input.invalid. */
 export function parseAddress(text: string): HttpAddress {
   const m = text.match(/^(?:\[([^\]]+)\]|([^:]*))(?::(\d+))?$/);
   const hostname = m?.[1] ?? (m?.[2] || "127.0.0.1");
   const port = Number(m?.[3] ?? 8722);
-  if (!m || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`not an address: ${text}`);
+  if (!m || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new RtaError(
+      "core.input.invalid",
+      `--http ${JSON.stringify(text)} is not HOST:PORT`,
+      "e.g. --http 127.0.0.1:8722",
+    );
   return { hostname, port };
 }
 

@@ -12,9 +12,9 @@ import {
   valueLimit,
   whileServing,
 } from "../../../src/mcp/http/checks.ts";
-import { HTTP_BODY_LIMIT_BYTES, InFlight } from "../../../src/mcp/http/limits.ts";
+import { InFlight } from "../../../src/mcp/http/limits.ts";
 import { LegacySessions } from "../../../src/mcp/http/sessions.ts";
-import { REQUEST_VALUE_LIMIT } from "../../../src/mcp/requestValues.ts";
+import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT } from "../../../src/mcp/requestValues.ts";
 
 const allowed = new Set([...LOOPBACK_NAMES, "rta.example", "fe80::1"]);
 
@@ -129,7 +129,7 @@ describe("bodyLimit", () => {
     expect(get.ticket).toBeUndefined();
   });
   test("past the limit: 413, closed", async () => {
-    const x = agentX({ "content-length": String(HTTP_BODY_LIMIT_BYTES + 1) }, "x");
+    const x = agentX({ "content-length": String(REQUEST_LIMIT_BYTES + 1) }, "x");
     expect(await outcome(bodyLimit(new InFlight()), x)).toEqual({
       status: 413,
       connection: "close",

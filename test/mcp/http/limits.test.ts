@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { HTTP_BODY_LIMIT_BYTES, InFlight, readBody, type Ticket } from "../../../src/mcp/http/limits.ts";
-import { holdsTooManyValues } from "../../../src/mcp/requestValues.ts";
+import { InFlight, readBody, type Ticket } from "../../../src/mcp/http/limits.ts";
+import { holdsTooManyValues, REQUEST_LIMIT_BYTES } from "../../../src/mcp/requestValues.ts";
 
 const KiB = 1024;
 
@@ -63,7 +63,7 @@ describe("readBody", () => {
   test("a declared length past the limit is too large without reading or reserving", async () => {
     const f = new InFlight();
     const out = await readBody(
-      request([], { "content-length": String(HTTP_BODY_LIMIT_BYTES + 1) }, true),
+      request([], { "content-length": String(REQUEST_LIMIT_BYTES + 1) }, true),
       ticket(f, "a"),
     );
     expect(out.kind).toBe("toolarge");
