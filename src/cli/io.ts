@@ -19,6 +19,8 @@ export interface Io {
   /** one line typed at the terminal, without its newline; "" at the end of the input */
   readLine(): string;
   env: Record<string, string | undefined>;
+  /** --color as given on the command line; left out, auto */
+  color?: ColorChoice;
 }
 
 /** The process's own terminal and environment; it refuses nothing, and reads stdin only when a command asks. */
@@ -101,13 +103,52 @@ export async function readLimited(input: AsyncIterable<Uint8Array>, limit: numbe
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Colour only on a terminal, and never when NO_COLOR is set to anything. */
+/** When to colour: `--color auto|always|never`; auto follows the terminal and the environment. */
+export type ColorChoice = "auto" | "always" | "never";
+
+/**
+ * Colour as gh and ripgrep decide it: `--color never` or a non-empty
+ * NO_COLOR turns it off, `--color always` or a non-empty FORCE_COLOR (other
+ * than "0") turns it on, and otherwise only a terminal whose TERM is not
+ * "dumb" gets it.
+ */
 export function paint(io: Io): ChalkInstance {
-  const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== "";
-  return new Chalk({ level: noColor || !io.stdoutIsTTY ? 0 : 1 });
+  return new Chalk({ level: colours(io) ? 1 : 0 });
 }
 
-/** JSON when asked, and whenever stdout is not a terminal (a pipe or a file), so scripts get a stable form. */
+function colours(io: Io): boolean {
+  const set = (v: string | undefined) => v !== undefined && v !== "";
+  if (io.color === "never") return false;
+  if (io.color === "always") return true;
+  if (set(io.env.NO_COLOR)) return false;
+  if (set(io.env.FORCE_COLOR) && io.env.FORCE_COLOR !== "0") return true;
+  return io.stdoutIsTTY && io.env.TERM !== "dumb";
+}
+
+/**
+ * How a command prints its content, after gh: for a person on a terminal
+ * (tables with a header, colour, units, relative times), plain when stdout is
+ * a pipe or a file (a table is tab-separated rows without a header, a text is
+ * itself byte for byte, an object is `key<TAB>value` lines, a single value is
+ * just that), and JSON only when --json asks, anywhere.
+ */
+export type Form = "terminal" | "plain" | "json";
+
+/** The form for this command's stdout; --json wins, then the terminal decides. */
+export function outputForm(io: Io, json: boolean | undefined): Form {
+  if (json === true) return "json";
+  return io.stdoutIsTTY ? "terminal" : "plain";
+}
+
+/** A value as --json prints it: indented on a terminal, one line for a pipe, always ending in a newline. */
+export function jsonText(io: Io, value: unknown): string {
+  return `${io.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`;
+}
+
+/**
+ * @deprecated JSON whenever piped was wrong (issue 14): use outputForm. Kept
+ * only until every command is moved over.
+ */
 export function wantsJson(io: Io, json: boolean | undefined): boolean {
   return json === true || !io.stdoutIsTTY;
 }
