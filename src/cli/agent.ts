@@ -1,171 +1,17 @@
 /**
- * `rta agent log` and `rta agent overview`: what agents did, read back from
- * the record. Never tools.
+ * `rta agent log` (agentLog.ts) and `rta agent overview`: what agents did,
+ * read back from the record. Never tools.
  */
-import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { namesAgent, optionalAgentName } from "../core/agentName.ts";
-import { dirs, RECORD_FILE } from "../core/dirs.ts";
-import { parseDuration } from "../core/duration.ts";
-import { Exit, type RtaError } from "../core/errors.ts";
+import { Exit } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
-import type { RecordLine } from "../record/append.ts";
-import { eachRecordLine, parseRecord } from "../record/read.ts";
+import { eachRecordLine } from "../record/read.ts";
+import { recordFile } from "./agentLog.ts";
 import type { Cli } from "./factory.ts";
-import { paint, wantsJson } from "./io.ts";
-import { verifyRecord } from "./recordVerify.ts";
-import { jsonShown, renderHuman, shown } from "./render.ts";
-import { reportError } from "./report.ts";
+import { outputForm, paint } from "./io.ts";
+import { jsonShownText, plainCell } from "./listing.ts";
+import { renderHuman, shown } from "./render.ts";
 
-export interface LogOptions {
-  session?: string;
-  agent?: string;
-  since?: string;
-  code?: string;
-  follow?: boolean;
-  verify?: boolean;
-  json?: boolean;
-}
-
-/** How often --follow looks for new lines. */
-const FOLLOW_POLL_MS = 200;
-
-/** The record's path in the data dir the environment names; refuses nothing (the file need not exist). */
-export function recordFile(cli: Cli): string {
-  return join(dirs(cli.io.env).data, RECORD_FILE);
-}
-
-/**
- * `rta agent log`: the record's agent calls that match the filters, once or followed; refuses a bad --agent or
- * --since before anything is read. With --verify, the record's chain is checked instead.
- */
-export async function log(cli: Cli, opts: LogOptions): Promise<number> {
-  const { io } = cli;
-  const file = recordFile(cli);
-  if (opts.verify) return verifyRecord(cli, file, opts.json === true);
-  let match: (l: RecordLine) => boolean;
-  try {
-    match = filter(opts, Date.now());
-  } catch (err) {
-    return reportError(io, err as RtaError, opts.json === true);
-  }
-  const asJson = wantsJson(io, opts.json);
-  // The record is read and shown a line at a time: an agent can make it larger than memory (see read.ts).
-  const out = new Batched(io);
-  if (!opts.follow) {
-    let count = 0;
-    if (asJson) out.add("[");
-    eachRecordLine(file, (l) => {
-      if (!l || !match(l)) return;
-      out.add(asJson ? `${count > 0 ? "," : ""}${jsonShown(l)}` : `${humanLine(l)}\n`);
-      count++;
-    });
-    if (asJson) out.add("]\n");
-    else if (count === 0) out.add(`no calls in ${file}${describeFilter(opts)}\n`);
-    out.flush();
-    return Exit.ok;
-  }
-  // Following: each line as it is appended, one JSON object a line with --json.
-  const lineOf = (l: RecordLine) => `${asJson ? jsonShown(l) : humanLine(l)}\n`;
-  eachRecordLine(file, (l) => {
-    if (l && match(l)) out.add(lineOf(l));
-  });
-  out.flush();
-  let offset = sizeOf(file);
-  let carry = "";
-  for (;;) {
-    await Bun.sleep(FOLLOW_POLL_MS);
-    const size = sizeOf(file);
-    if (size < offset) offset = 0; // the record was replaced: read it from the start
-    if (size === offset) continue;
-    const chunk = readFrom(file, offset, size - offset);
-    offset = size;
-    const text = carry + chunk;
-    const cut = text.lastIndexOf("\n");
-    carry = text.slice(cut + 1);
-    for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) io.out(lineOf(l));
-  }
-}
-
-/** How much output is gathered before it is written: one write a line would cost a system call each. */
-const OUTPUT_BATCH_CHARS = 64 * 1024;
-
-/** Output gathered into writes of about OUTPUT_BATCH_CHARS. */
-class Batched {
-  private parts: string[] = [];
-  private size = 0;
-
-  constructor(private readonly io: Cli["io"]) {}
-
-  add(text: string): void {
-    this.parts.push(text);
-    this.size += text.length;
-    if (this.size >= OUTPUT_BATCH_CHARS) this.flush();
-  }
-
-  flush(): void {
-    if (this.parts.length > 0) this.io.out(this.parts.join(""));
-    this.parts = [];
-    this.size = 0;
-  }
-}
-
-function filter(opts: LogOptions, now: number): (l: RecordLine) => boolean {
-  optionalAgentName(opts.agent); // a name no agent can have is refused, not searched for
-  const since = opts.since !== undefined ? now - parseDuration(opts.since, "--since") : undefined;
-  return (l) =>
-    !l.kind &&
-    (opts.session === undefined || l.session === opts.session) &&
-    (opts.agent === undefined || namesAgent(opts.agent, l.agent)) &&
-    (opts.code === undefined || l.outcome === opts.code) &&
-    (since === undefined || Date.parse(l.time) >= since);
-}
-
-function describeFilter(opts: LogOptions): string {
-  const parts = [
-    opts.session && `session ${opts.session}`,
-    opts.agent && `agent ${opts.agent}`,
-    opts.code && `code ${opts.code}`,
-    opts.since && `the last ${opts.since}`,
-  ].filter(Boolean);
-  return parts.length ? ` for ${parts.join(", ")}` : "";
-}
-
-/** One record line as a person reads it, every field escaped; refuses nothing. */
-export function humanLine(l: RecordLine): string {
-  const extras = [l.grant && `grant ${l.grant}`, l.probe && "probe"].filter(Boolean).join("  ");
-  // Every field is shown escaped: the record holds what an agent chose (its name, its tool names) and what
-  // anyone who wrote the file put there.
-  const fields = [l.time.replace(/\.\d+Z$/, "Z"), l.session, l.agent, l.capability, l.outcome].map((f) =>
-    shown(String(f)),
-  );
-  return `${fields.join("  ")}  ${shown(String(l.duration_ms))} ms${extras ? `  ${shown(extras)}` : ""}`;
-}
-
-/**
- * The record's size, or 0 while what is at its name is no file: a dir or FIFO put in its place is waited out as a
- * record not started yet (reading a dir's size as lines failed as core.internal), and followed again once a file is back.
- */
-function sizeOf(file: string): number {
-  try {
-    const st = statSync(file);
-    return st.isFile() ? st.size : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function readFrom(file: string, offset: number, length: number): string {
-  // Non-blocking: a FIFO swapped in since the size was read is not waited on for good.
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const buf = Buffer.allocUnsafe(length);
-    const n = readSync(fd, buf, 0, length, offset);
-    return buf.toString("utf8", 0, n);
-  } finally {
-    closeSync(fd);
-  }
-}
+export { humanLine, log, recordFile } from "./agentLog.ts";
 
 interface SessionSummary {
   session: string;
@@ -181,7 +27,11 @@ interface SessionSummary {
   ended: boolean;
 }
 
-/** `rta agent overview`: sessions, agents, calls, refusals by code, probes and grants spent, from the record. */
+/**
+ * `rta agent overview`: sessions, agents, calls, refusals by code, probes and
+ * grants spent, from the record: words on a terminal, key<TAB>value lines
+ * piped, JSON with --json. Refuses only a record it cannot read.
+ */
 export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): number {
   const { io } = cli;
   const file = recordFile(cli);
@@ -241,8 +91,39 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
     probes,
     grants_spent: grants,
   };
-  if (wantsJson(io, opts.json)) {
-    io.out(`${jsonShown(opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary)}\n`);
+  const form = outputForm(io, opts.json);
+  if (form === "json") {
+    io.out(jsonShownText(io, opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary));
+    return Exit.ok;
+  }
+  if (form === "plain") {
+    // key<TAB>value lines; a refusal code and a session are one line each, named by their first field
+    const lines: Scalar[][] = [
+      ["sessions", summary.sessions],
+      ["agents", summary.agents.join(",")],
+      ["calls", calls],
+      ["probes", probes],
+      ["grants_spent", grants],
+      ...Object.entries(refusals)
+        .sort((a, b) => b[1] - a[1])
+        .map(([code, n]): Scalar[] => ["refusal", code, n]),
+    ];
+    if (opts.detail) {
+      lines.push(["record", file]);
+      for (const s of sessions.values())
+        lines.push([
+          "session",
+          s.session,
+          s.agents.join(","),
+          s.client,
+          s.first,
+          s.last,
+          s.calls,
+          s.refusals,
+          s.ended ? "ended" : "open",
+        ]);
+    }
+    io.out(lines.map((l) => `${l.map(plainCell).join("\t")}\n`).join(""));
     return Exit.ok;
   }
   const p = paint(io);

@@ -10,13 +10,20 @@ import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Cli } from "./factory.ts";
-import { paint, wantsJson } from "./io.ts";
+import { jsonText, outputForm, paint } from "./io.ts";
+import { plainCell } from "./listing.ts";
 import { reportError } from "./report.ts";
 
-/** Prints a capability's card, or the whole catalogue; a name that is no capability is core.tool.unknown. */
+/**
+ * Prints a capability's card, or the whole catalogue: on a terminal by area,
+ * piped one tab-separated line a capability (name, safety, cost over MCP,
+ * summary) and one a never-a-tool verb, JSON with --json. A card is the same
+ * text piped. A name that is no capability is core.tool.unknown.
+ */
 export function explain(cli: Cli, name: string | undefined, json: boolean | undefined): number {
   const { io, catalogue } = cli;
-  const asJson = wantsJson(io, json);
+  const form = outputForm(io, json);
+  const asJson = form === "json";
   const p = paint(io);
   // What a profile costs is said from the config as it reads; one that does not read says nothing of profiles.
   const config = configOf(cli);
@@ -34,7 +41,13 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
     }));
     const never = neverAToolList();
     if (asJson) {
-      io.out(`${JSON.stringify({ areas, never_a_tool: never })}\n`);
+      io.out(jsonText(io, { areas, never_a_tool: never }));
+      return 0;
+    }
+    if (form === "plain") {
+      const rows = areas.flatMap((a) => a.capabilities.map((c) => [c.name, c.safety, mcpCost(c), c.summary]));
+      for (const n of never) rows.push([n, "-", "never a tool", "the person's alone"]);
+      io.out(rows.map((r) => `${r.map(plainCell).join("\t")}\n`).join(""));
       return 0;
     }
     let out = "";
@@ -66,7 +79,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
     );
   }
   const card = cardOf(cap, "person", new Set(), config);
-  io.out(asJson ? `${JSON.stringify(card)}\n` : renderCard(card, p));
+  io.out(asJson ? jsonText(io, card) : renderCard(card, p));
   return 0;
 }
 
@@ -78,7 +91,7 @@ function renderCard(card: Card, p: ChalkInstance): string {
   if (card.offsite) out += `  offsite   asks ${card.offsite}\n`;
   if (card.reveals) out += "  reveals   the answer is the stored secret itself\n";
   if (card.record)
-    out += `  record    a grant can be narrowed to one ${card.record}: rta grant allow ${card.name} <${card.record}> ...\n`;
+    out += `  narrows   a grant can be narrowed to one ${card.record}: rta grant allow ${card.name} <${card.record}> ...\n`;
   if (card.also_called.length) out += `  also      ${card.also_called.join(", ")}\n`;
   out += `\n${p.bold("inputs")}\n`;
   if (card.inputs.length === 0) out += "  none\n";

@@ -2,52 +2,71 @@
  * `rta grant allow | list | revoke`: a person's consent, time-boxed and
  * counted. Never a tool: no agent can reach these verbs.
  */
+import type { Catalogue } from "../core/catalogue.ts";
 import { formatDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
-import { type Scalar, table } from "../core/result.ts";
-import { relativeWords } from "../core/words.ts";
 import type { Grant } from "../gate/gateStore.ts";
+import { knownAgents, soleAgent } from "../gate/operator/agents.ts";
 import { type Coverage, grantCoverage } from "../gate/operator/coverage.ts";
 import {
   type GrantRequest,
   issuePlanned,
+  type ListedGrant,
   listGrants,
   planGrant,
   revoke as revokeGrants,
 } from "../gate/operator/grants.ts";
+import { agentsInRecord } from "./agentsSeen.ts";
 import type { Cli } from "./factory.ts";
-import { paint, wantsJson } from "./io.ts";
-import { renderHuman, shown } from "./render.ts";
+import { type Form, jsonText, outputForm } from "./io.ts";
+import { type Column, isoTime, printListing, relativeTime, timeFor } from "./listing.ts";
+import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
-/** The flags of `grant allow`: the request as typed (the target and record come in position), --yes and --json. */
-export type AllowOptions = Omit<GrantRequest, "target" | "record"> & { json?: boolean; yes?: boolean };
+/** The flags of `grant allow`: the request as typed (the target and what it narrows to come in position), --yes and --json. */
+export type AllowOptions = Omit<GrantRequest, "target" | "record" | "agent"> & {
+  agent?: string;
+  json?: boolean;
+  yes?: boolean;
+};
 
 /**
  * Says what the grant asked for would cover, asks `issue it? [y/N]` at a
  * terminal when it covers a destructive capability (unless --yes), then issues
- * it and prints it. Every refusal but the person's no is the gate's
- * (gate/operator/grants.ts); anything but y or yes issues nothing (core.grant.declined).
+ * it and prints it: a sentence on a terminal, the grant's id alone piped (so
+ * `id=$(rta grant allow ...)` can revoke it), the grant with --json. With no
+ * --agent, the one agent registered or seen is meant, said on stderr; none or
+ * several is core.input.missing. Every other refusal but the person's no is
+ * the gate's (gate/operator/grants.ts); anything but y or yes issues nothing
+ * (core.grant.declined).
  */
 export function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): number {
   const { io } = cli;
   try {
     const deps = cli.deps();
-    const plan = planGrant(deps, cli.catalogue, { ...opts, target, record });
-    const json = wantsJson(io, opts.json);
+    let agent = opts.agent;
+    if (agent === undefined) {
+      const typed = [target, ...(record !== undefined ? [record] : []), "--ttl", opts.ttl];
+      agent = soleAgent(knownAgents(deps, agentsInRecord(cli)), `rta grant allow ${typed.map(shellWord).join(" ")}`);
+      io.err(`for agent ${agent}, the one agent registered or seen\n`);
+    }
+    const plan = planGrant(deps, cli.catalogue, { ...opts, agent, target, record });
+    const form = outputForm(io, opts.json);
     // Piped or --json, stdout stays the grant alone: the price goes to stderr.
-    const say = json ? io.err : io.out;
+    const say = form === "terminal" ? io.out : io.err;
     const coverage = grantCoverage(cli.catalogue, plan);
-    say(describeCoverage(coverage, plan.row));
+    say(describeCoverage(cli.catalogue, coverage, { ...plan.row, args: plan.args ?? null }));
     if (coverage.destructive && opts.yes !== true && io.stdinIsTTY && io.stdoutIsTTY) {
       say("issue it? [y/N] ");
       if (!/^(y|yes)$/i.test(io.readLine().trim()))
         throw new RtaError("core.grant.declined", "no grant was issued", "answer y to issue it, or give --yes");
     }
     const { grant, now } = issuePlanned(deps, plan);
-    if (json) io.out(`${JSON.stringify(grant)}\n`);
-    else io.out(`${describeGrant(grant, now)}\n`);
+    const listed = { ...grant, args: plan.args ?? null };
+    if (form === "json") io.out(jsonText(io, grantJson(listed)));
+    else if (form === "plain") io.out(`${grant.id}\n`);
+    else io.out(`${describeGrant(cli.catalogue, listed, now)}\n`);
     return Exit.ok;
   } catch (err) {
     return reportError(
@@ -58,9 +77,14 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
   }
 }
 
+/** A word as a shell takes it: quoted only when it must be. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 /** What a grant would cover, as lines: whom for, each capability with its safety class, the hosts, the uses, the time. */
-function describeCoverage(c: Coverage, row: Narrowed & { agent: string }): string {
-  const narrowed = narrowing(row);
+function describeCoverage(catalogue: Catalogue, c: Coverage, row: Narrowed & { agent: string }): string {
+  const narrowed = narrowing(catalogue, c.target, row);
   const width = Math.max(...c.capabilities.map((x) => x.name.length), 0);
   const lines = [`a grant of ${shown(c.target)} for agent ${shown(row.agent)} would cover:`];
   for (const x of c.capabilities) lines.push(`  ${x.name.padEnd(width)}  ${x.safety}`);
@@ -74,59 +98,77 @@ function describeCoverage(c: Coverage, row: Narrowed & { agent: string }): strin
   return `${lines.join("\n")}\n`;
 }
 
-/** One line saying what a grant allows, whom, until when and how often; its record and host shown escaped. */
-export function describeGrant(g: Grant, now: number): string {
-  const narrowed = narrowing(g);
+/** One line saying what a grant allows, whom, until when and how often; what it is narrowed to shown escaped. */
+function describeGrant(catalogue: Catalogue, g: Grant & { args: string | null }, now: number): string {
+  const narrowed = narrowing(catalogue, g.target, g);
   const uses = g.max_uses === null ? "any number of uses" : `${g.max_uses} use${g.max_uses === 1 ? "" : "s"}`;
-  const until = new Date(g.expires_at).toISOString().replace(/\.\d+Z$/, "Z");
-  // Shown escaped: a record is often pasted from the command an agent's refusal suggested, with the agent's bytes.
-  return `granted ${g.id}: ${shown(g.target)}${narrowed ? ` (${shown(narrowed)})` : ""} for agent ${shown(g.agent)}, until ${until} (in ${formatDuration(g.expires_at - now)}), ${uses}`;
+  // Shown escaped: a path is often pasted from the command an agent's refusal suggested, with the agent's bytes.
+  return `granted ${g.id}: ${shown(g.target)}${narrowed ? ` (${shown(narrowed)})` : ""} for agent ${shown(g.agent)}, until ${isoTime(g.expires_at)} (${relativeTime(g.expires_at, now)}), ${uses}`;
 }
 
-type Narrowed = Pick<Grant, "record" | "host" | "connection" | "profile" | "args_digest">;
+type Narrowed = Pick<Grant, "record" | "host" | "connection" | "profile" | "args_digest"> & { args: string | null };
 
-/** What a grant is narrowed to, as words; empty when it is not. */
-function narrowing(g: Narrowed): string {
+/**
+ * What a grant is narrowed to, as words ("path hello.txt", "host example.com",
+ * "args {"id":"x"}"); empty when it is not. The value a grant is narrowed to
+ * in position is named by the capability's input (path, id, key, pid); an
+ * --args grant issued before its arguments were kept shows its digest.
+ */
+function narrowing(catalogue: Catalogue, target: string, g: Narrowed): string {
   const parts: string[] = [];
-  if (g.record !== null) parts.push(`record ${g.record}`);
+  if (g.record !== null) parts.push(`${catalogue.byName(target)?.record ?? "value"} ${g.record}`);
   if (g.host !== null) parts.push(`host ${g.host}`);
   if (g.connection !== null) parts.push(`connection ${g.connection}`);
   if (g.profile !== null) parts.push(`profile ${g.profile}`);
-  if (g.args_digest !== null) parts.push(`args ${g.args_digest.slice(0, 12)}`);
+  if (g.args !== null) parts.push(`args ${g.args}`);
+  else if (g.args_digest !== null) parts.push(`args digest ${g.args_digest.slice(0, 12)}`);
   return parts.join(", ");
 }
 
-/** The grants as a table (or JSON), only one agent's with --agent; a bad agent name is refused before the store opens. */
+/** A grant as --json gives it: its row in the order it has always had, times in ISO, and its --args as written. */
+function grantJson(g: Grant & { args: string | null; state?: string }): Record<string, unknown> {
+  return {
+    ...g,
+    issued_at: isoTime(g.issued_at),
+    expires_at: isoTime(g.expires_at),
+    revoked_at: isoTime(g.revoked_at),
+  };
+}
+
+/**
+ * The grants, only one agent's with --agent: a grid on a terminal, a
+ * tab-separated row a grant piped, `{"grants": [...], "total": n}` with
+ * --json. A bad agent name is refused before the store opens.
+ */
 export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: boolean }): number {
   const { io } = cli;
   try {
     const deps = cli.deps();
     const { now, grants } = listGrants(deps, opts.agent);
-    const columns = ["id", "target", "agent", "narrowed to", "uses", "expires", "state"];
-    if (opts.detail) columns.push("issued", "issued by", "build");
-    const rows: Scalar[][] = grants.map((g) => {
-      const row: Scalar[] = [
-        g.id,
-        g.target,
-        g.agent,
-        narrowing(g) || "-",
-        `${g.uses}/${g.max_uses ?? "any"}`,
-        // a revoked or spent grant ends with its state, not its clock
-        ["live", "expired"].includes(g.state) ? relativeWords(g.expires_at / 1000, now / 1000) : "-",
-        g.state,
-      ];
-      if (opts.detail)
-        row.push(
-          new Date(g.issued_at).toISOString(),
-          g.issued_by,
-          g.digest ? `${g.build} (plugin ${g.digest.slice(0, 12)})` : `${g.build} (built-in)`,
-        );
-      return row;
-    });
-    if (wantsJson(io, opts.json)) {
-      io.out(`${JSON.stringify({ grants })}\n`);
-    } else if (rows.length === 0) io.out("no grants\n");
-    else io.out(renderHuman(table(columns, rows), paint(io)));
+    const live = (g: ListedGrant) => ["live", "expired"].includes(g.state);
+    const columns: Column<ListedGrant>[] = [
+      { name: "id", cell: (g) => g.id },
+      { name: "target", cell: (g) => g.target },
+      { name: "agent", cell: (g) => g.agent },
+      { name: "narrowed to", cell: (g) => narrowing(cli.catalogue, g.target, g) || "-" },
+      { name: "uses", cell: (g) => `${g.uses}/${g.max_uses ?? "any"}` },
+      // on a terminal a revoked or spent grant ends with its state, not its clock
+      {
+        name: "expires",
+        cell: (g, form: Form) => (form === "terminal" && !live(g) ? "-" : timeFor(form, g.expires_at, now, "-")),
+      },
+      { name: "state", cell: (g) => g.state },
+    ];
+    if (opts.detail)
+      columns.push(
+        { name: "issued", cell: (g, form) => timeFor(form, g.issued_at, now, "-") },
+        { name: "issued by", cell: (g) => g.issued_by },
+        {
+          name: "build",
+          cell: (g) => (g.digest ? `${g.build} (plugin ${g.digest.slice(0, 12)})` : `${g.build} (built-in)`),
+        },
+      );
+    printListing(cli, opts.json, { key: "grants", items: grants, columns, json: grantJson, empty: "no grants" });
     return Exit.ok;
   } catch (err) {
     return reportError(

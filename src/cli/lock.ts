@@ -4,17 +4,20 @@
  * that is already running. Never a tool.
  */
 import { Exit, RtaError } from "../core/errors.ts";
-import { type Scalar, table } from "../core/result.ts";
-import { relativeWords } from "../core/words.ts";
 import type { Lock } from "../gate/gateStore.ts";
 import { lift as liftLocks, listLocks, lock as setLock } from "../gate/operator/locks.ts";
 import type { Cli } from "./factory.ts";
-import { paint, wantsJson } from "./io.ts";
-import { renderHuman } from "./render.ts";
+import { jsonText, outputForm } from "./io.ts";
+import { isoTime, printListing, relativeTime, timeFor } from "./listing.ts";
+import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
-/** Sets the lock asked for and prints it; every refusal is the gate's (gate/operator/locks.ts), said here. */
+/**
+ * Sets the lock asked for and prints it: a sentence on a terminal, its id
+ * alone piped (what `rta lock lift` takes), the lock with --json. Every
+ * refusal is the gate's (gate/operator/locks.ts), said here.
+ */
 export function lock(
   cli: Cli,
   target: string | undefined,
@@ -24,7 +27,9 @@ export function lock(
   try {
     const deps = cli.deps();
     const { lock: l, now } = setLock(deps, cli.catalogue, { target, agent: opts.agent, ttl: opts.ttl });
-    if (wantsJson(io, opts.json)) io.out(`${JSON.stringify(l)}\n`);
+    const form = outputForm(io, opts.json);
+    if (form === "json") io.out(jsonText(io, lockJson(l)));
+    else if (form === "plain") io.out(`${l.id}\n`);
     else io.out(`locked ${l.id}: ${describeLock(l, now)}; lift it with \`rta lock lift ${l.id}\`\n`);
     return Exit.ok;
   } catch (err) {
@@ -38,36 +43,38 @@ export function lock(
 
 /** What a lock stops, for whom and until when, as words. */
 function describeLock(l: Lock, now: number): string {
-  const what = l.target ?? "every capability";
-  const whom = l.agent ? `for agent ${l.agent}` : "for every agent";
+  const what = l.target === null ? "every capability" : shown(l.target);
+  const whom = l.agent ? `for agent ${shown(l.agent)}` : "for every agent";
   const until =
-    l.expires_at === null
-      ? "until lifted"
-      : `until ${new Date(l.expires_at).toISOString()} (${relativeWords(l.expires_at / 1000, now / 1000)})`;
+    l.expires_at === null ? "until lifted" : `until ${isoTime(l.expires_at)} (${relativeTime(l.expires_at, now)})`;
   return `${what} ${whom}, ${until}`;
 }
 
-/** The locks as a table (or JSON); refuses nothing of its own. */
+/** A lock as --json gives it: its row, times in ISO. */
+function lockJson(l: Lock & { state?: string }): Record<string, unknown> {
+  return { ...l, issued_at: isoTime(l.issued_at), expires_at: isoTime(l.expires_at), lifted_at: isoTime(l.lifted_at) };
+}
+
+/**
+ * The locks: a grid on a terminal, a tab-separated row a lock piped,
+ * `{"locks": [...], "total": n}` with --json. Refuses nothing of its own.
+ */
 export function lockList(cli: Cli, opts: { json?: boolean }): number {
-  const { io } = cli;
   const deps = cli.deps();
   const { now, locks } = listLocks(deps);
-  if (wantsJson(io, opts.json)) {
-    io.out(`${JSON.stringify({ locks })}\n`);
-    return Exit.ok;
-  }
-  if (locks.length === 0) {
-    io.out("no locks\n");
-    return Exit.ok;
-  }
-  const rows: Scalar[][] = locks.map((l) => [
-    l.id,
-    l.target ?? "everything",
-    l.agent ?? "every agent",
-    l.expires_at === null ? "until lifted" : relativeWords(l.expires_at / 1000, now / 1000),
-    l.state,
-  ]);
-  io.out(renderHuman(table(["id", "target", "agent", "expires", "state"], rows), paint(io)));
+  printListing(cli, opts.json, {
+    key: "locks",
+    items: locks,
+    columns: [
+      { name: "id", cell: (l) => l.id },
+      { name: "target", cell: (l) => l.target ?? "everything" },
+      { name: "agent", cell: (l) => l.agent ?? "every agent" },
+      { name: "expires", cell: (l, form) => timeFor(form, l.expires_at, now, "until lifted") },
+      { name: "state", cell: (l) => l.state },
+    ],
+    json: lockJson,
+    empty: "no locks",
+  });
   return Exit.ok;
 }
 

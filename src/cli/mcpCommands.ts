@@ -53,7 +53,7 @@ export function addMcpCommands(program: Command, cli: Cli): void {
     .command("new")
     .description("make a token for an agent; it is printed once and only its hash is kept")
     .requiredOption("--agent <name>", "the agent the token names")
-    .option("--ttl <duration>", "how long it lasts (default: until revoked)")
+    .option("--ttl <duration>", "how long it lasts (default: 90d, or the team policy's max_token_ttl if shorter)")
     .option("--json", "print JSON")
     .action(async (opts) => {
       const { tokenNew } = await import("./token.ts");

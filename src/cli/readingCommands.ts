@@ -12,13 +12,13 @@ export function addReadingCommands(program: Command, cli: Cli): void {
   agentCmd
     .command("log")
     .description("agent calls: time, agent, tool, outcome, duration, grant spent")
-    .option("--session <id>", "one server's session (the id its banner names)")
+    .option("--session [id]", "one server's session (the id its banner names; without one, the latest)")
     .option("--agent <name>", "one agent")
     .option("--since <duration>", "only the last while: 30m, 2h, 1d")
     .option("--code <code>", "only calls that ended with this code (ok for the ones that ran)")
     .option("--follow", "go on printing calls as they happen")
     .option("--verify", "check the record's chains: name any line altered, removed or reordered, and any cut tail")
-    .option("--json", "print JSON (an array; one object a line with --follow)")
+    .option("--json", "print JSON: an array, or one object a line with --follow")
     .action(async (opts) => {
       const { log } = await import("./agent.ts");
       cli.status = await log(cli, opts);

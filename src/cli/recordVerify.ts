@@ -10,8 +10,8 @@ import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { RECORD_KEY_FILE, readRecordKey } from "../record/key.ts";
 import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
 import type { Cli } from "./factory.ts";
-import { wantsJson } from "./io.ts";
-import { jsonShown, shown } from "./render.ts";
+import { jsonShownText } from "./listing.ts";
+import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 /**
@@ -26,7 +26,8 @@ export function verifyRecord(cli: Cli, file: string, json: boolean): number {
   } catch (err) {
     return reportError(cli.io, err as RtaError, json);
   }
-  if (wantsJson(cli.io, json)) cli.io.out(`${jsonShown({ file, ...verdict })}\n`);
+  // Piped, the verdict is the same sentence (a script reads the exit status); JSON only with --json.
+  if (json) cli.io.out(jsonShownText(cli.io, { file, ...verdict }));
   else if (verdict.problems.length === 0) {
     const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
     cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${file})\n`);

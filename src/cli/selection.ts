@@ -7,7 +7,7 @@ import { Exit, RtaError } from "../core/errors.ts";
 import type { Deps } from "../gate/deps.ts";
 import { type Selection, selection } from "../gate/operator/selection.ts";
 import type { Cli } from "./factory.ts";
-import { wantsJson } from "./io.ts";
+import { jsonText, outputForm } from "./io.ts";
 import { reportError } from "./report.ts";
 
 export interface Ending {
@@ -21,7 +21,11 @@ export interface Ending {
   act: (deps: Deps, by: Selection) => number;
 }
 
-/** Ends the chosen grants, locks or tokens, and says how many; none matching is core.grant.unknown. */
+/**
+ * Ends the chosen grants, locks or tokens, and says how many: a sentence on a
+ * terminal, the number alone piped, `{"<verb>": n}` with --json. None
+ * matching is core.grant.unknown.
+ */
 export function endSelected(
   cli: Cli,
   id: string | undefined,
@@ -44,10 +48,9 @@ export function endSelected(
       new RtaError("core.grant.unknown", `no live ${e.noun} matched`, `\`${e.lister}\` shows the ${e.noun}s there are`),
       json,
     );
-  io.out(
-    wantsJson(io, opts.json)
-      ? `${JSON.stringify({ [e.verb]: n })}\n`
-      : `${e.verb} ${n} ${e.noun}${n === 1 ? "" : "s"}\n`,
-  );
+  const form = outputForm(io, opts.json);
+  if (form === "json") io.out(jsonText(io, { [e.verb]: n }));
+  else if (form === "plain") io.out(`${n}\n`);
+  else io.out(`${e.verb} ${n} ${e.noun}${n === 1 ? "" : "s"}\n`);
   return Exit.ok;
 }

@@ -1,26 +1,35 @@
 /** `rta mcp token new | list | revoke`: the bearer tokens an HTTP server takes. Never tools. */
 import { Exit, RtaError } from "../core/errors.ts";
-import { type Scalar, table } from "../core/result.ts";
-import { relativeWords } from "../core/words.ts";
-import { listTokens, newToken, revokeTokens } from "../gate/operator/tokens.ts";
+import { type ListedToken, listTokens, newToken, revokeTokens } from "../gate/operator/tokens.ts";
 import type { Cli } from "./factory.ts";
-import { paint, wantsJson } from "./io.ts";
-import { renderHuman } from "./render.ts";
+import { jsonText, outputForm, paint } from "./io.ts";
+import { isoTime, printListing, relativeTime, timeFor } from "./listing.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
-/** Makes a token and prints it once; every refusal is the gate's (gate/operator/tokens.ts), said here. */
+/**
+ * Makes a token and prints it once: the token alone on stdout, piped (so
+ * `TOKEN=$(rta mcp token new ...)` holds it) or on a terminal, where a note
+ * on stderr says whose it is and until when; --json gives it with its id,
+ * agent and expiry. Every refusal is the gate's (gate/operator/tokens.ts), said here.
+ */
 export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): number {
   const { io } = cli;
   try {
     const deps = cli.deps();
     const { token, row } = newToken(deps, { agent: opts.agent, ttl: opts.ttl });
-    if (wantsJson(io, opts.json))
-      io.out(`${JSON.stringify({ token, id: row.id, agent: row.agent, expires_at: row.expires_at })}\n`);
-    else
-      io.out(
-        `${token}\n${paint(io).dim(`token ${row.id} for agent ${row.agent}; it is shown once, keep it somewhere safe`)}\n`,
+    const form = outputForm(io, opts.json);
+    if (form === "json")
+      io.out(jsonText(io, { token, id: row.id, agent: row.agent, expires_at: isoTime(row.expires_at) }));
+    else {
+      io.out(`${token}\n`);
+      if (form === "plain") return Exit.ok; // piped, the token alone: a script holds it, nothing else is said
+      const until = row.expires_at === null ? "until revoked" : `until ${isoTime(row.expires_at)}`;
+      const when = row.expires_at === null ? "" : ` (${relativeTime(row.expires_at, row.issued_at)})`;
+      io.err(
+        `${paint(io).dim(`token ${row.id} for agent ${row.agent}, ${until}${when}; it is shown once, keep it somewhere safe`)}\n`,
       );
+    }
     return Exit.ok;
   } catch (err) {
     return reportError(
@@ -31,25 +40,32 @@ export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: b
   }
 }
 
-/** The tokens as a table (or JSON), never a token or its hash; refuses nothing of its own. */
+/**
+ * The tokens, never a token or its hash: a grid on a terminal with relative
+ * expiry, a tab-separated row a token piped, `{"tokens": [...], "total": n}`
+ * with --json; times absolute but on a terminal. Refuses nothing of its own.
+ */
 export function tokenList(cli: Cli, opts: { json?: boolean }): number {
   const deps = cli.deps();
   const { now, tokens } = listTokens(deps);
-  if (wantsJson(cli.io, opts.json)) {
-    cli.io.out(`${JSON.stringify({ tokens })}\n`);
-    return Exit.ok;
-  }
-  if (tokens.length === 0) {
-    cli.io.out("no tokens\n");
-    return Exit.ok;
-  }
-  const rows: Scalar[][] = tokens.map((t) => [
-    t.id,
-    t.agent,
-    t.expires_at === null ? "never" : relativeWords(t.expires_at / 1000, now / 1000),
-    t.state,
-  ]);
-  cli.io.out(renderHuman(table(["id", "agent", "expires", "state"], rows), paint(cli.io)));
+  printListing<ListedToken>(cli, opts.json, {
+    key: "tokens",
+    items: tokens,
+    columns: [
+      { name: "id", cell: (t) => t.id },
+      { name: "agent", cell: (t) => t.agent },
+      { name: "issued", cell: (t, form) => timeFor(form, t.issued_at, now, "-") },
+      { name: "expires", cell: (t, form) => timeFor(form, t.expires_at, now, "never") },
+      { name: "state", cell: (t) => t.state },
+    ],
+    json: (t) => ({
+      ...t,
+      issued_at: isoTime(t.issued_at),
+      expires_at: isoTime(t.expires_at),
+      revoked_at: isoTime(t.revoked_at),
+    }),
+    empty: "no tokens",
+  });
   return Exit.ok;
 }
 

@@ -86,7 +86,7 @@ export const codes = {
     exit: Exit.refused,
   },
   "core.grant.ceiling": {
-    doc: "the team policy does not let this grant be issued or spent (never, max_ttl, max_uses, agents)",
+    doc: "the team policy does not let this grant or token be issued or spent (never, max_ttl, max_uses, agents, max_token_ttl)",
     exit: Exit.refused,
   },
   "core.grant.declined": {

@@ -44,8 +44,8 @@ export class GateStore {
 
   // Grants (store/grants.ts).
 
-  issue(grant: NewGrant): Grant {
-    return this.grants.issue(grant);
+  issue(grant: NewGrant, args?: string): Grant {
+    return this.grants.issue(grant, args);
   }
 
   /** Spends one use of a live grant that matches, atomically across processes; undefined when none is live. */
@@ -65,6 +65,11 @@ export class GateStore {
 
   list(): Grant[] {
     return this.grants.list();
+  }
+
+  /** The arguments each --args grant was issued with, as the person wrote them, by grant id. */
+  grantArgs(): Map<string, string> {
+    return this.grants.argsTexts();
   }
 
   get(id: string): Grant | undefined {

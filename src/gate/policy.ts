@@ -5,6 +5,7 @@
  *   max_ttl = "8h"                 # the longest a grant may last
  *   max_uses = 100                 # the most uses one grant may carry
  *   agents = ["claude", "cursor"]  # the only agents that may be granted anything
+ *   max_token_ttl = "30d"          # the longest an HTTP token may last
  *
  * It is applied when a grant is issued, and again at call time in case the
  * policy changed since. It does not reach free reads: a lock does.
@@ -23,6 +24,8 @@ export interface Policy {
   maxUses?: number;
   /** undefined: any agent */
   agents?: string[];
+  /** ms an HTTP token may last at most, or undefined for no ceiling (a token still defaults to 90 days) */
+  maxTokenTtl?: number;
 }
 
 export const NO_POLICY: Policy = { never: [] };
@@ -55,23 +58,32 @@ export function parsePolicy(text: string): Policy {
         );
       policy[key] = value as string[];
     } else if (key === "max_ttl") {
-      if (typeof value !== "string") throw unreadable('max_ttl must be a duration such as "8h"');
-      try {
-        policy.maxTtl = parseDuration(value, "max_ttl");
-      } catch (err) {
-        // past the longest duration taken, the message says so rather than that it is no duration
-        const tooLong = err instanceof RtaError && err.code === "core.input.range";
-        throw unreadable(tooLong ? err.message : `max_ttl ${JSON.stringify(value)} is not a duration such as "8h"`);
-      }
+      policy.maxTtl = policyDuration(key, value, "8h");
+    } else if (key === "max_token_ttl") {
+      policy.maxTokenTtl = policyDuration(key, value, "30d");
     } else if (key === "max_uses") {
       if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
         throw unreadable("max_uses must be a whole number from 1");
       policy.maxUses = value;
     } else {
-      throw unreadable(`it has no setting ${JSON.stringify(key)} (never, max_ttl, max_uses and agents are known)`);
+      throw unreadable(
+        `it has no setting ${JSON.stringify(key)} (never, max_ttl, max_uses, agents and max_token_ttl are known)`,
+      );
     }
   }
   return policy;
+}
+
+/** A duration key's value in ms; refuses (core.policy.unreadable) what is no duration, or past the longest taken. */
+function policyDuration(key: string, value: unknown, example: string): number {
+  if (typeof value !== "string") throw unreadable(`${key} must be a duration such as "${example}"`);
+  try {
+    return parseDuration(value, key);
+  } catch (err) {
+    // past the longest duration taken, the message says so rather than that it is no duration
+    const tooLong = err instanceof RtaError && err.code === "core.input.range";
+    throw unreadable(tooLong ? err.message : `${key} ${JSON.stringify(value)} is not a duration such as "${example}"`);
+  }
 }
 
 function unreadable(why: string): RtaError {

@@ -48,7 +48,11 @@ describe("an agent's name on the command line", () => {
         runCli(["grant", "list", "--json"], { env }),
         runCli(["mcp", "token", "list", "--json"], { env }),
       ]);
-      expect(state.map((s) => JSON.parse(s.stdout))).toEqual([{ locks: [] }, { grants: [] }, { tokens: [] }]);
+      expect(state.map((s) => JSON.parse(s.stdout))).toEqual([
+        { locks: [], total: 0 },
+        { grants: [], total: 0 },
+        { tokens: [], total: 0 },
+      ]);
     });
   }
 

@@ -15,9 +15,9 @@ describe("rta --version and explain", () => {
   });
 
   test("explain lists the capabilities by area and the never-a-tool section", async () => {
-    const r = await runCli(["explain"], { env: { NO_COLOR: "1" } });
+    const r = await runCli(["explain", "--json"], { env: { NO_COLOR: "1" } });
     expect(r.code).toBe(0);
-    const j = JSON.parse(r.stdout); // not a terminal: JSON
+    const j = JSON.parse(r.stdout);
     expect(j.areas.map((a: { area: string }) => a.area)).toEqual(builtinCatalogue().areas());
     const names = j.areas.flatMap((a: { capabilities: { name: string }[] }) => a.capabilities.map((c) => c.name));
     expect(names).toEqual(

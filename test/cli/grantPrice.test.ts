@@ -1,7 +1,7 @@
 /**
  * `rta grant allow` says the grant's price before it is issued: what it would
- * cover, and at a terminal `issue it? [y/N]` for a destructive one. Piped or
- * --json, stdout stays the grant's JSON alone and the price goes to stderr.
+ * cover, and at a terminal `issue it? [y/N]` for a destructive one. Piped,
+ * stdout is the grant's id alone (with --json, the grant) and the price goes to stderr.
  */
 import { describe, expect, test } from "bun:test";
 import { tempDir } from "../support/fixtures.ts";
@@ -65,19 +65,25 @@ describe("the price of a grant", () => {
     expect(await grants(env)).toHaveLength(2);
   });
 
-  test("piped, it proceeds: stdout is the grant's JSON alone and the price is on stderr, unasked", async () => {
+  test("piped, it proceeds: stdout is the grant's id alone, --json the grant; the price is on stderr, unasked", async () => {
+    // Issue 14 changed the piped stdout from the grant's JSON to its id: JSON only with --json, and a script
+    // wants the id, for `rta grant revoke "$id"`. Issue 23 asked only that the price go to stderr piped.
     const env = dirsEnv();
     const piped = await runCli(allow("note"), { env });
     expect(piped.code).toBe(0);
     const [grant] = await grants(env);
-    // as today, key for key: a script may read the line as text
-    const order = ["target", "record", "agent", "connection", "profile", "host", "args_digest", "max_uses"];
-    order.push("issued_at", "expires_at", "issued_by", "build", "digest", "id", "uses", "revoked_at");
-    const issued = Object.fromEntries(order.map((k) => [k, (grant as Record<string, unknown>)[k]]));
-    expect(piped.stdout).toBe(`${JSON.stringify(issued)}\n`);
+    expect(piped.stdout).toBe(`${(grant as { id: string }).id}\n`);
     expect(piped.stderr).toStartWith("a grant of note for agent claude would cover:\n");
     expect(piped.stderr).toContain("  note.rm    destructive\n");
     expect(piped.stderr).not.toContain("issue it?");
+    const json = await runCli(allow("note", "--json"), { env });
+    const issued = (await grants(env))[1] as Record<string, unknown>;
+    // as before, key for key, with times in ISO and the --args text last; the listing adds its state
+    const order = ["target", "record", "agent", "connection", "profile", "host", "args_digest", "max_uses"];
+    order.push("issued_at", "expires_at", "issued_by", "build", "digest", "id", "uses", "revoked_at", "args");
+    expect(json.stdout).toBe(`${JSON.stringify(Object.fromEntries(order.map((k) => [k, issued[k]])))}\n`);
+    expect(issued.expires_at).toBe("2023-11-14T22:18:20Z");
+    expect(json.stderr).toStartWith("a grant of note for agent claude would cover:\n");
   });
 
   test("--json at a terminal keeps stdout the grant's JSON; the price and the question are on stderr", async () => {

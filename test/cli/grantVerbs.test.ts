@@ -20,7 +20,7 @@ describe("the grant verbs on the command line", () => {
       { env: { NO_COLOR: "1", ...env } },
     );
     expect(human).toMatch(
-      /\ntime: 5m\ngranted g[0-9a-f]{8}: note\.rm \(record deploy-1\) for agent claude, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 5m\), 1 use\r?\n$/,
+      /\ntime: 5m\ngranted g[0-9a-f]{8}: note\.rm \(id deploy-1\) for agent claude, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 5m\), 1 use\r?\n$/,
     );
     const detail = JSON.parse((await runCli(["grant", "list", "--detail", "--json"], { env })).stdout).grants[0];
     expect(detail).toMatchObject({
@@ -31,7 +31,7 @@ describe("the grant verbs on the command line", () => {
       digest: null,
       state: "live",
     });
-    expect((await runCli(["grant", "revoke", "--agent", "claude"], { env })).stdout).toBe('{"revoked":1}\n');
+    expect((await runCli(["grant", "revoke", "--agent", "claude", "--json"], { env })).stdout).toBe('{"revoked":1}\n');
     const none = await runCli(["grant", "revoke", "--all"], { env });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain("(core.grant.unknown)");

@@ -272,7 +272,11 @@ describe("a duration whose end is not a date", () => {
       rta(["lock", "list", "--json"], { env }),
       rta(["mcp", "token", "list", "--json"], { env }),
     ]);
-    expect(state.map((s) => JSON.parse(s.stdout))).toEqual([{ grants: [] }, { locks: [] }, { tokens: [] }]);
+    expect(state.map((s) => JSON.parse(s.stdout))).toEqual([
+      { grants: [], total: 0 },
+      { locks: [], total: 0 },
+      { tokens: [], total: 0 },
+    ]);
     // a century is still a duration, and the grant it makes can be listed and read by its agent
     expect((await rta(["grant", "allow", "fs.write", "--agent", "x", "--ttl", "36500d"], { env })).code).toBe(0);
     const s = await connect("legacy", ["--agent", "x"], {
@@ -311,7 +315,11 @@ describe("an empty duration", () => {
       rta(["lock", "list", "--json"], { env }),
       rta(["mcp", "token", "list", "--json"], { env }),
     ]);
-    expect(state.map((s) => JSON.parse(s.stdout))).toEqual([{ grants: [] }, { locks: [] }, { tokens: [] }]);
+    expect(state.map((s) => JSON.parse(s.stdout))).toEqual([
+      { grants: [], total: 0 },
+      { locks: [], total: 0 },
+      { tokens: [], total: 0 },
+    ]);
   });
 });
 

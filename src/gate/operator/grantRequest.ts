@@ -43,22 +43,32 @@ export interface Narrowing {
 
 /**
  * Refuses (core.input.invalid) a narrowing no call could match or that would
- * read as none: a record on a capability without one, an empty value, a
+ * read as none: a path, id or key on a capability without one, an empty value, a
  * connection without its profile.
  */
 export function checkNarrowing(target: string, cap: Capability | undefined, n: Narrowing): void {
   if (n.record !== undefined && cap?.record === undefined) {
-    throw new RtaError("core.input.invalid", `${target} has no record to narrow a grant to`, "leave the record out");
+    throw new RtaError(
+      "core.input.invalid",
+      cap
+        ? `${target} takes no path, id or key to narrow a grant to`
+        : `${target} is an area: a grant is narrowed to one path, id or key of one capability`,
+      cap ? `leave ${JSON.stringify(n.record)} out` : `name the capability, e.g. rta grant allow ${target}.<verb> ...`,
+    );
   }
-  // An empty narrowing would be read as none at all: a grant for every record or host.
+  // An empty narrowing would be read as none at all: a grant for every path, id or host.
   for (const [flag, value] of [
-    ["the record", n.record],
+    [`the ${cap?.record ?? "value"}`, n.record],
     ["--host", n.host],
     ["--connection", n.connection],
     ["--profile", n.profile],
   ] as const) {
     if (value !== undefined && value.trim() === "")
-      throw new RtaError("core.input.invalid", `${flag} is empty`, `give ${flag} a value, or leave it out`);
+      throw new RtaError(
+        "core.input.invalid",
+        `${flag} is empty`,
+        flag.startsWith("--") ? `give ${flag} a value, or leave it out` : `give ${flag} to narrow to, or leave it out`,
+      );
   }
   // A call reaches a connection only through a profile, and naming a profile needs a grant for it: a grant
   // naming a connection and no profile would match no call at all.

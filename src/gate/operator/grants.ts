@@ -41,6 +41,8 @@ export interface GrantPlan {
   ttlMs: number;
   /** the capabilities the team policy never grants, as it read when the plan was checked: no grant covers them */
   never: readonly string[];
+  /** the call an --args grant covers, as the person wrote it (compact JSON); its digest is what matches */
+  args?: string;
 }
 
 /**
@@ -75,7 +77,9 @@ export function planGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): 
     build: `rta ${version}`,
     digest: null,
   };
-  return { row, ttlMs, never: policy.never };
+  // As written, in one line: the defaults the digest is taken over are the gate's, not what the person typed.
+  const args = req.args !== undefined ? JSON.stringify(JSON.parse(req.args)) : undefined;
+  return { row, ttlMs, never: policy.never, ...(args !== undefined ? { args } : {}) };
 }
 
 /** Writes a planned grant, from now for its time, and returns it with now; refuses a store it cannot write (core.store.unavailable). */
@@ -84,7 +88,7 @@ export function issuePlanned(deps: Deps, plan: GrantPlan): { grant: Grant; now: 
   const { issued_by, build, digest, ...asked } = plan.row;
   // In the order a grant's JSON has always had: a script may read it as text.
   const row = { ...asked, issued_at: now, expires_at: now + plan.ttlMs, issued_by, build, digest };
-  const grant = deps.gate().issue(row);
+  const grant = deps.gate().issue(row, plan.args);
   return { grant, now };
 }
 
@@ -97,22 +101,23 @@ export function issueGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest):
   return issuePlanned(deps, planGrant(deps, catalogue, req));
 }
 
+/** A grant as a listing shows it: its row, its state, and the arguments an --args grant was issued with (null for none or an older grant). */
+export type ListedGrant = Grant & { state: GrantState; args: string | null };
+
 /**
- * Every grant, oldest first, each with its state, only `agent`'s (whatever its
- * case) when one is named; refuses a malformed agent name (core.input.invalid)
- * before the store is opened.
+ * Every grant, oldest first, each with its state and its --args as written,
+ * only `agent`'s (whatever its case) when one is named; refuses a malformed
+ * agent name (core.input.invalid) before the store is opened.
  */
-export function listGrants(
-  deps: Deps,
-  agent: string | undefined,
-): { now: number; grants: (Grant & { state: GrantState })[] } {
+export function listGrants(deps: Deps, agent: string | undefined): { now: number; grants: ListedGrant[] } {
   const named = optionalAgentName(agent);
   const now = deps.clock.now();
-  const grants = deps
-    .gate()
+  const gate = deps.gate();
+  const args = gate.grantArgs();
+  const grants = gate
     .list()
     .filter((g) => named === undefined || namesAgent(named, g.agent))
-    .map((g) => ({ ...g, state: grantState(g, now) }));
+    .map((g) => ({ ...g, state: grantState(g, now), args: args.get(g.id) ?? null }));
   return { now, grants };
 }
 

@@ -35,6 +35,10 @@ CREATE TABLE IF NOT EXISTS grants (
   revoked_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS grants_by_agent ON grants (agent, target);
+CREATE TABLE IF NOT EXISTS grant_args (
+  id TEXT PRIMARY KEY,
+  args TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS tokens (
   id TEXT PRIMARY KEY,
   agent TEXT NOT NULL,

@@ -101,19 +101,27 @@ export class GrantStore {
     );
   }
 
-  /** Stores a new grant under a fresh id and returns it, unspent. */
-  issue(grant: NewGrant): Grant {
+  /**
+   * Stores a new grant under a fresh id and returns it, unspent; `args` is the
+   * call an --args grant covers as the person wrote it (its digest is what
+   * matches), kept beside it in grant_args so a listing can show it.
+   */
+  issue(grant: NewGrant, args?: string): Grant {
     for (;;) {
       const id = newRowId("g");
       try {
-        this.db
-          .query(
-            `INSERT INTO grants (id, target, record, agent, connection, profile, host, args_digest, max_uses, issued_at,
+        this.db.transaction(() => {
+          this.db
+            .query(
+              `INSERT INTO grants (id, target, record, agent, connection, profile, host, args_digest, max_uses, issued_at,
              expires_at, issued_by, build, digest)
              VALUES ($id, $target, $record, $agent, $connection, $profile, $host, $args_digest, $max_uses, $issued_at,
              $expires_at, $issued_by, $build, $digest)`,
-          )
-          .run({ id, ...grant });
+            )
+            .run({ id, ...grant });
+          if (args !== undefined)
+            this.db.query("INSERT INTO grant_args (id, args) VALUES ($id, $args)").run({ id, args });
+        })();
         return { ...grant, id, uses: 0, revoked_at: null };
       } catch (err) {
         if (!String((err as Error).message).includes("UNIQUE")) throw err;
@@ -152,6 +160,12 @@ export class GrantStore {
   /** Every grant ever issued, oldest first. */
   list(): Grant[] {
     return this.db.query<Grant, []>("SELECT * FROM grants ORDER BY issued_at ASC, rowid ASC").all();
+  }
+
+  /** The arguments each --args grant was issued with, as the person wrote them, by grant id; older grants have none. */
+  argsTexts(): Map<string, string> {
+    const rows = this.db.query<{ id: string; args: string }, []>("SELECT id, args FROM grant_args").all();
+    return new Map(rows.map((r) => [r.id, r.args]));
   }
 
   /** The grant with this id, whatever its state. */

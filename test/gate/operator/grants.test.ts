@@ -46,8 +46,12 @@ describe("issueGrant", () => {
       [{ agent: "no spaces" }, "core.input.invalid", '--agent "no spaces" is not an agent name'],
       [{ maxUses: "two" }, "core.input.invalid", '--max-uses "two" is not a whole number'],
       [{ maxUses: "0" }, "core.input.range", '--max-uses is "0"'],
-      [{ target: "sys.info", record: "x" }, "core.input.invalid", "sys.info has no record to narrow a grant to"],
-      [{ record: " " }, "core.input.invalid", "the record is empty"],
+      [
+        { target: "sys.info", record: "x" },
+        "core.input.invalid",
+        "sys.info takes no path, id or key to narrow a grant to",
+      ],
+      [{ record: " " }, "core.input.invalid", "the id is empty"],
       [
         { connection: "prod" },
         "core.input.invalid",

@@ -1,0 +1,249 @@
+/**
+ * `rta agent log`: what agents did, read back from the record a line at a
+ * time, once or followed. On a terminal a call is a line of fields two spaces
+ * apart; piped, tab-separated with the time in ISO, one call a line, so
+ * `| grep`, `| cut` and `| head` do the natural thing; --json gives an array,
+ * or one object a line while following. Never a tool.
+ */
+import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { namesAgent, optionalAgentName } from "../core/agentName.ts";
+import { dirs, RECORD_FILE } from "../core/dirs.ts";
+import { parseDuration } from "../core/duration.ts";
+import { Exit, type RtaError } from "../core/errors.ts";
+import type { RecordLine } from "../record/append.ts";
+import { eachRecordLine, parseRecord } from "../record/read.ts";
+import type { Cli } from "./factory.ts";
+import { type Form, outputForm } from "./io.ts";
+import { plainCell } from "./listing.ts";
+import { verifyRecord } from "./recordVerify.ts";
+import { jsonShown, shown } from "./render.ts";
+import { reportError } from "./report.ts";
+
+export interface LogOptions {
+  /** an id, or true for the latest session */
+  session?: string | true;
+  agent?: string;
+  since?: string;
+  code?: string;
+  follow?: boolean;
+  verify?: boolean;
+  json?: boolean;
+}
+
+/** How often --follow looks for new lines. */
+const FOLLOW_POLL_MS = 200;
+
+/** The record's path in the data dir the environment names; refuses nothing (the file need not exist). */
+export function recordFile(cli: Cli): string {
+  return join(dirs(cli.io.env).data, RECORD_FILE);
+}
+
+/**
+ * `rta agent log`: the record's agent calls that match the filters, once or
+ * followed; `--session` with no id is the latest session. Refuses a bad
+ * --agent or --since before anything is read. With --verify, the record's
+ * chain is checked instead.
+ */
+export async function log(cli: Cli, opts: LogOptions): Promise<number> {
+  const { io } = cli;
+  const file = recordFile(cli);
+  if (opts.verify) return verifyRecord(cli, file, opts.json === true);
+  let match: (l: RecordLine) => boolean;
+  let session: string | undefined;
+  try {
+    session = opts.session === true ? latestSession(file) : opts.session || undefined;
+    match = filter({ ...opts, session }, Date.now());
+  } catch (err) {
+    return reportError(io, err as RtaError, opts.json === true);
+  }
+  if (opts.session === true && session === undefined) {
+    io.err(`no sessions in ${file} yet\n`);
+    if (!opts.follow) return Exit.ok;
+    match = () => false; // a session that starts later is not the latest one there was
+  }
+  const form = outputForm(io, opts.json);
+  const said = { ...opts, session };
+  // The record is read and shown a line at a time: an agent can make it larger than memory (see read.ts).
+  const out = new Batched(io);
+  if (!opts.follow) {
+    let count = 0;
+    // --json is one array; on a terminal one element a line, so a long record is still read as it comes.
+    const [open, comma, close] = io.stdoutIsTTY ? ["[\n", ",\n", "\n]\n"] : ["[", ",", "]\n"];
+    if (form === "json") out.add(open);
+    eachRecordLine(file, (l) => {
+      if (!l || !match(l)) return;
+      out.add(form === "json" ? `${count > 0 ? comma : ""}${jsonShown(l)}` : `${lineFor(form, l)}\n`);
+      count++;
+    });
+    if (form === "json") out.add(count > 0 ? close : "]\n");
+    // piped, no calls is no lines, as grep says no match; on a terminal it is said, with where it looked
+    else if (count === 0 && form === "terminal") out.add(`no calls in ${file}${describeFilter(said)}\n`);
+    out.flush();
+    return Exit.ok;
+  }
+  return follow(cli, file, match, form);
+}
+
+/** A record line for the form: fields two spaces apart on a terminal, tab-separated piped, one object with --json. */
+function lineFor(form: Form, l: RecordLine): string {
+  if (form === "json") return jsonShown(l);
+  return form === "terminal" ? humanLine(l) : plainLine(l);
+}
+
+/**
+ * Prints each matching line as it is appended, until SIGINT, SIGTERM or a
+ * reader that went away (`| head`): each poll's lines are written at once,
+ * so a pipe sees them as they come. Exits 0 when stopped; refuses nothing.
+ */
+async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean, form: Form): Promise<number> {
+  const { io } = cli;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    const out = new Batched(io);
+    eachRecordLine(file, (l) => {
+      if (l && match(l)) out.add(`${lineFor(form, l)}\n`);
+    });
+    out.flush();
+    let offset = sizeOf(file);
+    let carry = "";
+    while (!stopped) {
+      await Bun.sleep(FOLLOW_POLL_MS);
+      const size = sizeOf(file);
+      if (size < offset) offset = 0; // the record was replaced: read it from the start
+      if (size === offset) continue;
+      const chunk = readFrom(file, offset, size - offset);
+      offset = size;
+      const text = carry + chunk;
+      const cut = text.lastIndexOf("\n");
+      carry = text.slice(cut + 1);
+      for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) out.add(`${lineFor(form, l)}\n`);
+      out.flush();
+    }
+    return Exit.ok;
+  } catch (err) {
+    // the reader went away (`| head`): following is over, and that is no failure
+    if ((err as NodeJS.ErrnoException).code === "EPIPE") return Exit.ok;
+    throw err;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+}
+
+/**
+ * The id of the session that started last, by the record's order: its last
+ * start line, or where no line is one, the session of its last line;
+ * undefined for an empty record. Refuses only a record it cannot read.
+ */
+export function latestSession(file: string): string | undefined {
+  let started: string | undefined;
+  let last: string | undefined;
+  eachRecordLine(file, (l) => {
+    if (!l) return;
+    last = l.session;
+    if (l.kind === "start") started = l.session;
+  });
+  return started ?? last;
+}
+
+/** One record line as a pipe takes it: time (ISO), session, agent, capability, outcome, ms, grant, probe; tab-separated. */
+export function plainLine(l: RecordLine): string {
+  const time = l.time.replace(/\.\d+Z$/, "Z");
+  const cells = [
+    time,
+    l.session,
+    l.agent,
+    l.capability,
+    l.outcome,
+    l.duration_ms,
+    l.grant ?? null,
+    l.probe ? "probe" : null,
+  ];
+  return cells.map((c) => plainCell(c as string | number | null)).join("\t");
+}
+
+/** How much output is gathered before it is written: one write a line would cost a system call each. */
+const OUTPUT_BATCH_CHARS = 64 * 1024;
+
+/** Output gathered into writes of about OUTPUT_BATCH_CHARS. */
+class Batched {
+  private parts: string[] = [];
+  private size = 0;
+
+  constructor(private readonly io: Cli["io"]) {}
+
+  add(text: string): void {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= OUTPUT_BATCH_CHARS) this.flush();
+  }
+
+  flush(): void {
+    if (this.parts.length > 0) this.io.out(this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+}
+
+function filter(opts: LogOptions & { session?: string }, now: number): (l: RecordLine) => boolean {
+  optionalAgentName(opts.agent); // a name no agent can have is refused, not searched for
+  const since = opts.since !== undefined ? now - parseDuration(opts.since, "--since") : undefined;
+  return (l) =>
+    !l.kind &&
+    (opts.session === undefined || l.session === opts.session) &&
+    (opts.agent === undefined || namesAgent(opts.agent, l.agent)) &&
+    (opts.code === undefined || l.outcome === opts.code) &&
+    (since === undefined || Date.parse(l.time) >= since);
+}
+
+function describeFilter(opts: LogOptions & { session?: string }): string {
+  const parts = [
+    opts.session && `session ${opts.session}`,
+    opts.agent && `agent ${opts.agent}`,
+    opts.code && `code ${opts.code}`,
+    opts.since && `the last ${opts.since}`,
+  ].filter(Boolean);
+  return parts.length ? ` for ${parts.join(", ")}` : "";
+}
+
+/** One record line as a person reads it, every field escaped; refuses nothing. */
+export function humanLine(l: RecordLine): string {
+  const extras = [l.grant && `grant ${l.grant}`, l.probe && "probe"].filter(Boolean).join("  ");
+  // Every field is shown escaped: the record holds what an agent chose (its name, its tool names) and what
+  // anyone who wrote the file put there.
+  const fields = [l.time.replace(/\.\d+Z$/, "Z"), l.session, l.agent, l.capability, l.outcome].map((f) =>
+    shown(String(f)),
+  );
+  return `${fields.join("  ")}  ${shown(String(l.duration_ms))} ms${extras ? `  ${shown(extras)}` : ""}`;
+}
+
+/**
+ * The record's size, or 0 while what is at its name is no file: a dir or FIFO put in its place is waited out as a
+ * record not started yet (reading a dir's size as lines failed as core.internal), and followed again once a file is back.
+ */
+function sizeOf(file: string): number {
+  try {
+    const st = statSync(file);
+    return st.isFile() ? st.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function readFrom(file: string, offset: number, length: number): string {
+  // Non-blocking: a FIFO swapped in since the size was read is not waited on for good.
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const buf = Buffer.allocUnsafe(length);
+    const n = readSync(fd, buf, 0, length, offset);
+    return buf.toString("utf8", 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}

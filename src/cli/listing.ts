@@ -1,0 +1,102 @@
+/**
+ * How the operator's commands (grant, lock, token, agent) print, after gh: on
+ * a terminal a grid with a header, colour and relative times ("in 29m", "3m
+ * ago"); piped, one row a line, tab-separated, no header, absolute ISO times;
+ * with --json, the rows as objects keyed by column beside their `total`,
+ * indented on a terminal. Notes for a person go to stderr.
+ */
+import { type Scalar, table } from "../core/result.ts";
+import type { Cli } from "./factory.ts";
+import { type Form, type Io, jsonText, outputForm, paint } from "./io.ts";
+import { renderHuman, shown } from "./render.ts";
+
+/** What JSON.stringify leaves raw and a terminal still acts on or hides: DEL, C1, the separators, format characters. */
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+
+/**
+ * A value holding strings someone else chose (an agent's name, a record's
+ * fields) as --json prints it: indented on a terminal, one line piped, with
+ * the controls JSON.stringify leaves raw written as \uXXXX (the same value),
+ * as render.ts's jsonShown does for one line.
+ */
+export function jsonShownText(io: Io, value: unknown): string {
+  const text = io.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value);
+  const escaped = text.replace(RAW_IN_JSON, (c) =>
+    [...c].length === 1 && c.length === 2
+      ? `\\u${c.charCodeAt(0).toString(16)}\\u${c.charCodeAt(1).toString(16)}`
+      : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return `${escaped}\n`;
+}
+
+/** A time as `--json` and a pipe give it: ISO 8601 in UTC to the second; null stays null. */
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+const SHORT_UNITS: [number, string][] = [
+  [86_400_000, "d"],
+  [3_600_000, "h"],
+  [60_000, "m"],
+  [1000, "s"],
+];
+
+/** A time against now as a terminal shows it, in its largest whole unit: "in 29m", "3m ago", "now". */
+export function relativeTime(at: number, now: number): string {
+  const delta = at - now;
+  const size = Math.abs(delta);
+  if (size < 1000) return "now";
+  const [unit, name] = SHORT_UNITS.find(([u]) => size >= u) as [number, string];
+  const words = `${Math.floor(size / unit)}${name}`;
+  return delta > 0 ? `in ${words}` : `${words} ago`;
+}
+
+/** A time for the form: relative on a terminal, ISO otherwise; `none` where there is no time. */
+export function timeFor(form: Form, at: number | null, now: number, none: string): string {
+  if (at === null) return none;
+  return form === "terminal" ? relativeTime(at, now) : (isoTime(at) as string);
+}
+
+/** One column of a listing: its header, and its cell for the form (a pipe's cell is shown escaped, tabs included). */
+export interface Column<T> {
+  name: string;
+  cell: (item: T, form: Form) => Scalar;
+}
+
+/** A listing of the operator's rows: the key its JSON sits under, the rows, and how each reads. */
+export interface Listing<T> {
+  /** "grants": the JSON is `{"grants": [...], "total": n}` */
+  key: string;
+  items: T[];
+  columns: Column<T>[];
+  /** a row as --json gives it: every column's value, keyed, and more where the store holds more */
+  json: (item: T) => Record<string, unknown>;
+  /** said on a terminal when there is none: "no grants" */
+  empty: string;
+}
+
+/**
+ * Prints a listing in the form --json and the terminal choose: a grid on a
+ * terminal (`empty` when there is nothing), tab-separated rows piped (nothing
+ * when there is nothing), or the JSON value. Refuses nothing.
+ */
+export function printListing<T>(cli: Cli, json: boolean | undefined, l: Listing<T>): void {
+  const { io } = cli;
+  const form = outputForm(io, json);
+  if (form === "json") {
+    io.out(jsonText(io, { [l.key]: l.items.map(l.json), total: l.items.length }));
+    return;
+  }
+  const names = l.columns.map((c) => c.name);
+  const rows = l.items.map((item) => l.columns.map((c) => c.cell(item, form)));
+  if (form === "plain") {
+    io.out(rows.map((r) => `${r.map(plainCell).join("\t")}\n`).join(""));
+    return;
+  }
+  io.out(rows.length === 0 ? `${l.empty}\n` : renderHuman(table(names, rows), paint(io)));
+}
+
+/** A cell on a tab-separated line: escaped (a tab or newline in a name would make a second cell or line); "-" for none. */
+export function plainCell(cell: Scalar): string {
+  return cell === null || cell === "" ? "-" : shown(String(cell));
+}
