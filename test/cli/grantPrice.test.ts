@@ -22,7 +22,7 @@ const allow = (target: string, ...more: string[]) => [
   ...more,
 ];
 const grants = async (env: Record<string, string>) =>
-  JSON.parse((await runCli(["grant", "list", "--json"], { env })).stdout).grants as { target: string }[];
+  JSON.parse((await runCli(["grant", "list", "--json"], { env })).stdout).grants as { target: string; id: string }[];
 
 describe("the price of a grant", () => {
   test("at a terminal an area with a destructive capability is listed with each safety class and asked about", async () => {
@@ -72,7 +72,7 @@ describe("the price of a grant", () => {
     const piped = await runCli(allow("note"), { env });
     expect(piped.code).toBe(0);
     const [grant] = await grants(env);
-    expect(piped.stdout).toBe(`${(grant as { id: string }).id}\n`);
+    expect(piped.stdout).toBe(`${grant?.id}\n`);
     expect(piped.stderr).toStartWith("a grant of note for agent claude would cover:\n");
     expect(piped.stderr).toContain("  note.rm    destructive\n");
     expect(piped.stderr).not.toContain("issue it?");
