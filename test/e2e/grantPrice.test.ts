@@ -1,7 +1,7 @@
 /**
  * End to end: the built binary says a grant's price before issuing it. On a
  * pseudo-terminal a destructive grant is asked about and only y issues it;
- * piped, it proceeds, stdout stays the grant's JSON and the price is on stderr.
+ * piped, it proceeds, stdout is the grant's id and the price is on stderr.
  */
 import { describe, expect, test } from "bun:test";
 import { tempDir } from "../support/fixtures.ts";
@@ -49,17 +49,22 @@ describe("the price of a grant, on the built binary", () => {
     expect(await live(env)).toBe(1);
   });
 
-  test("piped, it proceeds unasked: stdout is the grant's JSON alone, the price is on stderr", async () => {
+  test("piped, it proceeds unasked: stdout is the grant's id alone (--json: the grant), the price is on stderr", async () => {
+    // Issue 14: JSON only with --json; piped, what a script wants is the id it can revoke. Issue 23 asked only
+    // that the price go to stderr when piped.
     const env = dirs();
     for (const more of [[], ["--json"]]) {
       const r = await rta(allow("note", ...more), { env });
       expect(r.code).toBe(0);
       expect(r.stdout.split("\n")).toHaveLength(2);
-      expect(JSON.parse(r.stdout)).toMatchObject({ target: "note", agent: "claude", max_uses: null });
+      if (more.length === 0) expect(r.stdout).toMatch(/^g[0-9a-f]{8}\n$/);
+      else expect(JSON.parse(r.stdout)).toMatchObject({ target: "note", agent: "claude", max_uses: null });
       expect(r.stderr).toStartWith("a grant of note for agent claude would cover:\n");
       expect(r.stderr).toContain("  note.rm    destructive\n");
       expect(r.stderr).not.toContain("issue it?");
     }
     expect(await live(env)).toBe(2);
+    const id = (await rta(allow("note.add"), { env })).stdout.trim();
+    expect((await rta(["grant", "revoke", id], { env })).stdout).toBe("1\n");
   });
 });

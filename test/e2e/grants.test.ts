@@ -106,8 +106,9 @@ describe("what a grant is narrowed to", () => {
         .code,
     ).toBe(0);
     expect(
-      (await rta(["grant", "allow", "fs.write", "./plans//a", "--agent", "claude", "--ttl", "5m"], { env })).stdout,
-    ).toContain("plans/a");
+      (await rta(["grant", "allow", "fs.write", "./plans//a", "--agent", "claude", "--ttl", "5m", "--json"], { env }))
+        .stdout,
+    ).toContain('"record":"plans/a"');
     for (const [host, stored] of [
       ["_dmarc.example.test", "_dmarc.example.test"],
       ["bücher.test", "xn--bcher-kva.test"],

@@ -38,6 +38,21 @@ describe("the banner's session", () => {
     ]);
     expect(lines[2]?.probe).toBe(true);
     expect(lines.every((l) => l.session === session)).toBe(true);
+    // --session with no id is the latest session to start: cursor's, started second
+    const latest = JSON.parse((await rta(["agent", "log", "--session", "--json"], { env })).stdout);
+    expect(latest.map((l: { capability: string; agent: string }) => [l.capability, l.agent])).toEqual([
+      ["proc_list", "cursor"],
+    ]);
+    // piped, a call is one tab-separated line: time in ISO, session, agent, capability, outcome, ms, grant, probe
+    const plain = await rta(["agent", "log", "--session", session], { env });
+    const rows = plain.stdout.split("\n").filter(Boolean);
+    expect(rows).toHaveLength(3);
+    expect(rows[2]).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\t${session}\tclaude\tgrant_allow\tcore\\.tool\\.unknown\t\\d+\t-\tprobe$`,
+      ),
+    );
+    expect((await rta(["agent", "log", "--session", session, "--code", "nope"], { env })).stdout).toBe("");
     const refusedOnly = JSON.parse(
       (await rta(["agent", "log", "--code", "core.grant.required", "--json"], { env })).stdout,
     );
@@ -53,7 +68,7 @@ describe("the banner's session", () => {
       refusals: { "core.grant.required": 1, "core.tool.unknown": 1 },
     });
     expect(overview.file).toBe(a.stderr().match(/^record: (.+) \(session/m)?.[1]);
-    const verified = JSON.parse((await rta(["agent", "log", "--verify"], { env })).stdout);
+    const verified = JSON.parse((await rta(["agent", "log", "--verify", "--json"], { env })).stdout);
     // two starts, two ends, four outcomes, and a `run` line before each of the two calls that ran
     expect(verified).toMatchObject({ sessions: 2, lines: 10, problems: [], open: [] });
   });
@@ -166,7 +181,7 @@ describe("a server stopped by a signal", () => {
       proc.kill(sig);
       expect(await proc.exited).toBe(0);
     }
-    const verified = JSON.parse((await rta(["agent", "log", "--verify"], { env })).stdout);
+    const verified = JSON.parse((await rta(["agent", "log", "--verify", "--json"], { env })).stdout);
     expect(verified).toMatchObject({ sessions: 3, problems: [], open: [] });
   });
 });

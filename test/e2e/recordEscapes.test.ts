@@ -53,8 +53,18 @@ test("an agent's escapes reach the operator's terminal written out, never acted 
   expect(overview.out).not.toMatch(ACTS);
   expect(overview.out).toContain("evil\\x1b[2J");
 
-  // piped, the answer is JSON, the same values, with nothing raw a terminal acts on either
-  const piped = await rta(["agent", "log"], { env });
+  // piped, a call is one line of eight tab-separated fields: a tab or line break an agent sent is written out
+  const plain = await rta(["agent", "log"], { env });
+  const plainRows = plain.stdout.split("\n").filter(Boolean);
+  expect(plainRows).toHaveLength(3);
+  for (const row of plainRows) {
+    expect(row.split("\t")).toHaveLength(8);
+    expect(row.replaceAll("\t", " ")).not.toMatch(ACTS);
+  }
+  expect(plainRows[1]?.split("\t")[3]).toStartWith("sys_info\\x1b[2J\\r\\n2026-11-30T00:00:00Z");
+
+  // with --json, the same values, with nothing raw a terminal acts on either
+  const piped = await rta(["agent", "log", "--json"], { env });
   expect(piped.stdout.replace(/\n$/, "")).not.toMatch(ACTS);
   const lines = JSON.parse(piped.stdout) as { agent: string; capability: string; args: string[] }[];
   expect(lines[1]?.capability).toBe(`sys_info\u001b[2J${FAKE}`);
@@ -67,7 +77,8 @@ test("a grant's record, pasted from the command an agent's refusal suggested, is
   const r = await onTerminal(["grant", "allow", "fs.write", record, "--agent", "claude", "--ttl", "5m"], env);
   expect(r.code).toBe(0);
   expect(r.out.replace(/\n$/, "")).not.toMatch(ACTS);
-  expect(r.out).toContain("record notes/\\x1b]0;owned\\x07\\x1b[2J\\u202eevil");
+  // a path narrowing is called a path: "the record" is the agent log
+  expect(r.out).toContain("narrowed to: path notes/\\x1b]0;owned\\x07\\x1b[2J\\u202eevil");
 });
 
 test("an agent cannot pass as another through invisible characters: format characters are written out too", async () => {
@@ -91,8 +102,8 @@ test("an agent cannot pass as another through invisible characters: format chara
   expect(log.out).not.toMatch(/\bclaude\b/);
   const overview = await onTerminal(["agent", "overview", "--detail"], env);
   expect(overview.out).toContain("cla\\xadu\\u2060de\\u200b\\u{e0041}");
-  // piped, the client's name as it was sent, with the invisible characters written as JSON escapes
-  const piped = await rta(["agent", "log"], { env });
+  // with --json, the client's name as it was sent, with the invisible characters written as JSON escapes
+  const piped = await rta(["agent", "log", "--json"], { env });
   expect(piped.stdout).toContain("cla\\u00adu\\u2060de\\u200b\\udb40\\udc41");
   const line = (JSON.parse(piped.stdout) as { agent: string; client: string }[])[0];
   expect(line?.agent).toBe("cla-u-de-");
