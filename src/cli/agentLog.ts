@@ -65,24 +65,41 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
   const form = outputForm(io, opts.json);
   const said = { ...opts, session };
   // The record is read and shown a line at a time: an agent can make it larger than memory (see read.ts).
-  const out = new Batched(io);
   if (!opts.follow) {
-    let count = 0;
-    // --json is one array; on a terminal one element a line, so a long record is still read as it comes.
-    const [open, comma, close] = io.stdoutIsTTY ? ["[\n", ",\n", "\n]\n"] : ["[", ",", "]\n"];
-    if (form === "json") out.add(open);
-    eachRecordLine(file, (l) => {
-      if (!l || !match(l)) return;
-      out.add(form === "json" ? `${count > 0 ? comma : ""}${jsonShown(l)}` : `${lineFor(form, l)}\n`);
-      count++;
-    });
-    if (form === "json") out.add(count > 0 ? close : "]\n");
-    // piped, no calls is no lines, as grep says no match; on a terminal it is said, with where it looked
-    else if (count === 0 && form === "terminal") out.add(`no calls in ${file}${describeFilter(said)}\n`);
-    out.flush();
+    try {
+      listOnce(cli, file, match, form, said);
+    } catch (err) {
+      // the reader went away (`| head`): it had what it wanted, which is no failure
+      if ((err as NodeJS.ErrnoException).code !== "EPIPE") throw err;
+    }
     return Exit.ok;
   }
   return follow(cli, file, match, form);
+}
+
+/** Prints the matching lines once, gathered into large writes; refuses only a record it cannot read. */
+function listOnce(
+  cli: Cli,
+  file: string,
+  match: (l: RecordLine) => boolean,
+  form: Form,
+  said: LogOptions & { session?: string },
+): void {
+  const { io } = cli;
+  const out = new Batched(io);
+  let count = 0;
+  // --json is one array; on a terminal one element a line, so a long record is still read as it comes.
+  const [open, comma, close] = io.stdoutIsTTY ? ["[\n", ",\n", "\n]\n"] : ["[", ",", "]\n"];
+  if (form === "json") out.add(open);
+  eachRecordLine(file, (l) => {
+    if (!l || !match(l)) return;
+    out.add(form === "json" ? `${count > 0 ? comma : ""}${jsonShown(l)}` : `${lineFor(form, l)}\n`);
+    count++;
+  });
+  if (form === "json") out.add(count > 0 ? close : "]\n");
+  // piped, no calls is no lines, as grep says no match; on a terminal it is said, with where it looked
+  else if (count === 0 && form === "terminal") out.add(`no calls in ${file}${describeFilter(said)}\n`);
+  out.flush();
 }
 
 /** A record line for the form: fields two spaces apart on a terminal, tab-separated piped, one object with --json. */
@@ -104,6 +121,11 @@ async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean,
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  // piped to a reader that may leave (`| head`): asked each poll, so following ends when the reader does
+  const gone =
+    io.stdoutFd !== undefined && !io.stdoutIsTTY
+      ? (await import("./readerGone.ts")).readerGone(io.stdoutFd)
+      : () => false;
   try {
     const out = new Batched(io);
     eachRecordLine(file, (l) => {
@@ -112,7 +134,7 @@ async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean,
     out.flush();
     let offset = sizeOf(file);
     let carry = "";
-    while (!stopped) {
+    while (!stopped && !gone()) {
       await Bun.sleep(FOLLOW_POLL_MS);
       const size = sizeOf(file);
       if (size < offset) offset = 0; // the record was replaced: read it from the start

@@ -21,6 +21,8 @@ export interface Io {
   env: Record<string, string | undefined>;
   /** --color as given on the command line; left out, auto */
   color?: ColorChoice;
+  /** the descriptor stdout writes to, for the process's own terminal only (a follower asks whether its reader left) */
+  stdoutFd?: number;
 }
 
 /** The process's own terminal and environment; it refuses nothing, and reads stdin only when a command asks. */
@@ -33,6 +35,7 @@ export function processIo(): Io {
     readStdin: (limit) => readLimited(process.stdin, limit),
     readLine: () => readLineSync(0),
     env: process.env,
+    stdoutFd: 1,
   };
 }
 
