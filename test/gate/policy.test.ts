@@ -7,12 +7,14 @@ import { tempDir } from "../support/fixtures.ts";
 const shape = { targets: ["note.rm", "note"], agent: "claude", ttlMs: 300_000, maxUses: 1 };
 
 describe("the policy file", () => {
-  test("reads never, max_ttl, max_uses and agents", () => {
-    expect(parsePolicy('never = ["note.rm"]\nmax_ttl = "1h"\nmax_uses = 5\nagents = ["claude"]\n')).toEqual({
+  test("reads never, max_ttl, max_uses, agents and max_token_ttl", () => {
+    const text = 'never = ["note.rm"]\nmax_ttl = "1h"\nmax_uses = 5\nagents = ["claude"]\nmax_token_ttl = "30d"\n';
+    expect(parsePolicy(text)).toEqual({
       never: ["note.rm"],
       maxTtl: 3_600_000,
       maxUses: 5,
       agents: ["claude"],
+      maxTokenTtl: 30 * 86_400_000,
     });
   });
 
@@ -21,6 +23,10 @@ describe("the policy file", () => {
     expect(() => parsePolicy('max_ttl = "soon"')).toThrow(/max_ttl/);
     expect(() => parsePolicy('max_ttl = "36501d"')).toThrow(/max_ttl "36501d" is longer than 36500d/);
     expect(() => parsePolicy("max_uses = 0")).toThrow(/max_uses/);
+    // max_token_ttl is held as max_ttl is
+    expect(() => parsePolicy('max_token_ttl = "soon"')).toThrow(/max_token_ttl "soon" is not a duration such as "30d"/);
+    expect(() => parsePolicy("max_token_ttl = 30")).toThrow(/max_token_ttl must be a duration/);
+    expect(() => parsePolicy('max_token_ttl = "36501d"')).toThrow(/max_token_ttl "36501d" is longer than 36500d/);
     expect(() => parsePolicy("nevr = []")).toThrow(/no setting "nevr"/);
     expect(() => parsePolicy("[[[")).toThrow(/not TOML/);
     // compared exactly, so a name spelled as no capability is would stop nothing

@@ -5,7 +5,7 @@ import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts"
 import type { Deps } from "../../../src/gate/deps.ts";
 import { grantState } from "../../../src/gate/gateStore.ts";
 import { type GrantRequest, issueGrant, listGrants, revoke } from "../../../src/gate/operator/grants.ts";
-import { refusalOf, testDeps } from "../../support/fixtures.ts";
+import { grantFor, refusalOf, testDeps } from "../../support/fixtures.ts";
 
 const catalogue = builtinCatalogue();
 const ask = (over: Partial<GrantRequest> = {}): GrantRequest => ({
@@ -117,5 +117,24 @@ describe("listing and revoking", () => {
     expect(grantState(deps.gate().get(g.id) ?? g, deps.clock.now())).toBe("revoked");
     expect(grantState({ ...g, max_uses: 1, uses: 1 }, g.issued_at)).toBe("spent");
     expect(grantState(g, g.expires_at)).toBe("expired");
+  });
+});
+
+describe("an --args grant as the person wrote it", () => {
+  test("the arguments are kept as written beside the digest, and an older grant without them has none", () => {
+    const deps = testDeps();
+    const { grant } = issueGrant(deps, builtinCatalogue(), {
+      target: "note.rm",
+      agent: "claude",
+      ttl: "5m",
+      args: '{ "id" : "x" }',
+    });
+    const older = grantFor(deps, { target: "note.rm", args_digest: "ab".repeat(32) });
+    const listed = listGrants(deps, undefined).grants;
+    expect(listed.map((g) => [g.id, g.args])).toEqual([
+      [grant.id, '{"id":"x"}'],
+      [older.id, null],
+    ]);
+    expect(listed[0]?.args_digest).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { listTokens, newToken, revokeTokens } from "../../../src/gate/operator/tokens.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { listTokens, newToken, revokeTokens, tokenTtl } from "../../../src/gate/operator/tokens.ts";
 import { hashToken } from "../../../src/gate/store/tokens.ts";
 import { refusalOf, testDeps } from "../../support/fixtures.ts";
 
@@ -40,4 +41,25 @@ test("revoking says how many were live, and the token no longer lets anyone in",
   expect(revokeTokens(deps, { all: true })).toBe(0);
   expect(deps.gate().tokenByHash(hashToken(token), deps.clock.now())).toBeUndefined();
   expect(listTokens(deps).tokens[0]?.state).toBe("revoked");
+});
+
+test("a token lasts 90 days unless --ttl says otherwise; the policy's max_token_ttl shortens the default and caps --ttl", () => {
+  const deps = testDeps();
+  const day = 86_400_000;
+  const plain = newToken(deps, { agent: "claude" }).row;
+  expect((plain.expires_at as number) - plain.issued_at).toBe(90 * day);
+  mkdirSync(deps.dirs.config, { recursive: true });
+  writeFileSync(deps.policy.file, 'max_token_ttl = "30d"\n');
+  const capped = newToken(deps, { agent: "claude" }).row;
+  expect((capped.expires_at as number) - capped.issued_at).toBe(30 * day);
+  expect(tokenTtl(deps, "30d")).toBe(30 * day);
+  const over = refusalOf(() => newToken(deps, { agent: "claude", ttl: "31d" }));
+  expect(over).toMatchObject({
+    code: "core.grant.ceiling",
+    message: "the token would last longer than the team policy's max_token_ttl (30d)",
+    hint: "make it with --ttl 30d or less",
+  });
+  expect(listTokens(deps).tokens).toHaveLength(2);
+  writeFileSync(deps.policy.file, "max_token_ttl = 30\n");
+  expect(refusalOf(() => newToken(deps, { agent: "claude" })).code).toBe("core.policy.unreadable");
 });
