@@ -90,7 +90,7 @@ function unreadable(why: string): RtaError {
   return new RtaError(
     "core.policy.unreadable",
     `the team policy cannot be read: ${why}`,
-    `fix ${POLICY_FILE} in rta's config dir; until then no grant is issued or spent`,
+    `fix ${POLICY_FILE} in rta's config dir; until then no grant or token is issued, and no grant is spent`,
   );
 }
 
