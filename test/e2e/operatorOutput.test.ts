@@ -172,6 +172,23 @@ describe("grant allow | list, lock", () => {
   });
 });
 
+describe("agent overview and log, piped and on a terminal", () => {
+  test("overview piped is key<TAB>value lines; log --json on a terminal is an array, one call a line", async () => {
+    const env = dirs();
+    await served(env, "claude");
+    const piped = (await rta(["agent", "overview", "--detail"], { env })).stdout.split("\n").filter(Boolean);
+    expect(piped.slice(0, 5)).toEqual(["sessions\t1", "agents\tclaude", "calls\t1", "probes\t0", "grants_spent\t0"]);
+    expect(piped[6]).toMatch(
+      /^session\t[0-9a-f]{8}\tclaude\t.+\t\d{4}-[\d-]+T[\d:]+Z\t\d{4}-[\d-]+T[\d:]+Z\t1\t0\tended$/,
+    );
+    const screen = await onTerminal(["agent", "log", "--session", "--json"], env);
+    expect(screen.out).toMatch(/^\[\n\{"time":.+"agent":"claude".+\}\n\]\n$/);
+    expect(JSON.parse(screen.out)).toHaveLength(1);
+    const log = await onTerminal(["agent", "log"], env);
+    expect(log.out).toMatch(/^\d{4}-[\d-]+T[\d:]+Z {2}[0-9a-f]{8} {2}claude {2}sys_info {2}ok {2}\d+ ms\n$/);
+  });
+});
+
 describe("agent log --follow", () => {
   test("piped, each new call is a line as it comes; SIGINT ends it with 0", async () => {
     const env = dirs();
