@@ -48,7 +48,9 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     let agent = opts.agent;
     if (agent === undefined) {
       const typed = [target, ...(record !== undefined ? [record] : []), "--ttl", opts.ttl];
-      agent = soleAgent(knownAgents(deps, agentsInRecord(cli)), `rta grant allow ${typed.map(shellWord).join(" ")}`);
+      // shown escaped: what was typed may hold bytes a terminal would act on, pasted from an agent's refusal
+      const example = shown(`rta grant allow ${typed.map(shellWord).join(" ")}`);
+      agent = soleAgent(knownAgents(deps, agentsInRecord(cli)), example);
       io.err(`for agent ${agent}, the one agent registered or seen\n`);
     }
     const plan = planGrant(deps, cli.catalogue, { ...opts, agent, target, record });

@@ -73,3 +73,16 @@ describe("grant list", () => {
     ).toBe("");
   });
 });
+
+describe("grant allow with no --agent", () => {
+  test("the command in the hint is quoted for a shell and escaped for a terminal", async () => {
+    const r = await runCli(["grant", "allow", "fs.write", "my file\u001b[2J", "--ttl", "5m"], {
+      env: { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toEndWith(
+      "rta: hint: name one with --agent: rta grant allow fs.write 'my file\\x1b[2J' --ttl 5m --agent claude\n",
+    );
+  });
+});
