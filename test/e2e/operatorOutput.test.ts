@@ -172,6 +172,20 @@ describe("grant allow | list, lock", () => {
   });
 });
 
+describe("explain", () => {
+  test("piped, one tab-separated line a capability and a never-a-tool verb; a card says what a grant narrows", async () => {
+    const piped = (await rta(["explain"])).stdout.split("\n").filter(Boolean);
+    expect(piped.find((l) => l.startsWith("fs.read\t"))).toMatch(/^fs\.read\tread\tfree \(mcp\)\t\S.+$/);
+    expect(piped).toContain("kv copy\t-\tnever a tool\tthe person's alone");
+    expect(piped.every((l) => l.split("\t").length === 4)).toBe(true);
+    expect(JSON.parse((await rta(["explain", "--json"])).stdout).areas.length).toBeGreaterThan(3);
+    const card = await onTerminal(["explain", "fs.write"], dirs());
+    expect(card.out).toContain(
+      "  narrows   a grant can be narrowed to one path: rta grant allow fs.write <path> ...\n",
+    );
+  });
+});
+
 describe("agent overview and log, piped and on a terminal", () => {
   test("overview piped is key<TAB>value lines; log --json on a terminal is an array, one call a line", async () => {
     const env = dirs();
