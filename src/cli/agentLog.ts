@@ -15,7 +15,7 @@ import type { RecordLine } from "../record/append.ts";
 import { eachRecordLine, parseRecord } from "../record/read.ts";
 import type { Cli } from "./factory.ts";
 import { type Form, outputForm } from "./io.ts";
-import { plainCell } from "./listing.ts";
+import { plainCell, readerLeft } from "./listing.ts";
 import { verifyRecord } from "./recordVerify.ts";
 import { jsonShown, shown } from "./render.ts";
 import { reportError } from "./report.ts";
@@ -70,7 +70,7 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
       listOnce(cli, file, match, form, said);
     } catch (err) {
       // the reader went away (`| head`): it had what it wanted, which is no failure
-      if ((err as NodeJS.ErrnoException).code !== "EPIPE") throw err;
+      if (!readerLeft(err)) throw err;
     }
     return Exit.ok;
   }
@@ -150,7 +150,7 @@ async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean,
     return Exit.ok;
   } catch (err) {
     // the reader went away (`| head`): following is over, and that is no failure
-    if ((err as NodeJS.ErrnoException).code === "EPIPE") return Exit.ok;
+    if (readerLeft(err)) return Exit.ok;
     throw err;
   } finally {
     process.off("SIGINT", stop);

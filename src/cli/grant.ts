@@ -19,7 +19,7 @@ import {
 import { agentsInRecord } from "./agentsSeen.ts";
 import type { Cli } from "./factory.ts";
 import { type Form, jsonText, outputForm } from "./io.ts";
-import { type Column, isoTime, printListing, relativeTime, timeFor } from "./listing.ts";
+import { type Column, isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
@@ -71,6 +71,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     else io.out(`${describeGrant(cli.catalogue, listed, now)}\n`);
     return Exit.ok;
   } catch (err) {
+    if (readerLeft(err)) return Exit.ok;
     return reportError(
       io,
       err instanceof RtaError ? err : new RtaError("core.internal", "the grant could not be issued"),
@@ -173,6 +174,7 @@ export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: 
     printListing(cli, opts.json, { key: "grants", items: grants, columns, json: grantJson, empty: "no grants" });
     return Exit.ok;
   } catch (err) {
+    if (readerLeft(err)) return Exit.ok;
     return reportError(
       io,
       err instanceof RtaError ? err : new RtaError("core.internal", "the grants could not be listed"),

@@ -81,6 +81,14 @@ export interface Listing<T> {
  * when there is nothing), or the JSON value. Refuses nothing.
  */
 export function printListing<T>(cli: Cli, json: boolean | undefined, l: Listing<T>): void {
+  try {
+    printForm(cli, json, l);
+  } catch (err) {
+    if (!readerLeft(err)) throw err; // `| head` had what it wanted
+  }
+}
+
+function printForm<T>(cli: Cli, json: boolean | undefined, l: Listing<T>): void {
   const { io } = cli;
   const form = outputForm(io, json);
   if (form === "json") {
@@ -94,6 +102,15 @@ export function printListing<T>(cli: Cli, json: boolean | undefined, l: Listing<
     return;
   }
   io.out(rows.length === 0 ? `${l.empty}\n` : renderHuman(table(names, rows), paint(io)));
+}
+
+/**
+ * Whether a write failed because the reader of stdout went away (`| head`,
+ * `| true`): what was done is done, and it had what it wanted, so a command
+ * ends with 0 and says nothing, as ripgrep does. Refuses nothing.
+ */
+export function readerLeft(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === "EPIPE";
 }
 
 /** A cell on a tab-separated line: escaped (a tab or newline in a name would make a second cell or line); "-" for none. */

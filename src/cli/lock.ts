@@ -8,7 +8,7 @@ import type { Lock } from "../gate/gateStore.ts";
 import { lift as liftLocks, listLocks, lock as setLock } from "../gate/operator/locks.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm } from "./io.ts";
-import { isoTime, printListing, relativeTime, timeFor } from "./listing.ts";
+import { isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
@@ -33,6 +33,7 @@ export function lock(
     else io.out(`locked ${l.id}: ${describeLock(l, now)}; lift it with \`rta lock lift ${l.id}\`\n`);
     return Exit.ok;
   } catch (err) {
+    if (readerLeft(err)) return Exit.ok;
     return reportError(
       io,
       err instanceof RtaError ? err : new RtaError("core.internal", "the lock could not be set"),

@@ -3,7 +3,7 @@ import { Exit, RtaError } from "../core/errors.ts";
 import { type ListedToken, listTokens, newToken, revokeTokens } from "../gate/operator/tokens.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
-import { isoTime, printListing, relativeTime, timeFor } from "./listing.ts";
+import { isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
@@ -32,6 +32,7 @@ export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: b
     }
     return Exit.ok;
   } catch (err) {
+    if (readerLeft(err)) return Exit.ok;
     return reportError(
       io,
       err instanceof RtaError ? err : new RtaError("core.internal", "the token could not be made"),
