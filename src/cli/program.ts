@@ -11,7 +11,7 @@ import { Exit, RtaError } from "../core/errors.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
 import { addConsentCommands } from "./consentCommands.ts";
 import { type Cli, makeCli } from "./factory.ts";
-import type { Io } from "./io.ts";
+import { EXIT_PIPE_CLOSED, type Io, StdoutClosed, takeColor } from "./io.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
 import { addReadingCommands } from "./readingCommands.ts";
 import { reportError, reportUsage } from "./report.ts";
@@ -25,6 +25,8 @@ export function buildProgram(cli: Cli, first?: string): Command {
   const program = new Command("rta")
     .description("capabilities for operators, on the terminal and as MCP tools for agents, behind one gate")
     .version(version, "-V, --version")
+    // taken out of the command line by main() wherever it stands; declared here for --help
+    .option("--color <when>", "colour the output: auto, always or never", "auto")
     .showSuggestionAfterError(false)
     // Options after a subcommand's name are that subcommand's: `lock lift --agent x` is lift's --agent, not lock's.
     .enablePositionalOptions()
@@ -61,13 +63,22 @@ export function buildProgram(cli: Cli, first?: string): Command {
  * returns the exit status. Never throws: a refusal no command caught is said with its code and hint, anything else
  * as core.internal.
  */
-export async function main(argv: string[], cli: Cli = makeCli()): Promise<number> {
+export async function main(given: string[], cli: Cli = makeCli()): Promise<number> {
   const { io } = cli;
+  let argv: string[];
+  try {
+    const taken = takeColor(given);
+    argv = taken.argv;
+    if (taken.color) io.color = taken.color;
+  } catch (err) {
+    return reportError(io, err as RtaError, false);
+  }
   const program = buildProgram(cli, argv[0]);
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.status;
   } catch (err) {
+    if (err instanceof StdoutClosed) return stdoutClosed(io, err);
     if (err instanceof CommanderError) return commanderExit(io, err, knownWords(program, argv));
     // A refusal a command did not catch itself is still said as itself, with its code and hint.
     if (err instanceof RtaError) return reportError(io, err, false);
@@ -76,6 +87,24 @@ export async function main(argv: string[], cli: Cli = makeCli()): Promise<number
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");
     return Exit.failure;
   }
+}
+
+/**
+ * Stdout took no more. Its reader went away (`| head` had what it wanted):
+ * nothing is said, and the status is a shell's for a writer the pipe closed
+ * on. Anything else (a full disk behind `>`) is said on stderr.
+ */
+function stdoutClosed(io: Io, err: StdoutClosed): number {
+  if (err.errno === "EPIPE") return EXIT_PIPE_CLOSED;
+  return reportError(
+    io,
+    new RtaError(
+      "core.output.failed",
+      `the output could not be written (${err.errno})`,
+      "write it somewhere with room",
+    ),
+    false,
+  );
 }
 
 /** The longest run of argv that names commands, e.g. ["proc", "list"] for `proc list --bogus`. */
