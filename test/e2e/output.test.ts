@@ -201,8 +201,7 @@ describe("colour", () => {
   test("no escape code is left on a blank last line, and none reaches a pipe", async () => {
     const tty = await onTerminal(["proc", "list", "--limit", "1"], { TERM: "xterm", NO_COLOR: "" });
     expect(tty.out).toContain("\x1b[1m");
-    for (const line of tty.out.split("\n"))
-      expect(line.replace(SGR, "").trim() === "" && line !== "").toBe(false);
+    for (const line of tty.out.split("\n")) expect(line.replace(SGR, "").trim() === "" && line !== "").toBe(false);
     const piped = await rta(["proc", "list", "--limit", "1"], { env: { TERM: "xterm", FORCE_COLOR: "1" } });
     expect(colours(piped.stdout + piped.stderr)).toBe(false);
   });
