@@ -88,9 +88,11 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
   });
   if (!outcome.ok) {
     const { error } = outcome;
-    // a hint names what to change as a person types it: `--from-line 15`, `rta fs list`
+    // a refusal names what to change as a person types it: `--from-line 15`, `rta fs list`
+    const message = cliWords(error.message, cap, cli.catalogue);
     const hint = error.hint === undefined ? undefined : cliWords(error.hint, cap, cli.catalogue);
-    return reportError(io, hint === error.hint ? error : new RtaError(error.code, error.message, hint), json);
+    const said = message === error.message && hint === error.hint ? error : new RtaError(error.code, message, hint);
+    return reportError(io, said, json);
   }
   return printResult(io, outcome.value, json, { cap, catalogue: cli.catalogue });
 }
