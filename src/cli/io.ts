@@ -205,7 +205,9 @@ export function takeColor(argv: string[]): { argv: string[]; color?: ColorChoice
     if (value !== "auto" && value !== "always" && value !== "never") {
       throw new RtaError(
         "core.cli.usage",
-        `--color takes auto, always or never, not ${JSON.stringify(value ?? "")}`,
+        value === undefined
+          ? "--color needs a value: auto, always or never"
+          : `--color takes auto, always or never, not ${JSON.stringify(value)}`,
         "write `--color never` to turn colour off, `--color always` to keep it in a pipe",
       );
     }
