@@ -27,7 +27,7 @@ export function renderPlain(value: ResultValue): string {
     case "log":
       return value.rows.map((row) => `${row.map(plainCell).join("\t")}\n`).join("");
     case "text":
-      return value.text;
+      return value.endsLine ? `${value.text}\n` : value.text;
     case "object":
       return objectLines(value.value, "").join("");
     case "tree":

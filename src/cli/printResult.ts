@@ -42,8 +42,9 @@ export function printResult(io: Io, value: ResultValue, json: boolean | undefine
 
 /**
  * The --json form of a result: a table or a log as `{"type", "columns",
- * "rows": [{column: value}], "total"}`, so `jq '.rows[].pid'` works; a text's
- * note in CLI spelling; anything else as the value itself.
+ * "rows": [{column: value}], "total"}`, so `jq '.rows[].pid'` works; a text
+ * with the newline that ends its last line, and its note in CLI spelling;
+ * anything else as the value itself.
  */
 export function resultJson(value: ResultValue, spell: (text: string) => string = (t) => t): unknown {
   switch (value.type) {
@@ -60,8 +61,11 @@ export function resultJson(value: ResultValue, spell: (text: string) => string =
       if (value.warning) out.warning = value.warning;
       return out;
     }
-    case "text":
-      return value.note === undefined ? value : { ...value, note: spell(value.note) };
+    case "text": {
+      const { endsLine, ...rest } = value;
+      const out = endsLine ? { ...rest, text: `${rest.text}\n` } : rest;
+      return out.note === undefined ? out : { ...out, note: spell(out.note) };
+    }
     default:
       return value;
   }

@@ -53,6 +53,12 @@ export interface TextResult {
    * that are not UTF-8 were read as U+FFFD. The CLI exits non-zero on either.
    */
   short?: "cut" | "replaced";
+  /**
+   * The text's last line ends in a newline in the file, which lines joined
+   * for an agent leave out: the CLI prints it, so `--from-line 2 --lines 2`
+   * prints what `sed -n 2,3p` does.
+   */
+  endsLine?: true;
 }
 
 export interface TreeNode {
@@ -109,11 +115,11 @@ export function text(body: string, note?: string, short?: TextResult["short"]): 
 /**
  * A result as an agent is sent it: a text's note is its last line, as it
  * always was (the whole text, when there is none), and what is only the
- * CLI's (`short`) is left out. Every other
+ * CLI's (`short`, `endsLine`) is left out. Every other
  * value is sent as it is. Refuses nothing.
  */
 export function forAgent(value: ResultValue): ResultValue {
-  if (value.type !== "text" || (value.note === undefined && value.short === undefined)) return value;
+  if (value.type !== "text" || (value.note === undefined && value.short === undefined && !value.endsLine)) return value;
   const { text, note } = value;
   return { type: "text", text: note === undefined ? text : text === "" ? note : `${text}\n${note}` };
 }

@@ -82,13 +82,17 @@ describe("fs read, piped", () => {
     const r = await rta(["fs", "read", join(dir, "f.txt"), "--from-line", "2", "--lines", "2"]);
     expect(r).toEqual({
       code: 0,
-      stdout: "two\nthree",
+      stdout: "two\nthree\n",
       stderr: "rta: note: more lines follow: read on with --from-line 4\n",
     });
     const json = JSON.parse(
       (await rta(["fs", "read", join(dir, "f.txt"), "--from-line", "2", "--lines", "2", "--json"])).stdout,
     );
-    expect(json).toEqual({ type: "text", text: "two\nthree", note: "more lines follow: read on with --from-line 4" });
+    expect(json).toEqual({ type: "text", text: "two\nthree\n", note: "more lines follow: read on with --from-line 4" });
+    const all = await rta(["fs", "read", join(dir, "f.txt"), "--from-line", "1"]);
+    expect(all).toEqual({ code: 0, stdout: "one\ntwo\nthree\nfour\n", stderr: "" });
+    writeFileSync(join(dir, "open.txt"), "one\ntwo");
+    expect((await rta(["fs", "read", join(dir, "open.txt"), "--from-line", "2"])).stdout).toBe("two");
   });
 
   test("a file that is not UTF-8 is not passed off as its bytes: a note and status 1", async () => {
@@ -103,7 +107,7 @@ describe("fs read, piped", () => {
     // a character split between two of the chunks a line range is read in is whole, and no note
     writeFileSync(join(dir, "split.txt"), `${"a".repeat(64 * 1024 - 1)}\u00e9\nend\n`);
     const split = await rta(["fs", "read", join(dir, "split.txt"), "--from-line", "1"]);
-    expect(split).toEqual({ code: 0, stdout: `${"a".repeat(64 * 1024 - 1)}\u00e9\nend`, stderr: "" });
+    expect(split).toEqual({ code: 0, stdout: `${"a".repeat(64 * 1024 - 1)}\u00e9\nend\n`, stderr: "" });
   });
 
   test("an agent is sent the text and its note as one text, as before", async () => {

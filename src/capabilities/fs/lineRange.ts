@@ -72,8 +72,11 @@ export async function readLines(
   // A character split between two chunks is decoded whole; bytes that are not UTF-8 are counted as they are read.
   const decoder = new StringDecoder("utf8");
   const utf8 = new Utf8Check();
+  // the last line kept ran to the end of a file with no newline after it
+  let open = false;
   const done = (note?: string, cut?: boolean): LinesRead => ({
     text: lines(),
+    ...(kept.length > 0 && !open ? { endsLine: true } : {}),
     ...(note === undefined ? {} : { note }),
     ...(utf8.replaced ? { short: "replaced" } : cut ? { short: "cut" } : {}),
   });
@@ -110,10 +113,13 @@ export async function readLines(
         "call again to start over",
       );
   }
-  if (carry !== "" && line >= from && line < from + count) kept.push(carry);
+  if (carry !== "" && line >= from && line < from + count) {
+    kept.push(carry);
+    open = true;
+  }
   if (kept.length === 0 && from > 1) return done(`[the file has ${carry === "" ? line - 1 : line} lines]`);
   return done();
 }
 
 /** What readLines answers: the lines, what is said after them, and why they are short of what was asked. */
-export type LinesRead = Pick<TextResult, "text" | "note" | "short">;
+export type LinesRead = Pick<TextResult, "text" | "note" | "short" | "endsLine">;

@@ -66,7 +66,9 @@ export const fsRead = define({
         length,
         ctx.shown,
       );
-      return text(read.text, read.note, read.short);
+      return read.endsLine
+        ? { ...text(read.text, read.note, read.short), endsLine: true }
+        : text(read.text, read.note, read.short);
     }
     const asked = args.offset ?? 0;
     const { offset, body } = onWholePlaces(
