@@ -13,7 +13,7 @@ import type { ResultValue, Scalar } from "../core/result.ts";
 import { cliWords } from "./cliWords.ts";
 import { type Io, jsonText, outputForm, paint } from "./io.ts";
 import { renderPlain } from "./plain.ts";
-import { type RenderHints, renderHuman } from "./render.ts";
+import { type RenderHints, renderHuman, shown } from "./render.ts";
 
 export interface PrintContext {
   /** the capability that answered, for its units and its arguments' flags */
@@ -35,7 +35,7 @@ export function printResult(io: Io, value: ResultValue, json: boolean | undefine
   if (form === "json") io.out(jsonText(io, resultJson(value, spell)));
   else if (form === "plain") io.out(renderPlain(value));
   else io.out(renderHuman(value, paint(io), ctx.hints ?? ctx.cap?.result));
-  for (const note of notes(value, form === "json", spell)) io.err(`rta: note: ${note}\n`);
+  for (const note of notes(value, form === "json", spell)) io.err(`rta: note: ${shown(note)}\n`);
   if (value.type !== "text" || value.short === undefined) return Exit.ok;
   return value.short === "cut" ? Exit.tooLarge : Exit.failure;
 }

@@ -27,6 +27,7 @@ export function buildProgram(cli: Cli, first?: string): Command {
     .version(version, "-V, --version")
     // taken out of the command line by main() wherever it stands; declared here for --help
     .option("--color <when>", "colour the output: auto, always or never", "auto")
+    .option("--json", "print JSON, wherever stdout goes (each command takes it too)")
     .showSuggestionAfterError(false)
     // Options after a subcommand's name are that subcommand's: `lock lift --agent x` is lift's --agent, not lock's.
     .enablePositionalOptions()
@@ -68,7 +69,8 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   let argv: string[];
   try {
     const taken = takeColor(given);
-    argv = taken.argv;
+    // `rta --json proc list` is `rta proc list --json`: every command that prints a result takes it
+    argv = taken.argv[0] === "--json" ? jsonLast(taken.argv.slice(1)) : taken.argv;
     if (taken.color) io.color = taken.color;
   } catch (err) {
     return reportError(io, err as RtaError, false);
@@ -87,6 +89,12 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");
     return Exit.failure;
   }
+}
+
+/** `--json` put after the command's own words and before a `--`, where the command reads it. */
+function jsonLast(argv: string[]): string[] {
+  const end = argv.indexOf("--");
+  return end < 0 ? [...argv, "--json"] : [...argv.slice(0, end), "--json", ...argv.slice(end)];
 }
 
 /**

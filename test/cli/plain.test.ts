@@ -167,6 +167,12 @@ describe("CLI spelling", () => {
   });
 });
 
+test("--json before the command is the command's --json", async () => {
+  const r = await runCli(["--json", "proc", "list", "--limit", "1", "--sort", "pid"]);
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).rows[0].pid).toBe(1);
+});
+
 describe("--color", () => {
   test("is taken anywhere before --, the last one winning; anything but auto, always or never is a usage error", () => {
     expect(takeColor(["proc", "--color", "never", "list", "--color=always"])).toEqual({
