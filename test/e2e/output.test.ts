@@ -104,6 +104,15 @@ describe("fs read, piped", () => {
     expect(r.stderr).toBe(
       "rta: note: some bytes are not UTF-8 and were printed as U+FFFD, so this is not the file's own bytes\n",
     );
+    // by lines, only the lines printed count, and U+FFFD written in the file is a character like any other
+    writeFileSync(join(dir, "mixed.txt"), Buffer.concat([Buffer.from("fine \ufffd\n"), Buffer.from([0xe9, 0x0a])]));
+    const clean = await rta(["fs", "read", join(dir, "mixed.txt"), "--from-line", "1", "--lines", "1"]);
+    expect(clean).toEqual({
+      code: 0,
+      stdout: "fine \ufffd\n",
+      stderr: "rta: note: more lines follow: read on with --from-line 2\n",
+    });
+    expect((await rta(["fs", "read", join(dir, "mixed.txt"), "--from-line", "2"])).code).toBe(1);
     // a character split between two of the chunks a line range is read in is whole, and no note
     writeFileSync(join(dir, "split.txt"), `${"a".repeat(64 * 1024 - 1)}\u00e9\nend\n`);
     const split = await rta(["fs", "read", join(dir, "split.txt"), "--from-line", "1"]);

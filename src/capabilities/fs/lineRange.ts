@@ -3,13 +3,14 @@
  * lines, and the start of a text shown as it reads after what stands before
  * it (for an agent, whose text is masked).
  */
+
+import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
 import type { FileBytes } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
 import { ARMOUR_END } from "../../core/privateKeys.ts";
 import type { TextResult } from "../../core/result.ts";
 import { LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/secrets.ts";
-import { Utf8Check } from "./utf8Check.ts";
 
 /** How much is read at a time while lines are counted. */
 const CHUNK = 64 * 1024;
@@ -69,23 +70,31 @@ export async function readLines(
   let keptBytes = 0;
   const before = new LinesBefore();
   const lines = () => (shown ? headShown(kept.join("\n"), before.text(), shown) : kept.join("\n"));
-  // A character split between two chunks is decoded whole; bytes that are not UTF-8 are counted as they are read.
+  // A character split between two chunks is decoded whole. A line kept is checked against its own bytes when it
+  // shows U+FFFD, so a byte that is not UTF-8 is told from the character itself, and one in a line not kept is not
+  // counted; a line's bytes are split out beside its text (0x0a is never part of another character, even a broken one).
   const decoder = new StringDecoder("utf8");
-  const utf8 = new Utf8Check();
+  let rawCarry = NOTHING;
+  let replaced = false;
+  const check = (text: string, bytes: Buffer | undefined) => {
+    if (!replaced && text.includes("\ufffd") && bytes !== undefined && !isUtf8(bytes)) replaced = true;
+  };
   // the last line kept ran to the end of a file with no newline after it
   let open = false;
   const done = (note?: string, cut?: boolean): LinesRead => ({
     text: lines(),
     ...(kept.length > 0 && !open ? { endsLine: true } : {}),
     ...(note === undefined ? {} : { note }),
-    ...(utf8.replaced ? { short: "replaced" } : cut ? { short: "cut" } : {}),
+    ...(replaced ? { short: "replaced" } : cut ? { short: "cut" } : {}),
   });
   while (pos < size) {
     const chunk = file.read(pos, Math.min(CHUNK, size - pos));
     pos += chunk.length;
     const parts = (carry + decoder.write(chunk)).split("\n");
-    // only the bytes of the lines asked for count: a byte in a line before them is not shown
-    utf8.check(chunk, pos === size, line + parts.length > from);
+    // the bytes of each line, only where this chunk reaches the lines asked for
+    const raw =
+      line + parts.length - 1 < from ? [] : byLine(rawCarry.length > 0 ? Buffer.concat([rawCarry, chunk]) : chunk);
+    rawCarry = raw.pop() ?? NOTHING;
     carry = parts.pop() ?? "";
     // the rest of a line not kept only has to be known to be there, and its end for what follows it
     if (line + parts.length < from && carry.length > LINE_CONTEXT_CHARS) carry = lineEnd(carry);
@@ -96,6 +105,7 @@ export async function readLines(
         keptBytes += Buffer.byteLength(part) + 1;
         if (keptBytes > budget) return done(`[cut at ${budget} bytes: read on with from_line=${line}]`, true);
         kept.push(part);
+        check(part, raw[i]);
       }
       line++;
       if (line >= from + count) {
@@ -113,12 +123,29 @@ export async function readLines(
         "call again to start over",
       );
   }
+  // a character cut short by the end of the file is U+FFFD, as it always was
+  carry += decoder.end();
   if (carry !== "" && line >= from && line < from + count) {
     kept.push(carry);
+    check(carry, rawCarry);
     open = true;
   }
   if (kept.length === 0 && from > 1) return done(`[the file has ${carry === "" ? line - 1 : line} lines]`);
   return done();
+}
+
+const NOTHING: Buffer = Buffer.alloc(0);
+
+/** `bytes` split at each 0x0a, as a text is split at each newline; the last part is what follows the last one. */
+function byLine(bytes: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let start = 0;
+  for (let nl = bytes.indexOf(0x0a); nl >= 0; nl = bytes.indexOf(0x0a, start)) {
+    out.push(bytes.subarray(start, nl));
+    start = nl + 1;
+  }
+  out.push(bytes.subarray(start));
+  return out;
 }
 
 /** What readLines answers: the lines, what is said after them, and why they are short of what was asked. */
