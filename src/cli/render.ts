@@ -91,7 +91,7 @@ export function renderHuman(value: ResultValue, paint: ChalkInstance, hints: Ren
     }
     case "text": {
       const text = shownText(value.text);
-      return text.endsWith("\n") ? text : `${text}\n`;
+      return text === "" || text.endsWith("\n") ? text : `${text}\n`;
     }
     case "tree":
       return renderTree(value.root, "", true, true);

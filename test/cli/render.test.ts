@@ -71,6 +71,7 @@ test("a tree and a chart are drawn", () => {
   expect(chart).toContain(`${"█".repeat(20)} 5`);
 });
 
-test("text ends with a newline", () => {
+test("text ends with a newline; an empty text prints nothing, as cat does", () => {
   expect(renderHuman({ type: "text", text: "hi" }, plain)).toBe("hi\n");
+  expect(renderHuman({ type: "text", text: "" }, plain)).toBe("");
 });
