@@ -35,7 +35,7 @@ export function printResult(io: Io, value: ResultValue, json: boolean | undefine
   if (form === "json") io.out(jsonText(io, resultJson(value, spell)));
   else if (form === "plain") io.out(renderPlain(value));
   else io.out(renderHuman(value, paint(io), ctx.hints ?? ctx.cap?.result));
-  for (const note of notes(value, form === "json", spell)) io.err(`rta: note: ${shown(note)}\n`);
+  for (const note of notes(value, form === "json", spell, ctx.cap)) io.err(`rta: note: ${shown(note)}\n`);
   if (value.type !== "text" || value.short === undefined) return Exit.ok;
   return value.short === "cut" ? Exit.tooLarge : Exit.failure;
 }
@@ -72,10 +72,12 @@ export function resultJson(value: ResultValue, spell: (text: string) => string =
 }
 
 /** What is said on stderr beside the content; --json carries the total and the note in the value, and says only why a text is short. */
-function notes(value: ResultValue, json: boolean, spell: (text: string) => string): string[] {
+function notes(value: ResultValue, json: boolean, spell: (text: string) => string, cap?: Capability): string[] {
   const out: string[] = [];
   if (value.type === "table" || value.type === "log") {
-    if (!json && value.total > value.rows.length) out.push(`showing ${value.rows.length} of ${value.total}`);
+    // a capability with a --limit was cut by it: say how to see the rest
+    const raise = cap?.inputs.limit && !cap.inputs.limit.positional ? "; --limit shows more" : "";
+    if (!json && value.total > value.rows.length) out.push(`showing ${value.rows.length} of ${value.total}${raise}`);
     if (!json && value.warning) out.push(`${value.warning.message} (${value.warning.code})`);
   }
   if (value.type === "text") {

@@ -84,7 +84,7 @@ describe("on a terminal", () => {
   test("a table is a grid with a count of what was cut; NO_COLOR leaves no escape codes", async () => {
     const out = await onTty(`${RTA} proc list --limit 2`, { NO_COLOR: "1" });
     expect(out).toMatch(/^PID\s+USER\s+CPU\s+MEM\s+COMMAND$/m);
-    expect(out).toMatch(/^rta: note: showing 2 of \d+$/m);
+    expect(out).toMatch(/^rta: note: showing 2 of \d+; --limit shows more$/m);
     expect(out).not.toContain("\x1b[");
   });
 
