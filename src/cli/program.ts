@@ -47,6 +47,15 @@ export function buildProgram(cli: Cli, first?: string): Command {
       cli.status = explain(cli, name, opts.json);
     });
 
+  program
+    .command("completion")
+    .description("print a completion script for bash, zsh or fish (verbs, flags, capabilities, agents, grant ids)")
+    .argument("<shell>", "bash, zsh or fish")
+    .action(async (shell: string) => {
+      const { completion } = await import("./completion.ts");
+      cli.status = completion(cli, shell);
+    });
+
   addConsentCommands(program, cli);
   addMcpCommands(program, cli);
   addReadingCommands(program, cli);
@@ -65,6 +74,10 @@ export function buildProgram(cli: Cli, first?: string): Command {
 export async function main(argv: string[], cli: Cli = makeCli()): Promise<number> {
   const { io } = cli;
   const program = buildProgram(cli, argv[0]);
+  if (argv[0] === "__complete") {
+    const { complete } = await import("./completion.ts");
+    return complete(cli, program, argv.slice(1));
+  }
   if (argv.length === 0) {
     // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it
     io.out(program.helpInformation());
