@@ -79,6 +79,24 @@ describe("rta completion zsh and fish", () => {
     });
   }
 
+  const path = () => `${dirname(RTA)}:${process.env.PATH ?? ""}`;
+
+  test.skipIf(!has("zsh"))("zsh: the function offers grant for gr, note for grant allow no, and files for --root", () => {
+    // compadd and _files stand in for zsh's completion system, which needs a terminal
+    const script = `compdef() { :; }; source <(rta completion zsh)
+compadd() { shift 2; print -l -- "$@"; }; _files() { print FILES; }
+words=(rta gr); CURRENT=2; _rta; words=(rta grant allow no); CURRENT=4; _rta
+words=(rta mcp install --root ""); CURRENT=5; _rta`;
+    const r = Bun.spawnSync(["zsh", "-c", script], { env: { ...place(), PATH: path() } });
+    expect(r.stdout.toString()).toBe("grant\nnote\nFILES\n");
+  });
+
+  test.skipIf(!has("fish"))("fish: complete -C offers grant for rta gr and note for rta grant allow no", () => {
+    const script = 'rta completion fish | source; complete -C "rta gr"; complete -C "rta grant allow no"';
+    const r = Bun.spawnSync(["fish", "--no-config", "-c", script], { env: { ...place(), PATH: path() } });
+    expect(r.stdout.toString()).toBe("grant\nnote\n");
+  });
+
   test("each script calls the hidden verb and registers for rta; another shell is refused", async () => {
     expect((await rta(["completion", "zsh"])).stdout).toContain("compdef _rta rta");
     expect((await rta(["completion", "fish"])).stdout).toContain("complete -c rta -f -a '(__rta_complete)'");
