@@ -23,6 +23,7 @@ import {
 } from "../mcp/install.ts";
 import { appendable, writeRegistration } from "../mcp/installMerge.ts";
 import { type Io, jsonText } from "./io.ts";
+import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 export interface InstallOptions {
@@ -47,6 +48,7 @@ export interface InstallOptions {
  */
 export function install(cli: { io: Io }, client: string, opts: InstallOptions): number {
   const { io } = cli;
+  let at = "the client's file";
   try {
     if (!isClient(client))
       throw new RtaError(
@@ -55,10 +57,12 @@ export function install(cli: { io: Io }, client: string, opts: InstallOptions): 
         `client is one of: ${CLIENTS.join(", ")}`,
       );
     const { reg, file } = planned(io, client, opts);
+    at = shown(file);
     if (opts.write) {
       const written = writeRegistration(reg, file);
       if (opts.json) io.out(jsonText(io, { client, ...written, command: reg.command, args: reg.args, env: reg.env }));
-      io.err(`rta: wrote ${file}${written.backup ? ` (the old file is kept as ${written.backup})` : ""}\n`);
+      const kept = written.backup ? ` (the old file is kept as ${shown(written.backup)})` : "";
+      io.err(`rta: wrote ${shown(file)}${kept}\n`);
       return Exit.ok;
     }
     if (opts.json) {
@@ -69,7 +73,7 @@ export function install(cli: { io: Io }, client: string, opts: InstallOptions): 
     const target = io.stdoutIsTTY ? undefined : io.stdoutFile?.();
     io.out(target ? appendable(target.text, reg, rendered, target.path) : rendered);
     if (!target || resolve(target.path) !== resolve(file))
-      io.err(`rta: add this to ${file}, or run again with --write to merge it in\n`);
+      io.err(`rta: add this to ${shown(file)}, or run again with --write to merge it in\n`);
     return Exit.ok;
   } catch (err) {
     if (err instanceof RtaError) return reportError(io, err, opts.json === true);
@@ -77,8 +81,8 @@ export function install(cli: { io: Io }, client: string, opts: InstallOptions): 
       io,
       new RtaError(
         "core.config.unreadable",
-        `the client's file could not be written: ${(err as Error).message}`,
-        "check the folder exists and is yours to write",
+        `rta could not update ${at}: ${shown((err as Error).message)}`,
+        "check that the file and its folder are yours to read and write",
       ),
       opts.json === true,
     );

@@ -35,10 +35,15 @@ export function parseAs(client: Client, text: string): unknown {
   return JSON.parse(text);
 }
 
+/** A file's name as a message says it: quoted, its controls escaped, when it holds any. */
+function named(file: string): string {
+  return /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(file) ? JSON.stringify(file) : file;
+}
+
 function unreadable(file: string, client: Client, why: string): RtaError {
   return new RtaError(
     "core.config.unreadable",
-    `${file} is not ${formatName(client)} that rta can read (${why}), so rta will not write into it`,
+    `${named(file)} is not ${formatName(client)} that rta can read (${why}), so rta will not write into it`,
     "fix or move the file, or run without --write and paste the registration in yourself",
   );
 }
@@ -101,7 +106,7 @@ export function mergeInto(existing: string | undefined, reg: Registration, file:
   if (!Bun.deepEquals(got, want, true))
     throw new RtaError(
       "core.config.unreadable",
-      `${file} registers ${SERVER_KEY} in a form rta cannot replace without changing the rest of the file`,
+      `${named(file)} registers ${SERVER_KEY} in a form rta cannot replace without changing the rest of the file`,
       `take the ${SERVER_KEY} entry out of the file yourself, then run again`,
     );
   return merged;
@@ -120,14 +125,14 @@ export function appendable(existing: string, reg: Registration, rendered: string
   if (reg.client !== "codex")
     throw new RtaError(
       "core.config.unreadable",
-      `${file} is not empty, and a second JSON object after it would leave a file ${reg.client} cannot read`,
+      `${named(file)} is not empty, and a second JSON object after it would leave a file ${reg.client} cannot read`,
       write,
     );
   const doc = readDoc(reg.client, existing, file);
   if ((doc.mcp_servers as Record<string, unknown> | undefined)?.[SERVER_KEY] !== undefined)
     throw new RtaError(
       "core.config.unreadable",
-      `${file} already registers ${SERVER_KEY}, and a second [mcp_servers.${SERVER_KEY}] table would leave a file codex cannot read`,
+      `${named(file)} already registers ${SERVER_KEY}, and a second [mcp_servers.${SERVER_KEY}] table would leave a file codex cannot read`,
       write,
     );
   const text = `${existing.endsWith("\n") ? "" : "\n"}\n${rendered}`;

@@ -118,6 +118,12 @@ function ownLine(text: string, at: number): boolean {
 function insertMember(text: string, obj: Extract<Value, { kind: "object" }>, key: string, value: unknown): string {
   const close = obj.end - 1;
   const last = obj.members.at(-1);
+  if (!text.slice(obj.start, obj.end).includes("\n") && obj.members.length > 0) {
+    // an object written on one line stays on one line
+    const sep = last?.comma === undefined ? ", " : " ";
+    const at = last?.comma === undefined ? (last as Member).value.end : close;
+    return `${text.slice(0, at)}${sep}${JSON.stringify(key)}: ${JSON.stringify(value)}${text.slice(at)}`;
+  }
   const indent = obj.members[0] ? indentAt(text, obj.members[0].keyStart) : `${indentAt(text, obj.start)}  `;
   const entry = `${JSON.stringify(key)}: ${render(value, indent)}`;
   let out = text;

@@ -135,6 +135,12 @@ describe("merging", () => {
     expect(mergeInto(merged, registration("vscode", opts), "f")).toBe(merged);
   });
 
+  test("JSON written on one line stays on one line", () => {
+    const merged = mergeInto('{"mcpServers": {"x": {"command": "y"}}}\n', registration("cursor", opts), "f");
+    expect(merged.split("\n")).toHaveLength(2);
+    expect(Object.keys(JSON.parse(merged).mcpServers)).toEqual(["x", "rta"]);
+  });
+
   test("vscode: a file with comments and no rta yet gets it added, comments kept", () => {
     const existing = '{\n  "servers": {\n    "a": { "command": "x" } // trailing note\n  }\n}\n';
     const merged = mergeInto(existing, registration("vscode", opts), "f");
