@@ -106,15 +106,15 @@ export function complete(cli: Cli, program: Command, words: string[]): number {
   let cmd = program;
   const path: string[] = [];
   const positional: string[] = [];
-  let valueOf: Option | undefined;
+  let awaiting: Option | undefined;
   for (const word of words.slice(0, -1)) {
-    if (valueOf) {
-      valueOf = undefined;
+    if (awaiting) {
+      awaiting = undefined;
       continue;
     }
     if (word.startsWith("-") && word !== "-") {
       const opt = optionOf(cmd, word.split("=")[0] as string);
-      if (opt && (opt.required || opt.optional) && !word.includes("=")) valueOf = opt;
+      if (opt && (opt.required || opt.optional) && !word.includes("=")) awaiting = opt;
       continue;
     }
     const next = positional.length === 0 ? sub(cmd, word) : undefined;
@@ -124,7 +124,7 @@ export function complete(cli: Cli, program: Command, words: string[]): number {
     } else positional.push(word);
   }
   let candidates: string[];
-  if (valueOf) candidates = optionValues(cli, valueOf);
+  if (awaiting) candidates = optionValues(cli, awaiting);
   else if (cur.startsWith("-"))
     candidates = [...cmd.options.flatMap((o) => (o.long && !o.hidden ? [o.long] : [])), "--help"];
   else {

@@ -81,15 +81,18 @@ describe("rta completion zsh and fish", () => {
 
   const path = () => `${dirname(RTA)}:${process.env.PATH ?? ""}`;
 
-  test.skipIf(!has("zsh"))("zsh: the function offers grant for gr, note for grant allow no, and files for --root", () => {
-    // compadd and _files stand in for zsh's completion system, which needs a terminal
-    const script = `compdef() { :; }; source <(rta completion zsh)
+  test.skipIf(!has("zsh"))(
+    "zsh: the function offers grant for gr, note for grant allow no, and files for --root",
+    () => {
+      // compadd and _files stand in for zsh's completion system, which needs a terminal
+      const script = `compdef() { :; }; source <(rta completion zsh)
 compadd() { shift 2; print -l -- "$@"; }; _files() { print FILES; }
 words=(rta gr); CURRENT=2; _rta; words=(rta grant allow no); CURRENT=4; _rta
 words=(rta mcp install --root ""); CURRENT=5; _rta`;
-    const r = Bun.spawnSync(["zsh", "-c", script], { env: { ...place(), PATH: path() } });
-    expect(r.stdout.toString()).toBe("grant\nnote\nFILES\n");
-  });
+      const r = Bun.spawnSync(["zsh", "-c", script], { env: { ...place(), PATH: path() } });
+      expect(r.stdout.toString()).toBe("grant\nnote\nFILES\n");
+    },
+  );
 
   test.skipIf(!has("fish"))("fish: complete -C offers grant for rta gr and note for rta grant allow no", () => {
     const script = 'rta completion fish | source; complete -C "rta gr"; complete -C "rta grant allow no"';
