@@ -42,7 +42,9 @@ export function processIo(): Io {
 /** The file stdout is redirected into, read by its name (on Linux, /proc/self/fd/1); undefined for anything else. */
 function stdoutFile(): { path: string; text: string } | undefined {
   try {
-    if (!fstatSync(1).isFile()) return undefined;
+    const st = fstatSync(1);
+    // a client's config is small; a large file (a log stdout appends to) is not read back
+    if (!st.isFile() || st.size > PIPE_LIMIT_BYTES) return undefined;
     const path = readlinkSync("/proc/self/fd/1");
     return { path, text: readFileSync("/proc/self/fd/1", "utf8") };
   } catch {
