@@ -2,7 +2,7 @@
  * The terminal, as one value a command is handed, so a test can run a command
  * against buffers. Only src/cli writes to the terminal.
  */
-import { readSync, writeSync } from "node:fs";
+import { fstatSync, readFileSync, readlinkSync, readSync, writeSync } from "node:fs";
 import { Chalk, type ChalkInstance } from "chalk";
 import { RtaError } from "../core/errors.ts";
 import { jsonEscaped } from "./render.ts";
@@ -22,6 +22,8 @@ export interface Io {
   env: Record<string, string | undefined>;
   /** --color as given on the command line; left out, auto */
   color?: ColorChoice;
+  /** the path and text of the regular file stdout writes into (`>> file`), when it is one and can be read */
+  stdoutFile?(): { path: string; text: string } | undefined;
 }
 
 /** The process's own terminal and environment; it refuses nothing, and reads stdin only when a command asks. */
@@ -34,7 +36,21 @@ export function processIo(): Io {
     readStdin: (limit) => readLimited(process.stdin, limit),
     readLine: () => readLineSync(0),
     env: process.env,
+    stdoutFile,
   };
+}
+
+/** The file stdout is redirected into, read by its name (on Linux, /proc/self/fd/1); undefined for anything else. */
+function stdoutFile(): { path: string; text: string } | undefined {
+  try {
+    const st = fstatSync(1);
+    // a client's config is small; a large file (a log stdout appends to) is not read back
+    if (!st.isFile() || st.size > PIPE_LIMIT_BYTES) return undefined;
+    const path = readlinkSync("/proc/self/fd/1");
+    return { path, text: readFileSync("/proc/self/fd/1", "utf8") };
+  } catch {
+    return undefined; // no /proc, or a file this user cannot read back: nothing to check against
+  }
 }
 
 /**

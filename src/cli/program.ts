@@ -8,6 +8,7 @@
 import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
+import { closest, didYouMean } from "../core/suggest.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
 import { addConsentCommands } from "./consentCommands.ts";
 import { type Cli, makeCli } from "./factory.ts";
@@ -49,6 +50,15 @@ export function buildProgram(cli: Cli, first?: string): Command {
       cli.status = explain(cli, name, opts.json);
     });
 
+  program
+    .command("completion")
+    .description("print a completion script for bash, zsh or fish (verbs, flags, capabilities, agents, grant ids)")
+    .argument("<shell>", "bash, zsh or fish")
+    .action(async (shell: string) => {
+      const { completion } = await import("./completion.ts");
+      cli.status = completion(cli, shell);
+    });
+
   addConsentCommands(program, cli);
   addMcpCommands(program, cli);
   addReadingCommands(program, cli);
@@ -76,12 +86,21 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     return reportError(io, err as RtaError, false);
   }
   const program = buildProgram(cli, argv[0]);
+  if (argv[0] === "__complete") {
+    const { complete } = await import("./completion.ts");
+    return complete(cli, program, argv.slice(1));
+  }
+  if (argv.length === 0) {
+    // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it
+    io.out(program.helpInformation());
+    return Exit.ok;
+  }
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.status;
   } catch (err) {
     if (err instanceof StdoutClosed) return stdoutClosed(io, err);
-    if (err instanceof CommanderError) return commanderExit(io, err, knownWords(program, argv));
+    if (err instanceof CommanderError) return commanderExit(io, err, program, argv, cli);
     // A refusal a command did not catch itself is still said as itself, with its code and hint.
     if (err instanceof RtaError) return reportError(io, err, false);
     if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
@@ -120,7 +139,7 @@ function knownWords(program: Command, argv: string[]): string[] {
   const words: string[] = [];
   let cmd = program;
   for (const arg of argv) {
-    const next = cmd.commands.find((c) => c.name() === arg);
+    const next = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
     if (!next) break;
     words.push(arg);
     cmd = next;
@@ -128,11 +147,57 @@ function knownWords(program: Command, argv: string[]): string[] {
   return words;
 }
 
-function commanderExit(io: Io, err: CommanderError, words: string[]): number {
+function commandAt(program: Command, words: string[]): Command {
+  let cmd = program;
+  for (const w of words) cmd = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w)) ?? cmd;
+  return cmd;
+}
+
+function commanderExit(io: Io, err: CommanderError, program: Command, argv: string[], cli: Cli): number {
   if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") {
     return Exit.ok;
   }
   const message = err.message.replace(/^error: /, "");
-  if (words.length === 0) return reportUsage(io, message, "run `rta explain` to see every capability, or `rta --help`");
-  return reportUsage(io, message, `run \`rta ${words.join(" ")} --help\` to see what it takes`);
+  const words = knownWords(program, argv);
+  const guess = suggestion(err, commandAt(program, words), argv.slice(words.length), words, cli);
+  const base =
+    words.length === 0
+      ? "run `rta explain` to see every capability, or `rta --help`"
+      : `run \`rta ${words.join(" ")} --help\` to see what it takes`;
+  return reportUsage(io, message, guess ? `${guess} ${base}` : base);
+}
+
+/** "did you mean ..." for the first word of `rest` the command does not know: a command, a capability or a flag. */
+function suggestion(err: CommanderError, cmd: Command, rest: string[], words: string[], cli: Cli): string {
+  const at = (w: string) => ["rta", ...words, w].join(" ");
+  if (err.code === "commander.unknownCommand" && rest[0] !== undefined) {
+    const typed = rest[0];
+    if (typed.includes(".") || typed.includes("_")) {
+      const names = cli.catalogue.all().map((c) => c.name);
+      const dotted = typed.replaceAll("_", ".");
+      const near = names.includes(dotted) ? [dotted] : closest(dotted, names);
+      if (near.length > 0) return didYouMean(near, (n) => `rta ${n.replaceAll(".", " ")}`);
+    }
+    const names = cmd.commands.filter((c) => !hidden(c)).flatMap((c) => [c.name(), ...c.aliases()]);
+    return didYouMean(closest(typed, names), at);
+  }
+  const flags = cmd.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined);
+  flags.push("--help", "-h");
+  for (const word of rest) {
+    if (word === "--") break;
+    if (!word.startsWith("-") || word === "-") continue;
+    const flag = word.split("=")[0] as string;
+    if (flags.includes(flag)) continue;
+    return didYouMean(
+      closest(
+        flag,
+        flags.filter((f) => f.startsWith("--")),
+      ),
+    );
+  }
+  return "";
+}
+
+function hidden(cmd: Command): boolean {
+  return (cmd as unknown as { _hidden?: boolean })._hidden === true;
 }
