@@ -11,8 +11,10 @@ import { asRtaError } from "../core/errors.ts";
 import { runCall } from "../gate/pipeline.ts";
 import type { Cli } from "./factory.ts";
 import { PIPE_LIMIT_BYTES, paint, wantsJson } from "./io.ts";
+import { progressLine } from "./progress.ts";
 import { renderHuman } from "./render.ts";
 import { reportError } from "./report.ts";
+import { resultStatus } from "./resultStatus.ts";
 
 /** Adds every capability's command, or only those of `area` when the command line names one. */
 export function addCapabilityCommands(program: Command, cli: Cli, area?: string): void {
@@ -81,14 +83,17 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
     return reportError(io, asRtaError(err), json);
   }
   const deps = cli.deps();
+  const shown = progressLine(io);
   const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
     onUnexpected: (thrown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
+    progress: shown?.tell,
   });
+  shown?.clear();
   if (!outcome.ok) return reportError(io, outcome.error, json);
   io.out(asJson ? `${JSON.stringify(outcome.value)}\n` : renderHuman(outcome.value, paint(io), cap.result));
-  return 0;
+  return resultStatus(io, cap, outcome.value);
 }
 
 /** A command-line string as the input's type, where it reads as one; otherwise left as text for the shape stage to refuse. */

@@ -13,6 +13,8 @@ export interface Io {
   out(text: string): void;
   err(text: string): void;
   stdoutIsTTY: boolean;
+  /** left out: not a terminal (a test's buffers) */
+  stderrIsTTY?: boolean;
   stdinIsTTY: boolean;
   /** the whole of stdin, refused past `limit` bytes while it is read */
   readStdin(limit: number): Promise<string>;
@@ -29,6 +31,7 @@ export function processIo(): Io {
     out: (text) => writeAll(1, text),
     err: (text) => writeAll(2, text),
     stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: (limit) => readLimited(process.stdin, limit),
     readLine: () => readLineSync(0),
