@@ -12,6 +12,7 @@ import { addCapabilityCommands } from "./capabilityCommands.ts";
 import { addConsentCommands } from "./consentCommands.ts";
 import { type Cli, makeCli } from "./factory.ts";
 import type { Io } from "./io.ts";
+import { addLogFollow } from "./logFollow.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
 import { addReadingCommands } from "./readingCommands.ts";
 import { reportError, reportUsage } from "./report.ts";
@@ -51,8 +52,10 @@ export function buildProgram(cli: Cli, first?: string): Command {
   addReadingCommands(program, cli);
 
   const own = new Set(program.commands.map((c) => c.name()));
-  if (first === undefined || !own.has(first))
+  if (first === undefined || !own.has(first)) {
     addCapabilityCommands(program, cli, cli.catalogue.areas().includes(first ?? "") ? first : undefined);
+    addLogFollow(program, cli);
+  }
   return program;
 }
 
