@@ -9,6 +9,7 @@ import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
+import { warnIfConfigUnread } from "./configWarning.ts";
 import { addConsentCommands } from "./consentCommands.ts";
 import { type Cli, makeCli } from "./factory.ts";
 import type { Io } from "./io.ts";
@@ -67,6 +68,7 @@ export function buildProgram(cli: Cli, first?: string): Command {
 export async function main(argv: string[], cli: Cli = makeCli()): Promise<number> {
   const { io } = cli;
   const program = buildProgram(cli, argv[0]);
+  warnIfConfigUnread(io, argv[0]);
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.status;
