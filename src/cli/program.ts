@@ -76,6 +76,8 @@ export async function main(argv: string[], cli: Cli = makeCli()): Promise<number
     if (err instanceof CommanderError) return commanderExit(io, err, knownWords(program, argv));
     // A refusal a command did not catch itself is still said as itself, with its code and hint.
     if (err instanceof RtaError) return reportError(io, err, false);
+    // whatever read stdout has gone (`| head`): it has what it wanted, as ripgrep takes it, and there is no one to tell
+    if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return Exit.ok;
     if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
     io.err("rta: error: rta hit an unexpected failure (core.internal)\n");
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");

@@ -9,13 +9,14 @@ import type { Capability } from "../core/capability.ts";
 import { codes, Exit, isCode } from "../core/errors.ts";
 import type { ResultValue } from "../core/result.ts";
 import type { Io } from "./io.ts";
+import { shown } from "./render.ts";
 
 /** Says each warning of the result on stderr and returns the exit status of the call: the highest its codes give. */
 export function resultStatus(io: Io, cap: Capability, value: ResultValue): number {
   let status: number = Exit.ok;
   const rows = value.type === "table" || value.type === "log" ? value : undefined;
   for (const said of rows?.warnings ?? []) {
-    io.err(`rta: warning: ${said.message}\n`);
+    io.err(`rta: warning: ${shown(said.message)}\n`);
     if (isCode(said.code)) status = Math.max(status, codes[said.code].exit);
   }
   const empty = cap.result.whenEmpty;

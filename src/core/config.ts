@@ -211,7 +211,7 @@ export class ConfigSource {
       // asked on every call, and most operators have no config.toml: its absence is an answer, not a thrown error
       st = statSync(this.file, { throwIfNoEntry: false });
     } catch (err) {
-      return this.settle(this.failed(bad("cannot be read:", (err as NodeJS.ErrnoException).code ?? "unknown error")));
+      return this.settle(this.failed(cannotRead(err)));
     }
     if (st === undefined) return this.settle({ kind: "ok", config: EMPTY_CONFIG });
     if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.state;
@@ -219,7 +219,7 @@ export class ConfigSource {
     try {
       state = { kind: "ok", config: parseConfig(readFileSync(this.file, "utf8")) };
     } catch (err) {
-      state = this.failed(err instanceof RtaError ? err : bad("cannot be read:", (err as Error).message));
+      state = this.failed(err instanceof RtaError ? err : cannotRead(err));
     }
     this.cached = { mtimeMs: st.mtimeMs, size: st.size, state };
     return this.settle(state);
@@ -233,6 +233,20 @@ export class ConfigSource {
     if (state.kind === "ok") this.lastGood = state.config;
     return state;
   }
+}
+
+/** A config file the OS would not read, said in words, not an errno or the path again. */
+function cannotRead(err: unknown): RtaError {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const why =
+    code === "EACCES" || code === "EPERM"
+      ? "permission denied"
+      : code === "EISDIR"
+        ? "it is a directory"
+        : code === "ENOTDIR"
+          ? "its dir is not a directory"
+          : "the system would not read it";
+  return bad("cannot be read:", why);
 }
 
 /** The config to act on: what reads now, else what read last; undefined while it has never read. */

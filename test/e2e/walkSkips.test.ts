@@ -144,3 +144,25 @@ describe("an agent's search under what the server may not read", () => {
     }
   });
 });
+
+describe("a reader that leaves early", () => {
+  test("fs find | head: rta ends quietly with 0, with no internal failure said", async () => {
+    const root = realpathSync(tempDir());
+    for (let i = 0; i < 3000; i++) writeFileSync(join(root, `file-${String(i).padStart(5, "0")}.txt`), "");
+    const sh = Bun.spawn(
+      [
+        "bash",
+        "-c",
+        `"$0" fs find "$1" --json | head -c 10 >/dev/null; echo "rta: $${"{"}PIPESTATUS[0]}" >&2`,
+        RTA,
+        root,
+      ],
+      {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { PATH: process.env.PATH ?? "", HOME: tempDir(), RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() },
+      },
+    );
+    expect(await new Response(sh.stderr).text()).toBe("rta: 0\n");
+  });
+});
