@@ -170,3 +170,26 @@ describe("rta doctor's roots", () => {
     expect(screen.stdout).toContain("      fix: a server started here serves this directory");
   });
 });
+
+describe("rta config's output forms", () => {
+  test("piped: path is the path, show is key<TAB>value lines, check is its lines; --json is JSON anywhere", async () => {
+    const { env, config } = dirsWith('roots = ["/srv"]\n[defaults."proc.list"]\nlimit = 5\n');
+    expect((await runCli(["config", "path"], { env })).stdout).toBe(`${join(config, "config.toml")}\n`);
+    expect(JSON.parse((await runCli(["config", "path", "--json"], { env })).stdout).config_dir).toBe(config);
+    const show = await runCli(["config", "show"], { env });
+    expect(show.stdout.split("\n")).toEqual([
+      'roots\t["/srv"]',
+      "hardlinks\tfalse",
+      'defaults\t{"proc.list":{"limit":5}}',
+      "connections\t{}",
+      "profiles\t{}",
+      "",
+    ]);
+    expect(JSON.parse((await runCli(["config", "show", "--json"], { env })).stdout).roots).toEqual(["/srv"]);
+    expect((await runCli(["config", "check"], { env })).stdout).toBe(`${join(config, "config.toml")}: fine\n`);
+    const pretty = await runCli(["config", "check", "--json"], { env, tty: true });
+    expect(pretty.stdout).toBe(
+      `${JSON.stringify({ file: join(config, "config.toml"), problems: [], exists: true }, null, 2)}\n`,
+    );
+  });
+});
