@@ -7,7 +7,7 @@
  * runs as nobody (setpriv) for a mode to bite.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -118,11 +118,15 @@ describe("fs grep's exit status, as grep and rg", () => {
 });
 
 describe("an agent's search under what the server may not read", () => {
-  test("the result carries the count as a warning, and rta's own unreadable file is not in it", async () => {
+  test("the result carries the count as a warning, and rta's own unreadable file and dir are not in it", async () => {
+    // rta's config dir under the root, which the server may not read either: withheld, so not counted
+    const ownConfig = join(work, "rta-config");
+    mkdirSync(ownConfig);
+    chmodSync(ownConfig, 0o000);
     const transport = new StdioClientTransport({
       command: NOBODY[0] as string,
       args: [...NOBODY.slice(1), bin, "mcp", "serve", "--root", work],
-      env,
+      env: { ...env, RTA_CONFIG_DIR: ownConfig },
       stderr: "pipe",
     });
     const client = new Client({ name: "rta-e2e", version: "1.0.0" });
@@ -139,8 +143,14 @@ describe("an agent's search under what the server may not read", () => {
       const found = resultJson(await client.callTool({ name: "fs_find", arguments: { path: "open" } }));
       expect(found.rows).toEqual([["open/c.txt", "file", 15, expect.any(String)]]);
       expect(found.warnings).toBeUndefined();
+      const dirs = resultJson(await client.callTool({ name: "fs_find", arguments: { type: "dir" } }));
+      expect((dirs.rows as unknown[][]).map((r) => r[0])).toEqual(["locked", "open"]);
+      expect(dirs.warnings).toEqual([
+        { code: "fs.walk.skipped", message: "1 entry could not be read (permission denied) and was skipped" },
+      ]);
     } finally {
       await client.close();
+      rmSync(ownConfig, { recursive: true, force: true });
     }
   });
 });
