@@ -83,7 +83,7 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
     return reportError(io, asRtaError(err), json);
   }
   const deps = cli.deps();
-  const shown = progressLine(io);
+  const shown = progressLine(io, () => cli.clock.now());
   const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
     onUnexpected: (thrown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);

@@ -4,8 +4,12 @@
  * spaces (no escape code), and never when stdout or stderr is piped.
  */
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type Io, processIo } from "../../src/cli/io.ts";
 import { PROGRESS_AFTER_MS, progressLine, REDRAW_MS } from "../../src/cli/progress.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { runCli } from "../support/runCli.ts";
 
 function screen(stdoutIsTTY: boolean, stderrIsTTY: boolean) {
   let err = "";
@@ -48,5 +52,32 @@ describe("progressLine", () => {
   test("piped stdout or piped stderr gets no progress line at all", () => {
     expect(progressLine(screen(false, true).io)).toBeUndefined();
     expect(progressLine(screen(true, false).io)).toBeUndefined();
+  });
+});
+
+describe("a long walk on the command line", () => {
+  // a clock that moves 50 ms each time it is read: the walk runs past a second after some twenty looks
+  function slowClock() {
+    let now = 1_700_000_000_000;
+    return { now: () => (now += 50) };
+  }
+
+  test("on a terminal, fs grep shows what it has seen on stderr and wipes it before the result", async () => {
+    const root = tempDir();
+    for (let i = 0; i < 60; i++) writeFileSync(join(root, `f${i}.txt`), i === 59 ? "needle\n" : "hay\n");
+    const r = await runCli(["fs", "grep", "needle", root], { tty: true, clock: slowClock(), env: { NO_COLOR: "1" } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^\r\d+ entries, \d+ B seen/);
+    const wipe = r.stderr.slice(r.stderr.lastIndexOf("\r", r.stderr.length - 2));
+    expect(wipe).toMatch(/^\r +\r$/);
+    expect(r.stdout).toContain("f59.txt");
+    expect(r.stdout).not.toContain("seen");
+  });
+
+  test("piped, the same walk shows nothing on stderr", async () => {
+    const root = tempDir();
+    for (let i = 0; i < 60; i++) writeFileSync(join(root, `f${i}.txt`), "hay\n");
+    const r = await runCli(["fs", "find", root, "--json"], { clock: slowClock() });
+    expect(r).toMatchObject({ code: 0, stderr: "" });
   });
 });
