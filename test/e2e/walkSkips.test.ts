@@ -14,6 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { tempDir } from "../support/fixtures.ts";
 import { resultJson } from "../support/mcpClient.ts";
 import { type Ran, RTA, rta } from "../support/rta.ts";
+import { onTerminal } from "../support/terminal.ts";
 
 const NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
 
@@ -174,5 +175,22 @@ describe("a reader that leaves early", () => {
       },
     );
     expect(await new Response(sh.stderr).text()).toBe("rta: 0\n");
+  });
+});
+
+describe("on a terminal", () => {
+  test("fs grep with no match exits 1 and a quick walk shows no progress; doctor names its root's source", async () => {
+    const root = realpathSync(tempDir());
+    writeFileSync(join(root, "f.txt"), "hay\n");
+    const env = { HOME: tempDir(), RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
+    const none = await onTerminal(["fs", "grep", "needle", root], env);
+    expect(none.code).toBe(1);
+    expect(none.out).not.toContain("seen");
+    expect(none.out).not.toContain("\r");
+    const found = await onTerminal(["fs", "grep", "hay", root], env);
+    expect(found.code).toBe(0);
+    expect(found.out).toContain(`${root}/f.txt`);
+    const doctor = await onTerminal(["doctor", "--root", root], env);
+    expect(doctor.out).toContain(`ok    root: ${root} (from --root)\n`);
   });
 });
