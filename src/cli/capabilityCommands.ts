@@ -13,7 +13,9 @@ import { cliWords } from "./cliWords.ts";
 import type { Cli } from "./factory.ts";
 import { PIPE_LIMIT_BYTES } from "./io.ts";
 import { printResult } from "./printResult.ts";
+import { progressLine } from "./progress.ts";
 import { reportError } from "./report.ts";
+import { resultStatus } from "./resultStatus.ts";
 
 /** Adds every capability's command, or only those of `area` when the command line names one. */
 export function addCapabilityCommands(program: Command, cli: Cli, area?: string): void {
@@ -81,11 +83,14 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
     return reportError(io, asRtaError(err), json);
   }
   const deps = cli.deps();
+  const shown = progressLine(io, () => cli.clock.now());
   const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
     onUnexpected: (thrown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
+    progress: shown?.tell,
   });
+  shown?.clear();
   if (!outcome.ok) {
     const { error } = outcome;
     // a refusal names what to change as a person types it: `--from-line 15`, `rta fs list`
@@ -94,7 +99,8 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
     const said = message === error.message && hint === error.hint ? error : new RtaError(error.code, message, hint);
     return reportError(io, said, json);
   }
-  return printResult(io, outcome.value, json, { cap, catalogue: cli.catalogue });
+  const printed = printResult(io, outcome.value, json, { cap, catalogue: cli.catalogue });
+  return Math.max(printed, resultStatus(io, cap, outcome.value));
 }
 
 /** A command-line string as the input's type, where it reads as one; otherwise left as text for the shape stage to refuse. */

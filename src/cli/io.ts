@@ -14,6 +14,8 @@ export interface Io {
   out(text: string): void;
   err(text: string): void;
   stdoutIsTTY: boolean;
+  /** left out: not a terminal (a test's buffers) */
+  stderrIsTTY?: boolean;
   stdinIsTTY: boolean;
   /** the whole of stdin, refused past `limit` bytes while it is read */
   readStdin(limit: number): Promise<string>;
@@ -32,6 +34,7 @@ export function processIo(): Io {
     out: (text) => writeOut(text),
     err: (text) => writeErr(text),
     stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: (limit) => readLimited(process.stdin, limit),
     readLine: () => readLineSync(0),
@@ -65,8 +68,12 @@ export class StdoutClosed extends Error {
   }
 }
 
-/** What main() returns when stdout's reader went away: 128 + SIGPIPE, as for `cat` killed by the signal. */
-export const EXIT_PIPE_CLOSED = 141;
+/**
+ * What main() returns when stdout's reader went away: 0, as ripgrep does, since
+ * the reader had what it wanted and `set -o pipefail` should not call
+ * `rta fs read f | head` a failure.
+ */
+export const EXIT_PIPE_CLOSED = 0;
 
 /** Writes to stdout; refuses a stdout that takes no more with StdoutClosed. */
 function writeOut(text: string): void {

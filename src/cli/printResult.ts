@@ -59,6 +59,7 @@ export function resultJson(value: ResultValue, spell: (text: string) => string =
       });
       const out: Record<string, unknown> = { type: value.type, columns: value.columns, rows, total: value.total };
       if (value.warning) out.warning = value.warning;
+      if (value.warnings) out.warnings = value.warnings;
       return out;
     }
     case "text": {

@@ -10,9 +10,11 @@ import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
 import { closest, didYouMean } from "../core/suggest.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
+import { warnIfConfigUnread } from "./configWarning.ts";
 import { addConsentCommands } from "./consentCommands.ts";
 import { type Cli, makeCli } from "./factory.ts";
 import { EXIT_PIPE_CLOSED, type Io, StdoutClosed, takeColor } from "./io.ts";
+import { addLogFollow } from "./logFollow.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
 import { addReadingCommands } from "./readingCommands.ts";
 import { reportError, reportUsage } from "./report.ts";
@@ -64,8 +66,10 @@ export function buildProgram(cli: Cli, first?: string): Command {
   addReadingCommands(program, cli);
 
   const own = new Set(program.commands.map((c) => c.name()));
-  if (first === undefined || !own.has(first))
+  if (first === undefined || !own.has(first)) {
     addCapabilityCommands(program, cli, cli.catalogue.areas().includes(first ?? "") ? first : undefined);
+    addLogFollow(program, cli);
+  }
   return program;
 }
 
@@ -95,6 +99,7 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     io.out(program.helpInformation());
     return Exit.ok;
   }
+  warnIfConfigUnread(io, argv[0]);
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.status;
@@ -103,6 +108,8 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     if (err instanceof CommanderError) return commanderExit(io, err, program, argv, cli);
     // A refusal a command did not catch itself is still said as itself, with its code and hint.
     if (err instanceof RtaError) return reportError(io, err, false);
+    // whatever read stdout has gone (`| head`) by a path that did not go through io.out: as above
+    if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return EXIT_PIPE_CLOSED;
     if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
     io.err("rta: error: rta hit an unexpected failure (core.internal)\n");
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");
@@ -118,8 +125,7 @@ function jsonLast(argv: string[]): string[] {
 
 /**
  * Stdout took no more. Its reader went away (`| head` had what it wanted):
- * nothing is said, and the status is a shell's for a writer the pipe closed
- * on. Anything else (a full disk behind `>`) is said on stderr.
+ * nothing is said, and the status is ripgrep's for it (EXIT_PIPE_CLOSED). Anything else (a full disk behind `>`) is said on stderr.
  */
 function stdoutClosed(io: Io, err: StdoutClosed): number {
   if (err.errno === "EPIPE") return EXIT_PIPE_CLOSED;

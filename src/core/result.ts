@@ -13,7 +13,11 @@ export interface ObjectResult {
   value: Record<string, unknown>;
 }
 
-/** Said beside a result that was cut for the model, e.g. `core.mcp.result.cut`. */
+/**
+ * Said beside a result: `warning` when it was cut for the model
+ * (`core.mcp.result.cut`), `warnings` for what the capability says of its
+ * own work (`fs.walk.skipped`). Its code's exit status is the CLI's.
+ */
 export interface Warning {
   code: string;
   message: string;
@@ -26,6 +30,8 @@ export interface TableResult {
   /** every row there is, including those not sent */
   total: number;
   warning?: Warning;
+  /** what the capability says beside its rows: e.g. entries a walk could not read and skipped */
+  warnings?: Warning[];
 }
 
 /** A log is a table in time order; when it is cut, its newest rows are kept. */
@@ -35,6 +41,8 @@ export interface LogResult {
   rows: Scalar[][];
   total: number;
   warning?: Warning;
+  /** what the capability says beside its rows */
+  warnings?: Warning[];
 }
 
 export interface TextResult {

@@ -22,7 +22,7 @@
  *   14 record       every agent call, refusals and probes included, with the error as it was written
  */
 import type { Call, Outcome } from "../core/call.ts";
-import type { Args } from "../core/capability.ts";
+import type { Args, RunContext } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
 import { asRtaError } from "../core/errors.ts";
@@ -50,6 +50,8 @@ export interface PipelineOptions {
   limits?: Limits;
   /** called with what was thrown when it was not an RtaError, before it is made bare */
   onUnexpected?: (thrown: unknown) => void;
+  /** a person's terminal, told what a long walk has seen; an agent's call is never handed it */
+  progress?: RunContext["progress"];
 }
 
 /** Runs one call through every stage and records it; never throws: a refusal or failure is the outcome's error. */
@@ -133,7 +135,15 @@ async function stages(
       if (!makesParents) recordOrGiveBack();
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
-      const ran = await execute(cap, args, { call: named, deps, signal, limits, paths, grant });
+      const ran = await execute(cap, args, {
+        call: named,
+        deps,
+        signal,
+        limits,
+        paths,
+        grant,
+        progress: options.progress,
+      });
       const value = bound(ran, limits);
       return { ok: true, value };
     } finally {

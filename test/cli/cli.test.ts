@@ -149,7 +149,11 @@ describe("capabilities from the command line", () => {
     )) {
       for (const ex of cap.examples) {
         if (ex.command.includes("|") || ex.command.includes("$")) continue;
-        const words = ex.command.split(" ").slice(1);
+        // the card's quotes are the shell's: a word is what the shell would hand rta
+        const words = ex.command
+          .split(" ")
+          .slice(1)
+          .map((w) => w.replace(/^"(.*)"$/, "$1"));
         const r = await runCli(words);
         // a note about the content ("more lines follow") is not a failure
         const stderr = r.stderr.replace(/^rta: note: .*\n/gm, "");
