@@ -3,7 +3,9 @@
  * the same content as on a terminal, plainly, so `| grep`, `| cut -f2`,
  * `| head` and `> file` do the natural thing.
  *
- * - a table or a log: one row a line, cells tab-separated, no header;
+ * - a table: one row a line, cells tab-separated, no header;
+ * - a log: its lines, as `tail` prints them (the `text` column, its tabs
+ *   kept; the line numbers are in --json);
  * - a text: itself, byte for byte (what `cat` would print);
  * - an object: `key<TAB>value` lines, nested keys dotted (`memory.total`), an
  *   array one element a line under the same key, so `cut -f2` gives one value
@@ -24,8 +26,11 @@ import { shown } from "./render.ts";
 export function renderPlain(value: ResultValue): string {
   switch (value.type) {
     case "table":
-    case "log":
       return value.rows.map((row) => `${row.map(plainCell).join("\t")}\n`).join("");
+    case "log": {
+      const at = value.columns.includes("text") ? value.columns.indexOf("text") : value.columns.length - 1;
+      return value.rows.map((row) => `${logLine(row[at])}\n`).join("");
+    }
     case "text":
       return value.endsLine ? `${value.text}\n` : value.text;
     case "object":
@@ -45,6 +50,11 @@ export function plainCell(cell: unknown): string {
   if (typeof cell === "string") return shown(cell);
   if (typeof cell === "object") return shown(JSON.stringify(cell));
   return String(cell as Scalar);
+}
+
+/** A log's line as it was written: its tabs kept, every other control escaped, so it cannot forge a line. */
+function logLine(cell: unknown): string {
+  return typeof cell === "string" ? cell.split("\t").map(shown).join("\t") : plainCell(cell);
 }
 
 function objectLines(value: Record<string, unknown>, prefix: string): string[] {

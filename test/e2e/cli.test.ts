@@ -55,7 +55,9 @@ describe("the built binary", () => {
     writeFileSync(join(repo, "notes.txt"), "a needle in the work tree\n");
     const r = await rta(["fs", "grep", "needle", repo, "--json"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).rows).toEqual([{ file: "notes.txt", line: 1, text: "a needle in the work tree" }]);
+    expect(JSON.parse(r.stdout).rows).toEqual([
+      { file: join(repo, "notes.txt"), line: 1, text: "a needle in the work tree" },
+    ]);
     const read = await rta(["fs", "read", join(repo, ".git/config"), "--json"]);
     expect(JSON.parse(read.stdout).text).toContain("needle");
   });
@@ -98,7 +100,7 @@ describe("a person's search", () => {
     const root = tree({ ".git/config": "[core]\n\tpassword = hunter2\n", "src/a.txt": "hunter\n" });
     const grep = await rta(["fs", "grep", "hunter", root, "--json"]);
     expect(grep.code).toBe(0);
-    expect(JSON.parse(grep.stdout).rows).toEqual([{ file: "src/a.txt", line: 1, text: "hunter" }]);
+    expect(JSON.parse(grep.stdout).rows).toEqual([{ file: join(root, "src/a.txt"), line: 1, text: "hunter" }]);
     const inGit = await rta(["fs", "grep", "hunter", `${root}/.git`, "--json"]);
     expect(JSON.parse(inGit.stdout).rows).toEqual([]);
     const named = await rta(["fs", "grep", "hunter", `${root}/.git/config`, "--json"]);

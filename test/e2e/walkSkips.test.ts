@@ -71,8 +71,8 @@ describe("a person's search under what the server may not read", () => {
   test("fs grep skips and counts the directory and the file, prints what it found and exits 1 with a warning", async () => {
     const r = await asNobody(["fs", "grep", "needle", "work", "--json"]);
     expect(JSON.parse(r.stdout).rows).toEqual([
-      ["work/a.txt", 1, "a needle"],
-      ["work/open/c.txt", 1, "another needle"],
+      { file: "work/a.txt", line: 1, text: "a needle" },
+      { file: "work/open/c.txt", line: 1, text: "another needle" },
     ]);
     // a person's gate withholds nothing: rta's unreadable identity file is counted with the rest
     expect(r.stderr).toBe(
@@ -84,7 +84,7 @@ describe("a person's search under what the server may not read", () => {
   test("fs find lists the directory it cannot enter, counts it, and exits 1; --json carries the warning", async () => {
     const r = await asNobody(["fs", "find", "./work", "--type", "dir", "--json"]);
     const out = JSON.parse(r.stdout);
-    expect(out.rows.map((row: unknown[]) => row[0])).toEqual(["./work/locked", "./work/open"]);
+    expect(out.rows.map((row: { path: string }) => row.path)).toEqual(["./work/locked", "./work/open"]);
     expect(out.warnings).toEqual([
       {
         code: "fs.walk.skipped",
@@ -97,7 +97,7 @@ describe("a person's search under what the server may not read", () => {
 
   test("what it may read in full is found with exit 0 and nothing on stderr", async () => {
     const r = await asNobody(["fs", "grep", "needle", join(work, "open"), "--json"]);
-    expect(JSON.parse(r.stdout).rows).toEqual([[join(work, "open", "c.txt"), 1, "another needle"]]);
+    expect(JSON.parse(r.stdout).rows).toEqual([{ file: join(work, "open", "c.txt"), line: 1, text: "another needle" }]);
     expect(JSON.parse(r.stdout).warnings).toBeUndefined();
     expect([r.code, r.stderr]).toEqual([0, ""]);
   });
