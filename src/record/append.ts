@@ -33,6 +33,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
+import { lap } from "../core/profile.ts";
 import { chainMac } from "./chain.ts";
 import type { CheckpointStore, RecordCheckpoint, RecordEntry, RecordLine, RecordSink } from "./line.ts";
 
@@ -163,9 +164,11 @@ export class FileRecord implements RecordSink {
     }
     // A file smaller than the checkpoint was cut or replaced: the chain goes on from the checkpoint all the
     // same, so --verify names what is missing.
+    lap("record: checkpoint and file checks");
     const seq = this.seqs.next(entry.session);
     const line = seal(key, entry, seq, prev);
     const bytes = Buffer.from(`${lead}${JSON.stringify(line)}\n`);
+    lap("record: line and mac");
     try {
       const written = writeSync(fd, bytes);
       if (written !== bytes.length) throw new Error(`the record took ${written} of ${bytes.length} bytes`);
@@ -173,6 +176,7 @@ export class FileRecord implements RecordSink {
       ftruncateSync(fd, size);
       throw err;
     }
+    lap("record: write");
     return { n: line.n as number, mac: line.mac as string, size: size + bytes.length, written: bytes.length, seq };
   }
 

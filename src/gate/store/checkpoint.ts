@@ -5,6 +5,7 @@
  * every process sharing the data dir.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { lap } from "../../core/profile.ts";
 import type { RecordCheckpoint } from "../../record/append.ts";
 import type { StoreWriteLock } from "../storeLock.ts";
 
@@ -53,6 +54,7 @@ export class CheckpointStore {
     }
     try {
       this.txn.commit.run();
+      lap("record: checkpoint and file checks");
     } catch (err) {
       undo();
       if (this.db.inTransaction) this.txn.rollback.run();
