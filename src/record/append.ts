@@ -160,7 +160,7 @@ export class FileRecord implements RecordSink {
     }
     // A file smaller than the checkpoint was cut or replaced: the chain goes on from the checkpoint all the
     // same, so --verify names what is missing.
-    lap("record: checkpoint and file checks");
+    lap("record: file checks");
     const seq = this.seqs.next(entry.session);
     const line = sealLine(key, entry, seq, prev);
     const text = `${lead}${line.text}\n`;
