@@ -224,9 +224,8 @@ interface OpenRecord {
  * and whether the file ends inside a line.
  */
 function readTail(fd: number, size: number, past: number): { lines: RecordLine[]; torn: boolean } {
-  // Only the bytes past the checkpoint when they fit the window: two servers' lines interleave, and each would
-  // otherwise read the whole window for every line.
-  const length = Math.min(size, past <= TAIL_WINDOW ? past : TAIL_WINDOW);
+  // Only the bytes past the checkpoint when they fit the window, not the whole window every time.
+  const length = Math.min(size, past, TAIL_WINDOW);
   const buf = Buffer.allocUnsafe(length);
   const got = readSync(fd, buf, 0, length, size - length);
   const text = buf.toString("utf8", 0, got);
