@@ -7,11 +7,12 @@
 import type { Command } from "commander";
 import { person } from "../core/call.ts";
 import type { Capability, InputSpec } from "../core/capability.ts";
-import { asRtaError } from "../core/errors.ts";
+import { asRtaError, RtaError } from "../core/errors.ts";
 import { runCall } from "../gate/pipeline.ts";
+import { cliWords } from "./cliWords.ts";
 import type { Cli } from "./factory.ts";
-import { PIPE_LIMIT_BYTES, paint, wantsJson } from "./io.ts";
-import { renderHuman } from "./render.ts";
+import { PIPE_LIMIT_BYTES } from "./io.ts";
+import { printResult } from "./printResult.ts";
 import { reportError } from "./report.ts";
 
 /** Adds every capability's command, or only those of `area` when the command line names one. */
@@ -65,7 +66,6 @@ function capabilityCommand(cmd: Command, cap: Capability, cli: Cli): void {
 
 async function runCapability(cap: Capability, raw: Record<string, unknown>, json: boolean, cli: Cli): Promise<number> {
   const { io } = cli;
-  const asJson = wantsJson(io, json);
   const args: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(raw)) {
     const spec = cap.inputs[name];
@@ -86,9 +86,15 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
   });
-  if (!outcome.ok) return reportError(io, outcome.error, json);
-  io.out(asJson ? `${JSON.stringify(outcome.value)}\n` : renderHuman(outcome.value, paint(io), cap.result));
-  return 0;
+  if (!outcome.ok) {
+    const { error } = outcome;
+    // a refusal names what to change as a person types it: `--from-line 15`, `rta fs list`
+    const message = cliWords(error.message, cap, cli.catalogue);
+    const hint = error.hint === undefined ? undefined : cliWords(error.hint, cap, cli.catalogue);
+    const said = message === error.message && hint === error.hint ? error : new RtaError(error.code, message, hint);
+    return reportError(io, said, json);
+  }
+  return printResult(io, outcome.value, json, { cap, catalogue: cli.catalogue });
 }
 
 /** A command-line string as the input's type, where it reads as one; otherwise left as text for the shape stage to refuse. */

@@ -9,6 +9,7 @@ import { neverAToolList } from "../core/catalogue.ts";
 import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
+import { closest, didYouMean } from "../core/suggest.ts";
 import type { Cli } from "./factory.ts";
 import { paint, wantsJson } from "./io.ts";
 import { reportError } from "./report.ts";
@@ -60,7 +61,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
         `no capability is named ${JSON.stringify(name)}`,
         catalogue.areas().includes(name)
           ? `${name} is an area: run \`rta explain\` to list its capabilities, or name one, e.g. \`rta explain ${catalogue.all().find((c) => c.area === name)?.name}\``
-          : "run `rta explain` to list them",
+          : `${didYouMean(nearNames(catalogue, name), (n) => `rta explain ${n}`)} run \`rta explain\` to list them`.trimStart(),
       ),
       json === true,
     );
@@ -101,4 +102,12 @@ function renderCard(card: Card, p: ChalkInstance): string {
 
 function configOf(cli: Cli): Config | undefined {
   return usable(ConfigSource.inConfigDir(dirs(cli.io.env).config).current());
+}
+
+/** The capabilities whose dotted or tool name is close to `name`, as dotted names. */
+function nearNames(catalogue: Cli["catalogue"], name: string): string[] {
+  return closest(
+    name.replaceAll("_", "."),
+    catalogue.all().map((c) => c.name),
+  );
 }

@@ -34,6 +34,10 @@ export const codes = {
     exit: Exit.usage,
   },
   "core.cli.usage": { doc: "the command line could not be parsed", exit: Exit.usage },
+  "core.output.failed": {
+    doc: "stdout could not be written: the disk behind it is full, or it was closed (a closed pipe ends rta quietly)",
+    exit: Exit.failure,
+  },
   "core.mcp.badargs": {
     doc: "an argument has the wrong shape or the tool has no such argument",
     exit: Exit.usage,

@@ -14,6 +14,7 @@ import {
 import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
+import { forAgent } from "../../src/core/result.ts";
 import type { Deps } from "../../src/gate/deps.ts";
 import { PathGate } from "../../src/gate/paths/pathGate.ts";
 import { agentRules } from "../../src/gate/paths/rules.ts";
@@ -45,7 +46,7 @@ beforeEach(() => {
 async function call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const out = await runCall({ capability: tool, args, origin }, catalogue, deps);
   if (!out.ok) return { code: out.error.code, message: out.error.message };
-  return out.value as unknown as Record<string, unknown>;
+  return forAgent(out.value) as unknown as Record<string, unknown>;
 }
 
 describe("reads", () => {
