@@ -19,9 +19,10 @@
  * A file that does not read refuses, naming what is wrong and where; nothing
  * here prints.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RtaError } from "./errors.ts";
+import { type FileSeen, Recheck, sameFile } from "./recheck.ts";
 import type { Scalar } from "./result.ts";
 
 export const CONFIG_FILE = "config.toml";
@@ -192,36 +193,44 @@ export type ConfigState =
   | { kind: "stale"; config: Config; error: RtaError };
 
 /**
- * The config as it stands, read again only when the file changes (one stat a
- * call). A missing file is the empty config.
+ * The config as it stands, read again only when the file changes, and looked
+ * at no more than once every RECHECK_MS (core/recheck.ts): an edit holds from
+ * the first call that starts that long after it. A missing file is the empty
+ * config.
  */
 export class ConfigSource {
-  private cached: { mtimeMs: number; size: number; state: ConfigState } | undefined;
+  private cached: { seen: FileSeen; state: ConfigState } | undefined;
   private lastGood: Config | undefined;
+  private readonly look: Recheck;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    now?: () => number,
+  ) {
+    this.look = new Recheck(file, now);
+  }
 
   static inConfigDir(configDir: string): ConfigSource {
     return new ConfigSource(join(configDir, CONFIG_FILE));
   }
 
   current(): ConfigState {
-    let st: { mtimeMs: number; size: number } | undefined;
+    let st: FileSeen | undefined;
     try {
       // asked on every call, and most operators have no config.toml: its absence is an answer, not a thrown error
-      st = statSync(this.file, { throwIfNoEntry: false });
+      st = this.look.stat();
     } catch (err) {
       return this.settle(this.failed(cannotRead(err)));
     }
     if (st === undefined) return this.settle({ kind: "ok", config: EMPTY_CONFIG });
-    if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.state;
+    if (this.cached && sameFile(this.cached.seen, st)) return this.cached.state;
     let state: ConfigState;
     try {
       state = { kind: "ok", config: parseConfig(readFileSync(this.file, "utf8")) };
     } catch (err) {
       state = this.failed(err instanceof RtaError ? err : cannotRead(err));
     }
-    this.cached = { mtimeMs: st.mtimeMs, size: st.size, state };
+    this.cached = { seen: st, state };
     return this.settle(state);
   }
 

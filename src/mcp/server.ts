@@ -21,6 +21,7 @@ import { agentNameFromClient } from "../core/agentName.ts";
 import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
+import { lap } from "../core/profile.ts";
 import { errorResult, forAgent } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
@@ -109,6 +110,7 @@ export function createServer(ctx: ServeContext): Server {
   server.setRequestHandler("logging/setLevel", async () => ({}));
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
+    lap("SDK parse and dispatch");
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
     const outcome = await runCall(
       { capability: req.params.name, args: req.params.arguments ?? {}, origin },
