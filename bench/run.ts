@@ -3,6 +3,8 @@ const benches = [
   "./startup.ts",
   "./grants.ts",
   "./calls.ts",
+  "./stages.ts",
+  "./acceptance.ts",
   "./record.ts",
   "./mcp.ts",
   "./http.ts",

@@ -8,7 +8,8 @@ import { eachRecordLine } from "../record/read.ts";
 import { recordFile } from "./agentLog.ts";
 import type { Cli } from "./factory.ts";
 import { outputForm, paint } from "./io.ts";
-import { jsonShownText, plainCell } from "./listing.ts";
+import { jsonShownText } from "./listing.ts";
+import { plainCell } from "./plain.ts";
 import { renderHuman, shown } from "./render.ts";
 
 export { humanLine, log, recordFile } from "./agentLog.ts";

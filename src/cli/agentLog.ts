@@ -15,7 +15,8 @@ import type { RecordLine } from "../record/append.ts";
 import { eachRecordLine, parseRecord } from "../record/read.ts";
 import type { Cli } from "./factory.ts";
 import { type Form, outputForm } from "./io.ts";
-import { plainCell, readerLeft } from "./listing.ts";
+import { readerLeft } from "./listing.ts";
+import { plainCell } from "./plain.ts";
 import { verifyRecord } from "./recordVerify.ts";
 import { jsonShown, shown } from "./render.ts";
 import { reportError } from "./report.ts";
@@ -111,16 +112,21 @@ function lineFor(form: Form, l: RecordLine): string {
 /**
  * Prints each matching line as it is appended, until SIGINT, SIGTERM or a
  * reader that went away (`| head`): each poll's lines are written at once,
- * so a pipe sees them as they come. Exits 0 when stopped; refuses nothing.
+ * so a pipe sees them as they come. Returns what a shell reports for a
+ * command ended by the signal (130 for Ctrl-C, as `rta log tail --follow`
+ * does, 143 for SIGTERM), and 0 once the reader has gone. Refuses nothing.
  */
 async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean, form: Form): Promise<number> {
   const { io } = cli;
-  let stopped = false;
-  const stop = () => {
-    stopped = true;
+  let stopped = 0;
+  const onInt = () => {
+    stopped = 128 + 2;
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  const onTerm = () => {
+    stopped = 128 + 15;
+  };
+  process.once("SIGINT", onInt);
+  process.once("SIGTERM", onTerm);
   // piped to a reader that may leave (`| head`): asked each poll, so following ends when the reader does
   const gone =
     io.stdoutFd !== undefined && !io.stdoutIsTTY
@@ -134,7 +140,7 @@ async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean,
     out.flush();
     let offset = sizeOf(file);
     let carry = "";
-    while (!stopped && !gone()) {
+    while (stopped === 0 && !gone()) {
       await Bun.sleep(FOLLOW_POLL_MS);
       const size = sizeOf(file);
       if (size < offset) offset = 0; // the record was replaced: read it from the start
@@ -147,14 +153,14 @@ async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean,
       for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) out.add(`${lineFor(form, l)}\n`);
       out.flush();
     }
-    return Exit.ok;
+    return stopped === 0 ? Exit.ok : stopped;
   } catch (err) {
     // the reader went away (`| head`): following is over, and that is no failure
     if (readerLeft(err)) return Exit.ok;
     throw err;
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
   }
 }
 

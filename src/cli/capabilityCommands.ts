@@ -7,12 +7,15 @@
 import type { Command } from "commander";
 import { person } from "../core/call.ts";
 import type { Capability, InputSpec } from "../core/capability.ts";
-import { asRtaError } from "../core/errors.ts";
+import { asRtaError, RtaError } from "../core/errors.ts";
 import { runCall } from "../gate/pipeline.ts";
+import { cliWords } from "./cliWords.ts";
 import type { Cli } from "./factory.ts";
-import { PIPE_LIMIT_BYTES, paint, wantsJson } from "./io.ts";
-import { renderHuman } from "./render.ts";
+import { PIPE_LIMIT_BYTES } from "./io.ts";
+import { printResult } from "./printResult.ts";
+import { progressLine } from "./progress.ts";
 import { reportError } from "./report.ts";
+import { resultStatus } from "./resultStatus.ts";
 
 /** Adds every capability's command, or only those of `area` when the command line names one. */
 export function addCapabilityCommands(program: Command, cli: Cli, area?: string): void {
@@ -65,7 +68,6 @@ function capabilityCommand(cmd: Command, cap: Capability, cli: Cli): void {
 
 async function runCapability(cap: Capability, raw: Record<string, unknown>, json: boolean, cli: Cli): Promise<number> {
   const { io } = cli;
-  const asJson = wantsJson(io, json);
   const args: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(raw)) {
     const spec = cap.inputs[name];
@@ -81,14 +83,24 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
     return reportError(io, asRtaError(err), json);
   }
   const deps = cli.deps();
+  const shown = progressLine(io, () => cli.clock.now());
   const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
     onUnexpected: (thrown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
+    progress: shown?.tell,
   });
-  if (!outcome.ok) return reportError(io, outcome.error, json);
-  io.out(asJson ? `${JSON.stringify(outcome.value)}\n` : renderHuman(outcome.value, paint(io), cap.result));
-  return 0;
+  shown?.clear();
+  if (!outcome.ok) {
+    const { error } = outcome;
+    // a refusal names what to change as a person types it: `--from-line 15`, `rta fs list`
+    const message = cliWords(error.message, cap, cli.catalogue);
+    const hint = error.hint === undefined ? undefined : cliWords(error.hint, cap, cli.catalogue);
+    const said = message === error.message && hint === error.hint ? error : new RtaError(error.code, message, hint);
+    return reportError(io, said, json);
+  }
+  const printed = printResult(io, outcome.value, json, { cap, catalogue: cli.catalogue });
+  return Math.max(printed, resultStatus(io, cap, outcome.value));
 }
 
 /** A command-line string as the input's type, where it reads as one; otherwise left as text for the shape stage to refuse. */

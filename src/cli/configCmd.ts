@@ -6,19 +6,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalogue } from "../core/catalogue.ts";
-import { CONFIG_FILE, type Config, ConfigSource, parseConfig } from "../core/config.ts";
+import { CONFIG_FILE, type Config, ConfigSource, readConfig } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
-import { Exit, RtaError } from "../core/errors.ts";
+import { Exit, type RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import { checkedSetting } from "../gate/fill.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
 import type { Cli } from "./factory.ts";
-import { wantsJson } from "./io.ts";
+import { jsonText, outputForm } from "./io.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
-/** Prints where config.toml is (every dir with --json or piped); it reads nothing, so it refuses nothing. */
+/** Prints where config.toml is (every dir with --json); it reads nothing, so it refuses nothing. */
 export function configPath(cli: Cli, opts: { json?: boolean }): number {
   const d = dirs(cli.io.env);
   const out = {
@@ -27,7 +27,7 @@ export function configPath(cli: Cli, opts: { json?: boolean }): number {
     config_dir: d.config,
     data_dir: d.data,
   };
-  cli.io.out(wantsJson(cli.io, opts.json) ? `${JSON.stringify(out)}\n` : `${out.config}\n`);
+  cli.io.out(outputForm(cli.io, opts.json) === "json" ? jsonText(cli.io, out) : `${out.config}\n`);
   return Exit.ok;
 }
 
@@ -43,7 +43,13 @@ export function configShow(cli: Cli, opts: { json?: boolean }): number {
     // a secret under any name is masked by its shape too: a URL's password, a token in a query, a credential header
     JSON.stringify(state.config, (k, v) => (typeof v !== "string" ? v : SECRET_KEY.test(k) ? "***" : maskSecrets(v))),
   );
-  cli.io.out(`${JSON.stringify(masked, null, wantsJson(cli.io, opts.json) ? undefined : 2)}\n`);
+  const form = outputForm(cli.io, opts.json);
+  if (form === "json") cli.io.out(jsonText(cli.io, masked));
+  // piped, an object is `key<TAB>value` lines; a value that is itself a table or list is its JSON, on the one line
+  else if (form === "plain")
+    for (const [key, value] of Object.entries(masked as Record<string, unknown>))
+      cli.io.out(`${key}\t${typeof value === "string" ? shown(value) : JSON.stringify(value)}\n`);
+  else cli.io.out(`${JSON.stringify(masked, null, 2)}\n`);
   return Exit.ok;
 }
 
@@ -100,25 +106,28 @@ export function configCheck(cli: Cli, opts: { json?: boolean }): number {
   const file = join(dirs(cli.io.env).config, CONFIG_FILE);
   if (!existsSync(file)) {
     cli.io.out(
-      wantsJson(cli.io, opts.json)
-        ? `${JSON.stringify({ file, problems: [], exists: false })}\n`
+      outputForm(cli.io, opts.json) === "json"
+        ? jsonText(cli.io, { file, problems: [], exists: false })
         : `no ${CONFIG_FILE} yet: rta runs on its defaults\n`,
     );
     return Exit.ok;
   }
-  let config: Config;
+  let text: string;
   try {
-    config = parseConfig(readFileSync(file, "utf8"));
-  } catch (err) {
-    // The check is where a person is sent to learn what is wrong: it says it, as one problem, not as a pointer to itself.
-    const problem =
-      err instanceof RtaError ? err.message.replace(/^config\.toml: /, "") : "cannot be read; check its mode";
-    if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ file, problems: [problem], exists: true })}\n`);
-    else cli.io.out(`${shown(`${file} ${problem}`)}\n`);
-    return Exit.usage;
+    text = readFileSync(file, "utf8");
+  } catch {
+    return sayProblems(cli, file, ["cannot be read; check its mode"], opts.json);
   }
-  const problems = configProblems(config, cli.catalogue);
-  if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ file, problems, exists: true })}\n`);
+  // The check is where a person is sent to learn what is wrong: it says all of it, each as itself, not as a pointer
+  // to itself; what reads is checked against the catalogue too.
+  const read = readConfig(text);
+  const unread = read.problems.map((err) => err.message.replace(/^config\.toml: /, ""));
+  return sayProblems(cli, file, [...unread, ...configProblems(read.config, cli.catalogue)], opts.json);
+}
+
+/** Prints the problems found in `file` (or that it is fine); exits with the usage status when there is any. */
+function sayProblems(cli: Cli, file: string, problems: string[], json: boolean | undefined): number {
+  if (outputForm(cli.io, json) === "json") cli.io.out(jsonText(cli.io, { file, problems, exists: true }));
   // shown escaped: a name in the file may hold terminal controls, and the check is where a person reads it
   else
     cli.io.out(

@@ -67,7 +67,7 @@ export function processDeps(
             ...platformDirs(),
             ...ownExecutable(),
             ...linkedOwnFiles(d),
-            ...registrationFiles(env.HOME || homedir(), process.cwd()),
+            ...registrationFiles(env.HOME || homedir(), [process.cwd(), ...roots], env.CODEX_HOME),
           ],
         },
         settings?.hardlinks === true,

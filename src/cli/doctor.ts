@@ -5,17 +5,17 @@
  */
 import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseConfig } from "../core/config.ts";
+import { readConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
-import { PathGate } from "../gate/paths/pathGate.ts";
 import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
 import { storeLockHolders } from "../gate/storeLock.ts";
 import { configProblems } from "./configCmd.ts";
+import { checkRoots, type RootSource, servedRoots } from "./doctorRoots.ts";
 import type { Cli } from "./factory.ts";
-import { paint, wantsJson } from "./io.ts";
+import { jsonText, outputForm, paint } from "./io.ts";
 import { shown } from "./render.ts";
 
 export interface Finding {
@@ -23,14 +23,22 @@ export interface Finding {
   status: "ok" | "note" | "fail";
   detail: string;
   fix?: string;
+  /** for a root: where it came from (--root, config's roots, or the current directory as the default) */
+  source?: RootSource;
 }
 
 /** Prints each check with its fix, and exits 1 when any fails; it opens the grant store only where the data dir is. */
-export function doctor(cli: Cli, opts: { json?: boolean }): number {
+export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): number {
   const d = dirs(cli.io.env);
   const findings: Finding[] = [];
-  const add = (check: string, status: Finding["status"], detail: string, fix?: string) =>
-    findings.push(fix === undefined ? { check, status, detail } : { check, status, detail, fix });
+  const add = (check: string, status: Finding["status"], detail: string, fix?: string, source?: RootSource) =>
+    findings.push({
+      check,
+      status,
+      detail,
+      ...(fix === undefined ? {} : { fix }),
+      ...(source === undefined ? {} : { source }),
+    });
 
   for (const [name, dir] of [
     ["data dir", d.data],
@@ -65,15 +73,25 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
       "nothing to do: rta runs on its defaults; write one to set roots, defaults, connections and profiles",
     );
   else {
+    let text: string | undefined;
     try {
-      const config = parseConfig(readFileSync(configFile, "utf8"));
-      roots = config.roots;
-      hardlinks = config.hardlinks;
-      const problems = configProblems(config, cli.catalogue);
+      text = readFileSync(configFile, "utf8");
+    } catch {
+      add("config", "fail", `${configFile} cannot be read`, `check its mode: it is read by whoever runs rta`);
+    }
+    if (text !== undefined) {
+      const read = readConfig(text);
+      // a config that does not read is not used at all: its roots are not served, as a server would not
+      if (read.problems.length === 0) {
+        roots = read.config.roots;
+        hardlinks = read.config.hardlinks;
+      }
+      const problems = [
+        ...read.problems.map((err) => err.message.replace(/^config\.toml: /, "")),
+        ...configProblems(read.config, cli.catalogue),
+      ];
       if (problems.length === 0) add("config", "ok", configFile);
       for (const p of problems) add("config", "fail", `${configFile} ${p}`, "fix that line");
-    } catch (err) {
-      add("config", "fail", (err as Error).message, `fix ${configFile}`);
     }
   }
 
@@ -96,13 +114,7 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
     }
   } else add("team policy", "note", "no team policy", `write ${policyFile} to cap what grants may do`);
 
-  if (roots.length > 0) {
-    for (const r of new PathGate(roots, agentRules(d, hardlinks)).status()) {
-      if (r.readable) add("root", "ok", r.path);
-      else add("root", "fail", `${r.path} cannot be read`, r.problem);
-    }
-  } else
-    add("roots", "note", "config names no roots", "servers confine paths to --root, else the directory they start in");
+  checkRoots(servedRoots(opts.root ?? [], roots), configFile, agentRules(d, hardlinks), add);
 
   const record = join(d.data, RECORD_FILE);
   // A data dir that is there and not a dir is said once, above: there is no record inside it to look at.
@@ -151,7 +163,11 @@ export function doctor(cli: Cli, opts: { json?: boolean }): number {
   }
 
   const failed = findings.some((f) => f.status === "fail");
-  if (wantsJson(cli.io, opts.json)) cli.io.out(`${JSON.stringify({ ok: !failed, findings })}\n`);
+  const form = outputForm(cli.io, opts.json);
+  if (form === "json") cli.io.out(jsonText(cli.io, { ok: !failed, findings }));
+  else if (form === "plain")
+    // one finding a line, tab-separated: status, check, detail, fix; a tab or newline inside a field is escaped (shown)
+    for (const f of findings) cli.io.out(`${[f.status, f.check, f.detail, f.fix ?? ""].map(shown).join("\t")}\n`);
   else {
     const p = paint(cli.io);
     const mark = { ok: p.green("ok  "), note: p.yellow("note"), fail: p.red("FAIL") };

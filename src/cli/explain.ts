@@ -9,9 +9,10 @@ import { neverAToolList } from "../core/catalogue.ts";
 import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
+import { closest, didYouMean } from "../core/suggest.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
-import { plainCell } from "./listing.ts";
+import { plainCell } from "./plain.ts";
 import { reportError } from "./report.ts";
 
 /**
@@ -45,8 +46,10 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
       return 0;
     }
     if (form === "plain") {
-      const rows = areas.flatMap((a) => a.capabilities.map((c) => [c.name, c.safety, mcpCost(c), c.summary]));
-      for (const n of never) rows.push([n, "-", "never a tool", "the person's alone"]);
+      const rows: (string | null)[][] = areas.flatMap((a) =>
+        a.capabilities.map((c) => [c.name, c.safety, mcpCost(c), c.summary]),
+      );
+      for (const n of never) rows.push([n, null, "never a tool", "the person's alone"]);
       io.out(rows.map((r) => `${r.map(plainCell).join("\t")}\n`).join(""));
       return 0;
     }
@@ -73,7 +76,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
         `no capability is named ${JSON.stringify(name)}`,
         catalogue.areas().includes(name)
           ? `${name} is an area: run \`rta explain\` to list its capabilities, or name one, e.g. \`rta explain ${catalogue.all().find((c) => c.area === name)?.name}\``
-          : "run `rta explain` to list them",
+          : `${didYouMean(nearNames(catalogue, name), (n) => `rta explain ${n}`)} run \`rta explain\` to list them`.trimStart(),
       ),
       json === true,
     );
@@ -114,4 +117,12 @@ function renderCard(card: Card, p: ChalkInstance): string {
 
 function configOf(cli: Cli): Config | undefined {
   return usable(ConfigSource.inConfigDir(dirs(cli.io.env).config).current());
+}
+
+/** The capabilities whose dotted or tool name is close to `name`, as dotted names. */
+function nearNames(catalogue: Cli["catalogue"], name: string): string[] {
+  return closest(
+    name.replaceAll("_", "."),
+    catalogue.all().map((c) => c.name),
+  );
 }

@@ -153,12 +153,12 @@ export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: 
       { name: "id", cell: (g) => g.id },
       { name: "target", cell: (g) => g.target },
       { name: "agent", cell: (g) => g.agent },
-      { name: "narrowed to", cell: (g) => narrowing(cli.catalogue, g.target, g) || "-" },
+      { name: "narrowed to", cell: (g) => narrowing(cli.catalogue, g.target, g) || null },
       { name: "uses", cell: (g) => `${g.uses}/${g.max_uses ?? "any"}` },
       // on a terminal a revoked or spent grant ends with its state, not its clock
       {
         name: "expires",
-        cell: (g, form: Form) => (form === "terminal" && !live(g) ? "-" : timeFor(form, g.expires_at, now, "-")),
+        cell: (g, form: Form) => (form === "terminal" && !live(g) ? null : timeFor(form, g.expires_at, now, "-")),
       },
       { name: "state", cell: (g) => g.state },
     ];

@@ -2,9 +2,10 @@
  * The terminal, as one value a command is handed, so a test can run a command
  * against buffers. Only src/cli writes to the terminal.
  */
-import { readSync, writeSync } from "node:fs";
+import { fstatSync, readFileSync, readlinkSync, readSync, writeSync } from "node:fs";
 import { Chalk, type ChalkInstance } from "chalk";
 import { RtaError } from "../core/errors.ts";
+import { jsonEscaped } from "./render.ts";
 
 /** A token or document read from a pipe; more than this is not what such an input holds. */
 export const PIPE_LIMIT_BYTES = 1024 * 1024;
@@ -13,6 +14,8 @@ export interface Io {
   out(text: string): void;
   err(text: string): void;
   stdoutIsTTY: boolean;
+  /** left out: not a terminal (a test's buffers) */
+  stderrIsTTY?: boolean;
   stdinIsTTY: boolean;
   /** the whole of stdin, refused past `limit` bytes while it is read */
   readStdin(limit: number): Promise<string>;
@@ -23,20 +26,74 @@ export interface Io {
   color?: ColorChoice;
   /** the descriptor stdout writes to, for the process's own terminal only (a follower asks whether its reader left) */
   stdoutFd?: number;
+  /** the path and text of the regular file stdout writes into (`>> file`), when it is one and can be read */
+  stdoutFile?(): { path: string; text: string } | undefined;
 }
 
 /** The process's own terminal and environment; it refuses nothing, and reads stdin only when a command asks. */
 export function processIo(): Io {
   return {
-    out: (text) => writeAll(1, text),
-    err: (text) => writeAll(2, text),
+    out: (text) => writeOut(text),
+    err: (text) => writeErr(text),
     stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: (limit) => readLimited(process.stdin, limit),
     readLine: () => readLineSync(0),
     env: process.env,
     stdoutFd: 1,
+    stdoutFile,
   };
+}
+
+/** The file stdout is redirected into, read by its name (on Linux, /proc/self/fd/1); undefined for anything else. */
+function stdoutFile(): { path: string; text: string } | undefined {
+  try {
+    const st = fstatSync(1);
+    // a client's config is small; a large file (a log stdout appends to) is not read back
+    if (!st.isFile() || st.size > PIPE_LIMIT_BYTES) return undefined;
+    const path = readlinkSync("/proc/self/fd/1");
+    return { path, text: readFileSync("/proc/self/fd/1", "utf8") };
+  } catch {
+    return undefined; // no /proc, or a file this user cannot read back: nothing to check against
+  }
+}
+
+/**
+ * Thrown when stdout can take no more: its reader went away (`| head` has what
+ * it wanted) or the file behind it cannot be written. main() ends the command
+ * quietly on it, with the status a shell expects.
+ */
+export class StdoutClosed extends Error {
+  constructor(readonly errno: string) {
+    super(`stdout could not be written (${errno})`);
+    this.name = "StdoutClosed";
+  }
+}
+
+/**
+ * What main() returns when stdout's reader went away: 0, as ripgrep does, since
+ * the reader had what it wanted and `set -o pipefail` should not call
+ * `rta fs read f | head` a failure.
+ */
+export const EXIT_PIPE_CLOSED = 0;
+
+/** Writes to stdout; refuses a stdout that takes no more with StdoutClosed. */
+function writeOut(text: string): void {
+  try {
+    writeAll(1, text);
+  } catch (err) {
+    throw new StdoutClosed((err as NodeJS.ErrnoException).code ?? "EIO");
+  }
+}
+
+/** Writes to stderr; a stderr that is closed or gone is nobody's to tell, so it is let be. */
+function writeErr(text: string): void {
+  try {
+    writeAll(2, text);
+  } catch {
+    // nothing: there is no one left to say it to
+  }
 }
 
 /**
@@ -143,9 +200,46 @@ export function outputForm(io: Io, json: boolean | undefined): Form {
   return io.stdoutIsTTY ? "terminal" : "plain";
 }
 
-/** A value as --json prints it: indented on a terminal, one line for a pipe, always ending in a newline. */
+/**
+ * A value as --json prints it: indented on a terminal, one line for a pipe,
+ * always ending in a newline; the controls JSON leaves raw are escaped too
+ * (see jsonEscaped), which changes no value.
+ */
 export function jsonText(io: Io, value: unknown): string {
-  return `${io.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`;
+  return `${jsonEscaped(io.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value))}\n`;
+}
+
+/**
+ * `--color auto|always|never` (or `--color=never`) taken out of a command line,
+ * wherever it stands before `--`, since it is every command's; the last one
+ * given wins. Refuses a value that is none of the three as core.cli.usage.
+ */
+export function takeColor(argv: string[]): { argv: string[]; color?: ColorChoice } {
+  const rest: string[] = [];
+  let color: ColorChoice | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg !== "--color" && !arg.startsWith("--color=")) {
+      rest.push(arg);
+      continue;
+    }
+    const value = arg === "--color" ? argv[++i] : arg.slice("--color=".length);
+    if (value !== "auto" && value !== "always" && value !== "never") {
+      throw new RtaError(
+        "core.cli.usage",
+        value === undefined
+          ? "--color needs a value: auto, always or never"
+          : `--color takes auto, always or never, not ${JSON.stringify(value)}`,
+        "write `--color never` to turn colour off, `--color always` to keep it in a pipe",
+      );
+    }
+    color = value;
+  }
+  return color === undefined ? { argv: rest } : { argv: rest, color };
 }
 
 /**

@@ -8,7 +8,8 @@
 import { type Scalar, table } from "../core/result.ts";
 import type { Cli } from "./factory.ts";
 import { type Form, type Io, jsonText, outputForm, paint } from "./io.ts";
-import { renderHuman, shown } from "./render.ts";
+import { plainCell } from "./plain.ts";
+import { renderHuman } from "./render.ts";
 
 /** What JSON.stringify leaves raw and a terminal still acts on or hides: DEL, C1, the separators, format characters. */
 const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
@@ -51,13 +52,13 @@ export function relativeTime(at: number, now: number): string {
   return delta > 0 ? `in ${words}` : `${words} ago`;
 }
 
-/** A time for the form: relative on a terminal, ISO otherwise; `none` where there is no time. */
-export function timeFor(form: Form, at: number | null, now: number, none: string): string {
-  if (at === null) return none;
+/** A time for the form: relative on a terminal, ISO otherwise; where there is none, `none` on a terminal, else empty. */
+export function timeFor(form: Form, at: number | null, now: number, none: string): string | null {
+  if (at === null) return form === "terminal" ? none : null;
   return form === "terminal" ? relativeTime(at, now) : (isoTime(at) as string);
 }
 
-/** One column of a listing: its header, and its cell for the form (a pipe's cell is shown escaped, tabs included). */
+/** One column of a listing: its header, and its cell for the form (piped, escaped by plain.ts; a null is an empty field). */
 export interface Column<T> {
   name: string;
   cell: (item: T, form: Form) => Scalar;
@@ -111,9 +112,4 @@ function printForm<T>(cli: Cli, json: boolean | undefined, l: Listing<T>): void 
  */
 export function readerLeft(err: unknown): boolean {
   return (err as NodeJS.ErrnoException | undefined)?.code === "EPIPE";
-}
-
-/** A cell on a tab-separated line: escaped (a tab or newline in a name would make a second cell or line); "-" for none. */
-export function plainCell(cell: Scalar): string {
-  return cell === null || cell === "" ? "-" : shown(String(cell));
 }

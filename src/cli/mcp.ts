@@ -4,81 +4,76 @@
  * shown or merged into its config. Serving itself is in serve.ts.
  */
 import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { optionalAgentName } from "../core/agentName.ts";
+import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { hostOf, isHostOrAddress } from "../core/hostName.ts";
 import { MAX_RESULT_RANGE_MIB } from "../gate/bound.ts";
-import { CLIENTS, configPath, isClient, registration, renderRegistration, writeRegistration } from "../mcp/install.ts";
-import { type Io, wantsJson } from "./io.ts";
+import {
+  CLIENTS,
+  type Client,
+  configPath,
+  defaultHome,
+  isClient,
+  PROJECT_CLIENTS,
+  type Registration,
+  registration,
+  renderRegistration,
+} from "../mcp/install.ts";
+import { appendable, writeRegistration } from "../mcp/installMerge.ts";
+import { type Io, jsonText } from "./io.ts";
+import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 export interface InstallOptions {
   root: string[];
   agent?: string;
   maxResult?: string;
+  project?: string;
   write?: boolean;
   json?: boolean;
 }
 
 /**
- * Prints a client's registration of this server, or with --write merges it
- * into the client's config (the old file kept beside it). Refuses an unknown
- * client, a bad --max-result or --agent, and a --root that is not a
- * directory, each with its code.
+ * Prints a client's registration of this server in the client's own format
+ * (TOML for codex, JSON for the rest) wherever stdout goes, or with --write
+ * merges it into the client's config (the old file kept beside it) and says
+ * on stderr where. --json prints rta's description of it instead. Refuses an
+ * unknown client, a bad --max-result or --agent, a --root or --project that
+ * is not a directory, --project for a client that keeps no project file,
+ * --write for claude-code or vscode with neither --project nor --root, a
+ * client file it cannot read, and an append to stdout's file that would
+ * leave it unreadable, each with its code.
  */
 export function install(cli: { io: Io }, client: string, opts: InstallOptions): number {
   const { io } = cli;
-  const asJson = wantsJson(io, opts.json);
-  if (!isClient(client)) {
-    return reportError(
-      io,
-      new RtaError(
+  let at = "the client's file";
+  try {
+    if (!isClient(client))
+      throw new RtaError(
         "core.input.option",
         `client cannot be ${JSON.stringify(client)}`,
         `client is one of: ${CLIENTS.join(", ")}`,
-      ),
-      opts.json === true,
-    );
-  }
-  let reg: ReturnType<typeof registration>;
-  try {
-    const maxResultMiB = parseMaxResult(opts.maxResult);
-    const agent = optionalAgentName(opts.agent);
-    for (const root of opts.root) {
-      if (!existsSync(root) || !statSync(root).isDirectory())
-        throw new RtaError(
-          "core.input.invalid",
-          `--root ${JSON.stringify(root)} is not a directory`,
-          "give --root a directory that exists; the server would refuse every path under it",
-        );
+      );
+    const { reg, file } = planned(io, client, opts);
+    at = shown(file);
+    if (opts.write) {
+      const written = writeRegistration(reg, file);
+      if (opts.json) io.out(jsonText(io, { client, ...written, command: reg.command, args: reg.args, env: reg.env }));
+      const kept = written.backup ? ` (the old file is kept as ${shown(written.backup)})` : "";
+      io.err(`rta: wrote ${shown(file)}${kept}\n`);
+      return Exit.ok;
     }
-    if (opts.root.length === 0)
-      io.err(
-        "rta: no --root: the server will confine paths to the directory the client starts it in; name one with --root DIR\n",
-      );
-    reg = registration(client, {
-      binary: process.execPath,
-      roots: opts.root,
-      env: io.env,
-      ...(agent ? { agent } : {}),
-      ...(maxResultMiB ? { maxResultMiB } : {}),
-    });
-  } catch (err) {
-    return reportError(io, err as RtaError, opts.json === true);
-  }
-  const file = configPath(client);
-  if (!opts.write) {
-    if (asJson)
-      io.out(
-        `${JSON.stringify({ client, file, command: reg.command, args: reg.args, ...(reg.env ? { env: reg.env } : {}) })}\n`,
-      );
-    else io.out(`# add this to ${file} (or run again with --write to merge it in)\n${renderRegistration(reg)}`);
-    return Exit.ok;
-  }
-  try {
-    const written = writeRegistration(reg, file);
-    if (asJson) io.out(`${JSON.stringify({ client, ...written, command: reg.command, args: reg.args })}\n`);
-    else io.out(`wrote ${written.file}${written.backup ? ` (the old file is kept as ${written.backup})` : ""}\n`);
+    if (opts.json) {
+      io.out(jsonText(io, { client, file, command: reg.command, args: reg.args, env: reg.env }));
+      return Exit.ok;
+    }
+    const rendered = renderRegistration(reg);
+    const target = io.stdoutIsTTY ? undefined : io.stdoutFile?.();
+    io.out(target ? appendable(target.text, reg, rendered, target.path) : rendered);
+    if (!target || resolve(target.path) !== resolve(file))
+      io.err(`rta: add this to ${shown(file)}, or run again with --write to merge it in\n`);
     return Exit.ok;
   } catch (err) {
     if (err instanceof RtaError) return reportError(io, err, opts.json === true);
@@ -86,12 +81,68 @@ export function install(cli: { io: Io }, client: string, opts: InstallOptions): 
       io,
       new RtaError(
         "core.config.unreadable",
-        `${file} could not be written: ${(err as Error).message}`,
-        "check the folder exists and is yours to write",
+        `rta could not update ${at}: ${shown((err as Error).message)}`,
+        "check that the file and its folder are yours to read and write",
       ),
       opts.json === true,
     );
   }
+}
+
+function isDir(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory();
+}
+
+/** The registration and the file it belongs in; refuses the flags that name nothing usable. */
+function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registration; file: string } {
+  const maxResultMiB = parseMaxResult(opts.maxResult);
+  const agent = optionalAgentName(opts.agent);
+  for (const root of opts.root) {
+    if (!isDir(root))
+      throw new RtaError(
+        "core.input.invalid",
+        `--root ${JSON.stringify(root)} is not a directory`,
+        "give --root a directory that exists; the server would refuse every path under it",
+      );
+  }
+  const perProject = PROJECT_CLIENTS.includes(client);
+  if (opts.project !== undefined && !perProject)
+    throw new RtaError(
+      "core.input.invalid",
+      `${client} keeps its servers in the home, not in a project, so --project says nothing to it`,
+      `leave --project out; it is for ${PROJECT_CLIENTS.join(" and ")}`,
+    );
+  if (opts.project !== undefined && !isDir(opts.project))
+    throw new RtaError(
+      "core.input.invalid",
+      `--project ${JSON.stringify(opts.project)} is not a directory`,
+      "give --project the folder the client opens as the project",
+    );
+  const project = opts.project ?? opts.root[0];
+  if (perProject && project === undefined && opts.write)
+    throw new RtaError(
+      "core.input.missing",
+      `${client} keeps its servers in the project, and no project is named`,
+      `name it: \`rta mcp install ${client} --project DIR --write\` (or --root DIR: the first root is the project)`,
+    );
+  const roots = opts.root.length === 0 && opts.project !== undefined ? [opts.project] : opts.root;
+  if (roots.length === 0)
+    io.err(
+      "rta: no --root: the server will confine paths to the directory the client starts it in; name one with --root DIR\n",
+    );
+  const reg = registration(client, {
+    binary: process.execPath,
+    roots,
+    dirs: dirs(io.env),
+    ...(agent ? { agent } : {}),
+    ...(maxResultMiB ? { maxResultMiB } : {}),
+  });
+  const file = configPath(client, {
+    home: defaultHome(io.env),
+    project: project === undefined ? "<your project>" : resolve(project),
+    ...(io.env.CODEX_HOME ? { codexHome: io.env.CODEX_HOME } : {}),
+  });
+  return { reg, file };
 }
 
 /** Reads --max-result: a whole number of MiB in MAX_RESULT_RANGE_MIB, or nothing for the default. */

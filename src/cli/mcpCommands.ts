@@ -83,6 +83,7 @@ export function addMcpCommands(program: Command, cli: Cli): void {
     .description("print (or --write) the registration that lets a client launch rta mcp serve")
     .argument("<client>", "claude, claude-code, cursor, vscode, codex or gemini")
     .option("--root <dir>", "a directory path arguments may use (repeatable)", collect, [])
+    .option("--project <dir>", "claude-code and vscode: the project whose file to write (default: the first --root)")
     .option("--agent <name>", "the agent's name (default: the client's name)")
     .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256")
     .option("--write", "merge the registration into the client's config file, keeping a backup")
@@ -90,7 +91,7 @@ export function addMcpCommands(program: Command, cli: Cli): void {
     .action(
       async (
         client: string,
-        opts: { root: string[]; agent?: string; maxResult?: string; write?: boolean; json?: boolean },
+        opts: { root: string[]; project?: string; agent?: string; maxResult?: string; write?: boolean; json?: boolean },
       ) => {
         const { install } = await import("./mcp.ts");
         cli.status = install(cli, client, opts);

@@ -8,10 +8,13 @@
 import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
+import { closest, didYouMean } from "../core/suggest.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
+import { warnIfConfigUnread } from "./configWarning.ts";
 import { addConsentCommands } from "./consentCommands.ts";
 import { type Cli, makeCli } from "./factory.ts";
-import type { Io } from "./io.ts";
+import { EXIT_PIPE_CLOSED, type Io, StdoutClosed, takeColor } from "./io.ts";
+import { addLogFollow } from "./logFollow.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
 import { addReadingCommands } from "./readingCommands.ts";
 import { reportError, reportUsage } from "./report.ts";
@@ -25,6 +28,9 @@ export function buildProgram(cli: Cli, first?: string): Command {
   const program = new Command("rta")
     .description("capabilities for operators, on the terminal and as MCP tools for agents, behind one gate")
     .version(version, "-V, --version")
+    // taken out of the command line by main() wherever it stands; declared here for --help
+    .option("--color <when>", "colour the output: auto, always or never", "auto")
+    .option("--json", "print JSON, wherever stdout goes (each command takes it too)")
     .showSuggestionAfterError(false)
     // Options after a subcommand's name are that subcommand's: `lock lift --agent x` is lift's --agent, not lock's.
     .enablePositionalOptions()
@@ -46,13 +52,24 @@ export function buildProgram(cli: Cli, first?: string): Command {
       cli.status = explain(cli, name, opts.json);
     });
 
+  program
+    .command("completion")
+    .description("print a completion script for bash, zsh or fish (verbs, flags, capabilities, agents, grant ids)")
+    .argument("<shell>", "bash, zsh or fish")
+    .action(async (shell: string) => {
+      const { completion } = await import("./completion.ts");
+      cli.status = completion(cli, shell);
+    });
+
   addConsentCommands(program, cli);
   addMcpCommands(program, cli);
   addReadingCommands(program, cli);
 
   const own = new Set(program.commands.map((c) => c.name()));
-  if (first === undefined || !own.has(first))
+  if (first === undefined || !own.has(first)) {
     addCapabilityCommands(program, cli, cli.catalogue.areas().includes(first ?? "") ? first : undefined);
+    addLogFollow(program, cli);
+  }
   return program;
 }
 
@@ -61,16 +78,38 @@ export function buildProgram(cli: Cli, first?: string): Command {
  * returns the exit status. Never throws: a refusal no command caught is said with its code and hint, anything else
  * as core.internal.
  */
-export async function main(argv: string[], cli: Cli = makeCli()): Promise<number> {
+export async function main(given: string[], cli: Cli = makeCli()): Promise<number> {
   const { io } = cli;
+  let argv: string[];
+  try {
+    const taken = takeColor(given);
+    // `rta --json proc list` is `rta proc list --json`: every command that prints a result takes it
+    argv = taken.argv[0] === "--json" ? jsonLast(taken.argv.slice(1)) : taken.argv;
+    if (taken.color) io.color = taken.color;
+  } catch (err) {
+    return reportError(io, err as RtaError, false);
+  }
   const program = buildProgram(cli, argv[0]);
+  if (argv[0] === "__complete") {
+    const { complete } = await import("./completion.ts");
+    return complete(cli, program, argv.slice(1));
+  }
+  if (argv.length === 0) {
+    // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it
+    io.out(program.helpInformation());
+    return Exit.ok;
+  }
+  warnIfConfigUnread(io, argv[0]);
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.status;
   } catch (err) {
-    if (err instanceof CommanderError) return commanderExit(io, err, knownWords(program, argv));
+    if (err instanceof StdoutClosed) return stdoutClosed(io, err);
+    if (err instanceof CommanderError) return commanderExit(io, err, program, argv, cli);
     // A refusal a command did not catch itself is still said as itself, with its code and hint.
     if (err instanceof RtaError) return reportError(io, err, false);
+    // whatever read stdout has gone (`| head`) by a path that did not go through io.out: as above
+    if ((err as NodeJS.ErrnoException)?.code === "EPIPE") return EXIT_PIPE_CLOSED;
     if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
     io.err("rta: error: rta hit an unexpected failure (core.internal)\n");
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");
@@ -78,12 +117,35 @@ export async function main(argv: string[], cli: Cli = makeCli()): Promise<number
   }
 }
 
+/** `--json` put after the command's own words and before a `--`, where the command reads it. */
+function jsonLast(argv: string[]): string[] {
+  const end = argv.indexOf("--");
+  return end < 0 ? [...argv, "--json"] : [...argv.slice(0, end), "--json", ...argv.slice(end)];
+}
+
+/**
+ * Stdout took no more. Its reader went away (`| head` had what it wanted):
+ * nothing is said, and the status is ripgrep's for it (EXIT_PIPE_CLOSED). Anything else (a full disk behind `>`) is said on stderr.
+ */
+function stdoutClosed(io: Io, err: StdoutClosed): number {
+  if (err.errno === "EPIPE") return EXIT_PIPE_CLOSED;
+  return reportError(
+    io,
+    new RtaError(
+      "core.output.failed",
+      `the output could not be written (${err.errno})`,
+      "write it somewhere with room",
+    ),
+    false,
+  );
+}
+
 /** The longest run of argv that names commands, e.g. ["proc", "list"] for `proc list --bogus`. */
 function knownWords(program: Command, argv: string[]): string[] {
   const words: string[] = [];
   let cmd = program;
   for (const arg of argv) {
-    const next = cmd.commands.find((c) => c.name() === arg);
+    const next = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
     if (!next) break;
     words.push(arg);
     cmd = next;
@@ -91,11 +153,57 @@ function knownWords(program: Command, argv: string[]): string[] {
   return words;
 }
 
-function commanderExit(io: Io, err: CommanderError, words: string[]): number {
+function commandAt(program: Command, words: string[]): Command {
+  let cmd = program;
+  for (const w of words) cmd = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w)) ?? cmd;
+  return cmd;
+}
+
+function commanderExit(io: Io, err: CommanderError, program: Command, argv: string[], cli: Cli): number {
   if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") {
     return Exit.ok;
   }
   const message = err.message.replace(/^error: /, "");
-  if (words.length === 0) return reportUsage(io, message, "run `rta explain` to see every capability, or `rta --help`");
-  return reportUsage(io, message, `run \`rta ${words.join(" ")} --help\` to see what it takes`);
+  const words = knownWords(program, argv);
+  const guess = suggestion(err, commandAt(program, words), argv.slice(words.length), words, cli);
+  const base =
+    words.length === 0
+      ? "run `rta explain` to see every capability, or `rta --help`"
+      : `run \`rta ${words.join(" ")} --help\` to see what it takes`;
+  return reportUsage(io, message, guess ? `${guess} ${base}` : base);
+}
+
+/** "did you mean ..." for the first word of `rest` the command does not know: a command, a capability or a flag. */
+function suggestion(err: CommanderError, cmd: Command, rest: string[], words: string[], cli: Cli): string {
+  const at = (w: string) => ["rta", ...words, w].join(" ");
+  if (err.code === "commander.unknownCommand" && rest[0] !== undefined) {
+    const typed = rest[0];
+    if (typed.includes(".") || typed.includes("_")) {
+      const names = cli.catalogue.all().map((c) => c.name);
+      const dotted = typed.replaceAll("_", ".");
+      const near = names.includes(dotted) ? [dotted] : closest(dotted, names);
+      if (near.length > 0) return didYouMean(near, (n) => `rta ${n.replaceAll(".", " ")}`);
+    }
+    const names = cmd.commands.filter((c) => !hidden(c)).flatMap((c) => [c.name(), ...c.aliases()]);
+    return didYouMean(closest(typed, names), at);
+  }
+  const flags = cmd.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined);
+  flags.push("--help", "-h");
+  for (const word of rest) {
+    if (word === "--") break;
+    if (!word.startsWith("-") || word === "-") continue;
+    const flag = word.split("=")[0] as string;
+    if (flags.includes(flag)) continue;
+    return didYouMean(
+      closest(
+        flag,
+        flags.filter((f) => f.startsWith("--")),
+      ),
+    );
+  }
+  return "";
+}
+
+function hidden(cmd: Command): boolean {
+  return (cmd as unknown as { _hidden?: boolean })._hidden === true;
 }

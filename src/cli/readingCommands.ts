@@ -8,6 +8,7 @@ import type { Cli } from "./factory.ts";
 
 /** Adds `agent log | overview`, `config path | show | check` and `doctor`; it parses, and refuses only what commander does. */
 export function addReadingCommands(program: Command, cli: Cli): void {
+  const collect = (value: string, previous: string[]) => [...previous, value];
   const agentCmd = program.command("agent").description("what agents did, from the record (never a tool)");
   agentCmd
     .command("log")
@@ -61,6 +62,7 @@ export function addReadingCommands(program: Command, cli: Cli): void {
   program
     .command("doctor")
     .description("check config, dirs, roots, the record and the grant store, each with its fix (never a tool)")
+    .option("--root <dir>", "check the roots a server given this --root would serve (repeatable)", collect, [])
     .option("--json", "print JSON")
     .action(async (opts) => {
       const { doctor } = await import("./doctor.ts");

@@ -57,8 +57,13 @@ const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
  * `rta agent log | cat` cannot act on the terminal either.
  */
 export function jsonShown(value: unknown): string {
+  return jsonEscaped(JSON.stringify(value));
+}
+
+/** JSON text with the controls JSON.stringify leaves raw written as \uXXXX; they stand only inside strings, so no value changes. */
+export function jsonEscaped(json: string): string {
   // A character past U+FFFF (a tag character) is written as its two UTF-16 halves, as JSON spells it.
-  return JSON.stringify(value).replace(RAW_IN_JSON, (c) =>
+  return json.replace(RAW_IN_JSON, (c) =>
     [...c].length === 1 && c.length === 2
       ? `\\u${c.charCodeAt(0).toString(16)}\\u${c.charCodeAt(1).toString(16)}`
       : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
@@ -81,13 +86,12 @@ export function renderHuman(value: ResultValue, paint: ChalkInstance, hints: Ren
     case "log": {
       const units = new Map((hints.columns ?? []).map((c) => [c.name, c.unit]));
       const cells = value.rows.map((row) => row.map((cell, i) => formatCell(cell, units.get(value.columns[i] ?? ""))));
-      let out = renderGrid(value.columns, cells, paint);
-      if (value.total > value.rows.length) out += paint.dim(`showing ${value.rows.length} of ${value.total}\n`);
-      return out;
+      // "showing 3 of 67" is a note about the table, not part of it: printResult says it on stderr
+      return renderGrid(value.columns, cells, paint);
     }
     case "text": {
       const text = shownText(value.text);
-      return text.endsWith("\n") ? text : `${text}\n`;
+      return text === "" || text.endsWith("\n") ? text : `${text}\n`;
     }
     case "tree":
       return renderTree(value.root, "", true, true);

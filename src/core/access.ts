@@ -82,7 +82,9 @@ export interface DirHandle {
   /**
    * Visits everything under it, depth first in name order, to `maxDepth` (1:
    * its own entries). Links are reported, never followed; withheld
-   * directories are passed by. The visitor returns false to stop. The walk
+   * directories are passed by in silence, and what cannot be read (its mode)
+   * is passed by and counted in the summary; a directory it cannot list is
+   * still visited. The visitor returns false to stop. The walk
    * gives way through `pacer` and throws `core.call.cancelled` once the call
    * is cancelled.
    */
@@ -90,7 +92,16 @@ export interface DirHandle {
     maxDepth: number,
     pacer: Pacer,
     visit: (e: WalkEntry) => boolean | undefined | Promise<boolean | undefined>,
-  ): Promise<void>;
+  ): Promise<WalkSummary>;
+}
+
+/** What a walk passed by besides what the gate withholds, which is never counted: else a count would tell of it. */
+export interface WalkSummary {
+  /**
+   * Entries the walk could not read (a directory it could not list, a name
+   * it could not look at, a file `openFile` could not open), by their mode
+   */
+  skipped: number;
 }
 
 /**

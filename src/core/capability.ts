@@ -5,6 +5,7 @@
  */
 import type { NetAccess, PathIntent, ReadHandle, Spawn, WriteHandle } from "./access.ts";
 import type { Clock, HostFiles } from "./deps.ts";
+import type { Code } from "./errors.ts";
 import type { ResultValue, Scalar, Shape } from "./result.ts";
 
 /** What an agent needs before a call: `read` is free unless it reaches or reveals. */
@@ -115,6 +116,18 @@ export interface RunContext<I extends Inputs = Inputs> {
    * and loses what may be the head of a place. Left out, a text is shown as it is.
    */
   shown?: (text: string, before?: string, cut?: boolean) => string;
+  /**
+   * Told what a long piece of work (a walk) has seen so far, as often as it
+   * likes: the front decides whether and when a person is shown it. Left out
+   * for an agent, and for a person whose output is piped.
+   */
+  progress?: (seen: Seen) => void;
+}
+
+/** What a walk has seen so far: entries, and bytes of the files among them. */
+export interface Seen {
+  files: number;
+  bytes: number;
 }
 
 export interface RowWriter {
@@ -148,7 +161,13 @@ export interface CapabilityDecl<I extends Inputs = Inputs> {
   defaultRoots?: readonly string[];
   inputs: I;
   /** columns of a table or log; fields (dotted paths) of an object that carry a unit */
-  result: { shape: Shape; columns?: readonly ColumnSpec[]; fields?: readonly ColumnSpec[] };
+  result: {
+    shape: Shape;
+    columns?: readonly ColumnSpec[];
+    fields?: readonly ColumnSpec[];
+    /** a table with no rows is said with this code's exit status on the CLI (fs.grep: none matched, as grep) */
+    whenEmpty?: Code;
+  };
   examples: readonly Example[];
   run(args: ArgsOf<I>, ctx: RunContext<I>): Promise<ResultValue>;
 }

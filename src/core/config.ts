@@ -19,9 +19,10 @@
  * A file that does not read refuses, naming what is wrong and where; nothing
  * here prints.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RtaError } from "./errors.ts";
+import { type FileSeen, Recheck, sameFile } from "./recheck.ts";
 import type { Scalar } from "./result.ts";
 
 export const CONFIG_FILE = "config.toml";
@@ -64,86 +65,121 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Reads config text; refuses (core.config.invalid) the first thing it cannot take, naming the key. */
 export function parseConfig(text: string): Config {
+  const { config, problems } = readConfig(text);
+  if (problems[0]) throw problems[0];
+  return config;
+}
+
+/**
+ * Reads config text and says every problem in it, each a core.config.invalid
+ * naming the key: what reads is kept, what does not is left out. TOML that
+ * does not parse is one problem (the parser stops at the first). Refuses
+ * nothing itself.
+ */
+export function readConfig(text: string): { config: Config; problems: RtaError[] } {
+  const config: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
+  const problems: RtaError[] = [];
+  const problem = (where: string, why: string) => problems.push(bad(where, why));
   let raw: unknown;
   try {
     raw = Bun.TOML.parse(text);
   } catch (err) {
-    throw bad("is not TOML:", (err as Error).message);
+    problem("is not TOML:", (err as Error).message);
+    return { config, problems };
   }
-  if (!isTable(raw)) throw bad("is not", "a table");
-  const config: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
+  if (!isTable(raw)) {
+    problem("is not", "a table");
+    return { config, problems };
+  }
   for (const [key, value] of Object.entries(raw)) {
     switch (key) {
       case "roots":
-        if (!Array.isArray(value) || !value.every((r) => typeof r === "string" && r.startsWith("/"))) {
-          throw bad("roots", "must be a list of absolute paths");
-        }
-        config.roots = value as string[];
+        if (!Array.isArray(value) || !value.every((r) => typeof r === "string" && r.startsWith("/")))
+          problem("roots", "must be a list of absolute paths");
+        else config.roots = value as string[];
         break;
       case "paths":
         if (
           !isTable(value) ||
           Object.keys(value).some((k) => k !== "hardlinks") ||
           (value.hardlinks !== undefined && typeof value.hardlinks !== "boolean")
-        ) {
-          throw bad("[paths]", "takes only hardlinks = true or false");
-        }
-        config.hardlinks = value.hardlinks === true;
+        )
+          problem("[paths]", "takes only hardlinks = true or false");
+        else config.hardlinks = value.hardlinks === true;
         break;
       case "defaults":
-        if (!isTable(value)) throw bad("[defaults]", "must be a table of capabilities");
+        if (!isTable(value)) {
+          problem("[defaults]", "must be a table of capabilities");
+          break;
+        }
         for (const [cap, inputs] of Object.entries(value)) {
           if (!isTable(inputs) || !Object.values(inputs).every(isScalar))
-            throw bad(`[defaults."${cap}"]`, "must map inputs to values");
-          config.defaults[cap] = inputs as Record<string, Scalar>;
+            problem(`[defaults."${cap}"]`, "must map inputs to values");
+          else config.defaults[cap] = inputs as Record<string, Scalar>;
         }
         break;
       case "connections":
-        if (!isTable(value)) throw bad("[connections]", "must be a table of named connections");
+        if (!isTable(value)) {
+          problem("[connections]", "must be a table of named connections");
+          break;
+        }
         for (const [name, c] of Object.entries(value)) {
-          if (!NAME.test(name)) throw bad(`[connections.${name}]`, "is not a name");
-          if (!isTable(c) || typeof c.area !== "string")
-            throw bad(`[connections.${name}]`, "needs area = the capabilities it serves");
-          const { area, ...values } = c;
-          if (!Object.values(values).every(isScalar)) throw bad(`[connections.${name}]`, "must give plain values");
-          config.connections[name] = { area, values: values as Record<string, Scalar> };
+          if (!NAME.test(name)) problem(`[connections.${name}]`, "is not a name");
+          else if (!isTable(c) || typeof c.area !== "string")
+            problem(`[connections.${name}]`, "needs area = the capabilities it serves");
+          else {
+            const { area, ...values } = c;
+            if (!Object.values(values).every(isScalar)) problem(`[connections.${name}]`, "must give plain values");
+            else config.connections[name] = { area, values: values as Record<string, Scalar> };
+          }
         }
         break;
       case "profiles":
-        if (!isTable(value)) throw bad("[profiles]", "must be a table of named profiles");
-        for (const [name, p] of Object.entries(value)) config.profiles[name] = parseProfile(name, p);
+        if (!isTable(value)) {
+          problem("[profiles]", "must be a table of named profiles");
+          break;
+        }
+        for (const [name, p] of Object.entries(value)) {
+          const profile = parseProfile(name, p, problem);
+          if (profile) config.profiles[name] = profile;
+        }
         break;
       default:
-        throw bad(
+        problem(
           `has no setting ${JSON.stringify(key)}`,
           "(roots, paths, defaults, connections and profiles are known)",
         );
     }
   }
   for (const [name, p] of Object.entries(config.profiles)) {
-    if (p.connection !== undefined && !config.connections[p.connection])
-      throw bad(`[profiles.${name}]`, `names connection ${p.connection}, which is not in [connections]`);
+    if (p.connection !== undefined && !config.connections[p.connection]) {
+      problem(`[profiles.${name}]`, `names connection ${p.connection}, which is not in [connections]`);
+      delete config.profiles[name];
+    }
   }
-  return config;
+  return { config, problems };
 }
 
-function parseProfile(name: string, p: unknown): Profile {
-  if (!NAME.test(name)) throw bad(`[profiles.${name}]`, "is not a name");
-  if (!isTable(p) || typeof p.area !== "string")
-    throw bad(`[profiles.${name}]`, "needs area = the capabilities it is for");
-  for (const key of Object.keys(p)) {
-    if (!["area", "connection", "set", "only"].includes(key))
-      throw bad(`[profiles.${name}]`, `has no setting ${JSON.stringify(key)}`);
-  }
+/** One profile, or undefined when something in it does not read; each such thing is told to `problem`. */
+function parseProfile(name: string, p: unknown, problem: (where: string, why: string) => void): Profile | undefined {
+  const where = `[profiles.${name}]`;
+  if (!NAME.test(name)) return void problem(where, "is not a name");
+  if (!isTable(p) || typeof p.area !== "string") return void problem(where, "needs area = the capabilities it is for");
+  let fine = true;
+  const no = (at: string, why: string) => {
+    problem(at, why);
+    fine = false;
+  };
+  for (const key of Object.keys(p))
+    if (!["area", "connection", "set", "only"].includes(key)) no(where, `has no setting ${JSON.stringify(key)}`);
   if (p.connection !== undefined && typeof p.connection !== "string")
-    throw bad(`[profiles.${name}] connection`, "must be a connection's name");
+    no(`${where} connection`, "must be a connection's name");
   const set = p.set ?? {};
-  if (!isTable(set) || !Object.values(set).every(isScalar))
-    throw bad(`[profiles.${name}] set`, "must map inputs to values");
+  if (!isTable(set) || !Object.values(set).every(isScalar)) no(`${where} set`, "must map inputs to values");
   const only = p.only ?? {};
-  if (!isTable(only) || !Object.values(only).every((v) => Array.isArray(v) && v.every(isScalar))) {
-    throw bad(`[profiles.${name}] only`, "must map inputs to lists of values");
-  }
+  if (!isTable(only) || !Object.values(only).every((v) => Array.isArray(v) && v.every(isScalar)))
+    no(`${where} only`, "must map inputs to lists of values");
+  if (!fine) return undefined;
   const profile: Profile = { area: p.area, set: set as Record<string, Scalar>, only: only as Record<string, Scalar[]> };
   if (typeof p.connection === "string") profile.connection = p.connection;
   return profile;
@@ -157,36 +193,44 @@ export type ConfigState =
   | { kind: "stale"; config: Config; error: RtaError };
 
 /**
- * The config as it stands, read again only when the file changes (one stat a
- * call). A missing file is the empty config.
+ * The config as it stands, read again only when the file changes, and looked
+ * at no more than once every RECHECK_MS (core/recheck.ts): an edit holds from
+ * the first call that starts that long after it. A missing file is the empty
+ * config.
  */
 export class ConfigSource {
-  private cached: { mtimeMs: number; size: number; state: ConfigState } | undefined;
+  private cached: { seen: FileSeen; state: ConfigState } | undefined;
   private lastGood: Config | undefined;
+  private readonly look: Recheck;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    now?: () => number,
+  ) {
+    this.look = new Recheck(file, now);
+  }
 
   static inConfigDir(configDir: string): ConfigSource {
     return new ConfigSource(join(configDir, CONFIG_FILE));
   }
 
   current(): ConfigState {
-    let st: { mtimeMs: number; size: number } | undefined;
+    let st: FileSeen | undefined;
     try {
       // asked on every call, and most operators have no config.toml: its absence is an answer, not a thrown error
-      st = statSync(this.file, { throwIfNoEntry: false });
+      st = this.look.stat();
     } catch (err) {
-      return this.settle(this.failed(bad("cannot be read:", (err as NodeJS.ErrnoException).code ?? "unknown error")));
+      return this.settle(this.failed(cannotRead(err)));
     }
     if (st === undefined) return this.settle({ kind: "ok", config: EMPTY_CONFIG });
-    if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.state;
+    if (this.cached && sameFile(this.cached.seen, st)) return this.cached.state;
     let state: ConfigState;
     try {
       state = { kind: "ok", config: parseConfig(readFileSync(this.file, "utf8")) };
     } catch (err) {
-      state = this.failed(err instanceof RtaError ? err : bad("cannot be read:", (err as Error).message));
+      state = this.failed(err instanceof RtaError ? err : cannotRead(err));
     }
-    this.cached = { mtimeMs: st.mtimeMs, size: st.size, state };
+    this.cached = { seen: st, state };
     return this.settle(state);
   }
 
@@ -198,6 +242,20 @@ export class ConfigSource {
     if (state.kind === "ok") this.lastGood = state.config;
     return state;
   }
+}
+
+/** A config file the OS would not read, said in words, not an errno or the path again. */
+function cannotRead(err: unknown): RtaError {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const why =
+    code === "EACCES" || code === "EPERM"
+      ? "permission denied"
+      : code === "EISDIR"
+        ? "it is a directory"
+        : code === "ENOTDIR"
+          ? "its dir is not a directory"
+          : "the system would not read it";
+  return bad("cannot be read:", why);
 }
 
 /** The config to act on: what reads now, else what read last; undefined while it has never read. */

@@ -34,6 +34,10 @@ export const codes = {
     exit: Exit.usage,
   },
   "core.cli.usage": { doc: "the command line could not be parsed", exit: Exit.usage },
+  "core.output.failed": {
+    doc: "stdout could not be written: the disk behind it is full, or it was closed (a closed pipe ends rta quietly)",
+    exit: Exit.failure,
+  },
   "core.mcp.badargs": {
     doc: "an argument has the wrong shape or the tool has no such argument",
     exit: Exit.usage,
@@ -126,6 +130,14 @@ export const codes = {
   },
   "core.path.invalid": { doc: "the path holds a NUL byte or is longer than the system allows", exit: Exit.usage },
   "fs.notfound": { doc: "nothing is at that path", exit: Exit.unavailable },
+  "fs.walk.skipped": {
+    doc: "a warning: a search passed by entries the server may not read (their mode) and counts them; the CLI exits 1, as find does",
+    exit: Exit.failure,
+  },
+  "fs.grep.nomatch": {
+    doc: "not a refusal: fs.grep found no matching line; the CLI exits 1, as grep and rg do",
+    exit: Exit.failure,
+  },
   "fs.exists": { doc: "something is already at that path", exit: Exit.failure },
   "fs.notfile": { doc: "the path is not a regular file", exit: Exit.failure },
   "fs.notdir": { doc: "the path is not a directory", exit: Exit.failure },

@@ -13,7 +13,11 @@ export interface ObjectResult {
   value: Record<string, unknown>;
 }
 
-/** Said beside a result that was cut for the model, e.g. `core.mcp.result.cut`. */
+/**
+ * Said beside a result: `warning` when it was cut for the model
+ * (`core.mcp.result.cut`), `warnings` for what the capability says of its
+ * own work (`fs.walk.skipped`). Its code's exit status is the CLI's.
+ */
 export interface Warning {
   code: string;
   message: string;
@@ -26,6 +30,8 @@ export interface TableResult {
   /** every row there is, including those not sent */
   total: number;
   warning?: Warning;
+  /** what the capability says beside its rows: e.g. entries a walk could not read and skipped */
+  warnings?: Warning[];
 }
 
 /** A log is a table in time order; when it is cut, its newest rows are kept. */
@@ -35,11 +41,32 @@ export interface LogResult {
   rows: Scalar[][];
   total: number;
   warning?: Warning;
+  /** what the capability says beside its rows */
+  warnings?: Warning[];
 }
 
 export interface TextResult {
   type: "text";
   text: string;
+  /**
+   * What is said after the text and is not part of it, in an agent's words:
+   * "[more lines follow: read on with from_line=15]". An agent is sent it as
+   * the text's last line (forAgent); the CLI says it on stderr, in its own
+   * spelling, so `rta fs read f > copy` holds only the file.
+   */
+  note?: string;
+  /**
+   * Why the text is not the whole of what was asked, byte for byte: "cut" when
+   * it stopped at a size bound the caller did not choose, "replaced" when bytes
+   * that are not UTF-8 were read as U+FFFD. The CLI exits non-zero on either.
+   */
+  short?: "cut" | "replaced";
+  /**
+   * The text's last line ends in a newline in the file, which lines joined
+   * for an agent leave out: the CLI prints it, so `--from-line 2 --lines 2`
+   * prints what `sed -n 2,3p` does.
+   */
+  endsLine?: true;
 }
 
 export interface TreeNode {
@@ -85,9 +112,24 @@ export function table(columns: string[], rows: Scalar[][], total = rows.length):
   return { type: "table", columns, rows, total };
 }
 
-/** A text result. */
-export function text(body: string): TextResult {
-  return { type: "text", text: body };
+/** A text result, with what is said after it (its note) and why it is short of the whole, where either applies. */
+export function text(body: string, note?: string, short?: TextResult["short"]): TextResult {
+  const out: TextResult = { type: "text", text: body };
+  if (note !== undefined && note !== "") out.note = note;
+  if (short !== undefined) out.short = short;
+  return out;
+}
+
+/**
+ * A result as an agent is sent it: a text's note is its last line, as it
+ * always was (the whole text, when there is none), and what is only the
+ * CLI's (`short`, `endsLine`) is left out. Every other
+ * value is sent as it is. Refuses nothing.
+ */
+export function forAgent(value: ResultValue): ResultValue {
+  if (value.type !== "text" || (value.note === undefined && value.short === undefined && !value.endsLine)) return value;
+  const { text, note } = value;
+  return { type: "text", text: note === undefined ? text : text === "" ? note : `${text}\n${note}` };
 }
 
 /** An error as a result value: code, message and, when there is one, hint. */

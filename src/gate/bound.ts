@@ -154,9 +154,14 @@ export function bound(value: ResultValue, limits: Limits): ResultValue {
   switch (value.type) {
     case "table":
     case "log": {
-      const writer = new TableWriter(value.columns, value.type, limits);
+      // the capability's own warnings are kept, and the rows cut to leave them room
+      const said = value.warnings;
+      const room = said ? { ...limits, model: limits.model - jsonSize(said) } : limits;
+      const writer = new TableWriter(value.columns, value.type, room);
       for (const row of value.rows) writer.add(row);
-      return writer.finish(value.total);
+      const out = writer.finish(value.total);
+      if (said) out.warnings = said;
+      return out;
     }
     case "text":
       return cutText(value, limits.model);

@@ -22,6 +22,8 @@ export interface RunInputs {
   limits: Limits;
   paths: Record<string, GatedPath>;
   grant: { host: string | null } | undefined;
+  /** a person's terminal, told what a long walk has seen (see RunContext.progress) */
+  progress?: RunContext["progress"];
 }
 
 /** Runs the capability with what stage 10 opened; refuses nothing itself (the run's own errors pass through). */
@@ -39,6 +41,7 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     clock: deps.clock,
     host: deps.host,
     dataDir: deps.dirs.data,
+    ...(run.progress && call.origin.kind === "person" ? { progress: run.progress } : {}),
     ...(call.origin.kind === "agent"
       ? { shown: (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut) }
       : {}),

@@ -22,10 +22,11 @@
  *   14 record       every agent call, refusals and probes included, with the error as it was written
  */
 import type { Call, Outcome } from "../core/call.ts";
-import type { Args } from "../core/capability.ts";
+import type { Args, RunContext } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
 import { asRtaError } from "../core/errors.ts";
+import { lap } from "../core/profile.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
 import { checkDeclaration } from "./declaration.ts";
 import type { Deps } from "./deps.ts";
@@ -50,6 +51,8 @@ export interface PipelineOptions {
   limits?: Limits;
   /** called with what was thrown when it was not an RtaError, before it is made bare */
   onUnexpected?: (thrown: unknown) => void;
+  /** a person's terminal, told what a long walk has seen; an agent's call is never handed it */
+  progress?: RunContext["progress"];
 }
 
 /** Runs one call through every stage and records it; never throws: a refusal or failure is the outcome's error. */
@@ -62,7 +65,10 @@ export async function runCall(
   const trace: CallTrace = { call, started: deps.clock.now(), outcome: "ok", probe: false };
   const outcome = await stages(call, catalogue, deps, options, trace);
   recordCall(trace, deps);
-  return call.origin.kind === "agent" ? redactOutcome(outcome, call, deps.redactor) : outcome;
+  lap("record: outcome line");
+  const shown = call.origin.kind === "agent" ? redactOutcome(outcome, call, deps.redactor) : outcome;
+  lap("redaction");
+  return shown;
 }
 
 /** Stages 1 to 12, in order; what they end with is noted on the trace for the record. */
@@ -75,11 +81,15 @@ async function stages(
 ): Promise<Outcome> {
   try {
     const cap = resolve(call, catalogue);
+    lap("resolve, shape, declaration, fill, grant, profile");
     const state = deps.config.current();
+    lap("config");
     const read = usable(state);
     const shaped = checkShape(cap, call, catalogue, read);
     const { sent, profile } = checkDeclaration(cap, call, shaped, read);
+    lap("resolve, shape, declaration, fill, grant, profile");
     if (call.origin.kind === "agent") checkLock(cap, call.origin, deps.gate(), deps.clock.now());
+    lap("lock check");
     const config = configFor(cap, state);
     // A named profile runs against its connection: a grant narrowed with --connection is matched on it.
     const connection =
@@ -114,17 +124,20 @@ async function stages(
     // A call runs only once the record holds a line saying so (see recordCall.ts). A walk that makes parents
     // changes something as its paths are opened, so its line is written before they are.
     const makesParents = mayMakeParents(cap, args);
+    lap("resolve, shape, declaration, fill, grant, profile");
     const recordOrGiveBack = () => {
       try {
         recordRun(trace, deps);
       } catch (err) {
         throw givenBack(err);
       }
+      lap("record: run line");
     };
     if (makesParents) recordOrGiveBack();
     let paths: Record<string, OpenedPath>;
     try {
       paths = openPaths(cap, args, gate);
+      lap("path gate, open and close");
     } catch (err) {
       // A walk that makes parents may have made some before it was refused: that call changed something.
       throw makesParents ? err : givenBack(err);
@@ -133,11 +146,22 @@ async function stages(
       if (!makesParents) recordOrGiveBack();
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
-      const ran = await execute(cap, args, { call: named, deps, signal, limits, paths, grant });
+      const ran = await execute(cap, args, {
+        call: named,
+        deps,
+        signal,
+        limits,
+        paths,
+        grant,
+        progress: options.progress,
+      });
+      lap("the capability's run");
       const value = bound(ran, limits);
+      lap("bound");
       return { ok: true, value };
     } finally {
       closePaths(paths);
+      lap("path gate, open and close");
     }
   } catch (thrown) {
     const error = asRtaError(thrown);

@@ -10,10 +10,11 @@
  * It is applied when a grant is issued, and again at call time in case the
  * policy changed since. It does not reach free reads: a lock does.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../core/duration.ts";
 import { RtaError } from "../core/errors.ts";
+import { type FileSeen, Recheck, sameFile } from "../core/recheck.ts";
 
 export const POLICY_FILE = "policy.toml";
 
@@ -95,31 +96,39 @@ function unreadable(why: string): RtaError {
 }
 
 /**
- * Reads the policy from the config dir, again only when the file changed, so a
- * policy edited while a server runs holds from its next call. A missing file
- * is no ceiling; a file that does not read refuses every grant until it does.
+ * Reads the policy from the config dir, again only when the file changed, and
+ * looks at the file no more than once every RECHECK_MS (core/recheck.ts), so a
+ * policy edited while a server runs holds from its first call that starts that
+ * long after. A missing file is no ceiling; a file that does not read refuses
+ * every grant until it does.
  */
 export class PolicySource {
-  private cached: { mtimeMs: number; size: number; policy: Policy } | undefined;
+  private cached: { seen: FileSeen; policy: Policy } | undefined;
+  private readonly look: Recheck;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    now?: () => number,
+  ) {
+    this.look = new Recheck(file, now);
+  }
 
   static inConfigDir(configDir: string): PolicySource {
     return new PolicySource(join(configDir, POLICY_FILE));
   }
 
   current(): Policy {
-    let st: { mtimeMs: number; size: number } | undefined;
+    let st: FileSeen | undefined;
     try {
       // asked at every grant check, and most operators have no policy.toml: its absence is an answer, not an error
-      st = statSync(this.file, { throwIfNoEntry: false });
+      st = this.look.stat();
     } catch (err) {
       throw unreadable((err as Error).message);
     }
     if (st === undefined) return NO_POLICY;
-    if (this.cached && this.cached.mtimeMs === st.mtimeMs && this.cached.size === st.size) return this.cached.policy;
+    if (this.cached && sameFile(this.cached.seen, st)) return this.cached.policy;
     const policy = parsePolicy(readFileSync(this.file, "utf8"));
-    this.cached = { mtimeMs: st.mtimeMs, size: st.size, policy };
+    this.cached = { seen: st, policy };
     return policy;
   }
 }

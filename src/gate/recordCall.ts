@@ -20,6 +20,7 @@
 import { createHash } from "node:crypto";
 import type { Call } from "../core/call.ts";
 import { RtaError } from "../core/errors.ts";
+import { lap } from "../core/profile.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import type { RecordEntry } from "../record/append.ts";
 import type { Deps } from "./deps.ts";
@@ -49,6 +50,7 @@ export interface CallTrace {
 export function recordRun(trace: CallTrace, deps: Deps): void {
   const entry = entryFor(trace, deps);
   if (!entry) return;
+  lap("record: entry");
   try {
     deps.record.append({ ...entry, kind: "run", outcome: "run", duration_ms: 0 });
   } catch {
@@ -64,6 +66,7 @@ export function recordRun(trace: CallTrace, deps: Deps): void {
 export function recordCall(trace: CallTrace, deps: Deps): void {
   const entry = entryFor(trace, deps);
   if (!entry) return;
+  lap("record: entry");
   try {
     deps.record.append(entry);
   } catch {

@@ -8,7 +8,12 @@ import type { Spawn, Spawned } from "../core/access.ts";
 
 /** How long a tool may run at most, whatever it was asked. */
 const TOOL_TIMEOUT_MS = 60_000;
-const TOOL_ENV = { LC_ALL: "C", PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" };
+/**
+ * Where a tool is looked for: the system's own dirs, never the caller's PATH, which may name a dir an agent can
+ * write (`.` in a root).
+ */
+export const TOOL_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const TOOL_ENV = { LC_ALL: "C", PATH: TOOL_PATH };
 
 /** Runs `argv` until it ends, is killed at the time limit, or the signal aborts it; undefined when it is not installed. */
 async function runTool(argv: readonly string[], signal?: AbortSignal): Promise<Spawned | undefined> {

@@ -17,6 +17,7 @@ import {
   isJSONRPCRequest,
   isJSONRPCResponse,
 } from "@modelcontextprotocol/server";
+import { callBegins, callEnds, lap } from "../core/profile.ts";
 import { JsonFramer } from "./jsonFramer.ts";
 import { holdsTooManyValues, REQUEST_LIMIT_BYTES, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
 
@@ -113,6 +114,7 @@ export class BoundedStdioTransport implements Transport {
   }
 
   private onData = (chunk: Buffer | string) => {
+    callBegins();
     this.framer.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   };
 
@@ -214,7 +216,9 @@ export class BoundedStdioTransport implements Transport {
   /** The server's message: an answer to a request it was handed frees that request's place. */
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
+    lap("result JSON, SDK result checks");
     const written = this.streams.output.write(`${JSON.stringify(message)}\n`);
+    callEnds("answer written");
     if (isJSONRPCResponse(message) && message.id !== undefined && message.id !== null) this.answered(message.id);
     if (!written) await this.whenDrained();
   }

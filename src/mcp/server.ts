@@ -21,7 +21,8 @@ import { agentNameFromClient } from "../core/agentName.ts";
 import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
-import { errorResult } from "../core/result.ts";
+import { lap } from "../core/profile.ts";
+import { errorResult, forAgent } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
@@ -109,6 +110,7 @@ export function createServer(ctx: ServeContext): Server {
   server.setRequestHandler("logging/setLevel", async () => ({}));
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
+    lap("SDK parse and dispatch");
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
     const outcome = await runCall(
       { capability: req.params.name, args: req.params.arguments ?? {}, origin },
@@ -116,7 +118,7 @@ export function createServer(ctx: ServeContext): Server {
       ctx.deps,
       { limits: ctx.limits, signal: reqCtx.mcpReq.signal, onUnexpected: ctx.onUnexpected },
     );
-    if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(outcome.value) }] };
+    if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(forAgent(outcome.value)) }] };
     // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
     // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
     if (outcome.error.code === "core.tool.unknown") {

@@ -33,8 +33,10 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
+import { lap } from "../core/profile.ts";
 import { chainMac } from "./chain.ts";
 import type { CheckpointStore, RecordCheckpoint, RecordEntry, RecordLine, RecordSink } from "./line.ts";
+import { sealLine } from "./lineText.ts";
 
 export type { CheckpointStore, RecordCheckpoint, RecordEntry, RecordLine, RecordSink } from "./line.ts";
 export { sessionMark } from "./line.ts";
@@ -50,12 +52,6 @@ class SessionSeqs {
   }
 }
 
-/** The line an entry becomes after the line `prev` of the chain. */
-function seal(key: Buffer, entry: RecordEntry, seq: number, prev: { n: number; mac: string }): RecordLine {
-  const unsealed = { ...entry, seq, n: prev.n + 1 };
-  return { ...unsealed, mac: chainMac(key, prev.mac, unsealed) };
-}
-
 /** A sink that keeps lines in memory, for tests and for fronts that record nothing. */
 export class MemoryRecord implements RecordSink {
   readonly lines: RecordLine[] = [];
@@ -65,9 +61,10 @@ export class MemoryRecord implements RecordSink {
 
   append(entry: RecordEntry): void {
     const last = this.lines.at(-1);
-    const line = seal(this.key, entry, this.seqs.next(entry.session), { n: last?.n ?? 0, mac: last?.mac ?? "" });
-    this.seqs.used(entry.session, line.seq);
-    this.lines.push(line);
+    const seq = this.seqs.next(entry.session);
+    const { n, mac } = sealLine(this.key, entry, seq, { n: last?.n ?? 0, mac: last?.mac ?? "" });
+    this.seqs.used(entry.session, seq);
+    this.lines.push({ ...entry, seq, n, mac });
   }
 }
 
@@ -163,17 +160,21 @@ export class FileRecord implements RecordSink {
     }
     // A file smaller than the checkpoint was cut or replaced: the chain goes on from the checkpoint all the
     // same, so --verify names what is missing.
+    lap("record: file checks");
     const seq = this.seqs.next(entry.session);
-    const line = seal(key, entry, seq, prev);
-    const bytes = Buffer.from(`${lead}${JSON.stringify(line)}\n`);
+    const line = sealLine(key, entry, seq, prev);
+    const text = `${lead}${line.text}\n`;
+    const length = Buffer.byteLength(text);
+    lap("record: line and mac");
     try {
-      const written = writeSync(fd, bytes);
-      if (written !== bytes.length) throw new Error(`the record took ${written} of ${bytes.length} bytes`);
+      const written = writeSync(fd, text);
+      if (written !== length) throw new Error(`the record took ${written} of ${length} bytes`);
     } catch (err) {
       ftruncateSync(fd, size);
       throw err;
     }
-    return { n: line.n as number, mac: line.mac as string, size: size + bytes.length, written: bytes.length, seq };
+    lap("record: write");
+    return { n: line.n, mac: line.mac, size: size + length, written: length, seq };
   }
 
   /**
@@ -223,7 +224,8 @@ interface OpenRecord {
  * and whether the file ends inside a line.
  */
 function readTail(fd: number, size: number, past: number): { lines: RecordLine[]; torn: boolean } {
-  const length = Math.min(size, TAIL_WINDOW);
+  // Only the bytes past the checkpoint when they fit the window, not the whole window every time.
+  const length = Math.min(size, past, TAIL_WINDOW);
   const buf = Buffer.allocUnsafe(length);
   const got = readSync(fd, buf, 0, length, size - length);
   const text = buf.toString("utf8", 0, got);

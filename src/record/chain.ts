@@ -9,13 +9,14 @@
  * `chainHash` is the unkeyed sha256 chain records were written with before
  * the key: kept only so an old record can still be read and named as such.
  */
-import { createHash, createHmac } from "node:crypto";
+import { createHash } from "node:crypto";
 import { canonical } from "../core/canonical.ts";
+import { macOf } from "./lineText.ts";
 
 /** A line's HMAC-SHA256 under the key, chained to the mac of the line before it; the line's own mac left out. */
 export function chainMac(key: Buffer, prev: string, line: object): string {
   const { mac: _mac, ...rest } = line as Record<string, unknown>;
-  return createHmac("sha256", key).update(prev).update("\n").update(canonical(rest)).digest("hex");
+  return macOf(key, prev, canonical(rest));
 }
 
 /** The unkeyed chain of a record written before the key, per session. */

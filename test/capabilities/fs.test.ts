@@ -14,6 +14,7 @@ import {
 import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
+import { forAgent } from "../../src/core/result.ts";
 import type { Deps } from "../../src/gate/deps.ts";
 import { PathGate } from "../../src/gate/paths/pathGate.ts";
 import { agentRules } from "../../src/gate/paths/rules.ts";
@@ -45,8 +46,33 @@ beforeEach(() => {
 async function call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const out = await runCall({ capability: tool, args, origin }, catalogue, deps);
   if (!out.ok) return { code: out.error.code, message: out.error.message };
-  return out.value as unknown as Record<string, unknown>;
+  return forAgent(out.value) as unknown as Record<string, unknown>;
 }
+
+describe("a walk's progress", () => {
+  test("a person's call is told what fs.grep and fs.find have seen; an agent's is never handed the callback", async () => {
+    const person = { kind: "person" as const };
+    for (const [capability, args] of [
+      ["fs.grep", { pattern: "TODO", path: root }],
+      ["fs.find", { path: root }],
+    ] as const) {
+      const seen: { files: number; bytes: number }[] = [];
+      const out = await runCall({ capability, args, origin: person }, catalogue, deps, {
+        progress: (s) => seen.push({ ...s }),
+      });
+      expect(out.ok).toBe(true);
+      expect(seen.length).toBeGreaterThan(3);
+      expect(seen.at(-1)?.files).toBeGreaterThan(seen[0]?.files ?? 0);
+      expect(seen.at(-1)?.bytes).toBeGreaterThan(0);
+    }
+    let told = 0;
+    const agent = await runCall({ capability: "fs_grep", args: { pattern: "TODO" }, origin }, catalogue, deps, {
+      progress: () => told++,
+    });
+    expect(agent.ok).toBe(true);
+    expect(told).toBe(0);
+  });
+});
 
 describe("reads", () => {
   test("fs_list: name, type, size, mtime and mode; hidden only when asked", async () => {
@@ -105,8 +131,8 @@ describe("reads", () => {
   test("fs_grep: file, line and text; case; RE2 runs what backtracking could not and refuses what it cannot take", async () => {
     const t = await call("fs_grep", { pattern: "TODO", path: "src" });
     expect(t.rows).toEqual([
-      ["a.ts", 1, "const a = 1; // TODO one"],
-      ["deep/b.ts", 2, "// TODO three"],
+      ["src/a.ts", 1, "const a = 1; // TODO one"],
+      ["src/deep/b.ts", 2, "// TODO three"],
     ]);
     const i = await call("fs_grep", { pattern: "todo", path: ".", ignore_case: true, glob: "b.ts" });
     expect((i.rows as unknown[][]).length).toBe(2);

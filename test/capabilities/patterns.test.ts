@@ -90,7 +90,12 @@ describe("fs_grep", () => {
     writeFileSync(join(root, "same", "a.txt"), text);
     writeFileSync(join(root, "same", "b.txt"), text);
     const r = await call("fs_grep", { pattern: "word", path: "same" });
-    expect(rowsOf(r).map((row) => `${row[0]}:${row[1]}`)).toEqual(["a.txt:51", "a.txt:102", "b.txt:51", "b.txt:102"]);
+    expect(rowsOf(r).map((row) => `${row[0]}:${row[1]}`)).toEqual([
+      "same/a.txt:51",
+      "same/a.txt:102",
+      "same/b.txt:51",
+      "same/b.txt:102",
+    ]);
   });
 
   test("a line far longer than a chunk is held to its start, matched there and shown cut", async () => {
@@ -118,7 +123,7 @@ describe("fs_grep", () => {
     mkdirSync(join(root, "src"));
     for (const name of ["a.ts", "b.js", "c.md", "d.tsx"]) writeFileSync(join(root, "src", name), "TODO\n");
     const r = await call("fs_grep", { pattern: "TODO", path: "src", glob: "*.{ts,js}" });
-    expect(rowsOf(r).map((row) => row[0])).toEqual(["a.ts", "b.js"]);
+    expect(rowsOf(r).map((row) => row[0])).toEqual(["src/a.ts", "src/b.js"]);
     expect(await call("fs_grep", { pattern: "TODO", path: "src", glob: "[z-a]*" })).toMatchObject({
       code: "core.input.invalid",
     });

@@ -70,3 +70,126 @@ describe("a team policy's never list", () => {
     expect(said.some((f: { detail: string }) => f.detail.includes('"fs.rm"'))).toBe(false);
   });
 });
+
+describe("a config.toml that does not read", () => {
+  const BROKEN = 'roots = "/srv"\nbogus = 1\n[profiles.w]\nfoo = 1\n[defaults."proc.list"]\nlimit = 0\n';
+
+  test("every other command says so once on stderr, with the file and the fix, and runs without it", async () => {
+    const home = tempDir();
+    const config = join(home, ".config", "rta");
+    mkdirSync(config, { recursive: true });
+    writeFileSync(join(config, "config.toml"), "roots = [\n");
+    const r = await runCli(["sys", "info", "--json"], { env: { HOME: home, RTA_CONFIG_DIR: config } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).type).toBe("object");
+    expect(r.stderr).toBe(
+      "rta: warning: ~/.config/rta/config.toml does not read (is not TOML: TOML Parse error: Unterminated array; expected ']'), so rta runs without it\n" +
+        "rta: hint: `rta config check` lists every problem in it\n",
+    );
+    const grants = await runCli(["grant", "list"], { env: { HOME: home, RTA_CONFIG_DIR: config } });
+    expect(grants.stderr.match(/rta: warning: /g)).toHaveLength(1);
+  });
+
+  test("a config that reads is not mentioned, nor a missing one", async () => {
+    expect((await runCli(["sys", "info"], { env: dirsWith('roots = ["/srv"]\n').env })).stderr).toBe("");
+    expect((await runCli(["sys", "info"], { env: dirsWith().env })).stderr).toBe("");
+  });
+
+  test("rta config check lists every problem, not the first, and says none twice", async () => {
+    const { env } = dirsWith(BROKEN);
+    const r = await runCli(["config", "check", "--json"], { env });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).problems).toEqual([
+      "roots must be a list of absolute paths",
+      'has no setting "bogus" (roots, paths, defaults, connections and profiles are known)',
+      "[profiles.w] needs area = the capabilities it is for",
+      '[defaults."proc.list"]: the operator\'s config sets proc.list limit to a value it does not take (limit is 0, outside 1..1000)',
+    ]);
+    expect(r.stderr).toBe("");
+    const plain = await runCli(["config", "check"], { env });
+    expect(plain.stdout.trimEnd().split("\n")).toHaveLength(4);
+    const doctor = await runCli(["doctor", "--json"], { env });
+    expect(doctor.stderr).toBe("");
+    const configFails = JSON.parse(doctor.stdout).findings.filter((f: { check: string }) => f.check === "config");
+    expect(configFails).toHaveLength(4);
+  });
+});
+
+describe("rta doctor's roots", () => {
+  test("each root says where it came from, and the fix is said where it was named", async () => {
+    const gone = join(tempDir(), "gone");
+    const alsoGone = join(tempDir(), "also-gone");
+    const here = tempDir();
+    const { env, config } = dirsWith(`roots = ["${alsoGone}", "${here}"]\n`);
+    const r = await runCli(["doctor", "--json", "--root", gone], { env });
+    const roots = JSON.parse(r.stdout).findings.filter((f: { check: string }) => f.check === "root");
+    expect(roots).toEqual([
+      {
+        check: "root",
+        status: "fail",
+        detail: `${gone} (from --root) cannot be read`,
+        fix: "it does not exist; create it, or drop that --root",
+        source: "--root",
+      },
+      {
+        check: "root",
+        status: "fail",
+        detail: `${alsoGone} (from roots in ${join(config, "config.toml")}) cannot be read`,
+        fix: `it does not exist; create it, or take it out of roots in ${join(config, "config.toml")}`,
+        source: "config",
+      },
+      {
+        check: "root",
+        status: "ok",
+        detail: `${here} (from roots in ${join(config, "config.toml")})`,
+        source: "config",
+      },
+    ]);
+    expect(r.stdout).not.toContain('drop that --root","source":"config');
+  });
+
+  test("with neither, the current directory is the root, as a note", async () => {
+    const r = await runCli(["doctor", "--json"], { env: dirsWith().env });
+    const roots = JSON.parse(r.stdout).findings.filter((f: { check: string }) => f.check === "root");
+    expect(roots).toEqual([
+      expect.objectContaining({
+        status: "note",
+        detail: `${process.cwd()} (the current directory: no --root and no roots in config)`,
+        source: "default",
+      }),
+    ]);
+  });
+
+  test("piped, each finding is one tab-separated line; on a terminal, marks and fixes", async () => {
+    const { env } = dirsWith();
+    const piped = await runCli(["doctor"], { env });
+    for (const line of piped.stdout.replace(/\n$/, "").split("\n")) expect(line.split("\t")).toHaveLength(4);
+    expect(piped.stdout).toContain(`note\troot\t${process.cwd()} (the current directory`);
+    const screen = await runCli(["doctor"], { env: { ...env, NO_COLOR: "1" }, tty: true });
+    expect(screen.stdout).toContain("note  root: ");
+    expect(screen.stdout).toContain("      fix: a server started here serves this directory");
+  });
+});
+
+describe("rta config's output forms", () => {
+  test("piped: path is the path, show is key<TAB>value lines, check is its lines; --json is JSON anywhere", async () => {
+    const { env, config } = dirsWith('roots = ["/srv"]\n[defaults."proc.list"]\nlimit = 5\n');
+    expect((await runCli(["config", "path"], { env })).stdout).toBe(`${join(config, "config.toml")}\n`);
+    expect(JSON.parse((await runCli(["config", "path", "--json"], { env })).stdout).config_dir).toBe(config);
+    const show = await runCli(["config", "show"], { env });
+    expect(show.stdout.split("\n")).toEqual([
+      'roots\t["/srv"]',
+      "hardlinks\tfalse",
+      'defaults\t{"proc.list":{"limit":5}}',
+      "connections\t{}",
+      "profiles\t{}",
+      "",
+    ]);
+    expect(JSON.parse((await runCli(["config", "show", "--json"], { env })).stdout).roots).toEqual(["/srv"]);
+    expect((await runCli(["config", "check"], { env })).stdout).toBe(`${join(config, "config.toml")}: fine\n`);
+    const pretty = await runCli(["config", "check", "--json"], { env, tty: true });
+    expect(pretty.stdout).toBe(
+      `${JSON.stringify({ file: join(config, "config.toml"), problems: [], exists: true }, null, 2)}\n`,
+    );
+  });
+});

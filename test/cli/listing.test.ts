@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { isoTime, plainCell, relativeTime } from "../../src/cli/listing.ts";
+import { isoTime, relativeTime } from "../../src/cli/listing.ts";
+import { plainCell } from "../../src/cli/plain.ts";
 import { GateStore } from "../../src/gate/gateStore.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { runCli, TEST_NOW_MS } from "../support/runCli.ts";
@@ -21,10 +22,9 @@ describe("times and cells", () => {
     expect(isoTime(null)).toBe(null);
   });
 
-  test("a piped cell holds no tab, line break or escape, and an empty one is -", () => {
+  test("a piped cell holds no tab, line break or escape, and none is an empty field", () => {
     expect(plainCell("a\tb\nc\u001b[2J")).toBe("a\\tb\\nc\\x1b[2J");
-    expect(plainCell(null)).toBe("-");
-    expect(plainCell("")).toBe("-");
+    expect(plainCell(null)).toBe("");
     expect(plainCell(3)).toBe("3");
   });
 });

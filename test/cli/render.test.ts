@@ -5,7 +5,7 @@ import { table } from "../../src/core/result.ts";
 
 const plain = new Chalk({ level: 0 });
 
-test("a table aligns its columns, formats units, and says when it was cut", () => {
+test("a table aligns its columns and formats units; what was cut is not said in it", () => {
   const out = renderHuman(
     table(
       ["mount", "size", "use%"],
@@ -23,7 +23,8 @@ test("a table aligns its columns, formats units, and says when it was cut", () =
       ],
     },
   );
-  expect(out).toBe("MOUNT  SIZE     USE%\n/      1.5 KiB  22%\n/boot  -        5%\nshowing 2 of 3\n");
+  // "showing 2 of 3" is a note on stderr, said by printResult, not part of the table
+  expect(out).toBe("MOUNT  SIZE     USE%\n/      1.5 KiB  22%\n/boot  -        5%\n");
 });
 
 test("an object nests, joins arrays, and marks an empty value", () => {
@@ -70,6 +71,7 @@ test("a tree and a chart are drawn", () => {
   expect(chart).toContain(`${"█".repeat(20)} 5`);
 });
 
-test("text ends with a newline", () => {
+test("text ends with a newline; an empty text prints nothing, as cat does", () => {
   expect(renderHuman({ type: "text", text: "hi" }, plain)).toBe("hi\n");
+  expect(renderHuman({ type: "text", text: "" }, plain)).toBe("");
 });

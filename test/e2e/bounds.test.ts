@@ -35,7 +35,7 @@ describe("a table past 80 KiB", () => {
       await s.close();
     }
     // The person at the CLI is not bounded.
-    const cli = JSON.parse((await rta(["proc", "list", "--sort", "pid", "--limit", "1000"])).stdout);
+    const cli = JSON.parse((await rta(["proc", "list", "--sort", "pid", "--limit", "1000", "--json"])).stdout);
     expect(cli.rows.length).toBe(cli.total);
     expect(cli.warning).toBeUndefined();
   });

@@ -35,7 +35,7 @@ describe("the built binary", () => {
 
   test("a token piped in and a token as an argument print the same JSON", async () => {
     const piped = await rta(["jwt", "decode", "--json"], { stdin: `${TOKEN}\n` });
-    const arg = await rta(["jwt", "decode", TOKEN]);
+    const arg = await rta(["jwt", "decode", TOKEN, "--json"]);
     expect(piped.code).toBe(0);
     expect(arg.code).toBe(0);
     expect(piped.stdout).toBe(arg.stdout);
@@ -55,7 +55,9 @@ describe("the built binary", () => {
     writeFileSync(join(repo, "notes.txt"), "a needle in the work tree\n");
     const r = await rta(["fs", "grep", "needle", repo, "--json"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).rows).toEqual([["notes.txt", 1, "a needle in the work tree"]]);
+    expect(JSON.parse(r.stdout).rows).toEqual([
+      { file: join(repo, "notes.txt"), line: 1, text: "a needle in the work tree" },
+    ]);
     const read = await rta(["fs", "read", join(repo, ".git/config"), "--json"]);
     expect(JSON.parse(read.stdout).text).toContain("needle");
   });
@@ -84,7 +86,7 @@ describe("on a terminal", () => {
   test("a table is a grid with a count of what was cut; NO_COLOR leaves no escape codes", async () => {
     const out = await onTty(`${RTA} proc list --limit 2`, { NO_COLOR: "1" });
     expect(out).toMatch(/^PID\s+USER\s+CPU\s+MEM\s+COMMAND$/m);
-    expect(out).toMatch(/^showing 2 of \d+$/m);
+    expect(out).toMatch(/^rta: note: showing 2 of \d+; --limit shows more$/m);
     expect(out).not.toContain("\x1b[");
   });
 
@@ -98,10 +100,12 @@ describe("a person's search", () => {
     const root = tree({ ".git/config": "[core]\n\tpassword = hunter2\n", "src/a.txt": "hunter\n" });
     const grep = await rta(["fs", "grep", "hunter", root, "--json"]);
     expect(grep.code).toBe(0);
-    expect(JSON.parse(grep.stdout).rows).toEqual([["src/a.txt", 1, "hunter"]]);
+    expect(JSON.parse(grep.stdout).rows).toEqual([{ file: join(root, "src/a.txt"), line: 1, text: "hunter" }]);
     const inGit = await rta(["fs", "grep", "hunter", `${root}/.git`, "--json"]);
     expect(JSON.parse(inGit.stdout).rows).toEqual([]);
     const named = await rta(["fs", "grep", "hunter", `${root}/.git/config`, "--json"]);
-    expect(JSON.parse(named.stdout).rows).toEqual([[`${root}/.git/config`, 2, "\tpassword = hunter2"]]);
+    expect(JSON.parse(named.stdout).rows).toEqual([
+      { file: `${root}/.git/config`, line: 2, text: "\tpassword = hunter2" },
+    ]);
   });
 });

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RECHECK_MS } from "../../src/core/recheck.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
@@ -30,6 +31,8 @@ describe("a broken config.toml", () => {
       expect(s.stderr()).toContain("what a profile could change is refused until it reads");
       writeFileSync(join(config, "config.toml"), '[profiles.work]\narea = "note"\n');
       utimesSync(join(config, "config.toml"), new Date(), new Date(Date.now() + 5000));
+      // a running server looks at its config at most every RECHECK_MS: waited past, not timed
+      await Bun.sleep(RECHECK_MS + 50);
       const listed = resultJson(await s.client.callTool({ name: "note_list", arguments: {} }));
       expect(listed.type).toBe("table");
     } finally {

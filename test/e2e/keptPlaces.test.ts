@@ -153,7 +153,7 @@ describe("the kernel's trees mounted under a root", () => {
         const grep = await s.call("fs_grep", { path: "chroot", pattern: "VmPeak|rta" });
         expect(grep).toMatchObject({ type: "table", rows: [] });
         const found = await s.call("fs_find", { path: "chroot", name: "*", depth: 3 });
-        expect((found.rows as unknown[][]).map((r) => r[0])).toEqual(["hostname"]);
+        expect((found.rows as unknown[][]).map((r) => r[0])).toEqual(["chroot/hostname"]);
       } finally {
         await s.close();
         Bun.spawnSync(["umount", proc]);

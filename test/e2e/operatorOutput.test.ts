@@ -176,7 +176,7 @@ describe("explain", () => {
   test("piped, one tab-separated line a capability and a never-a-tool verb; a card says what a grant narrows", async () => {
     const piped = (await rta(["explain"])).stdout.split("\n").filter(Boolean);
     expect(piped.find((l) => l.startsWith("fs.read\t"))).toMatch(/^fs\.read\tread\tfree \(mcp\)\t\S.+$/);
-    expect(piped).toContain("kv copy\t-\tnever a tool\tthe person's alone");
+    expect(piped).toContain("kv copy\t\tnever a tool\tthe person's alone");
     expect(piped.every((l) => l.split("\t").length === 4)).toBe(true);
     expect(JSON.parse((await rta(["explain", "--json"])).stdout).areas.length).toBeGreaterThan(3);
     const card = await onTerminal(["explain", "fs.write"], dirs());
@@ -204,7 +204,7 @@ describe("agent overview and log, piped and on a terminal", () => {
 });
 
 describe("agent log --follow", () => {
-  test("piped, each new call is a line as it comes; SIGINT ends it with 0", async () => {
+  test("piped, each new call is a line as it comes; Ctrl-C ends it with 130, as log tail --follow", async () => {
     const env = dirs();
     await served(env, "claude");
     const proc = Bun.spawn([RTA, "agent", "log", "--follow"], {
@@ -222,11 +222,11 @@ describe("agent log --follow", () => {
       }
       return seen.split("\n").filter(Boolean);
     };
-    expect((await lines(1))[0]).toMatch(/^\d{4}-[\d-]+T[\d:]+Z\t[0-9a-f]{8}\tclaude\tsys_info\tok\t\d+\t-\t-$/);
+    expect((await lines(1))[0]).toMatch(/^\d{4}-[\d-]+T[\d:]+Z\t[0-9a-f]{8}\tclaude\tsys_info\tok\t\d+\t\t$/);
     await served(env, "cursor");
     expect((await lines(2))[1]).toContain("\tcursor\tsys_info\tok\t");
     proc.kill("SIGINT");
-    expect(await proc.exited).toBe(0);
+    expect(await proc.exited).toBe(130);
     expect(await new Response(proc.stderr).text()).toBe("");
   });
 

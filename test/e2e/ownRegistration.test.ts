@@ -25,7 +25,7 @@ describe("the client registrations rta mcp install writes", () => {
     const project = realpathSync(tempDir());
     const home = realpathSync(tempDir());
     const env = { PATH: process.env.PATH ?? "", HOME: home, RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
-    person(["mcp", "install", "claude-code", "--write"], project, env);
+    person(["mcp", "install", "claude-code", "--project", project, "--write"], project, env);
     person(["mcp", "install", "cursor", "--write"], project, env);
     person(["grant", "allow", "fs", "--agent", "claude-code", "--ttl", "10m"], project, env);
     const registered = readFileSync(join(project, ".mcp.json"), "utf8");

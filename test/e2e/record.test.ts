@@ -49,7 +49,7 @@ describe("the banner's session", () => {
     expect(rows).toHaveLength(3);
     expect(rows[2]).toMatch(
       new RegExp(
-        `^\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\t${session}\tclaude\tgrant_allow\tcore\\.tool\\.unknown\t\\d+\t-\tprobe$`,
+        `^\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\t${session}\tclaude\tgrant_allow\tcore\\.tool\\.unknown\t\\d+\t\tprobe$`,
       ),
     );
     expect((await rta(["agent", "log", "--session", session, "--code", "nope"], { env })).stdout).toBe("");

@@ -56,6 +56,17 @@ describe("the model budget", () => {
     expect(Buffer.byteLength(JSON.stringify(out))).toBeLessThanOrEqual(MODEL_BUDGET_BYTES);
   });
 
+  test("a table the capability warned about keeps its warnings when cut, and still fits the budget", () => {
+    const said = [
+      { code: "fs.walk.skipped", message: "2 entries could not be read (permission denied) and were skipped" },
+    ];
+    const cut = bound({ ...bigTable(5000), warnings: said }, agentLimits()) as TableResult;
+    expect(cut.warnings).toEqual(said);
+    expect(cut.warning?.code).toBe("core.mcp.result.cut");
+    expect(cut.total).toBe(5000);
+    expect(jsonSize(cut)).toBeLessThanOrEqual(MODEL_BUDGET_BYTES);
+  });
+
   test("a log keeps its last rows", () => {
     const log = { ...bigTable(5000), type: "log" as const };
     const out = bound(log, agentLimits()) as TableResult;

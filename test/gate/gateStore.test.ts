@@ -154,4 +154,36 @@ describe("locks", () => {
     expect(s.lockFor("cursor", ["note.list", "note"], T0)).toBeUndefined();
     expect(s.locks().map((l) => l.lifted_at !== null)).toEqual([true, false]);
   });
+
+  test("a lock or a lift from another connection is seen by the next check, whatever this one wrote", () => {
+    const file = join(tempDir(), "data", "gate.db");
+    const server = new GateStore(file);
+    const person = new GateStore(file);
+    const targets = ["sys.info", "sys"];
+    expect(server.lockFor("claude", targets, T0)).toBeUndefined();
+    const lock = person.lock({ agent: "Claude", target: "sys", issued_at: T0, expires_at: null, issued_by: "ops" });
+    expect(server.lockFor("claude", targets, T0)?.id).toBe(lock.id);
+    // the server's own writes (a record line's checkpoint, a grant's use) do not hide the person's next one
+    server.appendRecordLine(
+      (last) => ({ n: last.n + 1, mac: "m", size: last.size + 1 }),
+      () => {},
+    );
+    expect(person.lift({ id: lock.id }, T0)).toBe(1);
+    expect(server.lockFor("claude", targets, T0)).toBeUndefined();
+    const again = person.lock({ agent: null, target: null, issued_at: T0, expires_at: null, issued_by: "ops" });
+    server.issue(grant());
+    expect(server.spend(query())).toBeDefined();
+    expect(server.lockFor("cursor", targets, T0)?.id).toBe(again.id);
+    server.close();
+    person.close();
+  });
+
+  test("an agent's lock matches its name folded as ASCII only, as SQLite's NOCASE folds it", () => {
+    const s = store();
+    const lock = s.lock({ agent: "CLAUDE-Desktop", target: null, issued_at: T0, expires_at: null, issued_by: "ops" });
+    expect(s.lockFor("claude-desktop", ["sys.info", "sys"], T0)?.id).toBe(lock.id);
+    s.lock({ agent: "\u00c9VE", target: null, issued_at: T0 + 1, expires_at: null, issued_by: "ops" });
+    expect(s.lockFor("\u00e9ve", ["sys.info", "sys"], T0)).toBeUndefined();
+    expect(s.lockFor("\u00c9ve", ["sys.info", "sys"], T0)).toBeDefined();
+  });
 });

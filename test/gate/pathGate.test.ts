@@ -335,7 +335,7 @@ describe("what is opened", () => {
       {
         path: join(base, "missing-root"),
         readable: false,
-        problem: "it does not exist; create it or drop that --root",
+        problem: "it does not exist; create it, or stop serving it as a root",
       },
       { path: root, readable: true },
     ]);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { utimesSync, writeFileSync } from "node:fs";
+import { rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RECHECK_MS } from "../../src/core/recheck.ts";
 import { checkCeiling, NO_POLICY, PolicySource, parsePolicy } from "../../src/gate/policy.ts";
 import { tempDir } from "../support/fixtures.ts";
 
@@ -35,15 +36,24 @@ describe("the policy file", () => {
     expect(parsePolicy('never = ["fs", "fs.write", "my-plugin.do.it"]').never).toHaveLength(3);
   });
 
-  test("is read again when the file changes, and a missing file is no ceiling", () => {
+  test("is read again when the file changes, looked at once per RECHECK_MS, and a missing file is no ceiling", () => {
     const dir = tempDir();
-    const src = PolicySource.inConfigDir(dir);
+    let now = 0;
+    const src = new PolicySource(join(dir, "policy.toml"), () => now);
     expect(src.current()).toBe(NO_POLICY);
     writeFileSync(join(dir, "policy.toml"), 'never = ["a"]\n');
+    // within the bound the last look stands; past it the edit holds
+    now += RECHECK_MS - 1;
+    expect(src.current()).toBe(NO_POLICY);
+    now += 1;
     expect(src.current().never).toEqual(["a"]);
     writeFileSync(join(dir, "policy.toml"), 'never = ["a", "b"]\n');
     utimesSync(join(dir, "policy.toml"), new Date(), new Date(Date.now() + 5000));
+    now += RECHECK_MS;
     expect(src.current().never).toEqual(["a", "b"]);
+    rmSync(join(dir, "policy.toml"));
+    now += RECHECK_MS;
+    expect(src.current()).toBe(NO_POLICY);
   });
 });
 

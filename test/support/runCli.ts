@@ -27,7 +27,7 @@ export interface RunOptions {
   stdin?: string;
   /** added to the environment rta() gives: PATH, and a temp HOME, data dir and config dir */
   env?: Record<string, string>;
-  /** stdout and stdin are a terminal, as under `script` */
+  /** stdout, stderr and stdin are a terminal, as under `script` */
   tty?: boolean;
   /** the clock the commands and the stages read (default: fixed at TEST_NOW_MS) */
   clock?: Clock;
@@ -61,6 +61,7 @@ async function ran(args: string[], options: RunOptions): Promise<Ran & { screen:
       out.screen += text;
     },
     stdoutIsTTY: tty,
+    stderrIsTTY: tty,
     stdinIsTTY: tty,
     readStdin: (limit) => readLimited(piped(options.stdin ?? ""), limit),
     readLine: () => {

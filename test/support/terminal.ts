@@ -1,6 +1,6 @@
 /**
  * Runs the built binary on a pseudo-terminal (util-linux `script`), so what a
- * person sees at a terminal can be tested: piped, rta answers JSON.
+ * person sees at a terminal can be tested: piped, rta prints the same content plainly.
  */
 import { RTA } from "./rta.ts";
 

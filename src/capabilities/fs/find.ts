@@ -3,6 +3,7 @@ import { define } from "../../core/capability.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { compileGlob } from "../../core/pattern.ts";
 import { notDir, typeOf } from "./entryKind.ts";
+import { asWritten, WalkProgress, withSkipped } from "./walkNotes.ts";
 
 export const fsFind = define({
   name: "fs.find",
@@ -21,7 +22,7 @@ export const fsFind = define({
   result: {
     shape: "table",
     columns: [
-      { name: "path", doc: "where it is, from the directory searched" },
+      { name: "path", doc: "where it is, beginning with the path searched as it was sent" },
       { name: "type", doc: "file, dir, link or other" },
       { name: "size", doc: "size in bytes", unit: "bytes" },
       { name: "mtime", doc: "last modified (UTC)" },
@@ -37,15 +38,17 @@ export const fsFind = define({
     const { limit, min_size, max_size } = args;
     let found = 0;
     const pacer = new Pacer(ctx.signal, `finding under ${JSON.stringify(p.sent)}`);
-    await dir.walk(args.depth, pacer, (e) => {
+    const seen = new WalkProgress(ctx.progress);
+    const { skipped } = await dir.walk(args.depth, pacer, (e) => {
+      seen.saw(e.stat.isFile() ? e.stat.size : 0);
       const type = typeOf(e.stat);
       if (args.type !== "any" && type !== args.type) return true;
       if (!glob.test(e.name)) return true;
       if (min_size !== undefined && e.stat.size < min_size) return true;
       if (max_size !== undefined && e.stat.size > max_size) return true;
-      if (++found <= limit) out.add([e.rel, type, e.stat.size, e.stat.mtime.toISOString()]);
+      if (++found <= limit) out.add([asWritten(p.sent, e.rel), type, e.stat.size, e.stat.mtime.toISOString()]);
       return true;
     });
-    return out.finish(found);
+    return withSkipped(out.finish(found), skipped, p.sent);
   },
 });

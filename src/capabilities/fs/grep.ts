@@ -19,6 +19,7 @@ import {
 import { ARMOUR_END } from "../../core/privateKeys.ts";
 import { cutAtWord, LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/secrets.ts";
 import { looksBinary, notFile } from "./entryKind.ts";
+import { asWritten, WalkProgress, withSkipped } from "./walkNotes.ts";
 
 /** A file larger than this is searched in its first part only. */
 const FILE_SCAN_BYTES = 16 * 1024 * 1024;
@@ -60,10 +61,11 @@ export const fsGrep = define({
   result: {
     shape: "table",
     columns: [
-      { name: "file", doc: "the file, from the directory searched" },
+      { name: "file", doc: "the file, beginning with the path searched as it was sent" },
       { name: "line", doc: "the line number, from 1" },
       { name: "text", doc: "the line" },
     ],
+    whenEmpty: "fs.grep.nomatch",
   },
   examples: [{ command: 'rta fs grep "TODO" src --glob "*.ts"', note: "every TODO in the TypeScript under src" }],
   async run(args, ctx) {
@@ -82,21 +84,19 @@ export const fsGrep = define({
     await pacer.pause(); // a call cancelled as soon as it was sent stops here, before reading a byte
     const dir = start.dir();
     if (start.stat.isFile()) await search(start, start.sent);
-    else if (!dir)
-      throw notFile(start.sent); // a FIFO or a device: nothing to list or read to an end
-    else {
-      await dir.walk(64, pacer, async (e) => {
-        if (!e.stat.isFile() || !glob.test(e.name)) return true;
-        const file = e.openFile();
-        if (file === undefined) return true;
-        try {
-          return await search(file, e.rel);
-        } finally {
-          file.close();
-        }
-      });
-    }
-    return out.finish();
+    else if (!dir) throw notFile(start.sent); // a FIFO or a device: nothing to list or read to an end
+    const seen = new WalkProgress(ctx.progress);
+    const walked = await dir?.walk(64, pacer, async (e) => {
+      const file = e.stat.isFile() && glob.test(e.name) ? e.openFile() : undefined;
+      seen.saw(file === undefined ? 0 : Math.min(e.stat.size, FILE_SCAN_BYTES));
+      if (file === undefined) return true;
+      try {
+        return await search(file, asWritten(start.sent, e.rel));
+      } finally {
+        file.close();
+      }
+    });
+    return withSkipped(out.finish(), walked?.skipped ?? 0, start.sent);
   },
 });
 

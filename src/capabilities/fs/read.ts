@@ -3,19 +3,18 @@
  * returns (1 MiB by default), so a 100 MB file costs what the answer costs.
  * Binary is detected and refused with a hint.
  */
+import { isUtf8 } from "node:buffer";
 import type { FileBytes } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { ARMOUR_END } from "../../core/privateKeys.ts";
 import { text } from "../../core/result.ts";
-import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/secrets.ts";
+import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, openCredential } from "../../core/secrets.ts";
 import { looksBinary, notFile } from "./entryKind.ts";
+import { HEAD_LINES, headShown, readLines } from "./lineRange.ts";
 
 const MiB = 1024 * 1024;
 /** What one read returns at most: more than a model can use, and the answer is bounded anyway. */
 const DEFAULT_LENGTH = MiB;
-/** How much is read at a time while lines are counted. */
-const CHUNK = 64 * 1024;
 
 const PSEUDO_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -57,18 +56,19 @@ export const fsRead = define({
     }
     const length = args.length;
     if (args.from_line !== undefined || args.lines !== undefined) {
-      return text(
-        await readLines(
-          ctx.signal,
-          p.sent,
-          p,
-          size,
-          args.from_line ?? 1,
-          args.lines ?? Number.MAX_SAFE_INTEGER,
-          length,
-          ctx.shown,
-        ),
+      const read = await readLines(
+        ctx.signal,
+        p.sent,
+        p,
+        size,
+        args.from_line ?? 1,
+        args.lines ?? Number.MAX_SAFE_INTEGER,
+        length,
+        ctx.shown,
       );
+      return read.endsLine
+        ? { ...text(read.text, read.note, read.short), endsLine: true }
+        : text(read.text, read.note, read.short);
     }
     const asked = args.offset ?? 0;
     const { offset, body } = onWholePlaces(
@@ -79,11 +79,16 @@ export const fsRead = define({
     );
     const end = offset + body.length;
     // a credential's value may start the range with its name on a line above: masked with the lines before it
-    let out = ctx.shown ? headShown(body.toString("utf8"), linesBefore(p, offset), ctx.shown) : body.toString("utf8");
+    const out = ctx.shown ? headShown(body.toString("utf8"), linesBefore(p, offset), ctx.shown) : body.toString("utf8");
+    const notes: string[] = [];
     if (offset < asked)
-      out += `\n[read from offset=${offset}: the range cut through a credential or a hidden place, so it was widened to whole lines]`;
-    if (end < size) out += `\n[${size - end} more bytes: read on with offset=${end}]`;
-    return text(out);
+      notes.push(
+        `[read from offset=${offset}: the range cut through a credential or a hidden place, so it was widened to whole lines]`,
+      );
+    if (end < size) notes.push(`[${size - end} more bytes: read on with offset=${end}]`);
+    // A length left at its default was not chosen: stopping there is a cut, where `--length 100` is head -c 100.
+    const cut = end < size && length === DEFAULT_LENGTH;
+    return text(out, notes.join("\n"), !isUtf8(body) ? "replaced" : cut ? "cut" : undefined);
   },
 });
 
@@ -168,37 +173,6 @@ function onWholePlaces(
   return { offset, body: file.read(offset, end - offset) };
 }
 
-/**
- * A text read from the middle of a file, with its start shown as it reads
- * after `before` (see RunContext.shown). Only the start depends on what stands
- * before it: its first HEAD_LINES lines not blank, or, inside a private key,
- * up to the key's end. The rest is masked as one text with the result (stage
- * 13), so a large read is not masked twice over.
- */
-function headShown(text: string, before: string, shown: (text: string, before?: string) => string): string {
-  let end = endOfTextLines(text, HEAD_LINES);
-  if (before.includes(ARMOUR_END)) {
-    const armour = text.indexOf(ARMOUR_END);
-    end = armour < 0 ? text.length : Math.max(end, armour + ARMOUR_END.length);
-  }
-  return end >= text.length ? shown(text, before) : shown(text.slice(0, end), before) + text.slice(end);
-}
-
-/** Where the `n`th line of `text` holding more than whitespace ends (its newline's index), or the text's end. */
-function endOfTextLines(text: string, n: number): number {
-  let found = 0;
-  for (let start = 0; start < text.length; ) {
-    const nl = text.indexOf("\n", start);
-    if (nl < 0) return text.length;
-    if (/\S/.test(text.slice(start, nl)) && ++found === n) return nl;
-    start = nl + 1;
-  }
-  return text.length;
-}
-
-/** How many lines, not counting blank ones, a cut at a range's start can reach: a name, its `:` or `=` alone, the value. */
-const HEAD_LINES = 3;
-
 /** Where the newline that ends the `n`th line of `body` holding more than whitespace stands; -1 when there are fewer. */
 function endOfLines(body: Buffer, n: number): number {
   let found = 0;
@@ -237,63 +211,3 @@ const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]);
 
 /** How far back before a range its lines are read for what masking it depends on: two lines' ends and the blanks between. */
 const CONTEXT_BYTES = 4 * LINE_CONTEXT_CHARS;
-
-/**
- * Lines `from`..`from+count-1`, reading chunk by chunk and holding only those
- * lines (at most `budget` bytes). A line before them is counted, never held,
- * however long it is; between chunks the server goes on answering others.
- * With `shown` (an agent), the lines are shown as it makes them, given the
- * ends of the lines before them (see LinesBefore).
- */
-async function readLines(
-  signal: AbortSignal,
-  sent: string,
-  file: FileBytes,
-  size: number,
-  from: number,
-  count: number,
-  budget: number,
-  shown?: (text: string, before?: string) => string,
-): Promise<string> {
-  let line = 1;
-  let pos = 0;
-  let carry = "";
-  const kept: string[] = [];
-  let keptBytes = 0;
-  const before = new LinesBefore();
-  const lines = () => (shown ? headShown(kept.join("\n"), before.text(), shown) : kept.join("\n"));
-  while (pos < size) {
-    const chunk = file.read(pos, Math.min(CHUNK, size - pos));
-    pos += chunk.length;
-    const parts = (carry + chunk.toString("utf8")).split("\n");
-    carry = parts.pop() ?? "";
-    // the rest of a line not kept only has to be known to be there, and its end for what follows it
-    if (line + parts.length < from && carry.length > LINE_CONTEXT_CHARS) carry = lineEnd(carry);
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i] as string;
-      if (line < from) before.add(part);
-      if (line >= from && line < from + count) {
-        keptBytes += Buffer.byteLength(part) + 1;
-        if (keptBytes > budget) return `${lines()}\n[cut at ${budget} bytes: read on with from_line=${line}]`;
-        kept.push(part);
-      }
-      line++;
-      if (line >= from + count) {
-        const more = i < parts.length - 1 || carry !== "" || pos < size;
-        return `${lines()}${more ? `\n[more lines follow: read on with from_line=${line}]` : ""}`;
-      }
-    }
-    if (line >= from && keptBytes + Buffer.byteLength(carry) > budget)
-      return `${lines()}\n[cut at ${budget} bytes: line ${line} is longer; read it by offset instead]`;
-    await new Promise((r) => setImmediate(r));
-    if (signal.aborted)
-      throw new RtaError(
-        "core.call.cancelled",
-        `reading ${JSON.stringify(sent)} was cancelled`,
-        "call again to start over",
-      );
-  }
-  if (carry !== "" && line >= from && line < from + count) kept.push(carry);
-  if (kept.length === 0 && from > 1) return `[the file has ${carry === "" ? line - 1 : line} lines]`;
-  return lines();
-}

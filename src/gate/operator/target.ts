@@ -5,6 +5,7 @@
 import type { Capability } from "../../core/capability.ts";
 import type { Catalogue } from "../../core/catalogue.ts";
 import { RtaError } from "../../core/errors.ts";
+import { closest, didYouMean } from "../../core/suggest.ts";
 
 /** The capability or the area `target` names; refuses any other name as core.tool.unknown. */
 export function resolveTarget(catalogue: Catalogue, target: string): { cap?: Capability; area?: string } {
@@ -14,6 +15,6 @@ export function resolveTarget(catalogue: Catalogue, target: string): { cap?: Cap
   throw new RtaError(
     "core.tool.unknown",
     `no capability or area is named ${JSON.stringify(target)}`,
-    "run `rta explain` to list them",
+    `${didYouMean(closest(target, [...catalogue.areas(), ...catalogue.all().map((c) => c.name)]))} run \`rta explain\` to list them`.trimStart(),
   );
 }

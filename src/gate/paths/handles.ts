@@ -4,8 +4,8 @@
  * through `/proc/self/fd/<fd>/<name>` with O_NOFOLLOW, so nothing here opens a
  * path string from a root again, follows a link, or leaves the directory it
  * was handed. What the gate withholds is asked of rules.ts and left out or
- * refused here, so a capability never asks. A removal goes through
- * removal.ts.
+ * refused here, so a capability never asks. A walk goes through walk.ts, a
+ * removal through removal.ts.
  */
 import {
   closeSync,
@@ -16,49 +16,22 @@ import {
   openSync,
   readdirSync,
   readlinkSync,
-  readSync,
   renameSync,
   rmdirSync,
   type Stats,
   unlinkSync,
 } from "node:fs";
-import type { DirEntry, DirHandle, ExistingFile, ReadHandle, WalkEntry, WriteHandle } from "../../core/access.ts";
+import type { DirEntry, DirHandle, ReadHandle, WalkEntry, WalkSummary, WriteHandle } from "../../core/access.ts";
 import type { Pacer } from "../../core/pacer.ts";
 import { atomicWrite } from "./atomicWrite.ts";
 import { undoIfGitDir } from "./confirm.ts";
+import { OpenedFd, readRange } from "./openedFile.ts";
 import { inFd, O_PATH } from "./procFd.ts";
 import { removeTree } from "./removal.ts";
-import { changed, type Keeper, walkedFileWithheld, withheld } from "./rules.ts";
+import { changed, type Keeper, withheld } from "./rules.ts";
+import { walkTree } from "./walk.ts";
 
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
-
-/** Reads up to `length` bytes of an opened file from `offset`; fewer at its end. Refuses nothing. */
-function readRange(fd: number, offset: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, buf, got, length - got, offset + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
-}
-
-/** An opened file handed to a capability to read, and closed by whoever opened it. */
-class OpenedFd implements ExistingFile {
-  constructor(
-    readonly fd: number,
-    readonly size: number,
-  ) {}
-
-  read(offset: number, length: number): Buffer {
-    return readRange(this.fd, offset, length);
-  }
-
-  close(): void {
-    closeSync(this.fd);
-  }
-}
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** A path opened for reading; when it is a directory, the same value lists and walks it. */
 export class ReadPath implements ReadHandle, DirHandle {
@@ -104,102 +77,17 @@ export class ReadPath implements ReadHandle, DirHandle {
     return { name, stat };
   }
 
-  async walk(
+  walk(
     maxDepth: number,
     pacer: Pacer,
     visit: (e: WalkEntry) => boolean | undefined | Promise<boolean | undefined>,
-  ): Promise<void> {
-    const keeper = this.keeper;
-    const go = async (fd: number, prefix: string, depth: number): Promise<boolean> => {
-      for (const name of readdirSync(inFd(fd)).sort()) {
-        if (pacer.due()) await pacer.pause();
-        let stat: Stats;
-        try {
-          stat = lstatSync(inFd(fd, name));
-        } catch {
-          continue; // gone while we looked
-        }
-        const rel = prefix ? `${prefix}/${name}` : name;
-        const entry = new Walked(rel, name, stat, depth, fd, keeper);
-        if (stat.isDirectory()) {
-          const child = openChild(fd, name, true, keeper);
-          if (child === undefined) continue; // withheld, or not ours to list
-          try {
-            if ((await entry.visitedBy(visit)) === false) return false;
-            if (depth < maxDepth && !(await go(child, rel, depth + 1))) return false;
-          } finally {
-            closeSync(child);
-          }
-        } else if ((await entry.visitedBy(visit)) === false) return false;
-      }
-      return true;
-    };
-    await pacer.pause(); // a call cancelled as soon as it was sent stops here
-    await go(this.fd, "", 1);
+  ): Promise<WalkSummary> {
+    return walkTree(this.fd, this.keeper, maxDepth, pacer, visit);
   }
 
   close(): void {
     closeSync(this.fd);
   }
-}
-
-/** An entry a walk came to; its directory stays open while the visitor runs, and it opens nothing after. */
-class Walked implements WalkEntry {
-  /** false once the visitor is done with it: its directory may be closed then, and the number reused */
-  private live = true;
-
-  constructor(
-    readonly rel: string,
-    readonly name: string,
-    readonly stat: Stats,
-    readonly depth: number,
-    private readonly dirFd: number,
-    private readonly keeper: Keeper,
-  ) {}
-
-  /** Hands it to the visitor, for as long as that runs. */
-  async visitedBy(visit: (e: WalkEntry) => boolean | undefined | Promise<boolean | undefined>) {
-    try {
-      return await visit(this);
-    } finally {
-      this.live = false;
-    }
-  }
-
-  openFile(): OpenedFd | undefined {
-    if (!this.live) return undefined;
-    const fd = openChild(this.dirFd, this.name, false, this.keeper);
-    return fd === undefined ? undefined : new OpenedFd(fd, this.stat.size);
-  }
-}
-
-/**
- * Opens a child of an opened directory for a walk: a directory without
- * following a link, and only where the gate's rules let it be read. Returns
- * undefined for what the walk should pass by.
- */
-function openChild(dirFd: number, name: string, dir: boolean, keeper: Keeper): number | undefined {
-  let fd: number;
-  try {
-    fd = openSync(inFd(dirFd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (dir ? O_DIRECTORY : 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const real = readlinkSync(inFd(fd));
-    const st = fstatSync(fd);
-    const kept = dir
-      ? withheld(keeper.rules, keeper.own(), real)
-      : walkedFileWithheld(keeper.rules, keeper.own(), dirFd, real, st);
-    if (kept) {
-      closeSync(fd);
-      return undefined;
-    }
-  } catch {
-    closeSync(fd);
-    return undefined;
-  }
-  return fd;
 }
 
 /** A path to write: its parent directory opened (O_PATH), and the name in it. */

@@ -107,8 +107,9 @@ export class Roots {
 
 /** Why a root cannot be opened, with the fix, by the error the open got. */
 function problemOf(code: string | undefined): string {
-  if (code === "ENOENT") return "it does not exist; create it or drop that --root";
-  if (code === "ENOTDIR") return "it is not a directory; give a directory to --root";
+  // said of a root from --root and from config alike: the fix names no one place it came from
+  if (code === "ENOENT") return "it does not exist; create it, or stop serving it as a root";
+  if (code === "ENOTDIR") return "it is not a directory; serve a directory as a root";
   if (code === "EPERM")
     return "the operating system keeps it from the program that started the server; grant that program access to the folder (on macOS: Privacy & Security, Files and Folders)";
   return "it cannot be listed (its mode lets it be searched but not read); give it read permission, e.g. chmod u+r";

@@ -5,6 +5,7 @@
  * every process sharing the data dir.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { lap } from "../../core/profile.ts";
 import type { RecordCheckpoint } from "../../record/append.ts";
 import type { StoreWriteLock } from "../storeLock.ts";
 
@@ -46,13 +47,17 @@ export class CheckpointStore {
   append(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
     this.writeLock.taking(() => this.txn.begin.run());
     try {
-      this.write.run({ ...append(this.current()) });
+      const last = this.current();
+      lap("record: gate.db lock and checkpoint read");
+      const next = append(last);
+      this.write.run(next);
     } catch (err) {
       this.txn.rollback.run();
       throw err;
     }
     try {
       this.txn.commit.run();
+      lap("record: checkpoint write and commit");
     } catch (err) {
       undo();
       if (this.db.inTransaction) this.txn.rollback.run();

@@ -5,7 +5,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { StoreWriteLock } from "../storeLock.ts";
-import { type Chosen, endSelected, NAMES_AGENT, newRowId, targetParams } from "./db.ts";
+import { type Chosen, endSelected, newRowId } from "./db.ts";
 
 export interface Lock {
   id: string;
@@ -25,8 +25,27 @@ export type NewLock = Omit<Lock, "id" | "lifted_at">;
 /** A lock not lifted and not expired. */
 const ACTIVE = "lifted_at IS NULL AND (expires_at IS NULL OR expires_at > $now)";
 
+/**
+ * A name as SQLite's NOCASE compares it: ASCII letters folded, nothing else,
+ * so a lock matches in memory exactly the agents the SQL matched.
+ */
+function nocase(name: string): string {
+  return /[A-Z]/.test(name) ? name.replace(/[A-Z]+/g, (s) => s.toLowerCase()) : name;
+}
+
+/** A lock not lifted, with its agent folded as NOCASE folds it. */
+interface HeldLock {
+  lock: Lock;
+  agent: string | null;
+}
+
 export class LockStore {
-  private readonly activeLock: Statement<Lock>;
+  private readonly unlifted: Statement<Lock>;
+  private readonly dataVersion: Statement<{ data_version: number }>;
+  /** the locks not lifted, oldest first, as the database held them at `version` */
+  private held: HeldLock[] = [];
+  /** this connection's data_version when `held` was read; undefined: read them again */
+  private version: number | undefined;
 
   constructor(
     private readonly db: Database,
@@ -35,17 +54,17 @@ export class LockStore {
     // A lock's agent is matched whatever its case (names are ASCII, which NOCASE folds): a lock typed
     // `claude-desktop` for the agent the record shows as Claude-Desktop must stop it, not stop nothing.
     // A grant's name stays exact: a slip there refuses, which is the safe way to be wrong.
-    this.activeLock = db.query(
-      `SELECT * FROM locks WHERE ${ACTIVE}
-       AND (agent IS NULL OR ${NAMES_AGENT})
-       AND (target IS NULL OR target IN ($t1, $t2, $t3))
-       ORDER BY issued_at ASC LIMIT 1`,
-    );
+    // Every lock not lifted is held in memory and read again only when another connection has committed since
+    // (PRAGMA data_version changes then, whoever wrote, and whatever they wrote: a lock, a lift, a record line).
+    // This connection's own writes do not change it, so lock() and lift() drop what is held themselves.
+    this.unlifted = db.query("SELECT * FROM locks WHERE lifted_at IS NULL ORDER BY issued_at ASC, rowid ASC");
+    this.dataVersion = db.query("PRAGMA data_version");
   }
 
   /** Stores a new lock; refuses with core.store.unavailable, naming the holder, when another process holds the store past the wait. */
   lock(lock: NewLock): Lock {
     const id = newRowId("l");
+    this.version = undefined;
     this.writeLock.operator(() =>
       this.db
         .query(
@@ -57,9 +76,27 @@ export class LockStore {
     return { ...lock, id, lifted_at: null };
   }
 
-  /** The lock that stops this agent's call to one of `targets`, if any. */
+  /**
+   * The lock that stops this agent's call to one of `targets`, if any: the
+   * oldest active one. Asks the database only whether anything changed since
+   * the locks were last read.
+   */
   lockFor(agent: string, targets: string[], now: number): Lock | undefined {
-    return this.activeLock.get({ agent, ...targetParams(targets), now }) ?? undefined;
+    if (targets.length > 3) throw new Error("a call has at most three gate targets");
+    const version = this.dataVersion.get()?.data_version;
+    if (version === undefined || version !== this.version) {
+      this.held = this.unlifted.all().map((lock) => ({ lock, agent: lock.agent === null ? null : nocase(lock.agent) }));
+      this.version = version;
+    }
+    if (this.held.length === 0) return undefined;
+    const folded = nocase(agent);
+    for (const { lock, agent: locked } of this.held) {
+      if (lock.expires_at !== null && lock.expires_at <= now) continue;
+      if (locked !== null && locked !== folded) continue;
+      if (lock.target !== null && !targets.includes(lock.target)) continue;
+      return lock;
+    }
+    return undefined;
   }
 
   /** Every lock ever set, oldest first. */
@@ -72,6 +109,7 @@ export class LockStore {
    * ones on everyone); returns how many. Refuses as lock() does.
    */
   lift(by: Chosen, now: number): number {
+    this.version = undefined;
     return this.writeLock.operator(() =>
       endSelected(this.db, { table: "locks", endColumn: "lifted_at", live: ACTIVE }, by, now),
     );

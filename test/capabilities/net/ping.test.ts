@@ -5,6 +5,7 @@ import { parseTrace } from "../../../src/capabilities/net/trace.ts";
 import type { AgentOrigin } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
 import { grantFor, testDeps } from "../../support/fixtures.ts";
+import { installed } from "../../support/systemTools.ts";
 
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
 
@@ -48,7 +49,8 @@ rtt min/avg/max/mdev = 0.024/6.2/12.5/6.2 ms
   });
 });
 
-describe("the real tools, on 127.0.0.1", () => {
+// ping and traceroute are optional system tools: where one is missing, the test asserts what a person is told.
+describe("the real tools, on 127.0.0.1, or net.tool.missing where they are not installed", () => {
   function deps(host: string) {
     const d = testDeps();
     grantFor(d, { target: "net", host });
@@ -61,6 +63,14 @@ describe("the real tools, on 127.0.0.1", () => {
       builtinCatalogue(),
       deps("127.0.0.1"),
     );
+    if (!installed("ping")) {
+      expect(out.ok ? "ok" : [out.error.code, out.error.message, out.error.hint]).toEqual([
+        "net.tool.missing",
+        "ping is not installed on the machine running rta",
+        "the person running rta can install it (Debian and Ubuntu: apt-get install iputils-ping)",
+      ]);
+      return;
+    }
     if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
     expect(out.value).toMatchObject({ type: "table", columns: ["seq", "ttl", "ms"], total: 2 });
     const rows = (out.value as { rows: unknown[][] }).rows;
@@ -68,12 +78,20 @@ describe("the real tools, on 127.0.0.1", () => {
     expect(rows.every((r) => typeof r[2] === "number")).toBe(true);
   });
 
-  test("net.trace reaches loopback in one hop", async () => {
+  test("net.trace reaches loopback in one hop (traceroute, or tracepath)", async () => {
     const out = await runCall(
       { capability: "net_trace", args: { host: "127.0.0.1", max_hops: 3 }, origin: agent },
       builtinCatalogue(),
       deps("127.0.0.1"),
     );
+    if (!installed("traceroute", "tracepath")) {
+      expect(out.ok ? "ok" : [out.error.code, out.error.message, out.error.hint]).toEqual([
+        "net.tool.missing",
+        "traceroute is not installed on the machine running rta",
+        "the person running rta can install it (Debian and Ubuntu: apt-get install traceroute)",
+      ]);
+      return;
+    }
     if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
     expect((out.value as { rows: unknown[][] }).rows[0]).toEqual([1, "127.0.0.1", expect.any(Number)]);
   });

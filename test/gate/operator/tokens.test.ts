@@ -48,18 +48,24 @@ test("a token lasts 90 days unless --ttl says otherwise; the policy's max_token_
   const day = 86_400_000;
   const plain = newToken(deps, { agent: "claude" }).row;
   expect((plain.expires_at as number) - plain.issued_at).toBe(90 * day);
-  mkdirSync(deps.dirs.config, { recursive: true });
-  writeFileSync(deps.policy.file, 'max_token_ttl = "30d"\n');
-  const capped = newToken(deps, { agent: "claude" }).row;
+  // each with its own policy file, written before it is first read (a policy is looked at again only so often)
+  const withPolicy = (text: string) => {
+    const d = testDeps();
+    mkdirSync(d.dirs.config, { recursive: true });
+    writeFileSync(d.policy.file, text);
+    return d;
+  };
+  const capping = withPolicy('max_token_ttl = "30d"\n');
+  const capped = newToken(capping, { agent: "claude" }).row;
   expect((capped.expires_at as number) - capped.issued_at).toBe(30 * day);
-  expect(tokenTtl(deps, "30d")).toBe(30 * day);
-  const over = refusalOf(() => newToken(deps, { agent: "claude", ttl: "31d" }));
+  expect(tokenTtl(capping, "30d")).toBe(30 * day);
+  const over = refusalOf(() => newToken(capping, { agent: "claude", ttl: "31d" }));
   expect(over).toMatchObject({
     code: "core.grant.ceiling",
     message: "the token would last longer than the team policy's max_token_ttl (30d)",
     hint: "make it with --ttl 30d or less",
   });
-  expect(listTokens(deps).tokens).toHaveLength(2);
-  writeFileSync(deps.policy.file, "max_token_ttl = 30\n");
-  expect(refusalOf(() => newToken(deps, { agent: "claude" })).code).toBe("core.policy.unreadable");
+  expect(listTokens(capping).tokens).toHaveLength(1);
+  const bad = withPolicy("max_token_ttl = 30\n");
+  expect(refusalOf(() => newToken(bad, { agent: "claude" })).code).toBe("core.policy.unreadable");
 });

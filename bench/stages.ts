@@ -1,0 +1,145 @@
+/**
+ * Where a call's time goes, stage by stage, server-side: `bun bench/stages.ts
+ * [RTA_BINARY...]` (default dist/rta). Each binary serves fs_read of a 4 KiB
+ * file, sys_info and jwt_decode over stdio with RTA_PROFILE=stages, and says
+ * on exit the microseconds each stage took; the table is microseconds per
+ * call, the median of RUNS runs. With strace on the PATH, each tool is run
+ * again under `strace -c -f` at two call counts, and the difference gives the
+ * syscalls one call costs (start-up cancels out).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Driver } from "./mcpDriver.ts";
+import { median } from "./measure.ts";
+
+const root = join(import.meta.dir, "..");
+const given = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const binaries = given.length > 0 ? given.map((b) => resolve(b)) : [join(root, "dist", "rta")];
+const RUNS = 3;
+const CALLS = 2000;
+const dir = mkdtempSync(join(tmpdir(), "rta-bench-stages-"));
+const files = join(dir, "files");
+const env = {
+  PATH: process.env.PATH ?? "",
+  RTA_DATA_DIR: join(dir, "data"),
+  RTA_CONFIG_DIR: join(dir, "config"),
+  HOME: dir,
+};
+const TOKEN =
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+
+const workloads = [
+  { name: "fs_read", args: () => ({ path: join(files, "4k.txt") }) },
+  { name: "sys_info", args: () => ({}) },
+  { name: "jwt_decode", args: () => ({ token: TOKEN }) },
+];
+
+/** The stages as the table shows them, in the order a call passes them. */
+const ROWS = [
+  "SDK parse and dispatch",
+  "resolve, shape, declaration, fill, grant, profile",
+  "config",
+  "lock check",
+  "path gate, open and close",
+  "record: entry",
+  "record: gate.db lock and checkpoint read",
+  "record: file checks",
+  "record: line and mac",
+  "record: write",
+  "record: checkpoint write and commit",
+  "record: run line",
+  "the capability's run",
+  "bound",
+  "record: outcome line",
+  "redaction",
+  "result JSON, SDK result checks",
+  "answer written",
+];
+
+interface Profile {
+  calls: number;
+  us: Record<string, number>;
+  cpu_us: number;
+}
+
+/** Serves `calls` calls of one tool, and what the server said of them on exit. */
+async function profiled(bin: string, tool: string, args: Record<string, unknown>, calls: number): Promise<Profile> {
+  const d = new Driver([bin, "mcp", "serve", "--root", files], { ...env, RTA_PROFILE: "stages" });
+  const stderr = new Response(d.proc.stderr).text();
+  await d.initialize();
+  for (let i = 0; i < calls; i++) {
+    const r = await d.request("tools/call", { name: tool, arguments: args });
+    const result = r.result as { isError?: boolean } | undefined;
+    if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(r).slice(0, 300)}`);
+  }
+  await d.close();
+  const line = (await stderr).split("\n").find((l) => l.startsWith("rta profile "));
+  if (!line) throw new Error(`${bin} said no profile: is it built with RTA_PROFILE?`);
+  return JSON.parse(line.slice("rta profile ".length)) as Profile;
+}
+
+/** The syscalls of a whole server that answered `calls` calls, counted by strace. */
+async function syscalls(bin: string, tool: string, args: Record<string, unknown>, calls: number): Promise<number> {
+  const out = join(dir, `strace-${calls}`);
+  const d = new Driver(["strace", "-c", "-f", "-o", out, bin, "mcp", "serve", "--root", files], env);
+  await d.initialize();
+  for (let i = 0; i < calls; i++) await d.request("tools/call", { name: tool, arguments: args });
+  await d.close();
+  const total = readFileSync(out, "utf8")
+    .split("\n")
+    .find((l) => /\btotal$/.test(l.trim()));
+  return Number(total?.trim().split(/\s+/)[3] ?? Number.NaN);
+}
+
+const hasStrace = spawnSync("strace", ["-V"], { stdio: "ignore" }).status === 0;
+
+try {
+  mkdirSync(files, { recursive: true });
+  writeFileSync(join(files, "4k.txt"), `${"0123456789abcdef".repeat(255)}\n${"x".repeat(15)}`);
+  for (const bin of binaries) {
+    const perCall = new Map<string, Map<string, number[]>>();
+    const cpu = new Map<string, number[]>();
+    for (let run = 0; run < RUNS; run++) {
+      for (const w of workloads) {
+        const p = await profiled(bin, w.name, w.args(), CALLS);
+        const rows = perCall.get(w.name) ?? new Map<string, number[]>();
+        for (const [stage, us] of Object.entries(p.us)) rows.set(stage, [...(rows.get(stage) ?? []), us / p.calls]);
+        perCall.set(w.name, rows);
+        cpu.set(w.name, [...(cpu.get(w.name) ?? []), p.cpu_us / p.calls]);
+      }
+    }
+    console.log(`\nmicroseconds per call, server-side, median of ${RUNS} runs of ${CALLS} calls: ${bin}`);
+    console.log(`| stage | ${workloads.map((w) => w.name).join(" | ")} |`);
+    console.log(`| --- | ${workloads.map(() => "---").join(" | ")} |`);
+    const cell = (w: string, stage: string) => {
+      const v = perCall.get(w)?.get(stage);
+      return v ? median(v).toFixed(1) : "";
+    };
+    const known = new Set([...ROWS, "total"]);
+    const extra = [...new Set(workloads.flatMap((w) => [...(perCall.get(w.name)?.keys() ?? [])]))].filter(
+      (s) => !known.has(s),
+    );
+    for (const stage of [...ROWS, ...extra])
+      if (workloads.some((w) => cell(w.name, stage) !== ""))
+        console.log(`| ${stage} | ${workloads.map((w) => cell(w.name, stage)).join(" | ")} |`);
+    console.log(
+      `| **data in → answer written** | ${workloads.map((w) => `**${cell(w.name, "total")}**`).join(" | ")} |`,
+    );
+    console.log(
+      `| server CPU, all threads, whole run / calls | ${workloads.map((w) => median(cpu.get(w.name) ?? []).toFixed(0)).join(" | ")} |`,
+    );
+    if (hasStrace) {
+      const counts = [];
+      for (const w of workloads) {
+        const few = await syscalls(bin, w.name, w.args(), 200);
+        const many = await syscalls(bin, w.name, w.args(), 1200);
+        counts.push(`${w.name} ${((many - few) / 1000).toFixed(1)}`);
+      }
+      console.log(`syscalls per call (strace -c -f, 1,200 calls less 200): ${counts.join(", ")}`);
+    } else console.log("syscalls per call: strace is not on the PATH");
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

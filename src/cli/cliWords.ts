@@ -1,0 +1,60 @@
+/**
+ * A capability's notes are written in an agent's words: an argument as
+ * `from_line=15`, a tool as `fs_list`. A person at the CLI types
+ * `--from-line 15` and `rta fs list`: this is the one place that translates,
+ * for what the CLI says on stderr (notes, and refusals of a capability's
+ * command). What an agent is sent is never passed through it.
+ */
+import type { Capability } from "../core/capability.ts";
+import type { Catalogue } from "../core/catalogue.ts";
+
+/** `name=value`, an argument as an agent sends it, inside a note. */
+const ARGUMENT = /(?<![\w./-])([a-z][a-z0-9]*(?:_[a-z0-9]+)*)=([^\s\]),;]+)/g;
+/** A tool's name: two words or more joined by underscores. */
+const TOOL = /(?<![\w./-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
+/** An argument a shape refusal names: `argument "from_line" must be an integer`. */
+const NAMED = /argument "([a-z][a-z0-9_]*)"/g;
+/** A span in double quotes (as JSON writes a path) or in backticks (a command). */
+const QUOTED = /("(?:[^"\\]|\\.)*"|`[^`]*`)/;
+/** The list of inputs a shape refusal's hint ends on: "proc.list takes: sort (string: cpu|mem|pid), limit (...)". */
+const TAKES = /(takes: |, )([a-z][a-z0-9_]*) \(/g;
+
+/**
+ * `text` in CLI spelling: an argument of `cap` that is a flag as `--name value`
+ * or `--name` (a positional one is left as it is), a tool's name as `rta area thing`, and a
+ * note's surrounding [brackets] dropped; nothing inside quotes or backticks is
+ * changed. Refuses nothing; text with none of
+ * these is returned as it is.
+ */
+export function cliWords(text: string, cap: Capability | undefined, catalogue: Catalogue): string {
+  const flag = (name: string) => {
+    const spec = cap?.inputs[name];
+    return spec && !spec.positional ? `--${name.replaceAll("_", "-")}` : undefined;
+  };
+  const spelled = (part: string) =>
+    part
+      .replace(ARGUMENT, (all, name: string, value: string) => {
+        const f = flag(name);
+        return f ? `${f} ${value}` : all;
+      })
+      .replace(TAKES, (all, lead: string, name: string) => {
+        const f = flag(name);
+        return f ? `${lead}${f} (` : all;
+      })
+      .replace(TOOL, (word) => {
+        const named = catalogue.byTool(word);
+        return named ? `rta ${named.words.join(" ")}` : word;
+      });
+  return text
+    .replace(NAMED, (all, name: string) => flag(name) ?? all)
+    .split("\n")
+    .map((line) =>
+      line
+        .replace(/^\[(.*)\]$/, "$1")
+        // what stands in quotes or backticks (a path, a value sent, a command) is left as it is
+        .split(QUOTED)
+        .map((part, i) => (i % 2 === 1 ? part : spelled(part)))
+        .join(""),
+    )
+    .join("\n");
+}
