@@ -6,7 +6,7 @@
  * with a core.path.* code, message and hint.
  */
 import { randomBytes } from "node:crypto";
-import { fstatSync, readlinkSync, renameSync } from "node:fs";
+import { fstatSync, readlinkSync, renameSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
 import type { PathIntent } from "../../core/access.ts";
 import { isGitDir, isGitDirEntry, isGitMark, wouldBecomeGitDir } from "./gitDirs.ts";
@@ -53,11 +53,12 @@ export interface Walk {
 /**
  * What the kernel says an opened descriptor is must lie under the root and outside rta's own places; refuses
  * core.path.outside, core.path.withheld, and core.path.invalid where the kernel cannot name it (past PATH_MAX).
+ * `st` is its fstat and `known` its real path, where the caller already has them.
  */
-export function confirmOpened(at: Walk, fd: number): void {
+export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string): void {
   let real: string;
   try {
-    real = readlinkSync(inFd(fd));
+    real = known ?? readlinkSync(inFd(fd));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENAMETOOLONG") throw err;
     throw pathError(
@@ -68,7 +69,7 @@ export function confirmOpened(at: Walk, fd: number): void {
     );
   }
   if (!isUnder(real, at.rootReal)) throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-  if (withheld(at.rules, at.own, real, fd)) {
+  if (withheld(at.rules, at.own, real, fd, st)) {
     throw pathError(
       "withheld",
       at.sent,
