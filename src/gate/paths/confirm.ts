@@ -48,6 +48,8 @@ export interface Walk {
   rootWay: () => string[];
   /** whether the root lies in a git dir (asked once, and only when it matters) */
   rootInGit: () => boolean;
+  /** the root's device, once the root is confirmed in this open to be on no kernel file system */
+  plainDev?: number;
 }
 
 /**
@@ -69,7 +71,10 @@ export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string):
     );
   }
   if (!isUnder(real, at.rootReal)) throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-  if (withheld(at.rules, at.own, real, fd, st)) {
+  const opened = st ?? fstatSync(fd);
+  // On the root's own device (its superblock, kept alive by the root's open descriptor): its file system's type,
+  // asked of the root in this open, is this one's too.
+  if (withheld(at.rules, at.own, real, fd, opened, opened.dev === at.plainDev)) {
     throw pathError(
       "withheld",
       at.sent,

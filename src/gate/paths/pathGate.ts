@@ -81,6 +81,7 @@ export class PathGate extends Roots implements Keeper {
       },
     };
     confirmOpened(at, rootFd, st, rootReal);
+    at.plainDev = st.dev;
     if (intent === "write" && this.rules.git && at.rootInGit()) throw gitWithheld(sent);
     return at;
   }
