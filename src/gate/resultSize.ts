@@ -45,7 +45,8 @@ export function jsonSizeAtMost(value: unknown, limit = Number.POSITIVE_INFINITY)
     else if (v === null || v === undefined || typeof v === "boolean") size += 5;
     else if (typeof v === "number") size += 25;
     else if (Array.isArray(v)) {
-      size += 1 + v.length;
+      size += 2 + v.length;
+      if (size > limit) return size;
       for (let i = 0; i < v.length; i++) stack.push(v[i]);
     } else if (typeof v === "object") {
       size += 2;

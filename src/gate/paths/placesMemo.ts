@@ -11,8 +11,8 @@
  * call stats the directories looked in, and works the places out again when
  * one of them is not the same directory with the same ctime.
  *
- * A ctime is kept at the kernel's clock tick, so a second change in the tick
- * of the first leaves it as it was. A working-out is therefore kept only when
+ * A ctime is taken from a clock the kernel moves at each tick, so a second
+ * change in the tick of the first leaves it as it was. A working-out is therefore kept only when
  * every directory it looked in last changed well before it began: a change
  * after it began then has a later ctime. One that looked in a directory that
  * changed just before is done again at the next call, until it settles.
@@ -20,8 +20,12 @@
 import { type Stats, statSync } from "node:fs";
 import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
 
-/** How long before a working-out began a directory's last change must lie for it to be kept: many clock ticks. */
-const SETTLED_MS = 1000;
+/**
+ * How long before a working-out began a directory's last change must lie for
+ * it to be kept: ten times the longest clock tick a kernel is built with (10 ms
+ * at 100 Hz), by which a ctime can lag the time of its change.
+ */
+const SETTLED_MS = 100;
 
 interface Seen {
   dir: string;
