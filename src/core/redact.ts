@@ -58,6 +58,8 @@ export interface Places {
 export class Redactor {
   /** Each spelling of a place, the pattern that finds it standing alone, and its label. */
   private readonly places: [string, RegExp, string][];
+  /** whether every spelling holds a slash */
+  private readonly slashed: boolean;
 
   /** Each place may have several spellings (as configured, and its real path). Longer spellings are tried first. */
   constructor(places: Places) {
@@ -82,6 +84,7 @@ export class Redactor {
       const spelling = p.replace(/\/+$/, "");
       return [spelling, new RegExp(`(?<!${PATH_CHAR})${escapeRegExp(spelling)}(?![\\w~-]|\\.[\\w~-])`, "g"), label];
     });
+    this.slashed = this.places.every(([spelling]) => spelling.includes("/"));
   }
 
   /**
@@ -138,11 +141,14 @@ export class Redactor {
   private guardedText(text: string, guarded: readonly string[]): string {
     if (text === "") return text;
     const masked = maskSecrets(text);
+    if (guarded.length === 0) return this.renamePlaces(masked);
     const g = guard(masked, guarded);
     return g.restore(this.renamePlaces(g.text));
   }
 
   private renamePlaces(text: string): string {
+    // every place is an absolute path: a text without a slash names none
+    if (this.slashed && !text.includes("/")) return text;
     let out = text;
     // a plain search first: most texts (every line of a search) name no place, and it costs a fraction of the pattern
     for (const [spelling, re, label] of this.places) if (out.includes(spelling)) out = out.replace(re, label);

@@ -88,16 +88,30 @@ export const MASK = "***";
  * identities in a text.
  */
 export function maskSecrets(text: string): string {
-  if (!/[:@=-]|rta_|eyJ/.test(text)) return text;
-  return maskPrivateKeys(text, MASK)
-    .replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`)
-    .replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`)
-    .replace(HEADER_LINE, (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`)
-    .replace(FLAG, (_, flag: string) => `${flag}${MASK}`)
-    .replace(USER_FLAG, (_, user: string) => `${user}${MASK}`)
-    .replace(DOTTED_RUN, maskJwts)
-    .replace(RTA_TOKEN, MASK)
-    .replace(AGE_IDENTITY, MASK);
+  // Each pattern only where the one character or word it cannot match without is there: a plain search costs a
+  // fraction of the pattern (a quarter of one pattern that looks for them all), and a mask ("***") adds none.
+  if (!(hasAny(text, ":@=-") || text.includes("rta_") || text.includes("eyJ"))) return text;
+  let out = maskPrivateKeys(text, MASK);
+  if (out.includes("@")) out = out.replace(USERINFO, (_, scheme: string) => `${scheme}${MASK}@`);
+  if (out.includes("=")) out = out.replace(QUERY_TOKEN, (_, name: string) => `${name}${MASK}`);
+  if (out.includes(":") || out.includes("="))
+    out = out.replace(
+      HEADER_LINE,
+      (_, lead: string, name: string, value: string) => `${lead}${name}${quotedMask(value)}`,
+    );
+  if (out.includes("-")) out = out.replace(FLAG, (_, flag: string) => `${flag}${MASK}`);
+  // -u, --user and --proxy-user all hold "-u"
+  if (out.includes("-u")) out = out.replace(USER_FLAG, (_, user: string) => `${user}${MASK}`);
+  if (out.includes("eyJ")) out = out.replace(DOTTED_RUN, maskJwts);
+  if (out.includes("rta_")) out = out.replace(RTA_TOKEN, MASK);
+  if (out.includes("AGE-")) out = out.replace(AGE_IDENTITY, MASK);
+  return out;
+}
+
+/** Whether `text` holds any of the characters of `chars`. */
+function hasAny(text: string, chars: string): boolean {
+  for (const c of chars) if (text.includes(c)) return true;
+  return false;
 }
 
 /**

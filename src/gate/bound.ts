@@ -21,7 +21,7 @@
 import { RtaError } from "../core/errors.ts";
 import type { LogResult, ResultValue, Scalar, TableResult, TextResult } from "../core/result.ts";
 import { cutsACredential } from "../core/secrets.ts";
-import { jsonSize, rowSize, stringSize } from "./resultSize.ts";
+import { jsonSize, jsonSizeAtMost, rowSize, stringSize } from "./resultSize.ts";
 
 const MiB = 1024 * 1024;
 const KiB = 1024;
@@ -148,6 +148,8 @@ function cutWarning(sent: number, total: number, kind: "table" | "log"): { code:
 /** Stage 12: holds a finished result to the limits, cutting or refusing as the shape allows. */
 export function bound(value: ResultValue, limits: Limits): ResultValue {
   if (limits === UNBOUNDED) return value;
+  // far within the budget, as most results are: measured exactly only when the cheap bound says it may be near
+  if (jsonSizeAtMost(value, limits.model) <= Math.min(limits.model, limits.hard)) return value;
   const size = jsonSize(value, limits.hard);
   if (size > limits.hard) throw tooLarge(size, limits.hard);
   if (size <= limits.model) return value;

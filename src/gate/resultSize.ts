@@ -29,6 +29,38 @@ export function jsonSize(value: unknown, limit = Number.POSITIVE_INFINITY): numb
   return size;
 }
 
+/**
+ * A bound on the length in bytes of JSON.stringify(value) that is never
+ * below it, found without looking inside a string: 6 bytes per UTF-16 unit
+ * (`\u001f` is 6; no unit takes more, in any escape or UTF-8), 25 per number.
+ * Returns as soon as it passes `limit`. Most results lie far within their
+ * bound, and this tells so for a fraction of what jsonSize costs.
+ */
+export function jsonSizeAtMost(value: unknown, limit = Number.POSITIVE_INFINITY): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") size += 6 * v.length + 2;
+    else if (v === null || v === undefined || typeof v === "boolean") size += 5;
+    else if (typeof v === "number") size += 25;
+    else if (Array.isArray(v)) {
+      size += 2 + v.length;
+      if (size > limit) return size;
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (typeof v === "object") {
+      size += 2;
+      for (const k in v as Record<string, unknown>) {
+        if (!Object.hasOwn(v as object, k)) continue;
+        size += 6 * k.length + 4;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    } else size += jsonSize(v);
+    if (size > limit) return size;
+  }
+  return size;
+}
+
 /** The JSON length of a row of scalars, without allocating: the hot path of a table writer. */
 export function rowSize(row: readonly unknown[]): number {
   let size = 2 + Math.max(0, row.length - 1);

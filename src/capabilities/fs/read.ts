@@ -11,6 +11,7 @@ import { text } from "../../core/result.ts";
 import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, openCredential } from "../../core/secrets.ts";
 import { looksBinary, notFile } from "./entryKind.ts";
 import { HEAD_LINES, headShown, readLines } from "./lineRange.ts";
+import { readOnce } from "./readOnce.ts";
 
 const MiB = 1024 * 1024;
 /** What one read returns at most: more than a model can use, and the answer is bounded anyway. */
@@ -43,7 +44,7 @@ export const fsRead = define({
     { command: "rta fs read README.md --from-line 10 --lines 5", note: "lines 10 to 14" },
   ],
   async run(args, ctx) {
-    const p = ctx.paths.path;
+    const p = readOnce(ctx.paths.path);
     if (!p.stat.isFile()) throw notFile(p.sent);
     // a file the kernel makes as it is read (/proc, /sys) says it is empty: its size is what a read finds
     const size = p.stat.size > 0 ? p.stat.size : p.read(0, PSEUDO_MAX_BYTES).length;

@@ -36,8 +36,8 @@ export const sysInfo = define({
       hostname: os.hostname(),
       os: osName(host),
       platform: process.platform,
-      kernel: os.release(),
-      arch: os.arch(),
+      kernel: KERNEL,
+      arch: ARCH,
       uptime_s: Math.floor(uptime),
       uptime: `up ${durationWords(uptime)}`,
       load: readLoad(host) ?? os.loadavg().map((n) => Math.round(n * 100) / 100),
@@ -47,7 +47,10 @@ export const sysInfo = define({
   },
 });
 
-// What does not change while a server runs is read once: os.cpus() alone costs about 50 µs a call.
+// What does not change while a server runs is read once: os.cpus() alone costs about 50 µs a call; the kernel's
+// release and the architecture are the running kernel's. The host name can be changed, so it is asked each call.
+const KERNEL = os.release();
+const ARCH = os.arch();
 let cpusOnce: { count: number; model: string } | undefined;
 function cpuSummary(): { count: number; model: string } {
   if (!cpusOnce) {
@@ -83,24 +86,28 @@ export function readOsName(host: HostFiles): string | undefined {
 }
 
 function readUptime(host: HostFiles): number | undefined {
-  const first = readProcText(join(host.procRoot, "uptime"))?.split(/\s+/)[0];
+  const first = readProcText(join(host.procRoot, "uptime"))?.split(SPACES, 1)[0];
   const seconds = Number(first);
   return first && Number.isFinite(seconds) ? seconds : undefined;
 }
 
 function readLoad(host: HostFiles): number[] | undefined {
-  const fields = readProcText(join(host.procRoot, "loadavg"))?.split(/\s+/).slice(0, 3).map(Number);
+  const fields = readProcText(join(host.procRoot, "loadavg"))?.split(SPACES, 3).map(Number);
   return fields && fields.length === 3 && fields.every(Number.isFinite) ? fields : undefined;
 }
+
+const MEM_TOTAL = /^MemTotal:\s+(\d+) kB$/m;
+const MEM_AVAILABLE = /^MemAvailable:\s+(\d+) kB$/m;
+const SPACES = /\s+/;
 
 /** Memory in bytes; `used` is what is not available, as `free` counts it. */
 export function readMemory(host: HostFiles): { total: number; available: number; used: number } {
   const body = readProcText(join(host.procRoot, "meminfo"));
-  const kib = (key: string): number | undefined => {
-    const m = body?.match(new RegExp(`^${key}:\\s+(\\d+) kB$`, "m"));
+  const kib = (re: RegExp): number | undefined => {
+    const m = body === undefined ? null : re.exec(body);
     return m ? Number(m[1]) * 1024 : undefined;
   };
-  const total = kib("MemTotal") ?? os.totalmem();
-  const available = kib("MemAvailable") ?? os.freemem();
+  const total = kib(MEM_TOTAL) ?? os.totalmem();
+  const available = kib(MEM_AVAILABLE) ?? os.freemem();
   return { total, available, used: total - available };
 }

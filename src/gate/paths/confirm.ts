@@ -6,7 +6,7 @@
  * with a core.path.* code, message and hint.
  */
 import { randomBytes } from "node:crypto";
-import { fstatSync, readlinkSync, renameSync } from "node:fs";
+import { fstatSync, readlinkSync, renameSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
 import type { PathIntent } from "../../core/access.ts";
 import { isGitDir, isGitDirEntry, isGitMark, wouldBecomeGitDir } from "./gitDirs.ts";
@@ -48,16 +48,19 @@ export interface Walk {
   rootWay: () => string[];
   /** whether the root lies in a git dir (asked once, and only when it matters) */
   rootInGit: () => boolean;
+  /** the root's device, once the root is confirmed in this open to be on no kernel file system */
+  plainDev?: number;
 }
 
 /**
  * What the kernel says an opened descriptor is must lie under the root and outside rta's own places; refuses
  * core.path.outside, core.path.withheld, and core.path.invalid where the kernel cannot name it (past PATH_MAX).
+ * `st` is its fstat and `known` its real path, where the caller already has them.
  */
-export function confirmOpened(at: Walk, fd: number): void {
+export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string): void {
   let real: string;
   try {
-    real = readlinkSync(inFd(fd));
+    real = known ?? readlinkSync(inFd(fd));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENAMETOOLONG") throw err;
     throw pathError(
@@ -68,7 +71,10 @@ export function confirmOpened(at: Walk, fd: number): void {
     );
   }
   if (!isUnder(real, at.rootReal)) throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
-  if (withheld(at.rules, at.own, real, fd)) {
+  const opened = st ?? fstatSync(fd);
+  // On the root's own device (its superblock, kept alive by the root's open descriptor): its file system's type,
+  // asked of the root in this open, is this one's too.
+  if (withheld(at.rules, at.own, real, fd, opened, opened.dev === at.plainDev)) {
     throw pathError(
       "withheld",
       at.sent,

@@ -282,7 +282,7 @@ class Walker {
     const opened = fstatSync(fd);
     try {
       if (opened.dev !== st.dev || opened.ino !== st.ino) throw changed(sent);
-      confirmOpened(this.at, fd);
+      confirmOpened(this.at, fd, opened);
     } catch (err) {
       closeSync(fd);
       throw err;

@@ -89,13 +89,21 @@ export function isUnder(path: string, base: string): boolean {
   return path === base || path.startsWith(`${base}/`);
 }
 
-/** The places and the way to each, as the file system stands now; /proc and /sys too when `system`. */
-export function ownPlacesNow(places: readonly string[], system: boolean): OwnPlaces {
+/**
+ * The places and the way to each, as the file system stands now; /proc and /sys too when `system`. `lookedIn`
+ * is told each directory a lookup looked in, by its path, and what stat said of it: what was found depends on
+ * nothing else (placesMemo.ts).
+ */
+export function ownPlacesNow(
+  places: readonly string[],
+  system: boolean,
+  lookedIn?: (dir: string, st: Stats) => void,
+): OwnPlaces {
   const inside = new Set<string>();
   const way = new Set<string>();
   const ids = new Set<string>();
   const steps = new Map<string, Map<string, boolean>>();
-  const look = new Lookups();
+  const look = new Lookups(lookedIn);
   for (const place of places) {
     const spelled = resolve(place);
     const st = look.stat(spelled);
@@ -199,7 +207,7 @@ function trace(path: string, look: Lookups): { real: string; entries: string[]; 
     const next = current === "/" ? `/${name}` : `${current}/${name}`; // a name holds no slash, and current is absolute
     entries.push(next);
     if (!missing) {
-      const dir = look.stat(current);
+      const dir = look.dir(current);
       const entry = dir ? look.lstat(next) : undefined;
       if (dir) steps.push({ dir: idOf(dir), name, last: !queue.some((p) => p !== "" && p !== ".") });
       if (!entry) missing = true;
@@ -226,6 +234,19 @@ function trace(path: string, look: Lookups): { real: string; entries: string[]; 
  */
 class Lookups {
   private readonly stats = new Map<string, Stats | undefined>();
+  private readonly told = new Set<string>();
+
+  constructor(private readonly lookedIn?: (dir: string, st: Stats) => void) {}
+
+  /** A directory a lookup looks in: stat, and told to `lookedIn` once. */
+  dir(path: string): Stats | undefined {
+    const st = this.stat(path);
+    if (st && this.lookedIn && !this.told.has(path)) {
+      this.told.add(path);
+      this.lookedIn(path, st);
+    }
+    return st;
+  }
   private readonly lstats = new Map<string, Stats | undefined>();
   private readonly links = new Map<string, string | undefined>();
 

@@ -4,13 +4,14 @@
  * walk in open.ts, and hands back a handle (handles.ts); a call's view of it
  * is stage.ts. See open.ts for how a path is opened and what is refused.
  */
-import { closeSync, readlinkSync } from "node:fs";
+import { closeSync, readlinkSync, type Stats } from "node:fs";
 import type { OpenOptions, PathIntent } from "../../core/access.ts";
 import { confirmOpened, type Walk } from "./confirm.ts";
 import { underGitDir } from "./gitDirs.ts";
 import type { OpenedPath } from "./handles.ts";
 import { walk } from "./open.ts";
-import { type OwnPlaces, ownPlacesNow, wayTo } from "./ownPlaces.ts";
+import { type OwnPlaces, wayTo } from "./ownPlaces.ts";
+import { PlacesMemo } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
 import { Roots } from "./roots.ts";
 import { type GateRules, gitWithheld, type Keeper, pathError, withheld } from "./rules.ts";
@@ -37,10 +38,10 @@ export class PathGate extends Roots implements Keeper {
   open(sent: string, intent: PathIntent, options: OpenOptions = {}, keeper: Keeper = this): OpenedPath {
     refuseMalformed(sent);
     const { root, parts } = this.pick(sent);
-    const rootFd = this.openRoot(sent, root);
+    const { fd: rootFd, st } = this.openRoot(sent, root);
     let at: Walk;
     try {
-      at = this.walkFrom(sent, intent, root, rootFd);
+      at = this.walkFrom(sent, intent, root, rootFd, st, keeper);
     } catch (err) {
       closeSync(rootFd);
       throw err;
@@ -48,9 +49,9 @@ export class PathGate extends Roots implements Keeper {
     return walk(at, rootFd, keeper, parts, options.makeParents === true);
   }
 
-  /** rta's own places and the way to them, as they stand now. */
+  /** rta's own places and the way to them, as they stand now (worked out again only when they may have moved). */
   own(): OwnPlaces {
-    return ownPlacesNow(this.rules.withheld, this.rules.system);
+    return placesMemo(this.rules).now();
   }
 
   /** Whether a real path is one a walk should skip (see rules.ts withheld). */
@@ -59,7 +60,7 @@ export class PathGate extends Roots implements Keeper {
   }
 
   /** What one open is about, from its opened root, which must itself be one the rules let this open start at. */
-  private walkFrom(sent: string, intent: PathIntent, root: string, rootFd: number): Walk {
+  private walkFrom(sent: string, intent: PathIntent, root: string, rootFd: number, st: Stats, keeper: Keeper): Walk {
     const rootReal = readlinkSync(inFd(rootFd));
     let aboveRoot: boolean | undefined;
     let rootWay: string[] | undefined;
@@ -69,7 +70,7 @@ export class PathGate extends Roots implements Keeper {
       root,
       rootReal,
       rules: this.rules,
-      own: this.own(),
+      own: keeper.own(),
       rootWay: () => {
         rootWay ??= this.roots.flatMap(wayTo);
         return rootWay;
@@ -79,10 +80,23 @@ export class PathGate extends Roots implements Keeper {
         return aboveRoot;
       },
     };
-    confirmOpened(at, rootFd);
+    confirmOpened(at, rootFd, st, rootReal);
+    at.plainDev = st.dev;
     if (intent === "write" && this.rules.git && at.rootInGit()) throw gitWithheld(sent);
     return at;
   }
+}
+
+/** One working-out of rta's places per set of rules, shared by the gates made from one (see withRoots). */
+const memos = new WeakMap<GateRules, PlacesMemo>();
+
+function placesMemo(rules: GateRules): PlacesMemo {
+  let memo = memos.get(rules);
+  if (memo === undefined) {
+    memo = new PlacesMemo(rules.withheld, rules.system);
+    memos.set(rules, memo);
+  }
+  return memo;
 }
 
 /** A path no file system takes: a NUL byte in it, or longer than PATH_MAX. */

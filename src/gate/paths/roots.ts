@@ -6,7 +6,7 @@
  * is refused as core.path.outside; under an unreadable or replaced root, as
  * core.path.unreadable.
  */
-import { closeSync, constants, fstatSync, openSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, realpathSync, type Stats } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { idOf, isUnder } from "./ownPlaces.ts";
 import { OUTSIDE_HINT, pathError } from "./rules.ts";
@@ -44,7 +44,7 @@ export class Roots {
       try {
         const fd = openSync(path, O_RDONLY | O_DIRECTORY);
         try {
-          if (!this.pinned(path, fd))
+          if (!this.pinned(path, fstatSync(fd)))
             return { path, readable: false, problem: "it was replaced since the server started; restart the server" };
         } finally {
           closeSync(fd);
@@ -71,8 +71,11 @@ export class Roots {
     throw pathError("outside", sent, "is outside the roots", OUTSIDE_HINT);
   }
 
-  /** Opens `root` for a walk to `sent`; refuses one that cannot be read, or was replaced since first opened. */
-  protected openRoot(sent: string, root: string): number {
+  /**
+   * Opens `root` for a walk to `sent`, with its fstat; refuses one that cannot be read, or was replaced since
+   * first opened.
+   */
+  protected openRoot(sent: string, root: string): { fd: number; st: Stats } {
     let rootFd: number;
     try {
       rootFd = openSync(root, O_RDONLY | O_DIRECTORY);
@@ -84,7 +87,8 @@ export class Roots {
         "the person running rta can see why in the server's banner, and fix it",
       );
     }
-    if (!this.pinned(root, rootFd)) {
+    const st = fstatSync(rootFd);
+    if (!this.pinned(root, st)) {
       closeSync(rootFd);
       throw pathError(
         "unreadable",
@@ -93,12 +97,12 @@ export class Roots {
         "the person running rta can restart the server to serve what is there now",
       );
     }
-    return rootFd;
+    return { fd: rootFd, st };
   }
 
-  /** Whether an opened root is the directory it was when first opened (which pins it). */
-  private pinned(root: string, fd: number): boolean {
-    const id = idOf(fstatSync(fd));
+  /** Whether an opened root (its fstat) is the directory it was when first opened (which pins it). */
+  private pinned(root: string, st: Stats): boolean {
+    const id = idOf(st);
     const was = this.pins.get(root);
     if (was === undefined) this.pins.set(root, id);
     return was === undefined || was === id;
@@ -115,12 +119,24 @@ function problemOf(code: string | undefined): string {
   return "it cannot be listed (its mode lets it be searched but not read); give it read permission, e.g. chmod u+r";
 }
 
+/**
+ * Each root's real path, found once: it only says which spellings of an
+ * absolute path fall under the root. What the walk opens is reached from the
+ * root's descriptor, pinned by device and inode, and is confirmed by the real
+ * path the kernel gives for it, whatever name the path was sent by.
+ */
+const realNames = new Map<string, string>();
+
 /** A root by the name it was given and by its real path, so an absolute path may use either. */
 function rootNames(root: string): string[] {
-  try {
-    const real = realpathSync(root);
-    return real === root ? [root] : [root, real];
-  } catch {
-    return [root];
+  let real = realNames.get(root);
+  if (real === undefined) {
+    try {
+      real = realpathSync(root);
+    } catch {
+      return [root]; // not there (yet): asked again next time
+    }
+    realNames.set(root, real);
   }
+  return real === root ? [root] : [root, real];
 }

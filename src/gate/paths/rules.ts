@@ -61,16 +61,27 @@ export const PERSON_RULES: GateRules = { withheld: [], hardlinks: true, git: fal
  * Whether a real path is one the gate withholds, the one list of it: one of
  * rta's places or inside one, another rta data dir, or the kernel's own
  * trees. With `fd`, what was opened there is asked by its descriptor (what
- * the walk to a path confirms); without, by the path (an entry a walk under
- * an opened directory comes to). Refuses nothing itself.
+ * the walk to a path confirms), `st` being its fstat when already known,
+ * and `notKernel` when its file system is known to be no kernel's;
+ * without, by the path (an entry a walk under an opened directory comes to).
+ * Refuses nothing itself.
  */
-export function withheld(rules: GateRules, own: OwnPlaces, real: string, fd?: number): boolean {
+export function withheld(
+  rules: GateRules,
+  own: OwnPlaces,
+  real: string,
+  fd?: number,
+  st?: Stats,
+  notKernel = false,
+): boolean {
   const at = fd === undefined ? real : inFd(fd);
+  const opened = fd === undefined ? undefined : (st ?? fstatSync(fd));
   return (
     isInside(real, own) ||
-    (fd === undefined ? isPlaceAt(real, own) : isPlace(fstatSync(fd), own)) ||
-    (rules.system && isKernelFs(at)) ||
-    (keepsStores(rules) && isDataDirShaped(at))
+    (opened === undefined ? isPlaceAt(real, own) : isPlace(opened, own)) ||
+    (rules.system && !notKernel && isKernelFs(at)) ||
+    // only a directory holds files: what fstat says is no directory is asked nothing more
+    (keepsStores(rules) && (opened === undefined || opened.isDirectory()) && isDataDirShaped(at))
   );
 }
 
