@@ -134,6 +134,7 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
     binary: process.execPath,
     roots,
     dirs: dirs(io.env),
+    ...(io.env.CODEX_HOME ? { codexHome: io.env.CODEX_HOME } : {}),
     ...(agent ? { agent } : {}),
     ...(maxResultMiB ? { maxResultMiB } : {}),
   });

@@ -46,6 +46,8 @@ export interface InstallOptions {
   maxResultMiB?: number;
   /** rta's data and config dirs as the person's shell resolves them */
   dirs: { data: string; config: string };
+  /** CODEX_HOME as the person's shell has it, when set: codex's registration carries it to the server */
+  codexHome?: string;
 }
 
 /** Where the clients' files are: the home, the project (for claude-code and vscode), CODEX_HOME, the platform. */
@@ -61,12 +63,23 @@ export function isClient(name: string): name is Client {
   return (CLIENTS as readonly string[]).includes(name);
 }
 
-/** The command and arguments a client runs to start this server, with rta's data and config dirs. Refuses nothing. */
+/**
+ * The command and arguments a client runs to start this server, with rta's
+ * data and config dirs, and for codex the CODEX_HOME it was installed under:
+ * the server keeps codex's config.toml from agents only where it knows it is
+ * (registrationFiles), and codex starts its servers without its own
+ * CODEX_HOME, so one under a root would otherwise be an agent's to rewrite,
+ * with the commands codex runs next. Refuses nothing.
+ */
 export function registration(client: Client, options: InstallOptions): Registration {
   const args = ["mcp", "serve", "--agent", options.agent ?? client];
   for (const root of options.roots) args.push("--root", resolve(root));
   if (options.maxResultMiB !== undefined) args.push("--max-result", String(options.maxResultMiB));
-  const env = { RTA_DATA_DIR: resolve(options.dirs.data), RTA_CONFIG_DIR: resolve(options.dirs.config) };
+  const env: Record<string, string> = {
+    RTA_DATA_DIR: resolve(options.dirs.data),
+    RTA_CONFIG_DIR: resolve(options.dirs.config),
+  };
+  if (client === "codex" && options.codexHome) env.CODEX_HOME = resolve(options.codexHome);
   return { client, command: options.binary, args, env };
 }
 

@@ -195,3 +195,49 @@ describe("the registration's dirs", () => {
     }
   }, 30_000);
 });
+
+describe("codex's config under a root", () => {
+  test("CODEX_HOME goes into codex's registration, so the server it starts withholds codex's config from agents", async () => {
+    const home = tempDir();
+    const project = realpathSync(tempDir());
+    const codexHome = join(project, ".codex");
+    const person = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      RTA_DATA_DIR: tempDir(),
+      RTA_CONFIG_DIR: tempDir(),
+      CODEX_HOME: codexHome,
+    };
+    const written = Bun.spawnSync([RTA, "mcp", "install", "codex", "--root", project, "--write"], { env: person });
+    expect(written.exitCode).toBe(0);
+    const file = join(codexHome, "config.toml");
+    const before = readFileSync(file, "utf8");
+    const reg = entryIn("codex", before) as { command: string; args: string[]; env: Record<string, string> };
+    expect(reg.env.CODEX_HOME).toBe(codexHome);
+    const granted = Bun.spawnSync([RTA, "grant", "allow", "fs.write", "--agent", "codex", "--ttl", "10m"], {
+      env: person,
+    });
+    expect(granted.exitCode).toBe(0);
+    // codex starts its servers with the registration's environment, not its own CODEX_HOME
+    const transport = new StdioClientTransport({
+      command: reg.command,
+      args: reg.args,
+      env: { PATH: process.env.PATH ?? "", HOME: home, ...reg.env },
+      stderr: "ignore",
+    });
+    const client = new McpClient({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    try {
+      const r = resultJson(
+        await client.callTool({
+          name: "fs_write",
+          arguments: { path: ".codex/config.toml", content: '[mcp_servers.x]\ncommand = "sh"\n', mode: "overwrite" },
+        }),
+      );
+      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+      expect(readFileSync(file, "utf8")).toBe(before);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});

@@ -56,6 +56,15 @@ describe("the registration", () => {
     });
   }
 
+  test("codex's registration carries CODEX_HOME when it is set, resolved; no other client's does", () => {
+    expect(registration("codex", { ...opts, codexHome: "/srv/codex" }).env).toEqual({
+      ...env,
+      CODEX_HOME: "/srv/codex",
+    });
+    expect(registration("codex", opts).env).toEqual(env);
+    expect(registration("cursor", { ...opts, codexHome: "/srv/codex" }).env).toEqual(env);
+  });
+
   test("codex's TOML escapes what a path may hold: quotes, backslashes, tabs, newlines, escape codes, DEL", () => {
     const odd = '/tmp/a "b"\\c\td\ne\u001b[31mf\u007fg';
     const reg = registration("codex", { ...opts, binary: odd, roots: [odd] });
