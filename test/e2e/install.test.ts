@@ -4,12 +4,12 @@
  * --write it merges into the client's file, as that client's parser reads it.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client as McpClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CLIENTS, type Client } from "../../src/mcp/install.ts";
-import { parseAs } from "../../src/mcp/installMerge.ts";
+import { CLIENT_FILE_LIMIT_BYTES, parseAs } from "../../src/mcp/installMerge.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { resultJson } from "../support/mcpClient.ts";
 import { RTA, rta } from "../support/rta.ts";
@@ -147,6 +147,23 @@ describe("rta mcp install --write", () => {
     expect(bad.stderr).toContain(`${file} is not TOML that rta can read`);
     expect(bad.stderr).toContain("(core.config.unreadable)");
     expect(readFileSync(file, "utf8")).toBe("[mcp_servers\n");
+  });
+
+  test("a client file that is a FIFO or past the limit is refused, not waited on or read into memory", async () => {
+    const { env } = place();
+    const dir = join(env.HOME as string, ".gemini");
+    mkdirSync(dir);
+    const file = join(dir, "settings.json");
+    expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0);
+    const fifo = await rta(["mcp", "install", "gemini", "--write"], { env });
+    expect(fifo.code).toBe(1);
+    expect(fifo.stderr).toContain(`${file} is not JSON that rta can read (not a regular file)`);
+    rmSync(file);
+    writeFileSync(file, "");
+    truncateSync(file, CLIENT_FILE_LIMIT_BYTES + 1);
+    const huge = await rta(["mcp", "install", "gemini", "--write"], { env });
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toContain("(larger than 4 MiB)");
   });
 
   test("a root that is not a directory is refused; an unknown client lists the clients", async () => {
