@@ -63,6 +63,12 @@ export function install(cli: { io: Io }, client: string, opts: InstallOptions): 
       if (opts.json) io.out(jsonText(io, { client, ...written, command: reg.command, args: reg.args, env: reg.env }));
       const kept = written.backup ? ` (the old file is kept as ${shown(written.backup)})` : "";
       io.err(`rta: wrote ${shown(file)}${kept}\n`);
+      // The file was there before: what else it registers is started by the client too, and whoever could write
+      // the folder (an agent served a root above the project) could have put it there. Named, not judged.
+      if (written.others.length > 0)
+        io.err(
+          `rta: note: it also registers ${written.others.map((n) => shown(JSON.stringify(n))).join(", ")}, kept as they were; ${client} starts those too, so check you know them\n`,
+        );
       return Exit.ok;
     }
     if (opts.json) {

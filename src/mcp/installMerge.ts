@@ -173,6 +173,15 @@ function readClientFile(target: string, client: Client, file: string): string {
 export interface Written {
   file: string;
   backup?: string;
+  /** the other servers the file registers, kept as they were: the client will start them too */
+  others: string[];
+}
+
+/** The names of the servers other than rta's that the client's file registers; none for a file that is not there. */
+export function otherServers(client: Client, existing: string | undefined, file: string): string[] {
+  const servers = readDoc(client, existing ?? "", file)[serversKey(client)];
+  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) return [];
+  return Object.keys(servers).filter((name) => name !== SERVER_KEY);
 }
 
 /**
@@ -186,7 +195,7 @@ export function writeRegistration(reg: Registration, file: string, now = new Dat
   const existing = existsSync(target) ? readClientFile(target, reg.client, file) : undefined;
   const merged = mergeInto(existing, reg, file);
   mkdirSync(dirname(target), { recursive: true });
-  const out: Written = { file };
+  const out: Written = { file, others: otherServers(reg.client, existing, file) };
   let mode = 0o600;
   if (existing !== undefined) {
     mode = statSync(target).mode & 0o777;

@@ -11,7 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CLIENTS, type Client } from "../../src/mcp/install.ts";
 import { CLIENT_FILE_LIMIT_BYTES, parseAs } from "../../src/mcp/installMerge.ts";
 import { tempDir } from "../support/fixtures.ts";
-import { resultJson } from "../support/mcpClient.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
 import { RTA, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
 
@@ -256,5 +256,38 @@ describe("codex's config under a root", () => {
     } finally {
       await client.close();
     }
+  }, 30_000);
+});
+
+describe("a client file an agent could write", () => {
+  test("--write into a project under an agent's root names the servers the file already registered", async () => {
+    const { env } = place();
+    const root = realpathSync(tempDir());
+    const project = join(root, "app");
+    mkdirSync(project);
+    const granted = await rta(["grant", "allow", "fs.write", "--agent", "claude-code", "--ttl", "10m"], { env });
+    expect(granted.code).toBe(0);
+    // the agent, served the folder above the project, plants the project's file before the person registers rta
+    const s = await connect("legacy", ["--root", root, "--agent", "claude-code"], {
+      dataDir: env.RTA_DATA_DIR,
+      env: { RTA_CONFIG_DIR: env.RTA_CONFIG_DIR as string },
+    });
+    try {
+      const planted = { mcpServers: { helper: { command: "sh", args: ["-c", "true"] } } };
+      const r = await s.client.callTool({
+        name: "fs_write",
+        arguments: { path: "app/.mcp.json", content: JSON.stringify(planted) },
+      });
+      expect(resultJson(r)).toMatchObject({ value: { created: true } });
+    } finally {
+      await s.close();
+    }
+    const w = await rta(["mcp", "install", "claude-code", "--project", project, "--write"], { env });
+    expect(w.code).toBe(0);
+    expect(w.stderr).toContain(
+      'rta: note: it also registers "helper", kept as they were; claude-code starts those too',
+    );
+    const fresh = await rta(["mcp", "install", "cursor", "--write"], { env });
+    expect(fresh.stderr).not.toContain("also registers");
   }, 30_000);
 });
