@@ -46,7 +46,7 @@ export interface InstallOptions {
   maxResultMiB?: number;
   /** rta's data and config dirs as the person's shell resolves them */
   dirs: { data: string; config: string };
-  /** CODEX_HOME as the person's shell has it, when set: codex's registration carries it to the server */
+  /** CODEX_HOME as the person's shell has it, when set: the registration carries it to the server */
   codexHome?: string;
 }
 
@@ -65,11 +65,11 @@ export function isClient(name: string): name is Client {
 
 /**
  * The command and arguments a client runs to start this server, with rta's
- * data and config dirs, and for codex the CODEX_HOME it was installed under:
- * the server keeps codex's config.toml from agents only where it knows it is
- * (registrationFiles), and codex starts its servers without its own
- * CODEX_HOME, so one under a root would otherwise be an agent's to rewrite,
- * with the commands codex runs next. Refuses nothing.
+ * data and config dirs, and the CODEX_HOME it was installed under, when one
+ * is set: the server keeps codex's config.toml from agents only where it
+ * knows it is (registrationFiles), and a client starts its servers without
+ * the person's CODEX_HOME (codex too), so one under a root would otherwise be
+ * an agent's to rewrite, with the commands codex runs next. Refuses nothing.
  */
 export function registration(client: Client, options: InstallOptions): Registration {
   const args = ["mcp", "serve", "--agent", options.agent ?? client];
@@ -79,7 +79,7 @@ export function registration(client: Client, options: InstallOptions): Registrat
     RTA_DATA_DIR: resolve(options.dirs.data),
     RTA_CONFIG_DIR: resolve(options.dirs.config),
   };
-  if (client === "codex" && options.codexHome) env.CODEX_HOME = resolve(options.codexHome);
+  if (options.codexHome) env.CODEX_HOME = resolve(options.codexHome);
   return { client, command: options.binary, args, env };
 }
 

@@ -259,6 +259,53 @@ describe("codex's config under a root", () => {
   }, 30_000);
 });
 
+describe("codex's config under a root, served to another client", () => {
+  test("cursor's registration carries CODEX_HOME too, so its server keeps codex's config from agents", async () => {
+    const project = realpathSync(tempDir());
+    const codexHome = join(project, ".codex");
+    mkdirSync(codexHome);
+    const file = join(codexHome, "config.toml");
+    writeFileSync(file, 'model = "o3"\n');
+    const person = {
+      PATH: process.env.PATH ?? "",
+      HOME: tempDir(),
+      RTA_DATA_DIR: tempDir(),
+      RTA_CONFIG_DIR: tempDir(),
+      CODEX_HOME: codexHome,
+    };
+    const printed = Bun.spawnSync([RTA, "mcp", "install", "cursor", "--root", project, "--json"], { env: person });
+    const reg = JSON.parse(printed.stdout.toString()) as {
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+    };
+    expect(reg.env.CODEX_HOME).toBe(codexHome);
+    expect(
+      Bun.spawnSync([RTA, "grant", "allow", "fs.write", "--agent", "cursor", "--ttl", "10m"], { env: person }).exitCode,
+    ).toBe(0);
+    const transport = new StdioClientTransport({
+      command: reg.command,
+      args: reg.args,
+      env: { PATH: process.env.PATH ?? "", HOME: person.HOME, ...reg.env },
+      stderr: "ignore",
+    });
+    const client = new McpClient({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    try {
+      const r = resultJson(
+        await client.callTool({
+          name: "fs_write",
+          arguments: { path: ".codex/config.toml", content: '[mcp_servers.x]\ncommand = "sh"\n', mode: "overwrite" },
+        }),
+      );
+      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+      expect(readFileSync(file, "utf8")).toBe('model = "o3"\n');
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
+
 describe("a client file an agent could write", () => {
   test("--write into a project under an agent's root names the servers the file already registered", async () => {
     const { env } = place();

@@ -56,13 +56,14 @@ describe("the registration", () => {
     });
   }
 
-  test("codex's registration carries CODEX_HOME when it is set, resolved; no other client's does", () => {
-    expect(registration("codex", { ...opts, codexHome: "/srv/codex" }).env).toEqual({
-      ...env,
-      CODEX_HOME: "/srv/codex",
-    });
-    expect(registration("codex", opts).env).toEqual(env);
-    expect(registration("cursor", { ...opts, codexHome: "/srv/codex" }).env).toEqual(env);
+  test("every client's registration carries CODEX_HOME when it is set, resolved, for the server to keep codex's config", () => {
+    for (const client of CLIENTS) {
+      expect(registration(client, { ...opts, codexHome: "/srv/codex" }).env).toEqual({
+        ...env,
+        CODEX_HOME: "/srv/codex",
+      });
+      expect(registration(client, opts).env).toEqual(env);
+    }
   });
 
   test("codex's TOML escapes what a path may hold: quotes, backslashes, tabs, newlines, escape codes, DEL", () => {
