@@ -105,13 +105,27 @@ export function configPath(client: Client, places: Places): string {
 }
 
 /**
+ * The files in a project from which a client also reads the servers it
+ * starts, though rta registers itself in the home for that client: Cursor's
+ * `.cursor/mcp.json`, Gemini CLI's `.gemini/settings.json`, Codex's
+ * `.codex/config.toml` (in a project it trusts), each after its client's
+ * documentation.
+ */
+const PROJECT_SERVER_FILES = [
+  [".cursor", "mcp.json"],
+  [".gemini", "settings.json"],
+  [".codex", "config.toml"],
+] as const;
+
+/**
  * Every file a registration is written into, for this home, CODEX_HOME and
- * these project directories (the server's own and its roots): what an MCP
- * client runs when it next starts. The path gate keeps them as rta's own
- * places, as it keeps rta's executable: an agent that could write one would
- * choose the command the client runs as the person, or the roots, name and
- * dirs the next rta runs with. Refuses nothing; a home that is not an
- * absolute path gives only the projects' files.
+ * these project directories (the server's own and its roots), and every
+ * file in those projects a client reads its servers from: what an MCP client
+ * runs when it next starts. The path gate keeps them as rta's own places, as
+ * it keeps rta's executable: an agent that could write one would choose the
+ * command the client runs as the person, or the roots, name and dirs the next
+ * rta runs with. Refuses nothing; a home that is not an absolute path gives
+ * only the projects' files.
  */
 export function registrationFiles(
   home: string | undefined,
@@ -124,6 +138,10 @@ export function registrationFiles(
     for (const client of CLIENTS) {
       // a home that is no absolute path gives relative paths, which name no place
       const file = configPath(client, { home: home ?? "", project, platform, ...(codexHome ? { codexHome } : {}) });
+      if (isAbsolute(file)) files.add(file);
+    }
+    for (const parts of PROJECT_SERVER_FILES) {
+      const file = join(project, ...parts);
       if (isAbsolute(file)) files.add(file);
     }
   }

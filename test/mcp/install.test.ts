@@ -87,6 +87,7 @@ describe("the registration", () => {
   });
 
   test("names every file a registration goes into, for the gate to keep: each project's, CODEX_HOME's", () => {
+    const inProject = (p: string) => [`${p}/.cursor/mcp.json`, `${p}/.gemini/settings.json`, `${p}/.codex/config.toml`];
     expect(registrationFiles("/h", ["/w", "/r"], "/c", "linux")).toEqual([
       "/h/.config/Claude/claude_desktop_config.json",
       "/w/.mcp.json",
@@ -94,11 +95,21 @@ describe("the registration", () => {
       "/w/.vscode/mcp.json",
       "/c/config.toml",
       "/h/.gemini/settings.json",
+      ...inProject("/w"),
       "/r/.mcp.json",
       "/r/.vscode/mcp.json",
+      ...inProject("/r"),
     ]);
-    expect(registrationFiles(undefined, ["/w"], undefined, "linux")).toEqual(["/w/.mcp.json", "/w/.vscode/mcp.json"]);
-    expect(registrationFiles("h", ["/w"], undefined, "linux")).toEqual(["/w/.mcp.json", "/w/.vscode/mcp.json"]);
+    expect(registrationFiles(undefined, ["/w"], undefined, "linux")).toEqual([
+      "/w/.mcp.json",
+      "/w/.vscode/mcp.json",
+      ...inProject("/w"),
+    ]);
+    expect(registrationFiles("h", ["/w"], undefined, "linux")).toEqual([
+      "/w/.mcp.json",
+      "/w/.vscode/mcp.json",
+      ...inProject("/w"),
+    ]);
   });
 });
 
