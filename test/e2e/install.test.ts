@@ -338,3 +338,43 @@ describe("a client file an agent could write", () => {
     expect(fresh.stderr).not.toContain("also registers");
   }, 30_000);
 });
+
+describe("a project inside a root", () => {
+  test("is served as a root too, so a server the client starts elsewhere keeps its registration from agents", async () => {
+    const { env } = place();
+    const root = realpathSync(tempDir());
+    const project = join(root, "app");
+    mkdirSync(project);
+    const w = await rta(["mcp", "install", "vscode", "--project", project, "--root", root, "--write"], { env });
+    expect(w.code).toBe(0);
+    expect(w.stderr).toContain(`rta: --project ${project} lies under --root ${root}: it is served as a root too`);
+    const file = join(project, ".vscode", "mcp.json");
+    const before = readFileSync(file, "utf8");
+    const reg = entryIn("vscode", before) as { command: string; args: string[]; env: Record<string, string> };
+    expect(reg.args).toEqual(["mcp", "serve", "--agent", "vscode", "--root", root, "--root", project]);
+    expect((await rta(["grant", "allow", "fs.write", "--agent", "vscode", "--ttl", "10m"], { env })).code).toBe(0);
+    // started in a directory that is not the project, as a client may
+    const transport = new StdioClientTransport({
+      command: reg.command,
+      args: reg.args,
+      cwd: tempDir(),
+      env: { PATH: process.env.PATH ?? "", HOME: env.HOME as string, ...reg.env },
+      stderr: "ignore",
+    });
+    const client = new McpClient({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    try {
+      const planted = JSON.stringify({ servers: { x: { type: "stdio", command: "sh" } } });
+      const r = resultJson(
+        await client.callTool({
+          name: "fs_write",
+          arguments: { path: "app/.vscode/mcp.json", content: planted, mode: "overwrite" },
+        }),
+      );
+      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+      expect(readFileSync(file, "utf8")).toBe(before);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
