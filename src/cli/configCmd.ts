@@ -15,7 +15,7 @@ import { checkedSetting } from "../gate/fill.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm } from "./io.ts";
-import { shown } from "./render.ts";
+import { jsonEscaped, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 /** Prints where config.toml is (every dir with --json); it reads nothing, so it refuses nothing. */
@@ -46,10 +46,11 @@ export function configShow(cli: Cli, opts: { json?: boolean }): number {
   const form = outputForm(cli.io, opts.json);
   if (form === "json") cli.io.out(jsonText(cli.io, masked));
   // piped, an object is `key<TAB>value` lines; a value that is itself a table or list is its JSON, on the one line
+  // a value that is JSON has the controls JSON.stringify leaves raw (C1, bidi) escaped too: a team's file may hold them
   else if (form === "plain")
     for (const [key, value] of Object.entries(masked as Record<string, unknown>))
-      cli.io.out(`${key}\t${typeof value === "string" ? shown(value) : JSON.stringify(value)}\n`);
-  else cli.io.out(`${JSON.stringify(masked, null, 2)}\n`);
+      cli.io.out(`${shown(key)}\t${typeof value === "string" ? shown(value) : jsonEscaped(JSON.stringify(value))}\n`);
+  else cli.io.out(`${jsonEscaped(JSON.stringify(masked, null, 2))}\n`);
   return Exit.ok;
 }
 

@@ -3,7 +3,7 @@
  * the roots and host names served): the client's registration of this server,
  * shown or merged into its config. Serving itself is in serve.ts.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { optionalAgentName } from "../core/agentName.ts";
 import { dirs } from "../core/dirs.ts";
@@ -63,6 +63,12 @@ export function install(cli: { io: Io }, client: string, opts: InstallOptions): 
       if (opts.json) io.out(jsonText(io, { client, ...written, command: reg.command, args: reg.args, env: reg.env }));
       const kept = written.backup ? ` (the old file is kept as ${shown(written.backup)})` : "";
       io.err(`rta: wrote ${shown(file)}${kept}\n`);
+      // The file was there before: what else it registers is started by the client too, and whoever could write
+      // the folder (an agent served a root above the project) could have put it there. Named, not judged.
+      if (written.others.length > 0)
+        io.err(
+          `rta: note: it also registers ${written.others.map((n) => shown(JSON.stringify(n))).join(", ")}, kept as they were; ${client} starts those too, so check you know them\n`,
+        );
       return Exit.ok;
     }
     if (opts.json) {
@@ -125,7 +131,17 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
       `${client} keeps its servers in the project, and no project is named`,
       `name it: \`rta mcp install ${client} --project DIR --write\` (or --root DIR: the first root is the project)`,
     );
-  const roots = opts.root.length === 0 && opts.project !== undefined ? [opts.project] : opts.root;
+  const roots = opts.root.length === 0 && opts.project !== undefined ? [opts.project] : [...opts.root];
+  // The server keeps the registration in each root and where it starts from agents (registrationFiles); a project
+  // inside a root, and not one itself, would be an agent's to write through the outer root whenever the client starts
+  // the server elsewhere. Served as a root too, it is kept, and the agent reaches nothing it did not before.
+  const outer = perProject && opts.project !== undefined ? rootAround(opts.project, roots) : undefined;
+  if (outer !== undefined && opts.project !== undefined) {
+    roots.push(opts.project);
+    io.err(
+      `rta: --project ${shown(opts.project)} lies under --root ${shown(outer)}: it is served as a root too, so the server keeps its registration from agents\n`,
+    );
+  }
   if (roots.length === 0)
     io.err(
       "rta: no --root: the server will confine paths to the directory the client starts it in; name one with --root DIR\n",
@@ -134,6 +150,7 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
     binary: process.execPath,
     roots,
     dirs: dirs(io.env),
+    ...(io.env.CODEX_HOME ? { codexHome: io.env.CODEX_HOME } : {}),
     ...(agent ? { agent } : {}),
     ...(maxResultMiB ? { maxResultMiB } : {}),
   });
@@ -143,6 +160,14 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
     ...(io.env.CODEX_HOME ? { codexHome: io.env.CODEX_HOME } : {}),
   });
   return { reg, file };
+}
+
+/** The root that holds `project` inside it, when one does and none is the project itself; undefined otherwise. */
+function rootAround(project: string, roots: string[]): string | undefined {
+  const real = (p: string) => realpathSync(p);
+  const at = real(project);
+  if (roots.some((r) => real(r) === at)) return undefined;
+  return roots.find((r) => at.startsWith(`${real(r).replace(/\/$/, "")}/`));
 }
 
 /** Reads --max-result: a whole number of MiB in MAX_RESULT_RANGE_MIB, or nothing for the default. */

@@ -52,8 +52,12 @@ export function plainCell(cell: unknown): string {
   return String(cell as Scalar);
 }
 
-/** A log's line as it was written: its tabs kept, every other control escaped, so it cannot forge a line. */
-function logLine(cell: unknown): string {
+/**
+ * A log's line as it was written: its tabs kept, every other control escaped,
+ * so it cannot forge a line or act on a terminal (what `rta log tail
+ * --follow` prints piped, too).
+ */
+export function logLine(cell: unknown): string {
   return typeof cell === "string" ? cell.split("\t").map(shown).join("\t") : plainCell(cell);
 }
 

@@ -46,6 +46,8 @@ export interface InstallOptions {
   maxResultMiB?: number;
   /** rta's data and config dirs as the person's shell resolves them */
   dirs: { data: string; config: string };
+  /** CODEX_HOME as the person's shell has it, when set: the registration carries it to the server */
+  codexHome?: string;
 }
 
 /** Where the clients' files are: the home, the project (for claude-code and vscode), CODEX_HOME, the platform. */
@@ -61,12 +63,23 @@ export function isClient(name: string): name is Client {
   return (CLIENTS as readonly string[]).includes(name);
 }
 
-/** The command and arguments a client runs to start this server, with rta's data and config dirs. Refuses nothing. */
+/**
+ * The command and arguments a client runs to start this server, with rta's
+ * data and config dirs, and the CODEX_HOME it was installed under, when one
+ * is set: the server keeps codex's config.toml from agents only where it
+ * knows it is (registrationFiles), and a client starts its servers without
+ * the person's CODEX_HOME (codex too), so one under a root would otherwise be
+ * an agent's to rewrite, with the commands codex runs next. Refuses nothing.
+ */
 export function registration(client: Client, options: InstallOptions): Registration {
   const args = ["mcp", "serve", "--agent", options.agent ?? client];
   for (const root of options.roots) args.push("--root", resolve(root));
   if (options.maxResultMiB !== undefined) args.push("--max-result", String(options.maxResultMiB));
-  const env = { RTA_DATA_DIR: resolve(options.dirs.data), RTA_CONFIG_DIR: resolve(options.dirs.config) };
+  const env: Record<string, string> = {
+    RTA_DATA_DIR: resolve(options.dirs.data),
+    RTA_CONFIG_DIR: resolve(options.dirs.config),
+  };
+  if (options.codexHome) env.CODEX_HOME = resolve(options.codexHome);
   return { client, command: options.binary, args, env };
 }
 
@@ -92,13 +105,27 @@ export function configPath(client: Client, places: Places): string {
 }
 
 /**
+ * The files in a project from which a client also reads the servers it
+ * starts, though rta registers itself in the home for that client: Cursor's
+ * `.cursor/mcp.json`, Gemini CLI's `.gemini/settings.json`, Codex's
+ * `.codex/config.toml` (in a project it trusts), each after its client's
+ * documentation.
+ */
+const PROJECT_SERVER_FILES = [
+  [".cursor", "mcp.json"],
+  [".gemini", "settings.json"],
+  [".codex", "config.toml"],
+] as const;
+
+/**
  * Every file a registration is written into, for this home, CODEX_HOME and
- * these project directories (the server's own and its roots): what an MCP
- * client runs when it next starts. The path gate keeps them as rta's own
- * places, as it keeps rta's executable: an agent that could write one would
- * choose the command the client runs as the person, or the roots, name and
- * dirs the next rta runs with. Refuses nothing; a home that is not an
- * absolute path gives only the projects' files.
+ * these project directories (the server's own and its roots), and every
+ * file in those projects a client reads its servers from: what an MCP client
+ * runs when it next starts. The path gate keeps them as rta's own places, as
+ * it keeps rta's executable: an agent that could write one would choose the
+ * command the client runs as the person, or the roots, name and dirs the next
+ * rta runs with. Refuses nothing; a home that is not an absolute path gives
+ * only the projects' files.
  */
 export function registrationFiles(
   home: string | undefined,
@@ -111,6 +138,10 @@ export function registrationFiles(
     for (const client of CLIENTS) {
       // a home that is no absolute path gives relative paths, which name no place
       const file = configPath(client, { home: home ?? "", project, platform, ...(codexHome ? { codexHome } : {}) });
+      if (isAbsolute(file)) files.add(file);
+    }
+    for (const parts of PROJECT_SERVER_FILES) {
+      const file = join(project, ...parts);
       if (isAbsolute(file)) files.add(file);
     }
   }

@@ -7,9 +7,13 @@
  * the client cannot read.
  */
 import {
+  closeSync,
+  constants,
   copyFileSync,
   existsSync,
+  fstatSync,
   mkdirSync,
+  openSync,
   readFileSync,
   realpathSync,
   renameSync,
@@ -144,9 +148,40 @@ export function appendable(existing: string, reg: Registration, rendered: string
   return text;
 }
 
+/** A client's config is a few KiB; one past this is no config a person keeps, and is not read into memory. */
+export const CLIENT_FILE_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The text of the client's file at `target`, opened without waiting (a FIFO
+ * in its place has no writer to wait for) and read only when it is a regular
+ * file of at most CLIENT_FILE_LIMIT_BYTES; refuses anything else
+ * (core.config.unreadable), naming it as `file`.
+ */
+function readClientFile(target: string, client: Client, file: string): string {
+  const fd = openSync(target, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw unreadable(file, client, "not a regular file");
+    if (st.size > CLIENT_FILE_LIMIT_BYTES)
+      throw unreadable(file, client, `larger than ${CLIENT_FILE_LIMIT_BYTES / 1024 / 1024} MiB`);
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export interface Written {
   file: string;
   backup?: string;
+  /** the other servers the file registers, kept as they were: the client will start them too */
+  others: string[];
+}
+
+/** The names of the servers other than rta's that the client's file registers; none for a file that is not there. */
+export function otherServers(client: Client, existing: string | undefined, file: string): string[] {
+  const servers = readDoc(client, existing ?? "", file)[serversKey(client)];
+  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) return [];
+  return Object.keys(servers).filter((name) => name !== SERVER_KEY);
 }
 
 /**
@@ -157,10 +192,10 @@ export interface Written {
  */
 export function writeRegistration(reg: Registration, file: string, now = new Date()): Written {
   const target = existsSync(file) ? realpathSync(file) : file;
-  const existing = existsSync(target) ? readFileSync(target, "utf8") : undefined;
+  const existing = existsSync(target) ? readClientFile(target, reg.client, file) : undefined;
   const merged = mergeInto(existing, reg, file);
   mkdirSync(dirname(target), { recursive: true });
-  const out: Written = { file };
+  const out: Written = { file, others: otherServers(reg.client, existing, file) };
   let mode = 0o600;
   if (existing !== undefined) {
     mode = statSync(target).mode & 0o777;

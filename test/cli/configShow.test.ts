@@ -45,3 +45,16 @@ test("masks every secret, whatever it is called and wherever it sits, and leaves
   });
   expect(shown.profiles.p.set.method).toBe("GET");
 });
+
+test("a value holding C1 controls or a bidi override is shown escaped, on a terminal and piped", async () => {
+  const config = tempDir();
+  // TOML's \u escapes put the raw characters in the value: CSI as one C1 character, a right-to-left override
+  writeFileSync(join(config, "config.toml"), '[connections.db]\narea = "http"\nnote = "a\\u009b2Jb\\u202ec"\n');
+  for (const tty of [true, false]) {
+    const r = await runCli(["config", "show"], { env: { RTA_CONFIG_DIR: config }, tty });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("a\\u009b2Jb\\u202ec");
+    expect(r.stdout).not.toContain("\u009b");
+    expect(r.stdout).not.toContain("\u202e");
+  }
+});

@@ -4,14 +4,14 @@
  * --write it merges into the client's file, as that client's parser reads it.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client as McpClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CLIENTS, type Client } from "../../src/mcp/install.ts";
-import { parseAs } from "../../src/mcp/installMerge.ts";
+import { CLIENT_FILE_LIMIT_BYTES, parseAs } from "../../src/mcp/installMerge.ts";
 import { tempDir } from "../support/fixtures.ts";
-import { resultJson } from "../support/mcpClient.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
 import { RTA, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
 
@@ -149,6 +149,23 @@ describe("rta mcp install --write", () => {
     expect(readFileSync(file, "utf8")).toBe("[mcp_servers\n");
   });
 
+  test("a client file that is a FIFO or past the limit is refused, not waited on or read into memory", async () => {
+    const { env } = place();
+    const dir = join(env.HOME as string, ".gemini");
+    mkdirSync(dir);
+    const file = join(dir, "settings.json");
+    expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0);
+    const fifo = await rta(["mcp", "install", "gemini", "--write"], { env });
+    expect(fifo.code).toBe(1);
+    expect(fifo.stderr).toContain(`${file} is not JSON that rta can read (not a regular file)`);
+    rmSync(file);
+    writeFileSync(file, "");
+    truncateSync(file, CLIENT_FILE_LIMIT_BYTES + 1);
+    const huge = await rta(["mcp", "install", "gemini", "--write"], { env });
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toContain("(larger than 4 MiB)");
+  });
+
   test("a root that is not a directory is refused; an unknown client lists the clients", async () => {
     const { env } = place();
     const missing = await rta(["mcp", "install", "cursor", "--root", join(env.HOME as string, "gone")], { env });
@@ -190,6 +207,172 @@ describe("the registration's dirs", () => {
       );
       expect(r).toMatchObject({ value: { created: true } });
       expect(readFileSync(join(project, "hello.txt"), "utf8")).toBe("hi");
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
+
+describe("codex's config under a root", () => {
+  test("CODEX_HOME goes into codex's registration, so the server it starts withholds codex's config from agents", async () => {
+    const home = tempDir();
+    const project = realpathSync(tempDir());
+    const codexHome = join(project, ".codex");
+    const person = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      RTA_DATA_DIR: tempDir(),
+      RTA_CONFIG_DIR: tempDir(),
+      CODEX_HOME: codexHome,
+    };
+    const written = Bun.spawnSync([RTA, "mcp", "install", "codex", "--root", project, "--write"], { env: person });
+    expect(written.exitCode).toBe(0);
+    const file = join(codexHome, "config.toml");
+    const before = readFileSync(file, "utf8");
+    const reg = entryIn("codex", before) as { command: string; args: string[]; env: Record<string, string> };
+    expect(reg.env.CODEX_HOME).toBe(codexHome);
+    const granted = Bun.spawnSync([RTA, "grant", "allow", "fs.write", "--agent", "codex", "--ttl", "10m"], {
+      env: person,
+    });
+    expect(granted.exitCode).toBe(0);
+    // codex starts its servers with the registration's environment, not its own CODEX_HOME
+    const transport = new StdioClientTransport({
+      command: reg.command,
+      args: reg.args,
+      env: { PATH: process.env.PATH ?? "", HOME: home, ...reg.env },
+      stderr: "ignore",
+    });
+    const client = new McpClient({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    try {
+      const r = resultJson(
+        await client.callTool({
+          name: "fs_write",
+          arguments: { path: ".codex/config.toml", content: '[mcp_servers.x]\ncommand = "sh"\n', mode: "overwrite" },
+        }),
+      );
+      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+      expect(readFileSync(file, "utf8")).toBe(before);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
+
+describe("codex's config under a root, served to another client", () => {
+  test("cursor's registration carries CODEX_HOME too, so its server keeps codex's config from agents", async () => {
+    const project = realpathSync(tempDir());
+    const codexHome = join(project, ".codex");
+    mkdirSync(codexHome);
+    const file = join(codexHome, "config.toml");
+    writeFileSync(file, 'model = "o3"\n');
+    const person = {
+      PATH: process.env.PATH ?? "",
+      HOME: tempDir(),
+      RTA_DATA_DIR: tempDir(),
+      RTA_CONFIG_DIR: tempDir(),
+      CODEX_HOME: codexHome,
+    };
+    const printed = Bun.spawnSync([RTA, "mcp", "install", "cursor", "--root", project, "--json"], { env: person });
+    const reg = JSON.parse(printed.stdout.toString()) as {
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+    };
+    expect(reg.env.CODEX_HOME).toBe(codexHome);
+    expect(
+      Bun.spawnSync([RTA, "grant", "allow", "fs.write", "--agent", "cursor", "--ttl", "10m"], { env: person }).exitCode,
+    ).toBe(0);
+    const transport = new StdioClientTransport({
+      command: reg.command,
+      args: reg.args,
+      env: { PATH: process.env.PATH ?? "", HOME: person.HOME, ...reg.env },
+      stderr: "ignore",
+    });
+    const client = new McpClient({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    try {
+      const r = resultJson(
+        await client.callTool({
+          name: "fs_write",
+          arguments: { path: ".codex/config.toml", content: '[mcp_servers.x]\ncommand = "sh"\n', mode: "overwrite" },
+        }),
+      );
+      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+      expect(readFileSync(file, "utf8")).toBe('model = "o3"\n');
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
+
+describe("a client file an agent could write", () => {
+  test("--write into a project under an agent's root names the servers the file already registered", async () => {
+    const { env } = place();
+    const root = realpathSync(tempDir());
+    const project = join(root, "app");
+    mkdirSync(project);
+    const granted = await rta(["grant", "allow", "fs.write", "--agent", "claude-code", "--ttl", "10m"], { env });
+    expect(granted.code).toBe(0);
+    // the agent, served the folder above the project, plants the project's file before the person registers rta
+    const s = await connect("legacy", ["--root", root, "--agent", "claude-code"], {
+      dataDir: env.RTA_DATA_DIR,
+      env: { RTA_CONFIG_DIR: env.RTA_CONFIG_DIR as string },
+    });
+    try {
+      const planted = { mcpServers: { helper: { command: "sh", args: ["-c", "true"] } } };
+      const r = await s.client.callTool({
+        name: "fs_write",
+        arguments: { path: "app/.mcp.json", content: JSON.stringify(planted) },
+      });
+      expect(resultJson(r)).toMatchObject({ value: { created: true } });
+    } finally {
+      await s.close();
+    }
+    const w = await rta(["mcp", "install", "claude-code", "--project", project, "--write"], { env });
+    expect(w.code).toBe(0);
+    expect(w.stderr).toContain(
+      'rta: note: it also registers "helper", kept as they were; claude-code starts those too',
+    );
+    const fresh = await rta(["mcp", "install", "cursor", "--write"], { env });
+    expect(fresh.stderr).not.toContain("also registers");
+  }, 30_000);
+});
+
+describe("a project inside a root", () => {
+  test("is served as a root too, so a server the client starts elsewhere keeps its registration from agents", async () => {
+    const { env } = place();
+    const root = realpathSync(tempDir());
+    const project = join(root, "app");
+    mkdirSync(project);
+    const w = await rta(["mcp", "install", "vscode", "--project", project, "--root", root, "--write"], { env });
+    expect(w.code).toBe(0);
+    expect(w.stderr).toContain(`rta: --project ${project} lies under --root ${root}: it is served as a root too`);
+    const file = join(project, ".vscode", "mcp.json");
+    const before = readFileSync(file, "utf8");
+    const reg = entryIn("vscode", before) as { command: string; args: string[]; env: Record<string, string> };
+    expect(reg.args).toEqual(["mcp", "serve", "--agent", "vscode", "--root", root, "--root", project]);
+    expect((await rta(["grant", "allow", "fs.write", "--agent", "vscode", "--ttl", "10m"], { env })).code).toBe(0);
+    // started in a directory that is not the project, as a client may
+    const transport = new StdioClientTransport({
+      command: reg.command,
+      args: reg.args,
+      cwd: tempDir(),
+      env: { PATH: process.env.PATH ?? "", HOME: env.HOME as string, ...reg.env },
+      stderr: "ignore",
+    });
+    const client = new McpClient({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    try {
+      const planted = JSON.stringify({ servers: { x: { type: "stdio", command: "sh" } } });
+      const r = resultJson(
+        await client.callTool({
+          name: "fs_write",
+          arguments: { path: "app/.vscode/mcp.json", content: planted, mode: "overwrite" },
+        }),
+      );
+      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+      expect(readFileSync(file, "utf8")).toBe(before);
     } finally {
       await client.close();
     }

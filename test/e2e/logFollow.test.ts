@@ -99,6 +99,29 @@ describe("rta log tail --follow", () => {
     expect(await new Response(sh.stderr).text()).toBe("rta: 0\n");
   });
 
+  test("a line appended with terminal controls is printed escaped, piped as log.tail prints it and in --json", async () => {
+    // ESC (an OSC 52 clipboard write), CSI as one C1 character, a right-to-left override; the tab is the line's own
+    const hostile = "a\u001b]52;c;aGk=\u0007b\u009b2J\u202ec\td";
+    for (const json of [false, true]) {
+      const file = join(tempDir(), "app.log");
+      writeFileSync(file, "old\n");
+      const f = follow(file, json ? ["--json"] : []);
+      await f.until(json ? '"total":1' : "old\n");
+      let i = 0;
+      for (; !(await f.until("")).includes("keep ping"); i++) {
+        appendFileSync(file, `keep ping ${i}\n`);
+        await Bun.sleep(50);
+      }
+      appendFileSync(file, `${hostile}\nend\n`);
+      const out = await f.until(json ? '{"text":"end"}' : "\nend\n");
+      f.proc.kill("SIGINT");
+      await f.proc.exited;
+      for (const raw of ["\u001b", "\u0007", "\u009b", "\u202e"]) expect(out).not.toContain(raw);
+      if (json) expect(out).toContain('{"text":"a\\u001b]52;c;aGk=\\u0007b\\u009b2J\\u202ec\\td"}\n');
+      else expect(out).toContain("\na\\x1b]52;c;aGk=\\x07b\\x9b2J\\u202ec\td\nend\n");
+    }
+  });
+
   test("an agent's log_tail has no follow input: it answers once", async () => {
     const root = tempDir();
     writeFileSync(join(root, "a.log"), "x\n");

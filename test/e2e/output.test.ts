@@ -191,6 +191,22 @@ describe("tables, piped", () => {
   });
 });
 
+describe("refusals on stderr", () => {
+  test("a refusal or a usage error echoing a name with controls says them escaped, on stderr and in --json", async () => {
+    // C1 CSI and a bidi override pass JSON.stringify raw; ESC and BEL are what a command line echoes as typed
+    const cwd = tempDir();
+    const gone = await sh(`cd ${cwd} && "$RTA" fs read $'no\\xc2\\x9b2J\\xe2\\x80\\xaeh' --json`);
+    const typo = await sh(`"$RTA" $'gr\\x1b]52;c;aGk=\\x07ant'; "$RTA" grant $'--ag\\x1b[2Jent' x`);
+    expect(gone.stderr).toContain("no\\x9b2J\\u202eh");
+    expect(gone.stdout).toContain("no\\u009b2J\\u202eh");
+    expect(typo.stderr).toContain("unknown command 'gr\\x1b]52;c;aGk=\\x07ant'");
+    expect(typo.stderr).toContain("unknown option '--ag\\x1b[2Jent'");
+    for (const raw of ["\u001b", "\u0007", "\u009b", "\u202e"]) {
+      expect(gone.stderr + gone.stdout + typo.stderr).not.toContain(raw);
+    }
+  });
+});
+
 describe("colour", () => {
   const colours = (text: string) => text.includes("\x1b[");
   /** a colour code: ESC [ ... m */

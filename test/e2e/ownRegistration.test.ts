@@ -57,13 +57,18 @@ describe("the client registrations rta mcp install writes", () => {
         ["fs_write", { path: join(home, ".codex/config.toml"), content: "x", mode: "overwrite" }],
         ["fs_write", { path: join(home, ".gemini/settings.json"), content: planted, mode: "overwrite" }],
         ["fs_write", { path: join(home, ".config/Claude/claude_desktop_config.json"), content: planted }],
+        // the project's own server files of the clients rta registers in the home: they run what these say too
+        ["fs_write", { path: ".cursor/mcp.json", content: planted }],
+        ["fs_mkdir", { path: ".gemini" }],
+        ["fs_write", { path: ".gemini/settings.json", content: planted }],
+        ["fs_write", { path: ".codex/config.toml", content: '[mcp_servers.x]\ncommand = "sh"\n' }],
       ];
       for (const [name, args] of cases)
         expect([name, args, (await call(name, args)).code]).toEqual([name, args, "core.path.withheld"]);
       expect(readFileSync(join(project, ".mcp.json"), "utf8")).toBe(registered);
       expect(readFileSync(join(home, ".cursor/mcp.json"), "utf8")).toBe(cursor);
       for (const made of [
-        join(project, ".vscode"),
+        ...[".vscode", ".cursor", ".gemini", ".codex"].map((d) => join(project, d)),
         ...[".codex", ".gemini", ".config/Claude"].map((d) => join(home, d)),
       ])
         expect([made, existsSync(made)]).toEqual([made, false]);

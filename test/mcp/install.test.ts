@@ -56,6 +56,16 @@ describe("the registration", () => {
     });
   }
 
+  test("every client's registration carries CODEX_HOME when it is set, resolved, for the server to keep codex's config", () => {
+    for (const client of CLIENTS) {
+      expect(registration(client, { ...opts, codexHome: "/srv/codex" }).env).toEqual({
+        ...env,
+        CODEX_HOME: "/srv/codex",
+      });
+      expect(registration(client, opts).env).toEqual(env);
+    }
+  });
+
   test("codex's TOML escapes what a path may hold: quotes, backslashes, tabs, newlines, escape codes, DEL", () => {
     const odd = '/tmp/a "b"\\c\td\ne\u001b[31mf\u007fg';
     const reg = registration("codex", { ...opts, binary: odd, roots: [odd] });
@@ -77,6 +87,7 @@ describe("the registration", () => {
   });
 
   test("names every file a registration goes into, for the gate to keep: each project's, CODEX_HOME's", () => {
+    const inProject = (p: string) => [`${p}/.cursor/mcp.json`, `${p}/.gemini/settings.json`, `${p}/.codex/config.toml`];
     expect(registrationFiles("/h", ["/w", "/r"], "/c", "linux")).toEqual([
       "/h/.config/Claude/claude_desktop_config.json",
       "/w/.mcp.json",
@@ -84,11 +95,21 @@ describe("the registration", () => {
       "/w/.vscode/mcp.json",
       "/c/config.toml",
       "/h/.gemini/settings.json",
+      ...inProject("/w"),
       "/r/.mcp.json",
       "/r/.vscode/mcp.json",
+      ...inProject("/r"),
     ]);
-    expect(registrationFiles(undefined, ["/w"], undefined, "linux")).toEqual(["/w/.mcp.json", "/w/.vscode/mcp.json"]);
-    expect(registrationFiles("h", ["/w"], undefined, "linux")).toEqual(["/w/.mcp.json", "/w/.vscode/mcp.json"]);
+    expect(registrationFiles(undefined, ["/w"], undefined, "linux")).toEqual([
+      "/w/.mcp.json",
+      "/w/.vscode/mcp.json",
+      ...inProject("/w"),
+    ]);
+    expect(registrationFiles("h", ["/w"], undefined, "linux")).toEqual([
+      "/w/.mcp.json",
+      "/w/.vscode/mcp.json",
+      ...inProject("/w"),
+    ]);
   });
 });
 
