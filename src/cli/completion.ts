@@ -25,7 +25,8 @@ export const COMPLETE_VERB = "__complete";
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 const BASH = `# rta completion for bash. Load it in this shell:  source <(rta completion bash)
-# or for every shell:  rta completion bash > ~/.local/share/bash-completion/completions/rta
+# or for every shell:  mkdir -p ~/.local/share/bash-completion/completions
+#   rta completion bash > ~/.local/share/bash-completion/completions/rta
 _rta() {
   local line
   COMPREPLY=()
@@ -38,7 +39,8 @@ complete -o default -F _rta rta
 
 const ZSH = `#compdef rta
 # rta completion for zsh. Load it in this shell:  source <(rta completion zsh)
-# or for every shell:  rta completion zsh > "\${fpath[1]}/_rta"  (then start a new shell)
+# or for every shell:  mkdir -p ~/.zfunc && rta completion zsh > ~/.zfunc/_rta
+# with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc (then start a new shell)
 _rta() {
   local -a candidates
   candidates=("\${(@f)$("\${words[1]}" ${COMPLETE_VERB} "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
@@ -56,7 +58,8 @@ fi
 `;
 
 const FISH = `# rta completion for fish. Load it in this shell:  rta completion fish | source
-# or for every shell:  rta completion fish > ~/.config/fish/completions/rta.fish
+# or for every shell:  mkdir -p ~/.config/fish/completions
+#   rta completion fish > ~/.config/fish/completions/rta.fish
 function __rta_complete
     set -l done (commandline -opc)
     set -l cur (commandline -ct)
