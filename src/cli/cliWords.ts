@@ -12,6 +12,8 @@ import type { Catalogue } from "../core/catalogue.ts";
 const ARGUMENT = /(?<![\w./-])([a-z][a-z0-9]*(?:_[a-z0-9]+)*)=([^\s\]),;]+)/g;
 /** A tool's name: two words or more joined by underscores. */
 const TOOL = /(?<![\w./-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
+/** A capability's own name, as a hint names it: `note.list shows the notes there are`. */
+const CAPABILITY = /(?<![\w./-])[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+(?![\w/-]|\.\w)/g;
 /** An argument a shape refusal names: `argument "from_line" must be an integer`. */
 const NAMED = /argument "([a-z][a-z0-9_]*)"/g;
 /** A span in double quotes (as JSON writes a path) or in backticks (a command). */
@@ -21,7 +23,8 @@ const TAKES = /(takes: |, )([a-z][a-z0-9_]*) \(/g;
 
 /**
  * `text` in CLI spelling: an argument of `cap` that is a flag as `--name value`
- * or `--name` (a positional one is left as it is), a tool's name as `rta area thing`, and a
+ * or `--name` (a positional one is left as it is), a tool's name and a
+ * capability's (`fs_list`, `fs.list`) as `rta area thing`, and a
  * note's surrounding [brackets] dropped; nothing inside quotes or backticks is
  * changed. Refuses nothing; text with none of
  * these is returned as it is.
@@ -43,6 +46,10 @@ export function cliWords(text: string, cap: Capability | undefined, catalogue: C
       })
       .replace(TOOL, (word) => {
         const named = catalogue.byTool(word);
+        return named ? `rta ${named.words.join(" ")}` : word;
+      })
+      .replace(CAPABILITY, (word) => {
+        const named = catalogue.byName(word);
         return named ? `rta ${named.words.join(" ")}` : word;
       });
   return text
