@@ -237,6 +237,10 @@ describe("colour", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain('--color takes auto, always or never, not "sometimes" (core.cli.usage)');
+    // the hint promises only what --color always does: piped output stays plain
+    expect(r.stderr).toContain("`--color always` to keep it on a terminal despite NO_COLOR or TERM=dumb\n");
+    expect(r.stderr).not.toContain("in a pipe");
+    expect((await rta(["sys", "info", "--color", "always"])).stdout).not.toContain("\x1b[");
     expect(noStack(r.stderr)).toBe(true);
   });
 });
