@@ -8,7 +8,7 @@
 import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
-import { closest, didYouMean } from "../core/suggest.ts";
+import { calledSo, closest, didYouMean } from "../core/suggest.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
 import { warnIfConfigUnread } from "./configWarning.ts";
 import { addConsentCommands } from "./consentCommands.ts";
@@ -184,6 +184,10 @@ function suggestion(err: CommanderError, cmd: Command, rest: string[], words: st
       const near = names.includes(dotted) ? [dotted] : closest(dotted, names);
       if (near.length > 0) return didYouMean(near, (n) => `rta ${n.replaceAll(".", " ")}`);
     }
+    // the tool a person reaches for by habit (`rta ps`, `rta cat`, `rta ping`) is the capability that does its job,
+    // before a name a letter or two away (`rta fs` for `rta ps`)
+    const doing = calledSo(cli.catalogue, typed, words);
+    if (doing.length > 0) return didYouMean(doing, (n) => `rta ${n.replaceAll(".", " ")}`);
     const names = cmd.commands.filter((c) => !hidden(c)).flatMap((c) => [c.name(), ...c.aliases()]);
     return didYouMean(closest(typed, names), at);
   }

@@ -33,6 +33,15 @@ describe("the built binary", () => {
     expect(noStack(usage.stderr)).toBe(true);
   });
 
+  test("the tool a person types by habit is answered with the capability that does its job", async () => {
+    const ps = await rta(["ps"]);
+    expect(ps.code).toBe(2);
+    expect(ps.stderr).toContain("rta: hint: did you mean `rta proc list`?");
+    expect(ps.stderr).not.toContain("`rta fs`"); // a letter away, and nothing like ps
+    expect((await rta(["cat", "README.md"])).stderr).toContain("did you mean `rta fs read`?");
+    expect((await rta(["explain", "df"])).stderr).toContain("did you mean `rta explain disk.usage`?");
+  });
+
   test("a token piped in and a token as an argument print the same JSON", async () => {
     const piped = await rta(["jwt", "decode", "--json"], { stdin: `${TOKEN}\n` });
     const arg = await rta(["jwt", "decode", TOKEN, "--json"]);
