@@ -65,7 +65,7 @@ describe("refusals on the command line", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
-      "rta: error: limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give limit a number from 1 to 1000\n",
+      "rta: error: --limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give --limit a number from 1 to 1000\n",
     );
   });
 
@@ -73,7 +73,7 @@ describe("refusals on the command line", () => {
     const r = await runCli(["proc", "list", "--sort", "size"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("(core.input.option)");
-    expect(r.stderr).toContain("rta: hint: sort is one of: cpu, mem, pid");
+    expect(r.stderr).toContain("rta: hint: --sort is one of: cpu, mem, pid");
   });
 
   test("with --json the error is also printed on stdout as a value", async () => {
@@ -81,8 +81,8 @@ describe("refusals on the command line", () => {
     expect(JSON.parse(r.stdout)).toEqual({
       type: "error",
       code: "core.input.range",
-      message: "limit is 0, outside 1..1000",
-      hint: "give limit a number from 1 to 1000",
+      message: "--limit is 0, outside 1..1000",
+      hint: "give --limit a number from 1 to 1000",
     });
   });
 

@@ -170,6 +170,18 @@ describe("CLI spelling", () => {
     expect(cliWords('"fs.list" and `proc.list`', cap, catalogue)).toBe('"fs.list" and `proc.list`');
   });
 
+  test("an input a refusal begins with, or says to give, is its flag; a positional one is left as it is", () => {
+    const proc = catalogue.byName("proc.list");
+    expect(cliWords("limit is 0, outside 1..1000", proc, catalogue)).toBe("--limit is 0, outside 1..1000");
+    expect(cliWords("give limit a number from 1 to 1000", proc, catalogue)).toBe(
+      "give --limit a number from 1 to 1000",
+    );
+    expect(cliWords('sort cannot be "x"', proc, catalogue)).toBe('--sort cannot be "x"');
+    expect(cliWords("give from_line: the first line", cap, catalogue)).toBe("give --from-line: the first line");
+    expect(cliWords("path is required", cap, catalogue)).toBe("path is required");
+    expect(cliWords("give path: the file", cap, catalogue)).toBe("give path: the file");
+  });
+
   test("a refusal of a capability's command is said in CLI spelling", async () => {
     const r = await runCli(["proc", "list", "--limit", "many"]);
     expect(r.code).toBe(2);

@@ -25,7 +25,7 @@ describe("the built binary", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
-      "rta: error: limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give limit a number from 1 to 1000\n",
+      "rta: error: --limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give --limit a number from 1 to 1000\n",
     );
     const usage = await rta(["nope"]);
     expect(usage.code).toBe(2);
