@@ -69,6 +69,12 @@ describe("refusals on the command line", () => {
     );
   });
 
+  test("a command's help spells its inputs as a person types them", async () => {
+    const r = await runCli(["fs", "read", "--help"]);
+    expect(r.stdout).toContain("--from-line <from-line>");
+    expect(r.stdout).not.toContain("from_line");
+  });
+
   test("proc list --sort size is core.input.option, listing the options", async () => {
     const r = await runCli(["proc", "list", "--sort", "size"]);
     expect(r.code).toBe(2);
