@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { listGrants } from "../gate/operator/grants.ts";
@@ -89,8 +89,11 @@ function sub(cmd: Command, word: string): Command | undefined {
   return cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
 }
 
+/** `--color`, every command's: main() takes it out of the line before commander sees it (io.ts takeColor). */
+const COLOR = new Option("--color <when>").choices(["auto", "always", "never"]);
+
 function optionOf(cmd: Command, flag: string): Option | undefined {
-  return cmd.options.find((o) => o.long === flag || o.short === flag);
+  return flag === "--color" ? COLOR : cmd.options.find((o) => o.long === flag || o.short === flag);
 }
 
 function isHidden(cmd: Command): boolean {
@@ -129,7 +132,7 @@ export function complete(cli: Cli, program: Command, words: string[]): number {
   let candidates: string[];
   if (awaiting) candidates = optionValues(cli, awaiting);
   else if (cur.startsWith("-"))
-    candidates = [...cmd.options.flatMap((o) => (o.long && !o.hidden ? [o.long] : [])), "--help"];
+    candidates = [...cmd.options.flatMap((o) => (o.long && !o.hidden ? [o.long] : [])), "--color", "--help"];
   else {
     const verbs = positional.length === 0 ? cmd.commands.filter((c) => !isHidden(c)).map((c) => c.name()) : [];
     candidates = [...verbs, ...argumentValues(cli, path.join(" "), positional.length, cur)];

@@ -80,6 +80,11 @@ export function buildProgram(cli: Cli, first?: string): Command {
  */
 export async function main(given: string[], cli: Cli = makeCli()): Promise<number> {
   const { io } = cli;
+  if (given[0] === "__complete") {
+    // the words being completed as they stand, --color and a half-typed value of it included
+    const { complete } = await import("./completion.ts");
+    return complete(cli, buildProgram(cli, given[0]), given.slice(1));
+  }
   let argv: string[];
   try {
     const taken = takeColor(given);
@@ -90,10 +95,6 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     return reportError(io, err as RtaError, false);
   }
   const program = buildProgram(cli, argv[0]);
-  if (argv[0] === "__complete") {
-    const { complete } = await import("./completion.ts");
-    return complete(cli, program, argv.slice(1));
-  }
   if (argv.length === 0) {
     // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it
     io.out(program.helpInformation());
