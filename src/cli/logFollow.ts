@@ -11,7 +11,8 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { compileLiteral, LINE_MATCH_CHARS, type TextMatcher } from "../core/pattern.ts";
 import type { Cli } from "./factory.ts";
-import { shown } from "./render.ts";
+import { logLine } from "./plain.ts";
+import { jsonEscaped, shown } from "./render.ts";
 
 /** How often the file is looked at for new lines: a person sees a line within this, and an idle log costs nothing. */
 export const FOLLOW_POLL_MS = 200;
@@ -59,9 +60,11 @@ export async function followLog(
     interrupted = true;
   };
   process.once("SIGINT", onInt);
+  // an appended line is printed as log.tail's own lines are: piped, its tabs kept and every other control escaped
+  // (a log's writer chose its bytes, and `| grep` hands them to a terminal); in JSON, what JSON leaves raw escaped too
   const line = (text: string): string => {
-    if (opts.json) return `${JSON.stringify({ text })}\n`;
-    return `${io.stdoutIsTTY ? shown(text) : text}\n`;
+    if (opts.json) return `${jsonEscaped(JSON.stringify({ text }))}\n`;
+    return `${io.stdoutIsTTY ? shown(text) : logLine(text)}\n`;
   };
   let at = opts.from ?? statOf(file);
   let offset = at?.size ?? 0;

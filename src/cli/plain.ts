@@ -53,7 +53,7 @@ export function plainCell(cell: unknown): string {
 }
 
 /** A log's line as it was written: its tabs kept, every other control escaped, so it cannot forge a line. */
-function logLine(cell: unknown): string {
+export function logLine(cell: unknown): string {
   return typeof cell === "string" ? cell.split("\t").map(shown).join("\t") : plainCell(cell);
 }
 
