@@ -38,7 +38,7 @@ complete -o default -F _rta rta
 `;
 
 const ZSH = `#compdef rta
-# rta completion for zsh. Load it in this shell:  source <(rta completion zsh)
+# rta completion for zsh. Load it in this shell, after compinit:  source <(rta completion zsh)
 # or for every shell:  mkdir -p ~/.zfunc && rta completion zsh > ~/.zfunc/_rta
 # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc (then start a new shell)
 _rta() {
