@@ -53,13 +53,13 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
   let match: (l: RecordLine) => boolean;
   let session: string | undefined;
   try {
-    session = opts.session === true ? latestSession(file) : opts.session || undefined;
+    session = opts.session === true ? latestSession(file, opts.agent) : opts.session || undefined;
     match = filter({ ...opts, session }, Date.now());
   } catch (err) {
     return reportError(io, err as RtaError, opts.json === true);
   }
   if (opts.session === true && session === undefined) {
-    io.err(`no sessions in ${file} yet\n`);
+    io.err(`no sessions${opts.agent ? ` of agent ${shown(opts.agent)}` : ""} in ${file} yet\n`);
     if (!opts.follow) return Exit.ok;
     match = () => false; // a session that starts later is not the latest one there was
   }
@@ -167,17 +167,25 @@ async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean,
 /**
  * The id of the session that started last, by the record's order: its last
  * start line, or where no line is one, the session of its last line;
- * undefined for an empty record. Refuses only a record it cannot read.
+ * undefined for an empty record. With `agent`, only the sessions that agent
+ * called in count (a start line names no agent yet), so `--agent claude
+ * --session` is claude's latest session. Refuses only a record it cannot read.
  */
-export function latestSession(file: string): string | undefined {
-  let started: string | undefined;
+export function latestSession(file: string, agent?: string): string | undefined {
+  const startedAt = new Map<string, number>();
+  let started: { session: string; at: number } | undefined;
   let last: string | undefined;
+  let n = 0;
   eachRecordLine(file, (l) => {
     if (!l) return;
+    n++;
+    if (l.kind === "start") startedAt.set(l.session, n);
+    if (agent !== undefined && (l.kind || !namesAgent(agent, l.agent))) return;
     last = l.session;
-    if (l.kind === "start") started = l.session;
+    const at = startedAt.get(l.session);
+    if (at !== undefined && (started === undefined || at >= started.at)) started = { session: l.session, at };
   });
-  return started ?? last;
+  return started?.session ?? last;
 }
 
 /** One record line as a pipe takes it: time (ISO), session, agent, capability, outcome, ms, grant, probe; tab-separated. */

@@ -41,13 +41,15 @@ function capabilityCommand(cmd: Command, cap: Capability, cli: Cli): void {
   cmd.description(cap.summary);
   const positional: string[] = [];
   for (const [name, spec] of Object.entries(cap.inputs)) {
+    // help spells an input as a person types it (`--from-line <from-line>`), never as an agent sends it
+    const word = name.replaceAll("_", "-");
     if (spec.positional) {
       positional.push(name);
       const required = spec.required && !spec.fromPipe;
-      cmd.argument(required ? `<${name}>` : `[${name}]`, helpText(spec));
+      cmd.argument(required ? `<${word}>` : `[${word}]`, helpText(spec));
     } else {
-      const flag = `--${name.replaceAll("_", "-")}`;
-      cmd.option(spec.type === "boolean" ? flag : `${flag} <${name}>`, helpText(spec));
+      const flag = `--${word}`;
+      cmd.option(spec.type === "boolean" ? flag : `${flag} <${word}>`, helpText(spec));
       if (spec.type === "boolean") cmd.option(`--no-${name.replaceAll("_", "-")}`);
     }
   }

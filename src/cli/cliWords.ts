@@ -12,8 +12,14 @@ import type { Catalogue } from "../core/catalogue.ts";
 const ARGUMENT = /(?<![\w./-])([a-z][a-z0-9]*(?:_[a-z0-9]+)*)=([^\s\]),;]+)/g;
 /** A tool's name: two words or more joined by underscores. */
 const TOOL = /(?<![\w./-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
+/** A capability's own name, as a hint names it: `note.list shows the notes there are`. */
+const CAPABILITY = /(?<![\w./-])[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+(?![\w/-]|\.\w)/g;
 /** An argument a shape refusal names: `argument "from_line" must be an integer`. */
 const NAMED = /argument "([a-z][a-z0-9_]*)"/g;
+/** An input a refusal begins with: `limit is 0, outside 1..1000`, `sort cannot be "x"`. */
+const LEADING_INPUT = /^([a-z][a-z0-9]*(?:_[a-z0-9]+)*)(?= (?:is|cannot be) )/;
+/** An input a hint says to give: `give limit a number from 1 to 1000`. */
+const GIVEN_INPUT = /\b(give )([a-z][a-z0-9]*(?:_[a-z0-9]+)*)(?=[ :])/g;
 /** A span in double quotes (as JSON writes a path) or in backticks (a command). */
 const QUOTED = /("(?:[^"\\]|\\.)*"|`[^`]*`)/;
 /** The list of inputs a shape refusal's hint ends on: "proc.list takes: sort (string: cpu|mem|pid), limit (...)". */
@@ -21,7 +27,9 @@ const TAKES = /(takes: |, )([a-z][a-z0-9_]*) \(/g;
 
 /**
  * `text` in CLI spelling: an argument of `cap` that is a flag as `--name value`
- * or `--name` (a positional one is left as it is), a tool's name as `rta area thing`, and a
+ * or `--name` (where a refusal names it too: `--limit is 0`, `give --limit a
+ * number`; a positional one is left as it is), a tool's name and a
+ * capability's (`fs_list`, `fs.list`) as `rta area thing`, and a
  * note's surrounding [brackets] dropped; nothing inside quotes or backticks is
  * changed. Refuses nothing; text with none of
  * these is returned as it is.
@@ -33,6 +41,10 @@ export function cliWords(text: string, cap: Capability | undefined, catalogue: C
   };
   const spelled = (part: string) =>
     part
+      .replace(GIVEN_INPUT, (all, give: string, name: string) => {
+        const f = flag(name);
+        return f ? `${give}${f}` : all;
+      })
       .replace(ARGUMENT, (all, name: string, value: string) => {
         const f = flag(name);
         return f ? `${f} ${value}` : all;
@@ -44,6 +56,10 @@ export function cliWords(text: string, cap: Capability | undefined, catalogue: C
       .replace(TOOL, (word) => {
         const named = catalogue.byTool(word);
         return named ? `rta ${named.words.join(" ")}` : word;
+      })
+      .replace(CAPABILITY, (word) => {
+        const named = catalogue.byName(word);
+        return named ? `rta ${named.words.join(" ")}` : word;
       });
   return text
     .replace(NAMED, (all, name: string) => flag(name) ?? all)
@@ -51,6 +67,7 @@ export function cliWords(text: string, cap: Capability | undefined, catalogue: C
     .map((line) =>
       line
         .replace(/^\[(.*)\]$/, "$1")
+        .replace(LEADING_INPUT, (name: string) => flag(name) ?? name)
         // what stands in quotes or backticks (a path, a value sent, a command) is left as it is
         .split(QUOTED)
         .map((part, i) => (i % 2 === 1 ? part : spelled(part)))

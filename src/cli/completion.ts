@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { listGrants } from "../gate/operator/grants.ts";
@@ -25,7 +25,8 @@ export const COMPLETE_VERB = "__complete";
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 const BASH = `# rta completion for bash. Load it in this shell:  source <(rta completion bash)
-# or for every shell:  rta completion bash > ~/.local/share/bash-completion/completions/rta
+# or for every shell:  mkdir -p ~/.local/share/bash-completion/completions
+#   rta completion bash > ~/.local/share/bash-completion/completions/rta
 _rta() {
   local line
   COMPREPLY=()
@@ -37,8 +38,9 @@ complete -o default -F _rta rta
 `;
 
 const ZSH = `#compdef rta
-# rta completion for zsh. Load it in this shell:  source <(rta completion zsh)
-# or for every shell:  rta completion zsh > "\${fpath[1]}/_rta"  (then start a new shell)
+# rta completion for zsh. Load it in this shell, after compinit:  source <(rta completion zsh)
+# or for every shell:  mkdir -p ~/.zfunc && rta completion zsh > ~/.zfunc/_rta
+# with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc (then start a new shell)
 _rta() {
   local -a candidates
   candidates=("\${(@f)$("\${words[1]}" ${COMPLETE_VERB} "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
@@ -56,7 +58,8 @@ fi
 `;
 
 const FISH = `# rta completion for fish. Load it in this shell:  rta completion fish | source
-# or for every shell:  rta completion fish > ~/.config/fish/completions/rta.fish
+# or for every shell:  mkdir -p ~/.config/fish/completions
+#   rta completion fish > ~/.config/fish/completions/rta.fish
 function __rta_complete
     set -l done (commandline -opc)
     set -l cur (commandline -ct)
@@ -86,8 +89,11 @@ function sub(cmd: Command, word: string): Command | undefined {
   return cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
 }
 
+/** `--color`, every command's: main() takes it out of the line before commander sees it (io.ts takeColor). */
+const COLOR = new Option("--color <when>").choices(["auto", "always", "never"]);
+
 function optionOf(cmd: Command, flag: string): Option | undefined {
-  return cmd.options.find((o) => o.long === flag || o.short === flag);
+  return flag === "--color" ? COLOR : cmd.options.find((o) => o.long === flag || o.short === flag);
 }
 
 function isHidden(cmd: Command): boolean {
@@ -126,7 +132,7 @@ export function complete(cli: Cli, program: Command, words: string[]): number {
   let candidates: string[];
   if (awaiting) candidates = optionValues(cli, awaiting);
   else if (cur.startsWith("-"))
-    candidates = [...cmd.options.flatMap((o) => (o.long && !o.hidden ? [o.long] : [])), "--help"];
+    candidates = [...cmd.options.flatMap((o) => (o.long && !o.hidden ? [o.long] : [])), "--color", "--help"];
   else {
     const verbs = positional.length === 0 ? cmd.commands.filter((c) => !isHidden(c)).map((c) => c.name()) : [];
     candidates = [...verbs, ...argumentValues(cli, path.join(" "), positional.length, cur)];

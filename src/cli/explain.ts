@@ -9,7 +9,7 @@ import { neverAToolList } from "../core/catalogue.ts";
 import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
-import { closest, didYouMean } from "../core/suggest.ts";
+import { calledSo, closest, didYouMean } from "../core/suggest.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
 import { plainCell } from "./plain.ts";
@@ -119,8 +119,10 @@ function configOf(cli: Cli): Config | undefined {
   return usable(ConfigSource.inConfigDir(dirs(cli.io.env).config).current());
 }
 
-/** The capabilities whose dotted or tool name is close to `name`, as dotted names. */
+/** The capabilities `name` calls by what they do (`cat`, `ps`), else those whose dotted or tool name is close to it. */
 function nearNames(catalogue: Cli["catalogue"], name: string): string[] {
+  const doing = calledSo(catalogue, name);
+  if (doing.length > 0) return doing;
   return closest(
     name.replaceAll("_", "."),
     catalogue.all().map((c) => c.name),

@@ -234,7 +234,9 @@ export function takeColor(argv: string[]): { argv: string[]; color?: ColorChoice
         value === undefined
           ? "--color needs a value: auto, always or never"
           : `--color takes auto, always or never, not ${JSON.stringify(value)}`,
-        "write `--color never` to turn colour off, `--color always` to keep it in a pipe",
+        // piped output is plain whatever --color says: always keeps colour on a terminal that NO_COLOR or TERM=dumb would
+        // take it from, and never brings it to a pipe
+        "write `--color never` to turn colour off, `--color always` to keep it on a terminal despite NO_COLOR or TERM=dumb",
       );
     }
     color = value;

@@ -8,7 +8,7 @@
 import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
-import { closest, didYouMean } from "../core/suggest.ts";
+import { calledSo, closest, didYouMean } from "../core/suggest.ts";
 import { addCapabilityCommands } from "./capabilityCommands.ts";
 import { warnIfConfigUnread } from "./configWarning.ts";
 import { addConsentCommands } from "./consentCommands.ts";
@@ -80,6 +80,11 @@ export function buildProgram(cli: Cli, first?: string): Command {
  */
 export async function main(given: string[], cli: Cli = makeCli()): Promise<number> {
   const { io } = cli;
+  if (given[0] === "__complete") {
+    // the words being completed as they stand, --color and a half-typed value of it included
+    const { complete } = await import("./completion.ts");
+    return complete(cli, buildProgram(cli, given[0]), given.slice(1));
+  }
   let argv: string[];
   try {
     const taken = takeColor(given);
@@ -90,10 +95,6 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     return reportError(io, err as RtaError, false);
   }
   const program = buildProgram(cli, argv[0]);
-  if (argv[0] === "__complete") {
-    const { complete } = await import("./completion.ts");
-    return complete(cli, program, argv.slice(1));
-  }
   if (argv.length === 0) {
     // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it
     io.out(program.helpInformation());
@@ -184,6 +185,10 @@ function suggestion(err: CommanderError, cmd: Command, rest: string[], words: st
       const near = names.includes(dotted) ? [dotted] : closest(dotted, names);
       if (near.length > 0) return didYouMean(near, (n) => `rta ${n.replaceAll(".", " ")}`);
     }
+    // the tool a person reaches for by habit (`rta ps`, `rta cat`, `rta ping`) is the capability that does its job,
+    // before a name a letter or two away (`rta fs` for `rta ps`)
+    const doing = calledSo(cli.catalogue, typed, words);
+    if (doing.length > 0) return didYouMean(doing, (n) => `rta ${n.replaceAll(".", " ")}`);
     const names = cmd.commands.filter((c) => !hidden(c)).flatMap((c) => [c.name(), ...c.aliases()]);
     return didYouMean(closest(typed, names), at);
   }

@@ -1,7 +1,7 @@
 /**
  * What a call that ran says beyond its content, for a person: the warnings
  * its result carries, on stderr, and the exit status they and the
- * declaration give it. fs.find and fs.grep exit 1 when they skipped what they
+ * declaration give it. fs.find, fs.grep and fs.tree exit 1 when they skipped what they
  * could not read (as find does), and fs.grep when nothing matched (as grep
  * and rg do); a refusal keeps its own code's status (report.ts).
  */
@@ -15,7 +15,8 @@ import { shown } from "./render.ts";
 export function resultStatus(io: Io, cap: Capability, value: ResultValue): number {
   let status: number = Exit.ok;
   const rows = value.type === "table" || value.type === "log" ? value : undefined;
-  for (const said of rows?.warnings ?? []) {
+  const warnings = value.type === "tree" ? value.warnings : rows?.warnings;
+  for (const said of warnings ?? []) {
     io.err(`rta: warning: ${shown(said.message)}\n`);
     if (isCode(said.code)) status = Math.max(status, codes[said.code].exit);
   }

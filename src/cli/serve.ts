@@ -80,7 +80,9 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     session,
     limits: agentLimits(maxResult),
     ...(agent ? { agent } : {}),
-    say: (line) => io.err(`${line}\n`),
+    // what the server says names places a person may not have chosen the bytes of (a root, the client's roots):
+    // its controls are escaped, its line breaks kept
+    say: (line) => io.err(`${line.split("\n").map(shown).join("\n")}\n`),
     debug: Boolean(io.env.RTA_DEBUG),
   };
   let end: ServeEnd;

@@ -78,6 +78,8 @@ export interface TreeNode {
 export interface TreeResult {
   type: "tree";
   root: TreeNode;
+  /** what the capability says beside the tree: e.g. directories it could not list, shown without children */
+  warnings?: Warning[];
 }
 
 export interface ChartSeries {

@@ -3,6 +3,7 @@
  * them. A name is close when it starts with what was typed, or when a few
  * edits (an insertion, a deletion, a change, two letters swapped) make it.
  */
+import type { Catalogue } from "./catalogue.ts";
 
 /** Edits between two words (optimal string alignment: insert, delete, change, swap two neighbours). */
 export function editDistance(a: string, b: string): number {
@@ -49,4 +50,20 @@ export function didYouMean(names: string[], form: (name: string) => string = (n)
   const quoted = names.map((n) => `\`${form(n)}\``);
   const last = quoted.pop() as string;
   return `did you mean ${quoted.length > 0 ? `${quoted.join(", ")} or ${last}` : last}?`;
+}
+
+/**
+ * The capabilities a word names by what they do: one of their `also called`
+ * words (`ps`, `cat`, `df`) or their own verb (`ping`, `tail`), under the
+ * area already typed if any; at most three, by name. Refuses nothing.
+ */
+export function calledSo(catalogue: Catalogue, typed: string, words: string[] = []): string[] {
+  const word = typed.toLowerCase();
+  return catalogue
+    .all()
+    .filter((c) => words.length === 0 || c.words[0] === words[0])
+    .filter((c) => c.words.at(-1) === word || (c.searchWords ?? []).includes(word))
+    .map((c) => c.name)
+    .sort()
+    .slice(0, 3);
 }

@@ -125,7 +125,10 @@ export function mergeInto(existing: string | undefined, reg: Registration, file:
  */
 export function appendable(existing: string, reg: Registration, rendered: string, file: string): string {
   if (existing.trim() === "") return rendered;
-  const write = `run \`rta mcp install ${reg.client} --write\` to merge it into the client's file, keeping the rest`;
+  // the same command, not a bare `rta mcp install <client> --write`: that would drop the person's --root and
+  // --project, and register a server that serves whatever directory the client starts it in
+  const write =
+    "run the same command with --write in place of the redirection, to merge it into the client's file, keeping the rest";
   if (reg.client !== "codex")
     throw new RtaError(
       "core.config.unreadable",

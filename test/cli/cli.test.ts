@@ -65,15 +65,21 @@ describe("refusals on the command line", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
-      "rta: error: limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give limit a number from 1 to 1000\n",
+      "rta: error: --limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give --limit a number from 1 to 1000\n",
     );
+  });
+
+  test("a command's help spells its inputs as a person types them", async () => {
+    const r = await runCli(["fs", "read", "--help"]);
+    expect(r.stdout).toContain("--from-line <from-line>");
+    expect(r.stdout).not.toContain("from_line");
   });
 
   test("proc list --sort size is core.input.option, listing the options", async () => {
     const r = await runCli(["proc", "list", "--sort", "size"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("(core.input.option)");
-    expect(r.stderr).toContain("rta: hint: sort is one of: cpu, mem, pid");
+    expect(r.stderr).toContain("rta: hint: --sort is one of: cpu, mem, pid");
   });
 
   test("with --json the error is also printed on stdout as a value", async () => {
@@ -81,8 +87,8 @@ describe("refusals on the command line", () => {
     expect(JSON.parse(r.stdout)).toEqual({
       type: "error",
       code: "core.input.range",
-      message: "limit is 0, outside 1..1000",
-      hint: "give limit a number from 1 to 1000",
+      message: "--limit is 0, outside 1..1000",
+      hint: "give --limit a number from 1 to 1000",
     });
   });
 

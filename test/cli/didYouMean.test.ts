@@ -26,6 +26,10 @@ describe("no dead ends on the command line", () => {
     [["proc", "list", "--jsn"], "unknown option '--jsn'", "did you mean `--json`?"],
     [["explain", "proc.lst"], 'no capability is named "proc.lst" (core.tool.unknown)', "`rta explain proc.list`"],
     [["lock", "proc.lst"], 'no capability or area is named "proc.lst"', "did you mean `proc.list`?"],
+    [["ps"], "unknown command 'ps'", "did you mean `rta proc list`?"],
+    [["ping", "example.com"], "unknown command 'ping'", "did you mean `rta net ping`?"],
+    [["fs", "cat", "x"], "unknown command 'cat'", "did you mean `rta fs read`?"],
+    [["explain", "cat"], 'no capability is named "cat"', "did you mean `rta explain fs.read`?"],
   ];
   for (const [args, error, hint] of cases) {
     test(`rta ${args.join(" ")}: rta's error form, with the suggestion in the hint`, async () => {

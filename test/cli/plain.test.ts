@@ -157,12 +157,37 @@ describe("CLI spelling", () => {
     expect(cliWords('argument "from_line" must be an integer', cap, catalogue)).toBe("--from-line must be an integer");
   });
 
+  test("a capability's name in a hint is the command a person types; a code, a host or a quoted name is left alone", () => {
+    expect(cliWords("fs.stat and fs.hash describe it without reading it as text", cap, catalogue)).toBe(
+      "rta fs stat and rta fs hash describe it without reading it as text",
+    );
+    expect(cliWords("note.list shows the notes there are.", cap, catalogue)).toBe(
+      "rta note list shows the notes there are.",
+    );
+    expect(cliWords("fs.notfound at sys.info.example.com, not fs.list/x", cap, catalogue)).toBe(
+      "fs.notfound at sys.info.example.com, not fs.list/x",
+    );
+    expect(cliWords('"fs.list" and `proc.list`', cap, catalogue)).toBe('"fs.list" and `proc.list`');
+  });
+
+  test("an input a refusal begins with, or says to give, is its flag; a positional one is left as it is", () => {
+    const proc = catalogue.byName("proc.list");
+    expect(cliWords("limit is 0, outside 1..1000", proc, catalogue)).toBe("--limit is 0, outside 1..1000");
+    expect(cliWords("give limit a number from 1 to 1000", proc, catalogue)).toBe(
+      "give --limit a number from 1 to 1000",
+    );
+    expect(cliWords('sort cannot be "x"', proc, catalogue)).toBe('--sort cannot be "x"');
+    expect(cliWords("give from_line: the first line", cap, catalogue)).toBe("give --from-line: the first line");
+    expect(cliWords("path is required", cap, catalogue)).toBe("path is required");
+    expect(cliWords("give path: the file", cap, catalogue)).toBe("give path: the file");
+  });
+
   test("a refusal of a capability's command is said in CLI spelling", async () => {
     const r = await runCli(["proc", "list", "--limit", "many"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      "rta: error: proc.list: --limit must be an integer (core.input.invalid)\n" +
-        "rta: hint: proc.list takes: --sort (string: cpu|mem|pid), --limit (integer 1..1000)\n",
+      "rta: error: rta proc list: --limit must be an integer (core.input.invalid)\n" +
+        "rta: hint: rta proc list takes: --sort (string: cpu|mem|pid), --limit (integer 1..1000)\n",
     );
   });
 });

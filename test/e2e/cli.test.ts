@@ -25,12 +25,21 @@ describe("the built binary", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
-      "rta: error: limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give limit a number from 1 to 1000\n",
+      "rta: error: --limit is 0, outside 1..1000 (core.input.range)\nrta: hint: give --limit a number from 1 to 1000\n",
     );
     const usage = await rta(["nope"]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("(core.cli.usage)");
     expect(noStack(usage.stderr)).toBe(true);
+  });
+
+  test("the tool a person types by habit is answered with the capability that does its job", async () => {
+    const ps = await rta(["ps"]);
+    expect(ps.code).toBe(2);
+    expect(ps.stderr).toContain("rta: hint: did you mean `rta proc list`?");
+    expect(ps.stderr).not.toContain("`rta fs`"); // a letter away, and nothing like ps
+    expect((await rta(["cat", "README.md"])).stderr).toContain("did you mean `rta fs read`?");
+    expect((await rta(["explain", "df"])).stderr).toContain("did you mean `rta explain disk.usage`?");
   });
 
   test("a token piped in and a token as an argument print the same JSON", async () => {

@@ -47,6 +47,10 @@ describe("rta completion bash", () => {
     expect(bashComplete(["rta", "mcp", "install", "cl"], env)).toEqual(["claude", "claude-code"]);
     expect(bashComplete(["rta", "proc", "list", "--js"], env)).toEqual(["--json"]);
     expect(bashComplete(["rta", "completion", ""], env)).toEqual(["bash", "zsh", "fish"]);
+    // --color is every command's, taken before the command line is parsed: its values complete too
+    expect(bashComplete(["rta", "--color", ""], env)).toEqual(["auto", "always", "never"]);
+    expect(bashComplete(["rta", "--color", "never", "proc", "l"], env)).toEqual(["list"]);
+    expect(bashComplete(["rta", "sys", "info", "--col"], env)).toEqual(["--color"]);
     // nothing asked for the store, and none was made
     expect(readdirSync(env.RTA_DATA_DIR as string)).toEqual([]);
     expect(bashComplete(["rta", "grant", "list", "--agent", ""], env)).toEqual([]);

@@ -59,7 +59,12 @@ describe("rta mcp install, piped", () => {
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain("already registers rta");
     expect(second.stderr).toContain("(core.config.unreadable)");
-    expect(second.stderr).toContain("rta: hint: run `rta mcp install codex --write`");
+    // the hint keeps the person's own flags: a bare `rta mcp install codex --write` would register no --root,
+    // and the server would serve whatever directory the client starts it in
+    expect(second.stderr).toContain(
+      "rta: hint: run the same command with --write in place of the redirection, to merge it into the client's file",
+    );
+    expect(second.stderr).not.toContain("`rta mcp install codex --write`");
     const text = readFileSync(file, "utf8");
     const doc = Bun.TOML.parse(text) as { model: string; mcp_servers: Record<string, { command: string }> };
     expect(doc.model).toBe("o3");
@@ -74,6 +79,7 @@ describe("rta mcp install, piped", () => {
     const r = appendTo(file, ["mcp", "install", "cursor"], env);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("(core.config.unreadable)");
+    expect(r.stderr).toContain("rta: hint: run the same command with --write in place of the redirection");
     expect(readFileSync(file, "utf8")).toBe('{"mcpServers":{}}\n');
   });
 

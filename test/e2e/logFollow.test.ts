@@ -46,7 +46,14 @@ function follow(file: string, extra: string[] = []) {
     }
     return (await until(`keep ping ${i - 1}"}\n`)).length;
   };
-  return { proc, until, underWay };
+  /** Plain lines appended until one comes out: from then on the follow is under way. */
+  const underWayPlain = async (): Promise<void> => {
+    for (let i = 0; !out.includes("sync "); i++) {
+      appendFileSync(file, `sync ${i}\n`);
+      await Bun.sleep(50);
+    }
+  };
+  return { proc, until, underWay, underWayPlain };
 }
 
 describe("rta log tail --follow", () => {
@@ -71,6 +78,37 @@ describe("rta log tail --follow", () => {
     expect(await f.proc.exited).toBe(130);
     const stderr = await new Response(f.proc.stderr).text();
     expect(stderr).toBe(`rta: ${JSON.stringify(file)} was replaced or truncated: following it from its start\n`);
+  });
+
+  test("piped, an appended line's terminal controls are escaped and its tabs kept, as log tail's own lines are", async () => {
+    const file = join(tempDir(), "app.log");
+    writeFileSync(file, "before\x1b[2J\tcell\n");
+    const f = follow(file);
+    await f.until("before");
+    await f.underWayPlain();
+    appendFileSync(file, "after\x1b]52;c;b3duZWQ=\x07\tcell\x9b2J\n");
+    const out = await f.until("after");
+    await f.until("cell\\x9b2J\n");
+    f.proc.kill("SIGINT");
+    await f.proc.exited;
+    expect(out).toStartWith("before\\x1b[2J\tcell\n");
+    expect(out).toEndWith("after\\x1b]52;c;b3duZWQ=\\x07\tcell\\x9b2J\n");
+    expect(out).not.toContain("\x1b");
+    expect(out).not.toContain("\x07");
+  });
+
+  test("--json writes an appended line's controls JSON leaves raw as escapes", async () => {
+    const file = join(tempDir(), "app.log");
+    writeFileSync(file, "first\n");
+    const f = follow(file, ["--json"]);
+    await f.until('"total"');
+    await f.underWay();
+    appendFileSync(file, "after\u2028x\x9by\n");
+    const out = await f.until("after");
+    await f.until('y"}\n');
+    f.proc.kill("SIGINT");
+    await f.proc.exited;
+    expect(out).toEndWith('{"text":"after\\u2028x\\u009by"}\n');
   });
 
   test("ends quietly, exit 0, once whatever read its output has gone (| head)", async () => {

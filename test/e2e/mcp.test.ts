@@ -3,12 +3,14 @@
  * both protocol eras.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { needsGrant } from "../../src/core/capability.ts";
 import { isNeverATool } from "../../src/core/catalogue.ts";
 import { readRecord } from "../../src/record/read.ts";
+import { tempDir } from "../support/fixtures.ts";
 import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
@@ -174,6 +176,21 @@ test("a hint an agent gets names tools by their tool names", async () => {
   try {
     const r = resultJson(await s.client.callTool({ name: "fs_read", arguments: { path: "no-such-file.txt" } }));
     expect(r).toMatchObject({ code: "fs.notfound", hint: "fs_list shows what is there" });
+  } finally {
+    await s.close();
+  }
+});
+
+test("the banner says a root whose name holds a terminal control escaped, so it cannot act on the person's terminal", async () => {
+  const root = join(tempDir(), "evil\x1b]0;owned\x07\x1b[2Jdir");
+  mkdirSync(root);
+  const s = await connect("modern", ["--agent", "claude", "--root", root]);
+  try {
+    await s.client.callTool({ name: "sys_info", arguments: {} });
+    expect(s.stderr()).toContain(
+      `path arguments confined to: ${root.replace("evil\x1b]0;owned\x07\x1b[2J", "evil\\x1b]0;owned\\x07\\x1b[2J")}\n`,
+    );
+    expect(s.stderr()).not.toContain("\x1b");
   } finally {
     await s.close();
   }

@@ -95,6 +95,19 @@ describe("fs read, piped", () => {
     expect((await rta(["fs", "read", join(dir, "open.txt"), "--from-line", "2"])).stdout).toBe("two");
   });
 
+  test("a refusal's hint names what to run as a person types it, not as a capability's name", async () => {
+    const missing = await rta(["note", "show", "no-such-note"]);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain("rta: hint: rta note list shows the notes there are\n");
+    const dir = tempDir();
+    writeFileSync(join(dir, "b.bin"), "a\0b");
+    const binary = await rta(["fs", "read", join(dir, "b.bin")]);
+    expect(binary.stderr).toContain("rta: hint: rta fs stat and rta fs hash describe it without reading it as text\n");
+    expect((await rta(["fs", "read", join(dir, "gone.txt")])).stderr).toContain(
+      "rta: hint: rta fs list shows what is there\n",
+    );
+  });
+
   test("a file that is not UTF-8 is not passed off as its bytes: a note and status 1", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
@@ -240,6 +253,10 @@ describe("colour", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain('--color takes auto, always or never, not "sometimes" (core.cli.usage)');
+    // the hint promises only what --color always does: piped output stays plain
+    expect(r.stderr).toContain("`--color always` to keep it on a terminal despite NO_COLOR or TERM=dumb\n");
+    expect(r.stderr).not.toContain("in a pipe");
+    expect((await rta(["sys", "info", "--color", "always"])).stdout).not.toContain("\x1b[");
     expect(noStack(r.stderr)).toBe(true);
   });
 });

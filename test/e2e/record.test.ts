@@ -43,6 +43,18 @@ describe("the banner's session", () => {
     expect(latest.map((l: { capability: string; agent: string }) => [l.capability, l.agent])).toEqual([
       ["proc_list", "cursor"],
     ]);
+    // with --agent, it is that agent's latest session, not the latest of all and then nothing
+    const claudes = JSON.parse(
+      (await rta(["agent", "log", "--session", "--agent", "claude", "--json"], { env })).stdout,
+    );
+    expect(claudes.map((l: { capability: string; session: string }) => [l.capability, l.session])).toEqual([
+      ["sys_info", session],
+      ["note_add", session],
+      ["grant_allow", session],
+    ]);
+    const nobody = await rta(["agent", "log", "--agent", "zed", "--session"], { env });
+    expect([nobody.code, nobody.stdout]).toEqual([0, ""]);
+    expect(nobody.stderr).toContain("no sessions of agent zed in ");
     // piped, a call is one tab-separated line: time in ISO, session, agent, capability, outcome, ms, grant, probe
     const plain = await rta(["agent", "log", "--session", session], { env });
     const rows = plain.stdout.split("\n").filter(Boolean);

@@ -95,6 +95,24 @@ describe("a person's search under what the server may not read", () => {
     expect(r.code).toBe(1);
   });
 
+  test("fs tree shows the directory it cannot list without children, and says so with exit 1, as find does", async () => {
+    const r = await asNobody(["fs", "tree", "work"]);
+    expect(r.stdout.split("\n")).toContain("work/locked/");
+    expect(r.stdout).not.toContain("b.txt");
+    // an unlisted directory drawn with nothing under it would read as empty: the warning says it is not known to be
+    expect(r.stderr).toBe('rta: warning: 1 entry under "work" could not be read (permission denied) and was skipped\n');
+    expect(r.code).toBe(1);
+    const json = JSON.parse((await asNobody(["fs", "tree", "work", "--json"])).stdout);
+    expect(json.warnings).toEqual([
+      {
+        code: "fs.walk.skipped",
+        message: '1 entry under "work" could not be read (permission denied) and was skipped',
+      },
+    ]);
+    const open = await asNobody(["fs", "tree", join(work, "open")]);
+    expect([open.code, open.stderr]).toEqual([0, ""]);
+  });
+
   test("what it may read in full is found with exit 0 and nothing on stderr", async () => {
     const r = await asNobody(["fs", "grep", "needle", join(work, "open"), "--json"]);
     expect(JSON.parse(r.stdout).rows).toEqual([{ file: join(work, "open", "c.txt"), line: 1, text: "another needle" }]);
@@ -147,6 +165,13 @@ describe("an agent's search under what the server may not read", () => {
       const dirs = resultJson(await client.callTool({ name: "fs_find", arguments: { type: "dir" } }));
       expect((dirs.rows as unknown[][]).map((r) => r[0])).toEqual(["locked", "open"]);
       expect(dirs.warnings).toEqual([
+        { code: "fs.walk.skipped", message: "1 entry could not be read (permission denied) and was skipped" },
+      ]);
+      const tree = resultJson(await client.callTool({ name: "fs_tree", arguments: {} }));
+      const names = (tree.root as { children: { name: string }[] }).children.map((c) => c.name);
+      expect(names).toContain("locked/");
+      expect(names).not.toContain("rta-config/"); // withheld: neither drawn nor counted
+      expect(tree.warnings).toEqual([
         { code: "fs.walk.skipped", message: "1 entry could not be read (permission denied) and was skipped" },
       ]);
     } finally {

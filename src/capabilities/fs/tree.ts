@@ -3,6 +3,7 @@ import { define } from "../../core/capability.ts";
 import { Pacer } from "../../core/pacer.ts";
 import type { TreeNode } from "../../core/result.ts";
 import { notDir } from "./entryKind.ts";
+import { withSkipped } from "./walkNotes.ts";
 
 /** A tree is sent whole or not at all; past this many nodes it says so instead of growing. */
 const MAX_NODES = 5000;
@@ -26,7 +27,7 @@ export const fsTree = define({
     const root: TreeNode = { name: p.sent || ".", children: [] };
     const byRel = new Map<string, TreeNode>([["", root]]);
     let nodes = 0;
-    await dir.walk(args.depth, new Pacer(ctx.signal, `listing ${JSON.stringify(p.sent)}`), (e) => {
+    const { skipped } = await dir.walk(args.depth, new Pacer(ctx.signal, `listing ${JSON.stringify(p.sent)}`), (e) => {
       if (!args.hidden && e.name.startsWith(".")) return true;
       const parent = byRel.get(e.rel.includes("/") ? e.rel.slice(0, e.rel.lastIndexOf("/")) : "");
       if (!parent) return true; // under a hidden directory that was left out
@@ -39,6 +40,7 @@ export const fsTree = define({
       if (e.stat.isDirectory()) byRel.set(e.rel, node);
       return true;
     });
-    return { type: "tree", root };
+    // a directory it could not list is in the tree without children: the warning says it is not empty for that
+    return withSkipped({ type: "tree", root }, skipped, p.sent);
   },
 });

@@ -1,21 +1,21 @@
 /**
- * What fs.find and fs.grep say of their walk beside their rows: entries the
+ * What fs.find, fs.grep and fs.tree say of their walk beside their rows: entries the
  * server could not read were skipped (the `fs.walk.skipped` warning, whose
  * exit status the CLI takes, as find exits 1), and how far the walk has got,
  * for a person watching a terminal.
  */
 import type { RunContext, Seen } from "../../core/capability.ts";
-import type { LogResult, ResultValue, TableResult } from "../../core/result.ts";
+import type { LogResult, ResultValue, TableResult, TreeResult } from "../../core/result.ts";
 
 /**
  * The result with a warning that `skipped` entries under `sent` could not be
  * read, when there were any; the result itself when none. Refuses nothing.
  */
 export function withSkipped(result: ResultValue, skipped: number, sent: string): ResultValue {
-  if (skipped === 0 || (result.type !== "table" && result.type !== "log")) return result;
+  if (skipped === 0 || (result.type !== "table" && result.type !== "log" && result.type !== "tree")) return result;
   const one = skipped === 1;
   const under = sent === "" || sent === "." ? "" : ` under ${JSON.stringify(sent)}`;
-  const said: TableResult | LogResult = result;
+  const said: TableResult | LogResult | TreeResult = result;
   said.warnings = [
     ...(said.warnings ?? []),
     {
