@@ -15,7 +15,8 @@ import { checkedSetting } from "../gate/fill.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm } from "./io.ts";
-import { jsonEscaped, shown } from "./render.ts";
+import { printResult } from "./printResult.ts";
+import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
 /** Prints where config.toml is (every dir with --json); it reads nothing, so it refuses nothing. */
@@ -43,14 +44,10 @@ export function configShow(cli: Cli, opts: { json?: boolean }): number {
     // a secret under any name is masked by its shape too: a URL's password, a token in a query, a credential header
     JSON.stringify(state.config, (k, v) => (typeof v !== "string" ? v : SECRET_KEY.test(k) ? "***" : maskSecrets(v))),
   );
-  const form = outputForm(cli.io, opts.json);
-  if (form === "json") cli.io.out(jsonText(cli.io, masked));
-  // piped, an object is `key<TAB>value` lines; a value that is itself a table or list is its JSON, on the one line
-  // a value that is JSON has the controls JSON.stringify leaves raw (C1, bidi) escaped too: a team's file may hold them
-  else if (form === "plain")
-    for (const [key, value] of Object.entries(masked as Record<string, unknown>))
-      cli.io.out(`${shown(key)}\t${typeof value === "string" ? shown(value) : jsonEscaped(JSON.stringify(value))}\n`);
-  else cli.io.out(`${jsonEscaped(JSON.stringify(masked, null, 2))}\n`);
+  // --json is the config itself; otherwise as any object result is printed: nested tables indented on a terminal,
+  // dotted `key<TAB>value` lines piped, every string someone chose escaped
+  if (opts.json === true) cli.io.out(jsonText(cli.io, masked));
+  else printResult(cli.io, { type: "object", value: masked as Record<string, unknown> }, false);
   return Exit.ok;
 }
 

@@ -52,9 +52,18 @@ test("a value holding C1 controls or a bidi override is shown escaped, on a term
   writeFileSync(join(config, "config.toml"), '[connections.db]\narea = "http"\nnote = "a\\u009b2Jb\\u202ec"\n');
   for (const tty of [true, false]) {
     const r = await runCli(["config", "show"], { env: { RTA_CONFIG_DIR: config }, tty });
+    if (!tty) expect(r.stdout).toContain("connections.db.values.note\ta\\x9b2Jb\\u202ec\n");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("a\\u009b2Jb\\u202ec");
+    expect(r.stdout).toContain("a\\x9b2Jb\\u202ec");
     expect(r.stdout).not.toContain("\u009b");
     expect(r.stdout).not.toContain("\u202e");
   }
+});
+
+test("--json is the config itself, with what JSON leaves raw escaped", async () => {
+  const config = tempDir();
+  writeFileSync(join(config, "config.toml"), '[connections.db]\narea = "http"\nnote = "a\\u009b2Jb\\u202ec"\n');
+  const r = await runCli(["config", "show", "--json"], { env: { RTA_CONFIG_DIR: config } });
+  expect(r.stdout).toContain("a\\u009b2Jb\\u202ec");
+  expect(JSON.parse(r.stdout).connections.db.values.note).toBe("a\u009b2Jb\u202ec");
 });
