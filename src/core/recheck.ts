@@ -51,3 +51,53 @@ export class Recheck {
 export function sameFile(a: FileSeen, b: FileSeen): boolean {
   return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
 }
+
+/** The look at a file its contents were read after, and whether an edit made after the read could look like none. */
+export interface ReadLook {
+  seen: FileSeen;
+  settled: boolean;
+}
+
+/**
+ * The look `seen` a file was read after, at `readAt` (ms, the wall clock its
+ * times are on): settled when its mtime lies far enough before then that a
+ * later edit cannot share it (see settledBefore).
+ */
+export function readLook(seen: FileSeen, readAt = Date.now()): ReadLook {
+  return { seen, settled: settledBefore(seen.mtimeMs, readAt) };
+}
+
+/**
+ * Whether what was read of a file still stands by the look `now`: no look was
+ * taken since, or one that shows the file unedited since a settled read. A
+ * second edit of the same size within its mtime's tick (its second, on some
+ * file systems) would look like none, so an unsettled read is read again.
+ */
+export function stillAsRead(read: ReadLook, now: FileSeen): boolean {
+  return now === read.seen || (read.settled && sameFile(read.seen, now));
+}
+
+/**
+ * How long before a time a file's or directory's last change must lie for a
+ * change after that time to be sure to have a later mtime or ctime: ten times
+ * the longest clock tick a kernel is built with (10 ms at 100 Hz), by which
+ * such a time can lag the change.
+ */
+const SETTLED_MS = 100;
+/**
+ * How much further back a time of a whole second must lie: a file system that
+ * keeps times to the second (ext3, ext4 made with small inodes, HFS+), or to
+ * two as FAT does, gives a change made late in one the time of its start.
+ */
+const WHOLE_SECONDS_MS = 2000;
+
+/**
+ * Whether a change made at `changedMs` (an mtime or ctime) lies far enough
+ * before `at` (ms on the wall clock) that any change made after `at` has
+ * another time. A time with no fraction of a second may be one kept to the
+ * second, and must lie further back.
+ */
+export function settledBefore(changedMs: number, at: number): boolean {
+  const lag = changedMs % 1000 === 0 ? WHOLE_SECONDS_MS + SETTLED_MS : SETTLED_MS;
+  return changedMs < at - lag;
+}

@@ -10,6 +10,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RECHECK_MS } from "../../src/core/recheck.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
@@ -81,6 +82,46 @@ test.skipIf(fs === undefined)(
         expect(
           (await call("fs_write", { path: `conf${attempt}/policy.toml`, content: "max_uses = 1000\n" })).code,
         ).toBe("core.path.withheld");
+      }
+      expect(tried).toBe(true);
+    } finally {
+      await s.close();
+    }
+  },
+  60_000,
+);
+
+test.skipIf(fs === undefined)(
+  "a policy edited twice within one second, to the same size, holds as last written",
+  async () => {
+    const m = fs as string;
+    const work = join(m, "work2");
+    const config = join(m, "config2");
+    mkdirSync(work);
+    mkdirSync(config);
+    const policy = join(config, "policy.toml");
+    writeFileSync(policy, "never = []\n");
+    const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: config };
+    expect((await rta(["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+    const s = await connect("modern", ["--agent", "claude", "--root", work], { dataDir: env.RTA_DATA_DIR, env });
+    let n = 0;
+    const write = async () =>
+      resultJson(await s.client.callTool({ name: "fs_write", arguments: { path: `a${n++}.txt`, content: "a" } }));
+    try {
+      let tried = false;
+      for (let attempt = 0; attempt < 10 && !tried; attempt++) {
+        writeFileSync(policy, "never = []\n");
+        await earlyInASecond();
+        writeFileSync(policy, 'never = ["fs.mkdir"]\n');
+        const first = statSync(policy).mtimeMs;
+        // waited past the bound a server looks at its policy by, never timed
+        await Bun.sleep(RECHECK_MS + 50);
+        expect(await write()).toMatchObject({ type: "object" });
+        writeFileSync(policy, 'never = ["fs.write"]\n');
+        if (statSync(policy).mtimeMs !== first) continue; // the second edit fell in the next second: try again
+        tried = true;
+        await Bun.sleep(RECHECK_MS + 50);
+        expect((await write()).code).toBe("core.grant.ceiling");
       }
       expect(tried).toBe(true);
     } finally {

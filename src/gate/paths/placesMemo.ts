@@ -19,23 +19,11 @@
  * Some file systems keep times to the whole second (ext3, ext4 made with
  * small inodes, HFS+) or two (FAT): there a change has the ctime of the
  * second it fell in, however far into it, so a ctime of a whole second must
- * lie that much further back.
+ * lie that much further back (core/recheck.ts settledBefore).
  */
 import { type Stats, statSync } from "node:fs";
+import { settledBefore } from "../../core/recheck.ts";
 import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
-
-/**
- * How long before a working-out began a directory's last change must lie for
- * it to be kept: ten times the longest clock tick a kernel is built with (10 ms
- * at 100 Hz), by which a ctime can lag the time of its change.
- */
-const SETTLED_MS = 100;
-/**
- * How much further back a ctime of a whole second must lie: a file system that
- * keeps times to the second (or to two, as FAT does) gives a change made late
- * in one the ctime of its start.
- */
-const WHOLE_SECONDS_MS = 2000;
 
 interface Seen {
   dir: string;
@@ -68,16 +56,9 @@ export class PlacesMemo {
     const own = ownPlacesNow(this.places, this.system, (dir: string, st: Stats) => {
       seen.push({ dir, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs });
     });
-    this.kept = seen.every((s) => settledBefore(s, began)) ? { own: frozen(own), seen } : undefined;
+    this.kept = seen.every((s) => settledBefore(s.ctimeMs, began)) ? { own: frozen(own), seen } : undefined;
     return own;
   }
-}
-
-/** Whether a directory's last change lies far enough before `began` that a later one cannot share its ctime. */
-function settledBefore(s: Seen, began: number): boolean {
-  // a ctime with no fraction of a second may be one kept to the second: it can lag its change by that much
-  const lag = s.ctimeMs % 1000 === 0 ? WHOLE_SECONDS_MS + SETTLED_MS : SETTLED_MS;
-  return s.ctimeMs < began - lag;
 }
 
 /** Whether a directory looked in is still the one seen, unchanged since. */
