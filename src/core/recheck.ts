@@ -9,9 +9,15 @@ import { statSync } from "node:fs";
 /** The longest a server goes on from what it last saw of its config and policy files. */
 export const RECHECK_MS = 100;
 
-/** What a stat of the file gave: enough to tell an edit or a replaced file. */
+/**
+ * What a stat of the file gave: enough to tell an edit or a replaced file.
+ * The ctime too, since an mtime can be set back (`cp -p`, `rsync -t`, `tar x`,
+ * `touch -r`) and an inode freed by a rename made again: only the kernel sets
+ * a ctime, to the time of each write, rename or chmod.
+ */
 export interface FileSeen {
   mtimeMs: number;
+  ctimeMs: number;
   size: number;
   ino: number;
 }
@@ -37,7 +43,7 @@ export class Recheck {
       this.at = now;
       try {
         const st = statSync(this.file, { throwIfNoEntry: false });
-        this.seen = st && { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
+        this.seen = st && { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino };
       } catch (err) {
         this.seen = err as Error;
       }
@@ -49,7 +55,7 @@ export class Recheck {
 
 /** Whether two looks at a file saw the same file, unedited. */
 export function sameFile(a: FileSeen, b: FileSeen): boolean {
-  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
 }
 
 /** The look at a file its contents were read after, and whether an edit made after the read could look like none. */
@@ -60,17 +66,17 @@ export interface ReadLook {
 
 /**
  * The look `seen` a file was read after, at `readAt` (ms, the wall clock its
- * times are on): settled when its mtime lies far enough before then that a
+ * times are on): settled when its ctime lies far enough before then that a
  * later edit cannot share it (see settledBefore).
  */
 export function readLook(seen: FileSeen, readAt = Date.now()): ReadLook {
-  return { seen, settled: settledBefore(seen.mtimeMs, readAt) };
+  return { seen, settled: settledBefore(seen.ctimeMs, readAt) };
 }
 
 /**
  * Whether what was read of a file still stands by the look `now`: no look was
  * taken since, or one that shows the file unedited since a settled read. A
- * second edit of the same size within its mtime's tick (its second, on some
+ * second edit of the same size within its ctime's tick (its second, on some
  * file systems) would look like none, so an unsettled read is read again.
  */
 export function stillAsRead(read: ReadLook, now: FileSeen): boolean {

@@ -15,7 +15,7 @@ describe("settledBefore", () => {
 });
 
 describe("stillAsRead", () => {
-  const seen = { mtimeMs: 10_000, size: 12, ino: 7 };
+  const seen = { mtimeMs: 10_000, ctimeMs: 10_000, size: 12, ino: 7 };
 
   test("no look taken since the read: what was read stands", () => {
     expect(stillAsRead(readLook(seen, 10_500), seen)).toBe(true);
@@ -31,5 +31,7 @@ describe("stillAsRead", () => {
     expect(stillAsRead(read, { ...seen, mtimeMs: 10_001 })).toBe(false);
     expect(stillAsRead(read, { ...seen, size: 13 })).toBe(false);
     expect(stillAsRead(read, { ...seen, ino: 8 })).toBe(false);
+    // an mtime set back to what it was (cp -p, touch -r) leaves the ctime of the edit
+    expect(stillAsRead(read, { ...seen, ctimeMs: 14_000.5 })).toBe(false);
   });
 });

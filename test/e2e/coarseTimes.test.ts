@@ -5,10 +5,13 @@
  * very ctime of one made before it, however long before in that second. A
  * person who moves the config dir into a root and links it back from where
  * it was changes its parent twice: an agent's call between the two must not
- * leave the server sure the config dir is still where it was.
+ * leave the server sure the config dir is still where it was. And config
+ * and policy, read again only when a look at them shows an edit: a second
+ * edit of the same size in the second of the first, or one whose mtime was
+ * set back, is an edit too.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RECHECK_MS } from "../../src/core/recheck.ts";
 import { tempDir } from "../support/fixtures.ts";
@@ -136,3 +139,27 @@ test.skipIf(fs === undefined)(
   },
   60_000,
 );
+
+test("a policy rewritten to the same size with its mtime set back, as cp -p or touch -r leave it, holds", async () => {
+  const config = tempDir();
+  const policy = join(config, "policy.toml");
+  const past = new Date("2026-01-01T00:00:00Z");
+  writeFileSync(policy, 'never = ["fs.mkdir"]\n');
+  utimesSync(policy, past, past);
+  const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: config };
+  expect((await rta(["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+  const s = await connect("modern", ["--agent", "claude", "--root", tempDir()], { dataDir: env.RTA_DATA_DIR, env });
+  let n = 0;
+  const write = async () =>
+    resultJson(await s.client.callTool({ name: "fs_write", arguments: { path: `a${n++}.txt`, content: "a" } }));
+  try {
+    expect(await write()).toMatchObject({ type: "object" });
+    writeFileSync(policy, 'never = ["fs.write"]\n');
+    utimesSync(policy, past, past);
+    // waited past the bound a server looks at its policy by, never timed
+    await Bun.sleep(RECHECK_MS + 50);
+    expect((await write()).code).toBe("core.grant.ceiling");
+  } finally {
+    await s.close();
+  }
+});
