@@ -106,6 +106,30 @@ for (const era of ["legacy", "modern"] as Era[]) {
       ]);
     });
 
+    test("a value after a name that ends a private key's first lines is masked in a read that starts in the key", async () => {
+      // a read that starts inside a key is shown from a head masked whole: a name in that head still names the
+      // value on a line after it
+      const afterKey = [
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU",
+        "-----END OPENSSH PRIVATE KEY-----",
+        "client_secret",
+        "=",
+        SECRETS[3],
+        "Authorization:",
+        `Bearer ${SECRETS[0]}`,
+        "done",
+        "",
+      ].join("\n");
+      writeFileSync(join(root, "key.log"), afterKey);
+      for (let offset = 0; offset < afterKey.length; offset++) {
+        for (const length of [40, 60, 4096])
+          expectNoPieceOfASecret(await text("fs_read", { path: "key.log", offset, length }));
+      }
+      for (let from = 1; from <= 9; from++)
+        expectNoPieceOfASecret(await text("fs_read", { path: "key.log", from_line: from }));
+    });
+
     test("a value after a name whose line ends in thousands of spaces is masked too", async () => {
       // fs_read looks 64 KiB back for a name, fs_grep and log_tail along the whole line
       const wide = `first\nx-auth-token:${" ".repeat(60_000)}\n${SECRETS[3]}\nlast\n`;

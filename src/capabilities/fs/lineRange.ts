@@ -10,7 +10,7 @@ import type { FileBytes } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
 import { ARMOUR_END } from "../../core/privateKeys.ts";
 import type { TextResult } from "../../core/result.ts";
-import { LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/secrets.ts";
+import { LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/secrets.ts";
 
 /** How much is read at a time while lines are counted. */
 const CHUNK = 64 * 1024;
@@ -28,13 +28,19 @@ export function headShown(text: string, before: string, shown: (text: string, be
     const armour = text.indexOf(ARMOUR_END);
     end = armour < 0 ? text.length : Math.max(end, armour + ARMOUR_END.length);
   }
+  // A head that ends with a credential's name takes in the lines up to its value: a head that cannot be told from
+  // its context is masked whole (inside a key), and the value after it would be left with no name to mask it by.
+  while (end < text.length && openCredential(text.slice(0, end)) !== "") end = endOfTextLines(text, 1, end + 1);
   return end >= text.length ? shown(text, before) : shown(text.slice(0, end), before) + text.slice(end);
 }
 
-/** Where the `n`th line of `text` holding more than whitespace ends (its newline's index), or the text's end. */
-function endOfTextLines(text: string, n: number): number {
+/**
+ * Where the `n`th line of `text` from `from` (a line's start) holding more than whitespace ends (its newline's
+ * index), or the text's end.
+ */
+function endOfTextLines(text: string, n: number, from = 0): number {
   let found = 0;
-  for (let start = 0; start < text.length; ) {
+  for (let start = from; start < text.length; ) {
     const nl = text.indexOf("\n", start);
     if (nl < 0) return text.length;
     if (/\S/.test(text.slice(start, nl)) && ++found === n) return nl;
