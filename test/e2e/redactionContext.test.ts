@@ -2,7 +2,8 @@
  * End to end: what an agent is told of a file depends only on what it is
  * shown. A credential's value on the line after its name (YAML, folded
  * headers, pretty-printed JSON) was masked in a whole read but shown in the
- * clear by fs_grep, log_tail and a read that started after the name; a line
+ * clear by fs_grep, log_tail and a read that started after the name (or
+ * inside a private key before it, or before a second key); a line
  * fs_grep cut at 4,096 characters showed the head of a URL's password or a
  * token; and a pattern guessing rta's data dir one character at a time told
  * a right guess from a wrong one by whether a line came back.
