@@ -134,6 +134,19 @@ for (const era of ["legacy", "modern"] as Era[]) {
         expectNoPieceOfASecret(await text("fs_read", { path: "key.log", from_line: from }));
     });
 
+    test("a read that starts deep inside a private key of many lines shows none of its body", async () => {
+      // an RSA 4096 key is some 50 lines: a range from its middle stands more than the lines kept for context
+      // after its BEGIN, and its second half holds the primes
+      const lines = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, "0")}${SECRETS[6]}${"A".repeat(53)}`);
+      const key = ["head", "-----BEGIN RSA PRIVATE KEY-----", ...lines, "-----END RSA PRIVATE KEY-----", "after", ""];
+      writeFileSync(join(root, "rsa.pem"), key.join("\n"));
+      const size = key.join("\n").length;
+      for (let offset = 0; offset < size; offset += 97) {
+        for (const length of [100, 4096])
+          expectNoPieceOfASecret(await text("fs_read", { path: "rsa.pem", offset, length }));
+      }
+    });
+
     test("a value after a name whose line ends in thousands of spaces is masked too", async () => {
       // fs_read looks 64 KiB back for a name, fs_grep and log_tail along the whole line
       const wide = `first\nx-auth-token:${" ".repeat(60_000)}\n${SECRETS[3]}\nlast\n`;
