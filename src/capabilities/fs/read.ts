@@ -205,10 +205,11 @@ function linesIn(bytes: Buffer): string {
   let end = bytes.length;
   while (end > 0 && WHITESPACE.has(bytes[end - 1] as number)) end--;
   const from = Math.max(0, end - CONTEXT_BYTES);
-  // A private key is many lines (some 50 for RSA 4096): its BEGIN may stand further back than the lines kept, and
-  // whether one is open is asked of all that was read, or a range from its middle would be shown as no key.
-  const earlier = from > 0 ? bytes.toString("latin1", 0, from) : "";
-  if (earlier.includes(ARMOUR_END) && insideKey(earlier)) before.add(KEY_OPEN.trimEnd());
+  // A private key is many lines (some 50 for RSA 4096): its BEGIN may stand further back than the lines kept (or
+  // across where they start), and whether one is open is asked of all that was read, or a range from its middle
+  // would be shown as no key.
+  const read = from > 0 ? bytes.toString("latin1", 0, end) : "";
+  if (read.includes(ARMOUR_END) && insideKey(read)) before.add(KEY_OPEN.trimEnd());
   for (const line of bytes.toString("utf8", from).split("\n")) before.add(line);
   return before.text();
 }
