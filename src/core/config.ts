@@ -22,7 +22,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RtaError } from "./errors.ts";
-import { type FileSeen, Recheck, sameFile } from "./recheck.ts";
+import { type FileSeen, type ReadLook, Recheck, readLook, stillAsRead } from "./recheck.ts";
 import type { Scalar } from "./result.ts";
 
 export const CONFIG_FILE = "config.toml";
@@ -199,7 +199,7 @@ export type ConfigState =
  * config.
  */
 export class ConfigSource {
-  private cached: { seen: FileSeen; state: ConfigState } | undefined;
+  private cached: { read: ReadLook; state: ConfigState } | undefined;
   private lastGood: Config | undefined;
   private readonly look: Recheck;
 
@@ -223,14 +223,15 @@ export class ConfigSource {
       return this.settle(this.failed(cannotRead(err)));
     }
     if (st === undefined) return this.settle({ kind: "ok", config: EMPTY_CONFIG });
-    if (this.cached && sameFile(this.cached.seen, st)) return this.cached.state;
+    if (this.cached && stillAsRead(this.cached.read, st)) return this.cached.state;
     let state: ConfigState;
+    const readAt = Date.now();
     try {
       state = { kind: "ok", config: parseConfig(readFileSync(this.file, "utf8")) };
     } catch (err) {
       state = this.failed(err instanceof RtaError ? err : cannotRead(err));
     }
-    this.cached = { seen: st, state };
+    this.cached = { read: readLook(st, readAt), state };
     return this.settle(state);
   }
 

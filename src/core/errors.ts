@@ -104,7 +104,7 @@ export const codes = {
     exit: Exit.failure,
   },
   "core.store.unavailable": {
-    doc: "the grant and lock store could not be opened, or another process holds it locked (it is named)",
+    doc: "the grant and lock store could not be opened, another process holds it locked (it is named), or it was removed or replaced under a running server",
     exit: Exit.failure,
   },
   "core.record.unavailable": {

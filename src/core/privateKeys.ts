@@ -49,7 +49,13 @@ export function keyArmourIn(line: string): "BEGIN" | "END" | undefined {
 
 /** Whether a text ends inside a private key: its last armour is a BEGIN. */
 export function insideKey(text: string): boolean {
-  let inside = false;
+  return keyOpenAfter(false, text);
+}
+
+/** Whether a key is open at the end of `text`, `open` saying whether one was at its start: its last armour says. */
+export function keyOpenAfter(open: boolean, text: string): boolean {
+  if (!text.includes(ARMOUR_END)) return open;
+  let inside = open;
   for (const m of text.matchAll(KEY_ARMOUR)) inside = m[1] === "BEGIN";
   return inside;
 }

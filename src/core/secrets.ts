@@ -7,7 +7,7 @@
  * the lines before it as context, so a value on the line after its name is
  * masked too. Places (rta's dirs, a remote server's roots) are redact.ts's.
  */
-import { insideKey, KEY_OPEN, maskPrivateKeys } from "./privateKeys.ts";
+import { insideKey, KEY_OPEN, keyOpenAfter, maskPrivateKeys } from "./privateKeys.ts";
 
 export { keyArmourIn } from "./privateKeys.ts";
 
@@ -273,7 +273,7 @@ export class LinesBefore {
     this.earlier = this.last;
     this.last = line.slice(Math.max(0, end - LINE_CONTEXT_CHARS), end);
     // a private key's lines are many: whether one is open is remembered past the two lines kept
-    if (this.last.includes("PRIVATE KEY-----")) this.inKey = insideKey(this.last);
+    this.inKey = keyOpenAfter(this.inKey, this.last);
     this.joined = undefined;
   }
 

@@ -8,6 +8,8 @@
  * core.store.unavailable.
  */
 import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { RtaError } from "../core/errors.ts";
 import type { RecordCheckpoint } from "../record/append.ts";
 import { CheckpointStore } from "./store/checkpoint.ts";
 import { type Chosen, openGateDb } from "./store/db.ts";
@@ -27,10 +29,13 @@ export class GateStore {
   private readonly lockRows: LockStore;
   private readonly tokenRows: TokenStore;
   private readonly checkpoint: CheckpointStore;
+  /** `dev:ino` of the file opened, to tell it from another put at its name */
+  private readonly opened: string | undefined;
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
     this.db = openGateDb(file);
+    this.opened = fileId(file);
     const writeLock = new StoreWriteLock(this.db, file);
     this.grants = new GrantStore(this.db, writeLock);
     this.lockRows = new LockStore(this.db, writeLock);
@@ -117,9 +122,28 @@ export class GateStore {
     return this.lockRows.lock(lock);
   }
 
-  /** The lock that stops this agent's call to one of `targets`, if any. */
+  /**
+   * The lock that stops this agent's call to one of `targets`, if any. Refuses (core.store.unavailable) while
+   * the store's name holds another file than the one opened, or none (see stillOpened).
+   */
   lockFor(agent: string, targets: string[], now: number): Lock | undefined {
+    this.stillOpened();
     return this.lockRows.lockFor(agent, targets, now);
+  }
+
+  /**
+   * Refuses (core.store.unavailable) while gate.db's name holds another file than the one this store opened, or
+   * none. The CLI writes its locks, lifts and revokes to the file the name holds: one removed or replaced under a
+   * running server (a data dir cleared to start over) would take them where the server never looks, and it would
+   * go on spending grants the person believes gone. Asked at every agent call, as a lock is (one stat).
+   */
+  stillOpened(): void {
+    if (this.opened !== undefined && fileId(this.file) === this.opened) return;
+    throw new RtaError(
+      "core.store.unavailable",
+      "the grant store was removed or replaced since the server started",
+      "the person running rta can restart the server, so it reads the store the CLI writes",
+    );
   }
 
   locks(): Lock[] {
@@ -144,5 +168,15 @@ export class GateStore {
   /** Runs `append` holding the store's write lock and keeps the checkpoint it returns (see CheckpointStore). */
   appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
     this.checkpoint.append(append, undo);
+  }
+}
+
+/** A file's `dev:ino` by its name, or undefined when there is none to be had. */
+function fileId(file: string): string | undefined {
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st && `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
   }
 }

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../core/duration.ts";
 import { RtaError } from "../core/errors.ts";
-import { type FileSeen, Recheck, sameFile } from "../core/recheck.ts";
+import { type FileSeen, type ReadLook, Recheck, readLook, stillAsRead } from "../core/recheck.ts";
 
 export const POLICY_FILE = "policy.toml";
 
@@ -103,7 +103,7 @@ function unreadable(why: string): RtaError {
  * every grant until it does.
  */
 export class PolicySource {
-  private cached: { seen: FileSeen; policy: Policy } | undefined;
+  private cached: { read: ReadLook; policy: Policy } | undefined;
   private readonly look: Recheck;
 
   constructor(
@@ -126,9 +126,10 @@ export class PolicySource {
       throw unreadable((err as Error).message);
     }
     if (st === undefined) return NO_POLICY;
-    if (this.cached && sameFile(this.cached.seen, st)) return this.cached.policy;
+    if (this.cached && stillAsRead(this.cached.read, st)) return this.cached.policy;
+    const readAt = Date.now();
     const policy = parsePolicy(readFileSync(this.file, "utf8"));
-    this.cached = { seen: st, policy };
+    this.cached = { read: readLook(st, readAt), policy };
     return policy;
   }
 }

@@ -2,7 +2,8 @@
  * End to end: what an agent is told of a file depends only on what it is
  * shown. A credential's value on the line after its name (YAML, folded
  * headers, pretty-printed JSON) was masked in a whole read but shown in the
- * clear by fs_grep, log_tail and a read that started after the name; a line
+ * clear by fs_grep, log_tail and a read that started after the name (or
+ * inside a private key before it, or before a second key); a line
  * fs_grep cut at 4,096 characters showed the head of a URL's password or a
  * token; and a pattern guessing rta's data dir one character at a time told
  * a right guess from a wrong one by whether a line came back.
@@ -104,6 +105,51 @@ for (const era of ["legacy", "modern"] as Era[]) {
         [-2, "***"],
         [-1, "nothing secret here"],
       ]);
+    });
+
+    test("what follows a read's start inside a private key is masked as a whole read masks it", async () => {
+      // a read that starts inside a key is shown from a head masked whole: a name in that head still names the
+      // value on a line after it, and a second key begun in that head is still a key
+      const afterKey = [
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU",
+        "-----END OPENSSH PRIVATE KEY-----",
+        "client_secret",
+        "=",
+        SECRETS[3],
+        "Authorization:",
+        `Bearer ${SECRETS[0]}`,
+        "-----BEGIN RSA PRIVATE KEY-----",
+        `MIIEow${SECRETS[4]}AAAB`,
+        "-----END RSA PRIVATE KEY-----",
+        "done",
+        "",
+      ].join("\n");
+      writeFileSync(join(root, "key.log"), afterKey);
+      for (let offset = 0; offset < afterKey.length; offset++) {
+        for (const length of [40, 60, 4096])
+          expectNoPieceOfASecret(await text("fs_read", { path: "key.log", offset, length }));
+      }
+      for (let from = 1; from <= 12; from++)
+        expectNoPieceOfASecret(await text("fs_read", { path: "key.log", from_line: from }));
+    });
+
+    test("a read that starts deep inside a private key of many lines shows none of its body", async () => {
+      // an RSA 4096 key is some 50 lines: a range from its middle stands more than the lines kept for context
+      // after its BEGIN, and its second half holds the primes
+      const lines = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, "0")}${SECRETS[6]}${"A".repeat(53)}`);
+      const key = ["head", "-----BEGIN RSA PRIVATE KEY-----", ...lines, "-----END RSA PRIVATE KEY-----", "after", ""];
+      writeFileSync(join(root, "rsa.pem"), key.join("\n"));
+      const size = key.join("\n").length;
+      // every offset around where the lines kept for context start at the key's BEGIN, and some after
+      const offsets = [
+        ...Array.from({ length: 120 }, (_, i) => 1000 + i),
+        ...Array.from({ length: 30 }, (_, i) => i * 97),
+      ];
+      for (const offset of offsets.filter((o) => o < size)) {
+        for (const length of [100, 4096])
+          expectNoPieceOfASecret(await text("fs_read", { path: "rsa.pem", offset, length }));
+      }
     });
 
     test("a value after a name whose line ends in thousands of spaces is masked too", async () => {

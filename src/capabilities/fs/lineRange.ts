@@ -8,9 +8,9 @@ import { isUtf8 } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
 import type { FileBytes } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
-import { ARMOUR_END } from "../../core/privateKeys.ts";
+import { ARMOUR_END, insideKey, keyOpenAfter } from "../../core/privateKeys.ts";
 import type { TextResult } from "../../core/result.ts";
-import { LINE_CONTEXT_CHARS, LinesBefore, lineEnd } from "../../core/secrets.ts";
+import { LINE_CONTEXT_CHARS, LinesBefore, lineEnd, openCredential } from "../../core/secrets.ts";
 
 /** How much is read at a time while lines are counted. */
 const CHUNK = 64 * 1024;
@@ -28,13 +28,25 @@ export function headShown(text: string, before: string, shown: (text: string, be
     const armour = text.indexOf(ARMOUR_END);
     end = armour < 0 ? text.length : Math.max(end, armour + ARMOUR_END.length);
   }
+  // A head that ends inside a private key, or with a credential's name, takes in the lines up to the key's end or
+  // the name's value: a head that cannot be told from its context is masked whole (one begun inside a key), and
+  // what follows it would be masked with no armour or name before it. Each line is looked at once.
+  let inKey = keyOpenAfter(before.includes(ARMOUR_END) && insideKey(before), text.slice(0, end));
+  while (end < text.length && (inKey || openCredential(text.slice(0, end)) !== "")) {
+    const next = endOfTextLines(text, 1, end + 1);
+    inKey = keyOpenAfter(inKey, text.slice(end, next));
+    end = next;
+  }
   return end >= text.length ? shown(text, before) : shown(text.slice(0, end), before) + text.slice(end);
 }
 
-/** Where the `n`th line of `text` holding more than whitespace ends (its newline's index), or the text's end. */
-function endOfTextLines(text: string, n: number): number {
+/**
+ * Where the `n`th line of `text` from `from` (a line's start) holding more than whitespace ends (its newline's
+ * index), or the text's end.
+ */
+function endOfTextLines(text: string, n: number, from = 0): number {
   let found = 0;
-  for (let start = 0; start < text.length; ) {
+  for (let start = from; start < text.length; ) {
     const nl = text.indexOf("\n", start);
     if (nl < 0) return text.length;
     if (/\S/.test(text.slice(start, nl)) && ++found === n) return nl;

@@ -16,16 +16,14 @@
  * every directory it looked in last changed well before it began: a change
  * after it began then has a later ctime. One that looked in a directory that
  * changed just before is done again at the next call, until it settles.
+ * Some file systems keep times to the whole second (ext3, ext4 made with
+ * small inodes, HFS+) or two (FAT): there a change has the ctime of the
+ * second it fell in, however far into it, so a ctime of a whole second must
+ * lie that much further back (core/recheck.ts settledBefore).
  */
 import { type Stats, statSync } from "node:fs";
+import { settledBefore } from "../../core/recheck.ts";
 import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
-
-/**
- * How long before a working-out began a directory's last change must lie for
- * it to be kept: ten times the longest clock tick a kernel is built with (10 ms
- * at 100 Hz), by which a ctime can lag the time of its change.
- */
-const SETTLED_MS = 100;
 
 interface Seen {
   dir: string;
@@ -58,7 +56,7 @@ export class PlacesMemo {
     const own = ownPlacesNow(this.places, this.system, (dir: string, st: Stats) => {
       seen.push({ dir, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs });
     });
-    this.kept = seen.every((s) => s.ctimeMs < began - SETTLED_MS) ? { own: frozen(own), seen } : undefined;
+    this.kept = seen.every((s) => settledBefore(s.ctimeMs, began)) ? { own: frozen(own), seen } : undefined;
     return own;
   }
 }
