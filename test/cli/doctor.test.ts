@@ -178,11 +178,11 @@ describe("rta config's output forms", () => {
     expect(JSON.parse((await runCli(["config", "path", "--json"], { env })).stdout).config_dir).toBe(config);
     const show = await runCli(["config", "show"], { env });
     expect(show.stdout.split("\n")).toEqual([
-      'roots\t["/srv"]',
+      "roots\t/srv",
       "hardlinks\tfalse",
-      'defaults\t{"proc.list":{"limit":5}}',
-      "connections\t{}",
-      "profiles\t{}",
+      "defaults.proc.list.limit\t5",
+      "connections\t",
+      "profiles\t",
       "",
     ]);
     expect(JSON.parse((await runCli(["config", "show", "--json"], { env })).stdout).roots).toEqual(["/srv"]);
