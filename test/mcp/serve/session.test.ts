@@ -77,7 +77,7 @@ describe("a session's record", () => {
   });
 
   test("calls that did not stop are said before the end line; --verbose hears calls, not marks", () => {
-    const { lines, record } = fakeRecord();
+    const { record } = fakeRecord();
     const heard: RecordEntry[] = [];
     const sink = new SessionRecord(record, (e) => heard.push(e));
     const said: string[] = [];
