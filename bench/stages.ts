@@ -55,6 +55,7 @@ const ROWS = [
   "record: outcome line",
   "redaction",
   "result JSON, SDK result checks",
+  "answer frame JSON",
   "answer written",
 ];
 

@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { compileLiteral, LINE_MATCH_CHARS, type TextMatcher } from "../core/pattern.ts";
+import { compileLiteral, LINE_MATCH_CHARS, loadPatterns, type TextMatcher } from "../core/pattern.ts";
 import type { Cli } from "./factory.ts";
 import { logLine } from "./plain.ts";
 import { jsonEscaped, shown } from "./render.ts";
@@ -54,6 +54,7 @@ export async function followLog(
   opts: { filter?: string; json?: boolean; from?: Stats },
 ): Promise<number> {
   const { io } = cli;
+  if (opts.filter !== undefined) await loadPatterns();
   const filter: TextMatcher | undefined = opts.filter === undefined ? undefined : compileLiteral("filter", opts.filter);
   let interrupted = false;
   const onInt = () => {

@@ -232,6 +232,15 @@ function withProfileInput(decl: CapabilityDecl): CapabilityDecl {
   return { ...decl, inputs: { ...decl.inputs, [PROFILE_INPUT]: profile } };
 }
 
+/**
+ * True for a read that aims nowhere: it changes nothing, names no destination, leaves the machine for no service and
+ * reveals no secret. An agent's call of one that spends no grant (it names no profile) has no effect outside its
+ * answer, so the record needs no line before it runs: its outcome line, written before it is answered, is the call.
+ */
+export function aimsNowhere(cap: Capability): boolean {
+  return cap.safety === "read" && cap.reaches === undefined && cap.offsite === undefined && cap.reveals !== true;
+}
+
 /** True when an agent needs a grant to call it: anything above read, and reads that reach or reveal. */
 export function needsGrant(cap: Capability): boolean {
   return cap.safety !== "read" || cap.reaches !== undefined || cap.reveals === true;

@@ -104,11 +104,11 @@ export const codes = {
     exit: Exit.failure,
   },
   "core.store.unavailable": {
-    doc: "the grant and lock store could not be opened, another process holds it locked (it is named), or it was removed or replaced under a running server",
+    doc: "the grant and lock store could not be opened or written (a full disk), another process holds it locked (it is named), or it was removed or replaced under a running server",
     exit: Exit.failure,
   },
   "core.record.unavailable": {
-    doc: "the call's line could not be written to the record (a full disk, a file or store not writable), so it did not run",
+    doc: "the call's line could not be written to the record (a full disk, a file or store not writable): a call with effects did not run, a free read's answer was withheld",
     exit: Exit.refused,
   },
   "core.path.outside": { doc: "the path is outside every root, or climbs above its root", exit: Exit.refused },

@@ -11,11 +11,24 @@
  * is bounded in length and in program size, and a text is matched on a
  * bounded prefix (LINE_MATCH_CHARS), which bounds what one match can cost.
  */
-import { RE2JS, RE2JSException, RE2JSSyntaxException } from "re2js";
+import type { RE2JS, RE2JSException } from "re2js";
 import { RtaError } from "./errors.ts";
 import { globToRe2 } from "./globToRe2.ts";
 import { plainWords, requiredWords, wordFinder } from "./patternWords.ts";
 import { mayBeWrittenByRedaction } from "./redact.ts";
+
+/** re2js, loaded by the first call that matches a pattern: a server's start and most calls never need it. */
+let engine: typeof import("re2js") | undefined;
+
+/** Loads RE2 for the compile functions below; call it (once is enough) before any of them. Refuses nothing. */
+export async function loadPatterns(): Promise<void> {
+  engine ??= await import("re2js");
+}
+
+function re2(): typeof import("re2js") {
+  if (!engine) throw new Error("a pattern was compiled before loadPatterns()");
+  return engine;
+}
 
 /** A pattern longer than this is refused: nobody writes one this long by hand, and parsing is paid per call. */
 export const MAX_PATTERN_CHARS = 4096;
@@ -98,7 +111,7 @@ export function compileLiteral(input: string, text: string, options: { ignoreCas
   checkLength(input, text, "filter");
   // A literal's program is as long as the text, but its DFA has a state per character and never falls back.
   const ignoreCase = options.ignoreCase === true;
-  const re = compiled(input, RE2JS.quote(text), ignoreCase, "send less text", "filter", false);
+  const re = compiled(input, re2().RE2JS.quote(text), ignoreCase, "send less text", "filter", false);
   const ascii = /^[\x20-\x7e]*$/.test(text);
   if (!ignoreCase || ascii) return { test: lineTest(re), find: wordFinder([text], ignoreCase), words: [text] };
   return { test: lineTest(re), screen: (block) => re.test(block) };
@@ -146,9 +159,10 @@ function compiled(
 ): RE2JS {
   let re: RE2JS;
   try {
-    re = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    const { RE2JS: Re2 } = re2();
+    re = Re2.compile(source, ignoreCase ? Re2.CASE_INSENSITIVE : 0);
   } catch (err) {
-    if (!(err instanceof RE2JSException)) throw err;
+    if (!(err instanceof re2().RE2JSException)) throw err;
     const reason = what === "glob" ? globWhy(err) : why(err, source);
     throw new RtaError("core.input.invalid", `${input} is not a ${what} rta can match: ${reason}`, hint);
   }
@@ -176,7 +190,7 @@ function lineTest(line: RE2JS): (text: string) => boolean {
 
 /** What RE2 found wrong, in words; the piece it points at only when short, so a long pattern is not echoed back. */
 function why(err: RE2JSException, pattern: string): string {
-  if (!(err instanceof RE2JSSyntaxException)) return "it is too large";
+  if (!(err instanceof re2().RE2JSSyntaxException)) return "it is too large";
   const piece = err.input ?? "";
   if (/^\\[1-9]/.test(piece)) return "backreferences (\\1) are not supported";
   if (piece === "(?P" && pattern.includes("(?P=")) return "backreferences ((?P=name)) are not supported";
@@ -189,7 +203,7 @@ function why(err: RE2JSException, pattern: string): string {
 
 /** The glob was translated, so RE2's words would name a pattern the caller never wrote. */
 function globWhy(err: RE2JSException): string {
-  if (err instanceof RE2JSSyntaxException && err.error.includes("range"))
+  if (err instanceof re2().RE2JSSyntaxException && err.error.includes("range"))
     return "a set has a range the wrong way round";
   return "it nests or repeats too much";
 }

@@ -14,15 +14,16 @@
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
  *   8  required     core.input.missing (what only a profile or the operator gives)
  *   10 paths        core.path.* (every path argument opened under a root)
- *      (record)     core.record.unavailable: a call runs only once stage 14 has written its `run` line
- *                   (a refusal from 7 to here gives the grant's use back: the call ran nothing)
+ *      (record)     core.record.unavailable: a call with effects runs only once stage 14 has written its `run`
+ *                   line (a refusal from 7 to here gives the grant's use back: the call ran nothing); a free
+ *                   read that aims nowhere writes none, and is answered only once its outcome line is written
  *   11 run          the capability's own codes
  *   12 bound        core.result.toolarge, core.mcp.result.cut, core.mcp.result.toolarge (agents)
  *   13 redact       rta's own places and any secret, out of what an agent is told (the agent's own words kept)
  *   14 record       every agent call, refusals and probes included, with the error as it was written
  */
 import type { Call, Outcome } from "../core/call.ts";
-import type { Args, RunContext } from "../core/capability.ts";
+import { type Args, aimsNowhere, type RunContext } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
 import { asRtaError } from "../core/errors.ts";
@@ -38,7 +39,7 @@ import { checkLock } from "./locks.ts";
 import type { OpenedPath } from "./paths/handles.ts";
 import { accessOf, closePaths, mayMakeParents, openPaths, personAccess, withRoots } from "./paths/stage.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
-import { type CallTrace, recordCall, recordRun } from "./recordCall.ts";
+import { type CallTrace, recordCall, recordRun, withheld } from "./recordCall.ts";
 import { redactOutcome } from "./redactStage.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
@@ -63,9 +64,11 @@ export async function runCall(
   options: PipelineOptions = {},
 ): Promise<Outcome> {
   const trace: CallTrace = { call, started: deps.clock.now(), outcome: "ok", probe: false };
-  const outcome = await stages(call, catalogue, deps, options, trace);
-  recordCall(trace, deps);
+  const ran = await stages(call, catalogue, deps, options, trace);
+  const kept = recordCall(trace, deps);
   lap("record: outcome line");
+  // A call that ran with no `run` line is on the record by its outcome line alone: unwritten, nothing is told.
+  const outcome: Outcome = kept || !trace.unrecordedRun ? ran : { ok: false, error: withheld() };
   const shown = call.origin.kind === "agent" ? redactOutcome(outcome, call, deps.redactor) : outcome;
   lap("redaction");
   return shown;
@@ -121,9 +124,11 @@ async function stages(
       throw givenBack(err);
     }
     const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
-    // A call runs only once the record holds a line saying so (see recordCall.ts). A walk that makes parents
-    // changes something as its paths are opened, so its line is written before they are.
+    // A call with effects runs only once the record holds a line saying so (see recordCall.ts). A walk that makes
+    // parents changes something as its paths are opened, so its line is written before they are. A free read that
+    // aims nowhere has nothing to record before it runs: its one line is its outcome, written before its answer.
     const makesParents = mayMakeParents(cap, args);
+    const runLine = call.origin.kind === "agent" && (grant !== undefined || !aimsNowhere(cap));
     lap("resolve, shape, declaration, fill, grant, profile");
     const recordOrGiveBack = () => {
       try {
@@ -143,7 +148,8 @@ async function stages(
       throw makesParents ? err : givenBack(err);
     }
     try {
-      if (!makesParents) recordOrGiveBack();
+      if (runLine && !makesParents) recordOrGiveBack();
+      trace.unrecordedRun = call.origin.kind === "agent" && !runLine;
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
       const ran = await execute(cap, args, {

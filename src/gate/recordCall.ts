@@ -14,6 +14,13 @@
  * on the record as one that ran. A refusal runs nothing, so it writes only
  * its outcome, and an unwritable record never turns a refusal into a run.
  *
+ * A free read that aims nowhere (core/capability.ts `aimsNowhere`, no grant
+ * spent) has no effect outside its answer: nothing to record before it runs.
+ * It runs, its outcome line is written, and only then is it answered; when
+ * that line cannot be written the answer is withheld (core.record.unavailable),
+ * so the agent learns nothing the record does not hold. Its one line is the
+ * whole call, and a server killed after the answer has it on the record.
+ *
  * Everything a caller chose is bounded here before it is written: a 3.9 MB
  * tool name sent as a free probe must not cost megabytes of disk a line.
  */
@@ -41,6 +48,8 @@ export interface CallTrace {
   grant?: string;
   /** the refusal or failure, as it was written for the person */
   error?: RtaError;
+  /** the call ran with no `run` line (a free read that aims nowhere): it is answered only if its outcome is written */
+  unrecordedRun?: boolean;
 }
 
 /**
@@ -62,16 +71,30 @@ export function recordRun(trace: CallTrace, deps: Deps): void {
   }
 }
 
-/** Writes an agent call's outcome. The call has been answered either way: a line lost here is said by the sink. */
-export function recordCall(trace: CallTrace, deps: Deps): void {
+/**
+ * Writes an agent call's outcome, before it is answered; false when it could not be written (said once on the
+ * server's stderr by the sink). A call with a `run` line is on the record as one that ran either way; one without
+ * (trace.unrecordedRun) must then have its answer withheld.
+ */
+export function recordCall(trace: CallTrace, deps: Deps): boolean {
   const entry = entryFor(trace, deps);
-  if (!entry) return;
+  if (!entry) return true;
   lap("record: entry");
   try {
     deps.record.append(entry);
+    return true;
   } catch {
-    // said once on the server's stderr by the sink; the call's `run` line, if it ran, is on the record
+    return false;
   }
+}
+
+/** What an agent is told in place of the answer of a free read whose outcome line could not be written. */
+export function withheld(): RtaError {
+  return new RtaError(
+    "core.record.unavailable",
+    "the answer was withheld: the call's line cannot be written to the record",
+    "a person must make the record writable again; the call can then be sent again",
+  );
 }
 
 function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {

@@ -88,6 +88,22 @@ function storeBusyError(file: string, err: unknown): unknown {
   );
 }
 
+/** SQLite's codes for a write the store's disk or file would not take (its code names more after an underscore). */
+const UNWRITABLE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)/;
+
+/**
+ * What a write on a full disk or a store made read-only becomes: core.store.unavailable saying so, not a bare
+ * internal failure. A lock not had is said as storeBusyError says it; anything else is returned as it was.
+ */
+function storeWriteError(file: string, err: unknown): unknown {
+  if (!UNWRITABLE.test(String((err as { code?: string }).code))) return storeBusyError(file, err);
+  return new RtaError(
+    "core.store.unavailable",
+    "the grant store cannot be written",
+    "a person must make it writable again (room on its disk, its file writable); the call can then be sent again",
+  );
+}
+
 /** How the grant store's writes wait for its write lock, and what they say when it is not had. */
 export class StoreWriteLock {
   /** the last write that waited for the write lock waited in vain */
@@ -112,7 +128,7 @@ export class StoreWriteLock {
       return done;
     } catch (err) {
       if ((err as { code?: string }).code === "SQLITE_BUSY") this.stuck = true;
-      throw storeBusyError(this.file, err);
+      throw storeWriteError(this.file, err);
     } finally {
       if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
     }

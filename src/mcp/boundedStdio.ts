@@ -217,7 +217,11 @@ export class BoundedStdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
     lap("result JSON, SDK result checks");
-    const written = this.streams.output.write(`${JSON.stringify(message)}\n`);
+    // The SDK hands over the answer as an object: its text (the result, made JSON once by the server) is a string
+    // in it, so the frame is JSON of the whole, made once here, and written once.
+    const frame = `${JSON.stringify(message)}\n`;
+    lap("answer frame JSON");
+    const written = this.streams.output.write(frame);
     callEnds("answer written");
     if (isJSONRPCResponse(message) && message.id !== undefined && message.id !== null) this.answered(message.id);
     if (!written) await this.whenDrained();

@@ -6,9 +6,13 @@ import {
   compileLiteral,
   compileRegex,
   LINE_MATCH_CHARS,
+  loadPatterns,
   MAX_PATTERN_CHARS,
   SCREEN_BLOCK_CHARS,
 } from "../../src/core/pattern.ts";
+
+// RE2 is loaded by the first call that matches a pattern; a start loads none of it.
+await loadPatterns();
 
 function refusal(f: () => unknown): RtaError {
   try {

@@ -163,9 +163,9 @@ describe("mcp serve, without --agent", () => {
     }
     const lines = readRecord(join(dataDir, "agent-log.jsonl")).lines.filter((l) => !l.kind);
     expect(lines.map((l) => [l.agent, l.client, l.seq])).toEqual([
-      // start 1, the call's `run` line 2, its outcome 3
-      ["client-legacy", "client-legacy 1.0.0", 3],
-      ["client-modern", "client-modern 1.0.0", 3],
+      // start 1, then the call: a free read, whole in its one outcome line, 2
+      ["client-legacy", "client-legacy 1.0.0", 2],
+      ["client-modern", "client-modern 1.0.0", 2],
     ]);
     expect(lines[0]?.session).not.toBe(lines[1]?.session);
   });

@@ -115,28 +115,38 @@ describe("a config or policy edit while a server runs", () => {
 describe("a server killed mid-run", () => {
   test("loses no answered call from the record, and --verify says only that its session was cut", async () => {
     const { data, config, env } = dirsEnv();
+    // free reads (one line each, written before the answer) and writes (a `run` line first), interleaved
+    expect((await rta(["grant", "allow", "note.add", "--agent", "claude", "--ttl", "5m"], { env })).code).toBe(0);
+    const note = { name: "note_add", arguments: { title: "t", body: "b" } };
     const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
-    let answered = 0;
+    const answered = { sys_info: 0, note_add: 0 };
+    const ok = (r: unknown) => (r as { isError?: boolean }).isError !== true;
     for (let i = 0; i < 50; i++) {
-      await s.client.callTool(sysInfo);
-      answered++;
+      if (ok(await s.client.callTool(sysInfo))) answered.sys_info++;
+      if (i % 5 === 0 && ok(await s.client.callTool(note))) answered.note_add++;
     }
     // calls under way as it dies: the ones answered before the kill count too
-    const inFlight = Array.from({ length: 8 }, () =>
-      s.client.callTool(sysInfo).then(
-        () => 1,
-        () => 0,
-      ),
-    );
+    const inFlight = Array.from({ length: 8 }, (_, i) => {
+      const tool = i % 2 === 0 ? sysInfo : note;
+      return s.client.callTool(tool).then(
+        (r) => {
+          if (ok(r)) answered[tool.name as keyof typeof answered]++;
+        },
+        () => {},
+      );
+    });
     process.kill(s.pid() as number, "SIGKILL");
-    answered += (await Promise.all(inFlight)).reduce((x: number, y) => x + y, 0);
+    await Promise.all(inFlight);
+    expect(answered.note_add).toBeGreaterThanOrEqual(10);
     await s.close().catch(() => {});
     const lines = readFileSync(join(data, "agent-log.jsonl"), "utf8")
       .split("\n")
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { kind?: string; capability: string; outcome: string });
-    const outcomes = lines.filter((l) => l.kind === undefined && l.capability === "sys_info" && l.outcome === "ok");
-    expect(outcomes.length).toBeGreaterThanOrEqual(answered);
+    for (const tool of ["sys_info", "note_add"] as const) {
+      const outcomes = lines.filter((l) => l.kind === undefined && l.capability === tool && l.outcome === "ok");
+      expect(outcomes.length).toBeGreaterThanOrEqual(answered[tool]);
+    }
     const v = await rta(["agent", "log", "--verify", "--json"], { env });
     const problems = (JSON.parse(v.stdout) as { problems: { kind: string }[] }).problems;
     expect([...new Set(problems.map((p) => p.kind))]).toEqual(["cut-tail"]);

@@ -1,12 +1,14 @@
 /**
- * End to end: the record cannot be made to fill the disk, and a call whose
- * line cannot be written does not run.
+ * End to end: the record cannot be made to fill the disk, a call with effects
+ * whose line cannot be written does not run, and a free read whose line cannot
+ * be written is not answered.
  */
 import { describe, expect, test } from "bun:test";
 import {
   chmodSync,
   chownSync,
   closeSync,
+  existsSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -76,7 +78,7 @@ const root = process.getuid?.() === 0;
 
 describe("a full disk", () => {
   test.skipIf(!root)(
-    "a call whose line cannot be written is refused as core.record.unavailable, runs not, and the operator is told once",
+    "a call whose line cannot be written gets core.record.unavailable (a write runs not, a read is not answered), and the operator is told once",
     async () => {
       // a small file system of the data dir's own: the record's disk, filled by onAFullDisk
       await onSmallDisk(onAFullDisk);
@@ -89,7 +91,13 @@ async function onAFullDisk(data: string): Promise<void> {
   const work = tempDir();
   const secret = "the secret body of the file";
   writeFileSync(join(work, "notes.txt"), secret);
+  const granted = await rta(["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "5m", "--max-uses", "2"], {
+    env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
+  });
+  expect(granted.code).toBe(0);
   const s = await connect("legacy", ["--agent", "claude", "--root", work], { dataDir: data });
+  const write = async () =>
+    resultJson(await s.client.callTool({ name: "fs_write", arguments: { path: "out.txt", content: "written" } }));
   try {
     const first = resultJson(await s.client.callTool({ name: "fs_read", arguments: { path: "notes.txt" } }));
     expect(JSON.stringify(first)).toContain(secret);
@@ -100,24 +108,42 @@ async function onAFullDisk(data: string): Promise<void> {
       };
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused)).not.toContain(secret);
+      // a free read ran, but what it read is withheld: the agent learns nothing the record does not hold
       expect(resultJson(refused)).toMatchObject({
         type: "error",
         code: "core.record.unavailable",
-        message: "the call was not run: its line cannot be written to the record",
+        message: "the answer was withheld: the call's line cannot be written to the record",
       });
     }
+    // a write is refused before it runs: the use of its grant cannot be spent, nor its `run` line written
+    expect(await write()).toMatchObject({
+      type: "error",
+      code: "core.store.unavailable",
+      message: "the grant store cannot be written",
+    });
+    expect(existsSync(join(work, "out.txt"))).toBe(false);
     expect(s.stderr().match(/the record cannot be written/g)).toHaveLength(1);
     expect(s.stderr()).toContain("core.record.unavailable");
     // room again: calls run and are written, and nothing was torn meanwhile
     free();
     const again = resultJson(await s.client.callTool({ name: "fs_read", arguments: { path: "notes.txt" } }));
     expect(JSON.stringify(again)).toContain(secret);
+    expect(JSON.stringify(await write())).not.toContain("error");
+    expect(readFileSync(join(work, "out.txt"), "utf8")).toBe("written");
   } finally {
     await s.close();
   }
   const lines = readRecord(join(data, "agent-log.jsonl"));
   expect(lines.malformed).toEqual([]);
-  expect(lines.lines.map((l) => l.kind ?? l.outcome)).toEqual(["start", "run", "ok", "run", "ok", "end"]);
+  // a read is its outcome line alone; the write its `run` line and its outcome
+  expect(lines.lines.map((l) => [l.capability, l.kind ?? l.outcome])).toEqual([
+    ["", "start"],
+    ["fs_read", "ok"],
+    ["fs_read", "ok"],
+    ["fs_write", "run"],
+    ["fs_write", "ok"],
+    ["", "end"],
+  ]);
   const verified = await rta(["agent", "log", "--verify", "--json"], {
     env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
   });
@@ -139,6 +165,11 @@ describe("a record the server cannot append to", () => {
     chmodSync(join(work, "a.txt"), 0o644);
     chmodSync(join(data, "agent-log.jsonl"), 0o644);
     chownSync(data, 65534, 65534);
+    chownSync(work, 65534, 65534);
+    const asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA];
+    const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
+    const grant = [...asNobody, "grant", "allow", "fs.write", "--agent", "x", "--ttl", "5m", "--max-uses", "1"];
+    expect(Bun.spawnSync(grant, { env, stdout: "pipe", stderr: "pipe" }).exitCode).toBe(0);
     const requests = [
       {
         jsonrpc: "2.0",
@@ -149,21 +180,24 @@ describe("a record the server cannot append to", () => {
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "fs_read", arguments: { path: "a.txt" } } },
       { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "fs_read", arguments: { path: "a.txt" } } },
-    ];
-    const proc = Bun.spawn(
-      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA, "mcp", "serve", "--root", work],
       {
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top },
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "fs_write", arguments: { path: "b.txt", content: "y" } },
       },
-    );
+    ];
+    const proc = Bun.spawn([...asNobody, "mcp", "serve", "--root", work], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env,
+    });
     proc.stdin.write(requests.map((r) => `${JSON.stringify(r)}\n`).join(""));
     await proc.stdin.flush();
     const reader = proc.stdout.getReader();
     let out = "";
-    while (!out.includes('"id":3')) {
+    while (!out.includes('"id":4')) {
       const { value, done } = await reader.read();
       if (done) break;
       out += new TextDecoder().decode(value);
@@ -173,12 +207,19 @@ describe("a record the server cannot append to", () => {
     expect(out).not.toContain("the body nobody may have");
     const answers = out
       .split("\n")
-      .filter((l) => l.includes('"id":2') || l.includes('"id":3'))
+      .filter((l) => /"id":[234]\b/.test(l))
       .map((l) => JSON.parse(JSON.parse(l).result.content[0].text));
+    // the reads ran and their answers were withheld; the write, its `run` line first, did not run
+    const withheld = "the answer was withheld: the call's line cannot be written to the record";
     expect(answers).toEqual([
-      expect.objectContaining({ code: "core.record.unavailable" }),
-      expect.objectContaining({ code: "core.record.unavailable" }),
+      expect.objectContaining({ code: "core.record.unavailable", message: withheld }),
+      expect.objectContaining({ code: "core.record.unavailable", message: withheld }),
+      expect.objectContaining({
+        code: "core.record.unavailable",
+        message: "the call was not run: its line cannot be written to the record",
+      }),
     ]);
+    expect(existsSync(join(work, "b.txt"))).toBe(false);
     expect(stderr.match(/the record cannot be written/g)).toHaveLength(1);
     expect(readFileSync(join(data, "agent-log.jsonl"), "utf8")).toBe("");
   });

@@ -118,13 +118,12 @@ describe("stage 11, run, and stage 14, record", () => {
     const deps = testDeps({ clock });
     const outcome = await runCall(agentCall("jwt_decode", { token: TOKEN }), catalogue, deps);
     expect(outcome.ok).toBe(true);
-    // a call that runs is written down before it runs, then with its outcome
-    expect(deps.record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["run", "ok"]);
-    expect(deps.record.lines[0]).toMatchObject({ capability: "jwt_decode", args: ["token"], outcome: "run", seq: 1 });
-    const line = deps.record.lines[1];
+    // a free read that aims nowhere has no effect outside its answer: its outcome line alone is the call
+    expect(deps.record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["ok"]);
+    const line = deps.record.lines[0];
     expect(line).toMatchObject({
       session: "s1",
-      seq: 2,
+      seq: 1,
       agent: "claude",
       client: "test-client 1.0",
       transport: "memory",
@@ -178,11 +177,9 @@ describe("stage 11, run, and stage 14, record", () => {
     await runCall({ ...agentCall("sys_info"), origin: { ...agent, session: "s2" } }, catalogue, deps);
     await runCall(agentCall("nope"), catalogue, deps);
     expect(deps.record.lines.map((l) => [l.session, l.seq, l.kind ?? l.outcome])).toEqual([
-      ["s1", 1, "run"],
-      ["s1", 2, "ok"],
-      ["s2", 1, "run"],
-      ["s2", 2, "ok"],
-      ["s1", 3, "core.tool.unknown"],
+      ["s1", 1, "ok"],
+      ["s2", 1, "ok"],
+      ["s1", 2, "core.tool.unknown"],
     ]);
   });
 });

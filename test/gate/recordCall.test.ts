@@ -107,6 +107,72 @@ describe("a call whose line cannot be written does not run", () => {
     expect(record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["run", "ok"]);
   });
 
+  test("a call with effects writes its `run` line first, then its outcome", async () => {
+    const deps = testDeps();
+    grantFor(deps, { target: "fs.mkdir" });
+    expect((await runCall(call("fs_mkdir", { path: "d" }), builtinCatalogue(), deps)).ok).toBe(true);
+    expect(deps.record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["run", "ok"]);
+  });
+
+  test("a read that reaches a destination the agent names keeps its `run` line first", async () => {
+    const record = new FillingRecord();
+    const deps = testDeps({ record });
+    let ran = 0;
+    const counted = {
+      ...jwtDecode,
+      reaches: "token",
+      run: async (...args: Parameters<typeof jwtDecode.run>) => {
+        ran++;
+        return jwtDecode.run(...args);
+      },
+    };
+    grantFor(deps, { target: "jwt.decode" });
+    record.full = true;
+    const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln";
+    const outcome = await runCall(call("jwt_decode", { token }), catalogueOf([counted]), deps);
+    expect(outcome.ok ? "ran" : outcome.error.message).toBe(
+      "the call was not run: its line cannot be written to the record",
+    );
+    expect(ran).toBe(0);
+  });
+});
+
+describe("a free read that aims nowhere is answered only once its one line is written", () => {
+  const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln";
+
+  test("it runs, but its answer is withheld as core.record.unavailable when its line cannot be written", async () => {
+    let ran = 0;
+    const counted = {
+      ...jwtDecode,
+      run: async (...args: Parameters<typeof jwtDecode.run>) => {
+        ran++;
+        return jwtDecode.run(...args);
+      },
+    };
+    const record = new FillingRecord();
+    const deps = testDeps({ record });
+    record.full = true;
+    const outcome = await runCall(call("jwt_decode", { token }), catalogueOf([counted]), deps);
+    expect(ran).toBe(1);
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error.code).toBe("core.record.unavailable");
+    expect(outcome.error.message).toBe("the answer was withheld: the call's line cannot be written to the record");
+    expect(JSON.stringify(outcome)).not.toContain("alice");
+    record.full = false;
+    const again = await runCall(call("jwt_decode", { token }), catalogueOf([counted]), deps);
+    expect(again.ok).toBe(true);
+    expect(record.lines.map((l) => l.kind ?? l.outcome)).toEqual(["ok"]);
+  });
+
+  test("its own failure is withheld too: what failed can tell as much as what ran", async () => {
+    const record = new FillingRecord();
+    const deps = testDeps({ record });
+    record.full = true;
+    const outcome = await runCall(call("jwt_decode", { token: "not-a-token" }), builtinCatalogue(), deps);
+    expect(outcome.ok ? "" : outcome.error.code).toBe("core.record.unavailable");
+  });
+
   test("a refusal is still answered as itself when the record is full: it runs nothing", async () => {
     const record = new FillingRecord();
     record.full = true;

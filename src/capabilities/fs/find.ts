@@ -1,7 +1,7 @@
 /** fs.find: files under a directory by name glob, type and size. The glob is matched by RE2 (core/pattern). */
 import { define } from "../../core/capability.ts";
 import { Pacer } from "../../core/pacer.ts";
-import { compileGlob } from "../../core/pattern.ts";
+import { compileGlob, loadPatterns } from "../../core/pattern.ts";
 import { notDir, typeOf } from "./entryKind.ts";
 import { asWritten, WalkProgress, withSkipped } from "./walkNotes.ts";
 
@@ -33,6 +33,7 @@ export const fsFind = define({
     const p = ctx.paths.path;
     const dir = p.dir();
     if (!dir) throw notDir(p.sent);
+    await loadPatterns();
     const glob = compileGlob("name", args.name);
     const out = ctx.rows();
     const { limit, min_size, max_size } = args;

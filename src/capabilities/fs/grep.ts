@@ -13,6 +13,7 @@ import {
   compileRegex,
   forShownLines,
   LINE_MATCH_CHARS,
+  loadPatterns,
   SCREEN_BLOCK_CHARS,
   type TextMatcher,
 } from "../../core/pattern.ts";
@@ -69,6 +70,7 @@ export const fsGrep = define({
   },
   examples: [{ command: 'rta fs grep "TODO" src --glob "*.ts"', note: "every TODO in the TypeScript under src" }],
   async run(args, ctx) {
+    await loadPatterns();
     const compiled = compileRegex("pattern", args.pattern, { ignoreCase: args.ignore_case === true });
     const re = ctx.shown === undefined ? compiled : forShownLines(compiled);
     const glob = compileGlob("glob", args.glob);

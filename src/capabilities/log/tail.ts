@@ -9,7 +9,7 @@ import type { FileBytes } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
-import { compileLiteral, type TextMatcher } from "../../core/pattern.ts";
+import { compileLiteral, loadPatterns, type TextMatcher } from "../../core/pattern.ts";
 import { keyArmourIn, LinesBefore, MASK } from "../../core/secrets.ts";
 import { looksBinary, notFile } from "../fs/entryKind.ts";
 
@@ -51,6 +51,7 @@ export const logTail = define({
         "journald and wtmp logs are binary: read them with their own tools",
       );
     }
+    if (args.filter !== undefined) await loadPatterns();
     const filter = args.filter === undefined ? undefined : compileLiteral("filter", args.filter);
     const pacer = new Pacer(ctx.signal, `reading ${JSON.stringify(p.sent)}`);
     const found = await lastLines(p, size, args.lines, filter, pacer, ctx.shown);

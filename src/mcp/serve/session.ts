@@ -82,22 +82,40 @@ export function sayStopping(o: ServeOptions, underWay: number): void {
 }
 
 /**
- * The record as a server's calls reach it. Once the session's end line is
- * written nothing more is: a call that did not stop even when cancelled would
+ * The record as a server's calls reach it. The session's start line, made
+ * when the server starts, is written just before the session's first other
+ * line: a server's start (and a client's first `initialize` and `tools/list`)
+ * does not wait for the record's key, the grant store and the file, which no
+ * answer before the first call needs. Once the session's end line is written
+ * nothing more is: a call that did not stop even when cancelled would
  * otherwise be written after the end, which --verify reads as tampering.
  */
 export class SessionRecord implements RecordSink {
   private ended = false;
+  /** the start line, until it is written */
+  private start: RecordEntry | undefined;
 
   constructor(
     private readonly record: FileRecord,
     private readonly onCall?: (entry: RecordEntry) => void,
   ) {}
 
-  /** Writes a line; refuses (core.record.unavailable) once the session has ended. */
+  /** Keeps the session's start line, written before its first other line. */
+  begin(start: RecordEntry): void {
+    this.start = start;
+  }
+
+  /**
+   * Writes a line, the start line first if it is not yet written; refuses (core.record.unavailable) once the
+   * session has ended, and when the start line cannot be written: a session's lines never come before its start.
+   */
   append(entry: RecordEntry): void {
     // A call that would start after the end has no line to run under, so it does not run.
     if (this.ended) throw new RtaError("core.record.unavailable", "the session has ended", "start the server again");
+    if (this.start) {
+      this.record.append(this.start);
+      this.start = undefined;
+    }
     this.record.append(entry);
     if (!entry.kind) this.onCall?.(entry);
   }
@@ -110,9 +128,12 @@ export class SessionRecord implements RecordSink {
   }
 }
 
-/** Writes the session's start line; a record that cannot take it has said so itself, and calls are refused. */
+/**
+ * Makes the session's start line, with the time and process of the server's start; it is written before the
+ * session's first call line or its end line, whichever comes first (see SessionRecord).
+ */
 export function startSession(o: ServeOptions, transport: string): void {
-  markSession(o.record, sessionMark("start", o.session, new Date(o.deps.clock.now()), transport));
+  o.record.begin(sessionMark("start", o.session, new Date(o.deps.clock.now()), transport));
 }
 
 /** Writes a session's end line once its calls are recorded; a call that did not stop is said first. */

@@ -3,12 +3,15 @@ import type { Deps } from "../../../src/gate/deps.ts";
 import { endSession, type ServeOptions, SessionRecord, startSession } from "../../../src/mcp/serve/session.ts";
 import type { FileRecord, RecordEntry } from "../../../src/record/append.ts";
 
-/** A record that keeps its lines, and notes that it was closed. */
+/** A record that keeps its lines, and notes that it was closed; while `full`, it takes none. */
 function fakeRecord() {
   const lines: RecordEntry[] = [];
-  const state = { closed: false };
+  const state = { closed: false, full: false };
   const record = {
-    append: (e: RecordEntry) => lines.push(e),
+    append: (e: RecordEntry) => {
+      if (state.full) throw new Error("full");
+      lines.push(e);
+    },
     close: () => {
       state.closed = true;
     },
@@ -25,7 +28,38 @@ function options(record: SessionRecord, said: string[]): ServeOptions {
   } as unknown as ServeOptions;
 }
 
+const call: RecordEntry = {
+  time: "2026-01-02T03:04:06.000Z",
+  session: "abcd1234",
+  agent: "claude",
+  client: "c",
+  transport: "stdio",
+  capability: "sys.info",
+  outcome: "ok",
+  duration_ms: 1,
+  args: [],
+};
+
 describe("a session's record", () => {
+  test("the start line waits for the session's first line: a start and tools/list touch no record", () => {
+    const { lines, state, record } = fakeRecord();
+    const sink = new SessionRecord(record);
+    startSession(options(sink, []), "stdio");
+    expect(lines).toEqual([]);
+    // a start line that cannot be written refuses the line after it, and is written first once it can be
+    state.full = true;
+    expect(() => sink.append(call)).toThrow("full");
+    state.full = false;
+    sink.append(call);
+    sink.append(call);
+    expect(lines.map((l) => [l.kind ?? l.outcome, l.time])).toEqual([
+      ["start", "2026-01-02T03:04:05.000Z"],
+      ["ok", "2026-01-02T03:04:06.000Z"],
+      ["ok", "2026-01-02T03:04:06.000Z"],
+    ]);
+    expect(lines[0]?.pid).toBe(process.pid);
+  });
+
   test("start and end lines carry the clock's time; after the end no line is written, and a call is refused", () => {
     const { lines, state, record } = fakeRecord();
     const sink = new SessionRecord(record);
@@ -43,13 +77,13 @@ describe("a session's record", () => {
   });
 
   test("calls that did not stop are said before the end line; --verbose hears calls, not marks", () => {
-    const { lines, record } = fakeRecord();
+    const { record } = fakeRecord();
     const heard: RecordEntry[] = [];
     const sink = new SessionRecord(record, (e) => heard.push(e));
     const said: string[] = [];
     const o = options(sink, said);
     startSession(o, "http");
-    sink.append({ ...(lines[0] as RecordEntry), kind: undefined, capability: "sys.info" });
+    sink.append(call);
     endSession(o, "http", 2);
     expect(said).toEqual(["rta: 2 call(s) did not stop when cancelled; ending without their record lines"]);
     expect(heard.map((e) => e.capability)).toEqual(["sys.info"]);
