@@ -223,6 +223,68 @@ describe("a record the server cannot append to", () => {
     expect(stderr.match(/the record cannot be written/g)).toHaveLength(1);
     expect(readFileSync(join(data, "agent-log.jsonl"), "utf8")).toBe("");
   });
+
+  test.skipIf(!root)("a gate.db the server can only read leaves no line in the file", async () => {
+    // The line went into the file before the checkpoint's update failed (a store SQLite opened read-only), and
+    // stayed there: each refused call left its session's start line again, numbered 1 each time, which --verify
+    // then called lines reordered or repeated, and a `run` line said a call ran that never did.
+    const top = tempDir();
+    const data = join(top, "data");
+    const work = join(top, "work");
+    mkdirSync(data);
+    mkdirSync(work);
+    writeFileSync(join(work, "a.txt"), "the body nobody may have");
+    chmodSync(top, 0o755);
+    chmodSync(work, 0o755);
+    chmodSync(join(work, "a.txt"), 0o644);
+    chownSync(data, 65534, 65534);
+    chownSync(work, 65534, 65534);
+    const asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA];
+    const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
+    const grant = [...asNobody, "grant", "allow", "fs.write", "--agent", "x", "--ttl", "5m"];
+    expect(Bun.spawnSync(grant, { env, stdout: "pipe", stderr: "pipe" }).exitCode).toBe(0);
+    for (const name of ["gate.db", "gate.db-wal", "gate.db-shm"])
+      if (existsSync(join(data, name))) chmodSync(join(data, name), 0o444);
+    const call = (id: number, name: string, args: object) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    });
+    const requests = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      call(2, "fs_read", { path: "a.txt" }),
+      call(3, "sys_info", {}),
+      call(4, "fs_write", { path: "b.txt", content: "y" }),
+      call(5, "fs_read", { path: "a.txt" }),
+    ];
+    const proc = Bun.spawn([...asNobody, "mcp", "serve", "--root", work, "--agent", "x"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env,
+    });
+    proc.stdin.write(requests.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    await proc.stdin.flush();
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!out.includes('"id":5')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    proc.stdin.end();
+    await proc.exited;
+    expect(out).not.toContain("the body nobody may have");
+    expect(existsSync(join(work, "b.txt"))).toBe(false);
+    expect(readFileSync(join(data, "agent-log.jsonl"), "utf8")).toBe("");
+  });
 });
 
 describe("the bounds count bytes as the line writes them", () => {

@@ -39,8 +39,9 @@ export class CheckpointStore {
    * and keeps the checkpoint it returns. Record lines are so appended one at a
    * time across every process sharing the data dir, each knowing the line
    * before it. What `append` throws leaves the checkpoint as it was; when the
-   * commit fails (a full disk), `undo` is called to take the line back out
-   * of the file, still holding the lock where SQLite lets it be held. Once a
+   * checkpoint's update fails (a store SQLite opened read-only) or the commit
+   * does (a full disk), `undo` is called to take the line back out of the
+   * file, still holding the lock where SQLite lets it be held. Once a
    * line has waited the store's 5 s for the lock in vain, the next ones wait
    * briefly until one is written (see StoreWriteLock).
    */
@@ -52,7 +53,12 @@ export class CheckpointStore {
       const next = append(last);
       this.write.run(next);
     } catch (err) {
-      this.txn.rollback.run();
+      // A checkpoint that could not be kept (a store SQLite opened read-only) takes its line out of the file too.
+      try {
+        undo();
+      } finally {
+        this.txn.rollback.run();
+      }
       throw err;
     }
     try {
