@@ -165,21 +165,21 @@ async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean,
 }
 
 /**
- * The id of the session that started last, by the record's order: its last
- * start line, or where no line is one, the session of its last line;
- * undefined for an empty record. With `agent`, only the sessions that agent
- * called in count (a start line names no agent yet), so `--agent claude
- * --session` is claude's latest session. Refuses only a record it cannot read.
+ * The id of the session that started last: the latest time a start line
+ * gives (a server writes its start line at its first call, with the time it
+ * started), the later line on a tie; where no line is a start line, the
+ * session of the last line. Undefined for an empty record. With `agent`, only
+ * the sessions that agent called in count (a start line names no agent yet),
+ * so `--agent claude --session` is claude's latest session. Refuses only a
+ * record it cannot read.
  */
 export function latestSession(file: string, agent?: string): string | undefined {
   const startedAt = new Map<string, number>();
   let started: { session: string; at: number } | undefined;
   let last: string | undefined;
-  let n = 0;
   eachRecordLine(file, (l) => {
     if (!l) return;
-    n++;
-    if (l.kind === "start") startedAt.set(l.session, n);
+    if (l.kind === "start") startedAt.set(l.session, Date.parse(l.time) || 0);
     if (agent !== undefined && (l.kind || !namesAgent(agent, l.agent))) return;
     last = l.session;
     const at = startedAt.get(l.session);
