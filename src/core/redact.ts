@@ -94,8 +94,8 @@ export class Redactor {
    * string that renaming places would change is guarded: guarding every
    * short argument would switch redaction off around it.
    */
-  text(text: string, kept: readonly string[] = []): string {
-    return this.guardedText(text, this.worthGuarding(kept));
+  text(text: string, kept: Kept = []): string {
+    return this.guardedText(text, this.guardsOf(kept));
   }
 
   /**
@@ -132,18 +132,45 @@ export class Redactor {
     return text.slice(0, cut);
   }
 
-  /** The kept strings, masked, that renaming places would change: worked out once per call, not once per string. */
-  private worthGuarding(kept: readonly string[]): string[] {
-    return [...new Set(kept.filter((k) => k.length > 0).map(maskSecrets))].filter((k) => this.renamePlaces(k) !== k);
+  /**
+   * The kept strings, masked, that renaming places would change, worked out
+   * at most once per call and only when a text names a place: most results
+   * name none, and then what the agent sent cannot matter.
+   */
+  private guardsOf(kept: Kept): () => readonly string[] {
+    let guarded: readonly string[] | undefined;
+    return () => {
+      if (guarded === undefined) {
+        const sent = typeof kept === "function" ? kept() : kept;
+        guarded = [...new Set(sent.filter((k) => k.length > 0).map(maskSecrets))].filter(
+          (k) => this.renamePlaces(k) !== k,
+        );
+      }
+      return guarded;
+    };
   }
 
-  /** Secrets first, over the whole text; then places, around the agent's own words. */
-  private guardedText(text: string, guarded: readonly string[]): string {
+  /**
+   * Secrets first, over the whole text; then places, around the agent's own
+   * words. A masked text that holds no place's spelling is done: guarding
+   * swaps words for markers, which only takes text away from a spelling.
+   */
+  private guardedText(text: string, guards: () => readonly string[]): string {
     if (text === "") return text;
     const masked = maskSecrets(text);
+    if (!this.namesAPlace(masked)) return masked;
+    const guarded = guards();
     if (guarded.length === 0) return this.renamePlaces(masked);
     const g = guard(masked, guarded);
     return g.restore(this.renamePlaces(g.text));
+  }
+
+  /** Whether a text holds any place's spelling: the plain search renamePlaces starts each place with. */
+  private namesAPlace(text: string): boolean {
+    // every place is an absolute path: a text without a slash names none
+    if (this.slashed && !text.includes("/")) return false;
+    for (const [spelling] of this.places) if (text.includes(spelling)) return true;
+    return false;
   }
 
   private renamePlaces(text: string): string {
@@ -158,31 +185,80 @@ export class Redactor {
   /**
    * Every string in a value (a result), keys included, redacted; values under
    * a credential's key are masked whole. A key is set as an own property, so
-   * one named `__proto__` stays a key and sets no prototype.
+   * one named `__proto__` stays a key and sets no prototype. `kept` may be
+   * given as a function, asked only if a string names a place.
+   *
+   * A plain object or array that redaction leaves as it was is given back
+   * itself, not copied: building a copy of every result cost more than the
+   * masking. Any other object (a class's) is copied as before, its own
+   * enumerable keys alone.
    */
-  value<T>(value: T, kept: readonly string[] = []): T {
-    const guarded = this.worthGuarding(kept);
+  value<T>(value: T, kept: Kept = []): T {
+    const guards = this.guardsOf(kept);
     const walk = (v: unknown, key?: string): unknown => {
       if (typeof v === "string")
-        return key !== undefined && CREDENTIAL_KEY.test(key) ? MASK : this.guardedText(v, guarded);
-      if (Array.isArray(v)) return v.map((x) => walk(x));
+        return key !== undefined && CREDENTIAL_KEY.test(key) ? MASK : this.guardedText(v, guards);
+      if (Array.isArray(v)) return plain(v) ? sameOrCopied(v, walk) : v.map((x) => walk(x));
       if (v !== null && typeof v === "object") {
-        const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(v)) {
-          const value = walk(x, k);
-          Object.defineProperty(out, this.guardedText(k, guarded), {
-            value,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
+        const keys = Object.keys(v);
+        const from = v as Record<string, unknown>;
+        let out: Record<string, unknown> | undefined;
+        if (plain(v))
+          for (let i = 0; i < keys.length; i++) {
+            const k = keys[i] as string;
+            const x = from[k];
+            const value = walk(x, k);
+            const name = this.guardedText(k, guards);
+            if (value === x && name === k) continue;
+            // the first change: a copy of the keys before it, then every key after it
+            out = {};
+            for (let j = 0; j < i; j++) setOwn(out, keys[j] as string, from[keys[j] as string]);
+            setOwn(out, name, value);
+            for (let j = i + 1; j < keys.length; j++) {
+              const later = keys[j] as string;
+              setOwn(out, this.guardedText(later, guards), walk(from[later], later));
+            }
+            return out;
+          }
+        else {
+          out = {};
+          for (const k of keys) setOwn(out, this.guardedText(k, guards), walk(from[k], k));
+          return out;
         }
-        return out;
+        return v;
       }
       return v;
     };
     return walk(value) as T;
   }
+}
+
+/** The strings an agent sent, or what gives them when first asked. */
+export type Kept = readonly string[] | (() => readonly string[]);
+
+/** Whether a value is an array or an object literal (or one with no prototype), whose reuse JSON cannot tell. */
+function plain(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === Array.prototype || proto === null;
+}
+
+/** An array's items walked; the array itself when every item came back as it was. */
+function sameOrCopied(items: unknown[], walk: (v: unknown) => unknown): unknown[] {
+  for (let i = 0; i < items.length; i++) {
+    const x = items[i];
+    const y = walk(x);
+    if (y === x) continue;
+    const out = items.slice(0, i);
+    out.push(y);
+    for (let j = i + 1; j < items.length; j++) out.push(walk(items[j]));
+    return out;
+  }
+  return items;
+}
+
+/** Sets a key as an own property, so `__proto__` stays a key. */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**
