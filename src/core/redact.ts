@@ -60,6 +60,13 @@ export class Redactor {
   private readonly places: [string, RegExp, string][];
   /** whether every spelling holds a slash */
   private readonly slashed: boolean;
+  /**
+   * Each result key seen: whether it names a credential, and how it reads
+   * masked when it names no place (else undefined: it depends on what the
+   * agent sent). Both depend on the key and the places alone, which never
+   * change, and a result's keys are the same call after call.
+   */
+  private readonly keys = new Map<string, { credential: boolean; shown: string | undefined }>();
 
   /** Each place may have several spellings (as configured, and its real path). Longer spellings are tried first. */
   constructor(places: Places) {
@@ -151,9 +158,8 @@ export class Redactor {
   }
 
   /**
-   * Secrets first, over the whole text; then places, around the agent's own
-   * words. A masked text that holds no place's spelling is done: guarding
-   * swaps words for markers, which only takes text away from a spelling.
+   * Secrets first, over the whole text; then places, around the agent's own words. A masked text that
+   * holds no place's spelling is done: guarding swaps words for markers, which takes text from a spelling.
    */
   private guardedText(text: string, guards: () => readonly string[]): string {
     if (text === "") return text;
@@ -197,7 +203,7 @@ export class Redactor {
     const guards = this.guardsOf(kept);
     const walk = (v: unknown, key?: string): unknown => {
       if (typeof v === "string")
-        return key !== undefined && CREDENTIAL_KEY.test(key) ? MASK : this.guardedText(v, guards);
+        return key !== undefined && this.keyOf(key).credential ? MASK : this.guardedText(v, guards);
       if (Array.isArray(v)) return plain(v) ? sameOrCopied(v, walk) : v.map((x) => walk(x));
       if (v !== null && typeof v === "object") {
         const keys = Object.keys(v);
@@ -208,7 +214,7 @@ export class Redactor {
             const k = keys[i] as string;
             const x = from[k];
             const value = walk(x, k);
-            const name = this.guardedText(k, guards);
+            const name = this.keyOf(k).shown ?? this.guardedText(k, guards);
             if (value === x && name === k) continue;
             // the first change: a copy of the keys before it, then every key after it
             out = {};
@@ -216,13 +222,13 @@ export class Redactor {
             setOwn(out, name, value);
             for (let j = i + 1; j < keys.length; j++) {
               const later = keys[j] as string;
-              setOwn(out, this.guardedText(later, guards), walk(from[later], later));
+              setOwn(out, this.keyOf(later).shown ?? this.guardedText(later, guards), walk(from[later], later));
             }
             return out;
           }
         else {
           out = {};
-          for (const k of keys) setOwn(out, this.guardedText(k, guards), walk(from[k], k));
+          for (const k of keys) setOwn(out, this.keyOf(k).shown ?? this.guardedText(k, guards), walk(from[k], k));
           return out;
         }
         return v;
@@ -231,7 +237,21 @@ export class Redactor {
     };
     return walk(value) as T;
   }
+
+  /** What `keys` holds of a key, worked out and kept when it holds nothing yet (a long key is not kept). */
+  private keyOf(key: string): { credential: boolean; shown: string | undefined } {
+    let known = this.keys.get(key);
+    if (known === undefined) {
+      const masked = maskSecrets(key);
+      known = { credential: CREDENTIAL_KEY.test(key), shown: this.namesAPlace(masked) ? undefined : masked };
+      if (key.length <= KEPT_KEY_CHARS && this.keys.size < KEPT_KEYS) this.keys.set(key, known);
+    }
+    return known;
+  }
 }
+
+/** How many keys a redactor keeps worked out, and how long each may be: a result's keys are few and short. */
+const [KEPT_KEYS, KEPT_KEY_CHARS] = [4096, 128];
 
 /** The strings an agent sent, or what gives them when first asked. */
 export type Kept = readonly string[] | (() => readonly string[]);

@@ -71,4 +71,16 @@ describe("redaction copies only what it changes", () => {
     });
     expect(asked).toBe(1);
   });
+
+  test("a key is read the same on every call, a key that names a place by what each call sent", () => {
+    const key = `${DATA}/mine`;
+    for (let i = 0; i < 3; i++) {
+      expect(Object.keys(r.value({ [key]: 1, "a-b": 2 }, [key]))).toEqual([key, "a-b"]);
+      expect(Object.keys(r.value({ [key]: 1, "a-b": 2 }))).toEqual(["<data dir>/mine", "a-b"]);
+      expect(r.value({ Authorization: "Bearer x", authorization: ["y"] })).toEqual({
+        Authorization: "***",
+        authorization: ["y"],
+      });
+    }
+  });
 });
