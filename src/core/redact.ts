@@ -15,6 +15,7 @@
  *   cannot shield the other half. The record gets this masking too, and keeps
  *   the places, since the record is the person's.
  */
+import { plain, sameOrCopied, setOwn } from "./copyOnWrite.ts";
 import { CREDENTIAL_KEY, MASK, maskSecrets, maskSecretsAfter } from "./secrets.ts";
 
 /** The words inside the labels redaction writes for places; a root's is `<root N>`, for any N. */
@@ -67,6 +68,8 @@ export class Redactor {
    * change, and a result's keys are the same call after call.
    */
   private readonly keys = new Map<string, { credential: boolean; shown: string | undefined }>();
+  /** Short strings of results (a host's name, a kernel's release) masked, for those that name no place. */
+  private readonly shorts = new Map<string, string>();
 
   /** Each place may have several spellings (as configured, and its real path). Longer spellings are tried first. */
   constructor(places: Places) {
@@ -203,7 +206,7 @@ export class Redactor {
     const guards = this.guardsOf(kept);
     const walk = (v: unknown, key?: string): unknown => {
       if (typeof v === "string")
-        return key !== undefined && this.keyOf(key).credential ? MASK : this.guardedText(v, guards);
+        return key !== undefined && this.keyOf(key).credential ? MASK : this.shortText(v, guards);
       if (Array.isArray(v)) return plain(v) ? sameOrCopied(v, walk) : v.map((x) => walk(x));
       if (v !== null && typeof v === "object") {
         const keys = Object.keys(v);
@@ -238,6 +241,22 @@ export class Redactor {
     return walk(value) as T;
   }
 
+  /**
+   * A string of a result as guardedText gives it; a short one that names no
+   * place is kept as masked, since then it depends on nothing else. Kept
+   * afresh once SHORTS_KEPT are: the strings a server's results repeat come back.
+   */
+  private shortText(text: string, guards: () => readonly string[]): string {
+    if (text.length > SHORT_CHARS) return this.guardedText(text, guards);
+    const known = this.shorts.get(text);
+    if (known !== undefined) return known;
+    const masked = maskSecrets(text);
+    if (this.namesAPlace(masked)) return this.guardedText(text, guards);
+    if (this.shorts.size >= SHORTS_KEPT) this.shorts.clear();
+    this.shorts.set(text, masked);
+    return masked;
+  }
+
   /** What `keys` holds of a key, worked out and kept when it holds nothing yet (a long key is not kept). */
   private keyOf(key: string): { credential: boolean; shown: string | undefined } {
     let known = this.keys.get(key);
@@ -252,34 +271,11 @@ export class Redactor {
 
 /** How many keys a redactor keeps worked out, and how long each may be: a result's keys are few and short. */
 const [KEPT_KEYS, KEPT_KEY_CHARS] = [4096, 128];
+/** How many short strings a redactor keeps masked, and how long each may be. */
+const [SHORTS_KEPT, SHORT_CHARS] = [1024, 64];
 
 /** The strings an agent sent, or what gives them when first asked. */
 export type Kept = readonly string[] | (() => readonly string[]);
-
-/** Whether a value is an array or an object literal (or one with no prototype), whose reuse JSON cannot tell. */
-function plain(v: object): boolean {
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === Array.prototype || proto === null;
-}
-
-/** An array's items walked; the array itself when every item came back as it was. */
-function sameOrCopied(items: unknown[], walk: (v: unknown) => unknown): unknown[] {
-  for (let i = 0; i < items.length; i++) {
-    const x = items[i];
-    const y = walk(x);
-    if (y === x) continue;
-    const out = items.slice(0, i);
-    out.push(y);
-    for (let j = i + 1; j < items.length; j++) out.push(walk(items[j]));
-    return out;
-  }
-  return items;
-}
-
-/** Sets a key as an own property, so `__proto__` stays a key. */
-function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 /**
  * Swaps each kept string for a marker no redaction touches, and back: the

@@ -83,4 +83,12 @@ describe("redaction copies only what it changes", () => {
       });
     }
   });
+
+  test("a short string reads the same on every call, one that names a place by what each call sent", () => {
+    const mine = `${DATA}/m`;
+    for (let i = 0; i < 3; i++) {
+      expect(r.value(["--token=abc", "plain", mine], [mine])).toEqual(["--token=***", "plain", mine]);
+      expect(r.value(["--token=abc", "plain", mine])).toEqual(["--token=***", "plain", "<data dir>/m"]);
+    }
+  });
 });
