@@ -15,6 +15,7 @@
  *   cannot shield the other half. The record gets this masking too, and keeps
  *   the places, since the record is the person's.
  */
+import { plain, sameOrCopied, setOwn } from "./copyOnWrite.ts";
 import { CREDENTIAL_KEY, MASK, maskSecrets, maskSecretsAfter } from "./secrets.ts";
 
 /** The words inside the labels redaction writes for places; a root's is `<root N>`, for any N. */
@@ -60,6 +61,15 @@ export class Redactor {
   private readonly places: [string, RegExp, string][];
   /** whether every spelling holds a slash */
   private readonly slashed: boolean;
+  /**
+   * Each result key seen: whether it names a credential, and how it reads
+   * masked when it names no place (else undefined: it depends on what the
+   * agent sent). Both depend on the key and the places alone, which never
+   * change, and a result's keys are the same call after call.
+   */
+  private readonly keys = new Map<string, { credential: boolean; shown: string | undefined }>();
+  /** Short strings of results (a host's name, a kernel's release) masked, for those that name no place. */
+  private readonly shorts = new Map<string, string>();
 
   /** Each place may have several spellings (as configured, and its real path). Longer spellings are tried first. */
   constructor(places: Places) {
@@ -94,8 +104,8 @@ export class Redactor {
    * string that renaming places would change is guarded: guarding every
    * short argument would switch redaction off around it.
    */
-  text(text: string, kept: readonly string[] = []): string {
-    return this.guardedText(text, this.worthGuarding(kept));
+  text(text: string, kept: Kept = []): string {
+    return this.guardedText(text, this.guardsOf(kept));
   }
 
   /**
@@ -132,18 +142,44 @@ export class Redactor {
     return text.slice(0, cut);
   }
 
-  /** The kept strings, masked, that renaming places would change: worked out once per call, not once per string. */
-  private worthGuarding(kept: readonly string[]): string[] {
-    return [...new Set(kept.filter((k) => k.length > 0).map(maskSecrets))].filter((k) => this.renamePlaces(k) !== k);
+  /**
+   * The kept strings, masked, that renaming places would change, worked out
+   * at most once per call and only when a text names a place: most results
+   * name none, and then what the agent sent cannot matter.
+   */
+  private guardsOf(kept: Kept): () => readonly string[] {
+    let guarded: readonly string[] | undefined;
+    return () => {
+      if (guarded === undefined) {
+        const sent = typeof kept === "function" ? kept() : kept;
+        guarded = [...new Set(sent.filter((k) => k.length > 0).map(maskSecrets))].filter(
+          (k) => this.renamePlaces(k) !== k,
+        );
+      }
+      return guarded;
+    };
   }
 
-  /** Secrets first, over the whole text; then places, around the agent's own words. */
-  private guardedText(text: string, guarded: readonly string[]): string {
+  /**
+   * Secrets first, over the whole text; then places, around the agent's own words. A masked text that
+   * holds no place's spelling is done: guarding swaps words for markers, which takes text from a spelling.
+   */
+  private guardedText(text: string, guards: () => readonly string[]): string {
     if (text === "") return text;
     const masked = maskSecrets(text);
+    if (!this.namesAPlace(masked)) return masked;
+    const guarded = guards();
     if (guarded.length === 0) return this.renamePlaces(masked);
     const g = guard(masked, guarded);
     return g.restore(this.renamePlaces(g.text));
+  }
+
+  /** Whether a text holds any place's spelling: the plain search renamePlaces starts each place with. */
+  private namesAPlace(text: string): boolean {
+    // every place is an absolute path: a text without a slash names none
+    if (this.slashed && !text.includes("/")) return false;
+    for (const [spelling] of this.places) if (text.includes(spelling)) return true;
+    return false;
   }
 
   private renamePlaces(text: string): string {
@@ -158,32 +194,88 @@ export class Redactor {
   /**
    * Every string in a value (a result), keys included, redacted; values under
    * a credential's key are masked whole. A key is set as an own property, so
-   * one named `__proto__` stays a key and sets no prototype.
+   * one named `__proto__` stays a key and sets no prototype. `kept` may be
+   * given as a function, asked only if a string names a place.
+   *
+   * A plain object or array that redaction leaves as it was is given back
+   * itself, not copied: building a copy of every result cost more than the
+   * masking. Any other object (a class's) is copied as before, its own
+   * enumerable keys alone.
    */
-  value<T>(value: T, kept: readonly string[] = []): T {
-    const guarded = this.worthGuarding(kept);
+  value<T>(value: T, kept: Kept = []): T {
+    const guards = this.guardsOf(kept);
     const walk = (v: unknown, key?: string): unknown => {
       if (typeof v === "string")
-        return key !== undefined && CREDENTIAL_KEY.test(key) ? MASK : this.guardedText(v, guarded);
-      if (Array.isArray(v)) return v.map((x) => walk(x));
+        return key !== undefined && this.keyOf(key).credential ? MASK : this.shortText(v, guards);
+      if (Array.isArray(v)) return plain(v) ? sameOrCopied(v, walk) : v.map((x) => walk(x));
       if (v !== null && typeof v === "object") {
-        const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(v)) {
-          const value = walk(x, k);
-          Object.defineProperty(out, this.guardedText(k, guarded), {
-            value,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
+        const keys = Object.keys(v);
+        const from = v as Record<string, unknown>;
+        let out: Record<string, unknown> | undefined;
+        if (plain(v))
+          for (let i = 0; i < keys.length; i++) {
+            const k = keys[i] as string;
+            const x = from[k];
+            const value = walk(x, k);
+            const name = this.keyOf(k).shown ?? this.guardedText(k, guards);
+            if (value === x && name === k) continue;
+            // the first change: a copy of the keys before it, then every key after it
+            out = {};
+            for (let j = 0; j < i; j++) setOwn(out, keys[j] as string, from[keys[j] as string]);
+            setOwn(out, name, value);
+            for (let j = i + 1; j < keys.length; j++) {
+              const later = keys[j] as string;
+              setOwn(out, this.keyOf(later).shown ?? this.guardedText(later, guards), walk(from[later], later));
+            }
+            return out;
+          }
+        else {
+          out = {};
+          for (const k of keys) setOwn(out, this.keyOf(k).shown ?? this.guardedText(k, guards), walk(from[k], k));
+          return out;
         }
-        return out;
+        return v;
       }
       return v;
     };
     return walk(value) as T;
   }
+
+  /**
+   * A string of a result as guardedText gives it; a short one that names no
+   * place is kept as masked, since then it depends on nothing else. Kept
+   * afresh once SHORTS_KEPT are: the strings a server's results repeat come back.
+   */
+  private shortText(text: string, guards: () => readonly string[]): string {
+    if (text.length > SHORT_CHARS) return this.guardedText(text, guards);
+    const known = this.shorts.get(text);
+    if (known !== undefined) return known;
+    const masked = maskSecrets(text);
+    if (this.namesAPlace(masked)) return this.guardedText(text, guards);
+    if (this.shorts.size >= SHORTS_KEPT) this.shorts.clear();
+    this.shorts.set(text, masked);
+    return masked;
+  }
+
+  /** What `keys` holds of a key, worked out and kept when it holds nothing yet (a long key is not kept). */
+  private keyOf(key: string): { credential: boolean; shown: string | undefined } {
+    let known = this.keys.get(key);
+    if (known === undefined) {
+      const masked = maskSecrets(key);
+      known = { credential: CREDENTIAL_KEY.test(key), shown: this.namesAPlace(masked) ? undefined : masked };
+      if (key.length <= KEPT_KEY_CHARS && this.keys.size < KEPT_KEYS) this.keys.set(key, known);
+    }
+    return known;
+  }
 }
+
+/** How many keys a redactor keeps worked out, and how long each may be: a result's keys are few and short. */
+const [KEPT_KEYS, KEPT_KEY_CHARS] = [4096, 128];
+/** How many short strings a redactor keeps masked, and how long each may be. */
+const [SHORTS_KEPT, SHORT_CHARS] = [1024, 64];
+
+/** The strings an agent sent, or what gives them when first asked. */
+export type Kept = readonly string[] | (() => readonly string[]);
 
 /**
  * Swaps each kept string for a marker no redaction touches, and back: the

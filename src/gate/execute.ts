@@ -41,10 +41,10 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     clock: deps.clock,
     host: deps.host,
     dataDir: deps.dirs.data,
-    ...(run.progress && call.origin.kind === "person" ? { progress: run.progress } : {}),
-    ...(call.origin.kind === "agent"
-      ? { shown: (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut) }
-      : {}),
   };
+  // Set one by one, not spread in: a spread copies an object per call.
+  if (run.progress && call.origin.kind === "person") ctx.progress = run.progress;
+  if (call.origin.kind === "agent")
+    ctx.shown = (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut);
   return cap.run(args as ArgsOf<Inputs>, ctx);
 }

@@ -29,8 +29,8 @@ export class GateStore {
   private readonly lockRows: LockStore;
   private readonly tokenRows: TokenStore;
   private readonly checkpoint: CheckpointStore;
-  /** `dev:ino` of the file opened, to tell it from another put at its name */
-  private readonly opened: string | undefined;
+  /** the device and inode of the file opened, to tell it from another put at its name */
+  private readonly opened: FileId | undefined;
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
@@ -138,7 +138,8 @@ export class GateStore {
    * go on spending grants the person believes gone. Asked at every agent call, as a lock is (one stat).
    */
   stillOpened(): void {
-    if (this.opened !== undefined && fileId(this.file) === this.opened) return;
+    const now = this.opened && fileId(this.file);
+    if (now && this.opened && now.ino === this.opened.ino && now.dev === this.opened.dev) return;
     throw new RtaError(
       "core.store.unavailable",
       "the grant store was removed or replaced since the server started",
@@ -171,11 +172,16 @@ export class GateStore {
   }
 }
 
-/** A file's `dev:ino` by its name, or undefined when there is none to be had. */
-function fileId(file: string): string | undefined {
+/** A file's device and inode. */
+interface FileId {
+  dev: number;
+  ino: number;
+}
+
+/** A file's device and inode by its name, or undefined when there is none to be had. */
+function fileId(file: string): FileId | undefined {
   try {
-    const st = statSync(file, { throwIfNoEntry: false });
-    return st && `${st.dev}:${st.ino}`;
+    return statSync(file, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

@@ -102,7 +102,9 @@ function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {
   if (call.origin.kind !== "agent") return undefined;
   const names =
     call.args !== null && typeof call.args === "object" && !Array.isArray(call.args) ? Object.keys(call.args) : [];
-  return {
+  const { args, args_cut } = recordedArgs(names);
+  // Fields set one by one, not spread in: a line's templates (lineText.ts) fix their order, not this object.
+  const entry: RecordEntry = {
     time: new Date(trace.started).toISOString(),
     session: call.origin.session,
     agent: cutName(call.origin.name),
@@ -110,12 +112,14 @@ function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {
     transport: call.origin.transport,
     capability: cutName(call.capability),
     outcome: trace.outcome,
-    ...(trace.probe ? { probe: true as const } : {}),
-    ...(trace.grant ? { grant: trace.grant } : {}),
     duration_ms: Math.max(0, deps.clock.now() - trace.started),
-    ...recordedArgs(names),
-    ...(trace.error ? { error: recordedError(trace.error) } : {}),
+    args,
   };
+  if (trace.probe) entry.probe = true;
+  if (trace.grant) entry.grant = trace.grant;
+  if (args_cut) entry.args_cut = args_cut;
+  if (trace.error) entry.error = recordedError(trace.error);
+  return entry;
 }
 
 /** A caller's name, cut to RECORDED_NAME_BYTES as the line writes them, with a mark that it was cut. */

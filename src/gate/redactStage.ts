@@ -11,7 +11,12 @@ import type { Redactor } from "../core/redact.ts";
 
 /** Stage 13: rta's places and secrets out of an agent's outcome, the strings the agent sent kept as sent. */
 export function redactOutcome(outcome: Outcome, call: Call, redactor: Redactor): Outcome {
-  const kept = sentStrings(call.args);
+  // asked only when a text names a place: most outcomes name none
+  let sent: string[] | undefined;
+  const kept = () => {
+    sent ??= sentStrings(call.args);
+    return sent;
+  };
   if (outcome.ok) return { ok: true, value: redactor.value(outcome.value, kept) };
   const e = outcome.error;
   const hint = e.hint === undefined ? undefined : redactor.text(e.hint, kept);
