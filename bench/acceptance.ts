@@ -10,27 +10,19 @@
  * - cold start, spawn until the first tools/list is answered: <= 1.15x the floor;
  * - idle RSS, after initialize, tools/list and one call: <= 1.2x the floor.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Driver } from "./mcpDriver.ts";
-import { median } from "./measure.ts";
+import { benchDir, compile, median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
 const rta = resolve(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? join(root, "dist", "rta"));
 const ROUNDS = 5;
 const CALLS = 1000;
 const STARTS = 5;
-const dir = mkdtempSync(join(tmpdir(), "rta-bench-acceptance-"));
+const { dir, env } = benchDir("acceptance");
 const files = join(dir, "files");
 const file = join(files, "4k.txt");
-const env = {
-  PATH: process.env.PATH ?? "",
-  RTA_DATA_DIR: join(dir, "data"),
-  RTA_CONFIG_DIR: join(dir, "config"),
-  HOME: dir,
-};
 
 async function call(d: Driver, name: string, args: Record<string, unknown>): Promise<void> {
   const r = await d.request("tools/call", { name, arguments: args });
@@ -74,16 +66,6 @@ async function idleRss(cmd: string[], name: string, args: Record<string, unknown
   const kb = readFileSync(`/proc/${d.proc.pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB$/m)?.[1];
   await d.close();
   return Number(kb) * 1024;
-}
-
-function compile(entry: string, out: string): string {
-  const r = spawnSync(
-    process.execPath,
-    ["build", entry, "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", out],
-    { stdio: "ignore" },
-  );
-  if (r.status !== 0) throw new Error(`could not compile ${entry}`);
-  return out;
 }
 
 try {

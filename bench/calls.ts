@@ -6,26 +6,18 @@
  * interleaved (A B A B ...) so the machine's noise falls on every binary
  * alike, and the median round is printed in calls per second.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Driver } from "./mcpDriver.ts";
-import { median } from "./measure.ts";
+import { benchDir, compile, median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
 const given = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const binaries = given.length > 0 ? given.map((b) => resolve(b)) : [join(root, "dist", "rta")];
 const ROUNDS = 5;
 const CALLS = 1000;
-const dir = mkdtempSync(join(tmpdir(), "rta-bench-calls-"));
+const { dir, env } = benchDir("calls");
 const files = join(dir, "files");
-const env = {
-  PATH: process.env.PATH ?? "",
-  RTA_DATA_DIR: join(dir, "data"),
-  RTA_CONFIG_DIR: join(dir, "config"),
-  HOME: dir,
-};
 const TOKEN =
   "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
 
@@ -56,18 +48,6 @@ async function rate(cmd: string[], tool: string, args: Record<string, unknown>):
   const s = (performance.now() - t0) / 1000;
   await d.close();
   return CALLS / s;
-}
-
-function compile(entry: string, out: string): string {
-  const r = spawnSync(
-    process.execPath,
-    ["build", entry, "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", out],
-    {
-      stdio: "ignore",
-    },
-  );
-  if (r.status !== 0) throw new Error(`could not compile ${entry}`);
-  return out;
 }
 
 try {

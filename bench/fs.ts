@@ -7,21 +7,14 @@
  * - listing a 10,000-entry directory (median of 10);
  * - peak RSS when asked for a 100 MB file.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Driver } from "./mcpDriver.ts";
-import { median } from "./measure.ts";
+import { benchDir, median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
-const dir = mkdtempSync(join(tmpdir(), "rta-bench-fs-"));
+const { dir, env } = benchDir("fs");
 const files = join(dir, "files");
-const env = {
-  PATH: process.env.PATH ?? "",
-  RTA_DATA_DIR: join(dir, "data"),
-  RTA_CONFIG_DIR: join(dir, "config"),
-  HOME: dir,
-};
 const MiB = 1024 * 1024;
 
 interface Figures {

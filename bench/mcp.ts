@@ -5,28 +5,15 @@
  * - sequential calls per second: 2,000 calls of sys_info (rta) and echo (floor);
  * - peak RSS while refusing a 100 MB message, and while cutting a 50 MB table.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Driver, peakSinceExec } from "./mcpDriver.ts";
-import { median } from "./measure.ts";
+import { benchDir, compile, median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
 const rta = join(root, "dist", "rta");
-const dir = mkdtempSync(join(tmpdir(), "rta-bench-mcp-"));
-const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: join(dir, "data"), RTA_CONFIG_DIR: join(dir, "config") };
+const { dir, env } = benchDir("mcp");
 const MiB = 1024 * 1024;
-
-function compile(entry: string, out: string): string {
-  const r = spawnSync(
-    process.execPath,
-    ["build", entry, "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", out],
-    { stdio: "inherit" },
-  );
-  if (r.status !== 0) throw new Error(`could not compile ${entry}`);
-  return out;
-}
 
 async function coldStart(cmd: string[], runs = 20): Promise<number> {
   const times: number[] = [];
@@ -99,7 +86,7 @@ async function rssCuttingBigTable(cmd: string[]): Promise<{ rss: number; rows: n
 }
 
 try {
-  const floor = compile(join(import.meta.dir, "fixtures", "floorServer.ts"), join(dir, "floor"));
+  const floor = compile(join(import.meta.dir, "fixtures", "floorServer.ts"), join(dir, "floor"), true);
   const big = compile(join(import.meta.dir, "fixtures", "bigTableServer.ts"), join(dir, "rta-bigtable"));
   const rtaCmd = [rta, "mcp", "serve"];
   const floorStart = await coldStart([floor]);

@@ -1,5 +1,8 @@
-/** Shared measuring for the benchmarks: wall time of whole processes, medians. */
+/** Shared measuring for the benchmarks: wall time of whole processes, medians, a scratch dir, a compiled floor. */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -22,4 +25,22 @@ export function wallMedian(cmd: string, args: string[], runs = 20, env: NodeJS.P
 
 export function fmt(ms: number): string {
   return `${ms.toFixed(1)} ms`;
+}
+
+/** A scratch dir for one benchmark and the environment its servers run in: their own data and config dirs, HOME. */
+export function benchDir(name: string): { dir: string; env: Record<string, string> } {
+  const dir = mkdtempSync(join(tmpdir(), `rta-bench-${name}-`));
+  const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: join(dir, "data"), RTA_CONFIG_DIR: join(dir, "config") };
+  return { dir, env: { ...env, HOME: dir } };
+}
+
+/** Compiles `entry` as rta is compiled (a floor server, a fixture) to `out`; returns `out`, or throws. */
+export function compile(entry: string, out: string, show = false): string {
+  const r = spawnSync(
+    process.execPath,
+    ["build", entry, "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", out],
+    { stdio: show ? "inherit" : "ignore" },
+  );
+  if (r.status !== 0) throw new Error(`could not compile ${entry}`);
+  return out;
 }

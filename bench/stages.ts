@@ -8,25 +8,18 @@
  * syscalls one call costs (start-up cancels out).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Driver } from "./mcpDriver.ts";
-import { median } from "./measure.ts";
+import { benchDir, median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
 const given = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const binaries = given.length > 0 ? given.map((b) => resolve(b)) : [join(root, "dist", "rta")];
 const RUNS = 3;
 const CALLS = 2000;
-const dir = mkdtempSync(join(tmpdir(), "rta-bench-stages-"));
+const { dir, env } = benchDir("stages");
 const files = join(dir, "files");
-const env = {
-  PATH: process.env.PATH ?? "",
-  RTA_DATA_DIR: join(dir, "data"),
-  RTA_CONFIG_DIR: join(dir, "config"),
-  HOME: dir,
-};
 const TOKEN =
   "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
 
