@@ -3,13 +3,15 @@
  * and fs_grep show the file's path. Their paths begin with the path the agent
  * searched (`logs/--password=x`), and a flag or a header that begins a path's
  * part, not the text, used to be shown whole, where before the paths were
- * shown from the search's own start and so masked.
+ * shown from the search's own start and so masked. A note's id, made from its
+ * title, spelled a credential in its title (lower-cased) beside the title masked.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
 
 /** Each secret is a word found nowhere else, so its showing anywhere is a leak. */
 const NAMES = {
@@ -55,3 +57,32 @@ for (const era of ["legacy", "modern"] as Era[]) {
     });
   });
 }
+
+describe("a note whose title holds a credential has an id that does not spell it", () => {
+  test("note_list and note_show show the title masked and an id without the secret", async () => {
+    const data = tempDir();
+    const env = { RTA_DATA_DIR: data, HOME: data };
+    const titles = [
+      "Authorization: Bearer zq41kx7pw3vb",
+      "db --password=zq42rn4gy8lc",
+      "https://alice:zq43ut5mh2xe@db.test/",
+    ];
+    for (const title of titles) expect((await rta(["note", "add", title, "--body", "x"], { env })).code).toBe(0);
+    const s = await connect("legacy", ["--agent", "claude"], { dataDir: data });
+    try {
+      const listed = resultJson(await s.client.callTool({ name: "note_list", arguments: {} })) as {
+        rows: [string, string][];
+      };
+      expect(listed.rows).toHaveLength(3);
+      const shown = JSON.stringify(listed);
+      for (const secret of ["zq41kx7pw3vb", "zq42rn4gy8lc", "zq43ut5mh2xe"]) expect(shown).not.toContain(secret);
+      expect(shown).toContain("authorization-");
+      const id = listed.rows.find((r) => r[1] === "Authorization: ***")?.[0] as string;
+      expect(id).toMatch(/^authorization-[0-9a-f]{6}$/);
+      const one = JSON.stringify(resultJson(await s.client.callTool({ name: "note_show", arguments: { id } })));
+      expect(one).not.toContain("zq41kx7pw3vb");
+    } finally {
+      await s.close();
+    }
+  });
+});
