@@ -174,7 +174,7 @@ export const LINE_CONTEXT_CHARS = 256;
 /** A credential's name at the end of a text, with the lead a name needs before it (or the text's start). */
 /** A credential's name with its quote and the character before it fit in this many: the longest is 20. */
 const NAME_TAIL_CHARS = 32;
-const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?)$`, "i");
+const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s/])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?)$`, "i");
 
 /**
  * The end of `before` from a credential's name whose value has not come yet
