@@ -41,24 +41,27 @@ const SECRET_KEYS = "access_token|refresh_token|id_token|client_secret";
  * quote (JSON); a bare one runs to the end of the line, so a cookie's second
  * pair or a digest's `response="..."` after a comma is not left showing.
  * Whitespace alone is no value: the value is what follows it, on a later line.
+ * A name may begin a path's part too: fs_find and fs_grep show a file's path
+ * beginning with the path the agent searched (`logs/Authorization: Bearer x`).
  */
 const HEADER_LINE = new RegExp(
-  `(^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?\\s*[:=]\\s*)("(?:[^"\\\\\\n\\r]|\\\\.)*"?|'[^'\\n\\r]*'?|\\S[^\\n\\r]*)`,
+  `(^|[\\n\\r{,"'\\s/])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?\\s*[:=]\\s*)("(?:[^"\\\\\\n\\r]|\\\\.)*"?|'[^'\\n\\r]*'?|\\S[^\\n\\r]*)`,
   "gi",
 );
 /**
  * A credential given to a command as a flag (`--password=x`, `--token x`), as
- * a process listing shows it. Only names that hold nothing but a secret.
+ * a process listing shows it, or a file's name in a path (`logs/--token=x`).
+ * Only names that hold nothing but a secret.
  */
 const SECRET_FLAGS =
   "password|passwd|token|access-token|access_token|api-key|api_key|apikey|client-secret|client_secret";
-const FLAG = new RegExp(`((?:^|\\s)--?(?:${SECRET_FLAGS})(?:=|[ \\t]+))(?!-)[^\\s"'<>]+`, "gi");
+const FLAG = new RegExp(`((?:^|[\\s/])--?(?:${SECRET_FLAGS})(?:=|[ \\t]+))(?!-)[^\\s"'<>]+`, "gi");
 /**
  * A user and password given as one flag (`curl -u alice:secret`,
  * `--user=alice:secret`, `--proxy-user`): the part after the first `:` is the
  * password.
  */
-const USER_FLAG = /((?:^|\s)(?:-u|--user|--proxy-user)(?:=|[ \t]+)(?!-)[^\s:"'<>]*:)[^\s"'<>]+/g;
+const USER_FLAG = /((?:^|[\s/])(?:-u|--user|--proxy-user)(?:=|[ \t]+)(?!-)[^\s:"'<>]*:)[^\s"'<>]+/g;
 /**
  * A run of base64url segments joined by dots, where a JSON Web Token may
  * stand: each run is tried once, from its first character only (hence the
@@ -171,7 +174,7 @@ export const LINE_CONTEXT_CHARS = 256;
 /** A credential's name at the end of a text, with the lead a name needs before it (or the text's start). */
 /** A credential's name with its quote and the character before it fit in this many: the longest is 20. */
 const NAME_TAIL_CHARS = 32;
-const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?)$`, "i");
+const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s/])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?)$`, "i");
 
 /**
  * The end of `before` from a credential's name whose value has not come yet

@@ -274,6 +274,15 @@ describe("a part of a longer text, masked as it reads there", () => {
     expect(maskSecretsAfter("keys:\n", "plain")).toBe("plain");
   });
 
+  test("a name that begins a path's part masks its value on the next line as a whole read does", () => {
+    const before = "logs/Authorization:\n";
+    expect(maskSecrets(`${before}  Bearer abc123`)).toBe("logs/Authorization:\n  ***");
+    expect(maskSecretsAfter(before, "  Bearer abc123")).toBe("  ***");
+    expect(maskSecrets("logs/--password=abc123 and logs/-u bob:abc123")).toBe(
+      "logs/--password=*** and logs/-u bob:***",
+    );
+  });
+
   test("LinesBefore keeps the ends of the last two lines that are not blank", () => {
     const before = new LinesBefore();
     for (const line of ["first", `${"x".repeat(5000)} authorization`, "", "  ", ":"]) before.add(line);

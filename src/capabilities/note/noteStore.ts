@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from "node:path";
 import type { InputSpec } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import { maskSecrets } from "../../core/secrets.ts";
 
 /** The folder every note capability works in: the operator's to set, never an agent's. */
 export const FOLDER_INPUT: InputSpec = {
@@ -47,9 +48,14 @@ export function noteFolder(args: Record<string, unknown>, dataDir: string): stri
   return typeof args.folder === "string" && args.folder !== "" ? args.folder : notesDir(dataDir);
 }
 
-/** A new note's id: its title as a slug (at most 60 characters) and six random hex digits. */
+/**
+ * A new note's id: its title as a slug (at most 60 characters) and six random
+ * hex digits. The slug is of the title as an agent is shown it, its secrets
+ * masked: an id is shown as it is, so a title `Authorization: Bearer x` would
+ * show the token in its id (`authorization-bearer-x-…`) while the title is masked.
+ */
 export function newNoteId(title: string): string {
-  const slug = title
+  const slug = maskSecrets(title)
     .normalize("NFKD")
     .replace(/\p{M}/gu, "")
     .toLowerCase()
