@@ -14,7 +14,7 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { deserializeMessage, isJSONRPCNotification, isJSONRPCRequest } from "@modelcontextprotocol/server";
 import { callBegins, callEnds, lap } from "../core/profile.ts";
 import { JsonFramer } from "./jsonFramer.ts";
-import { holdsTooManyValues, REQUEST_LIMIT_BYTES, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
+import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
 
 /** JSON-RPC's code for text that is not JSON. */
 const PARSE_ERROR = -32700;
@@ -61,15 +61,18 @@ export class BoundedStdioTransport implements Transport {
     });
     this.framer = new JsonFramer(
       limit,
-      (frame) => {
+      (frame, values) => {
         if (frame.kind === "malformed") return this.parseError();
+        // Counted by the framer as it read the bytes: a request past the bound is refused before it is parsed.
+        if (values > REQUEST_VALUE_LIMIT) return this.invalidRequest(frame.text, TOO_MANY_VALUES);
+        lap("stdio framing");
         let message: JSONRPCMessage;
         try {
           message = deserializeMessage(frame.text);
         } catch {
           return this.invalidRequest(frame.text);
         }
-        if (holdsTooManyValues(message)) return this.invalidRequest(frame.text, TOO_MANY_VALUES);
+        lap("SDK message parse");
         this.deliver(message);
       },
       () => {
@@ -187,6 +190,7 @@ export class BoundedStdioTransport implements Transport {
   private serve(request: JSONRPCMessage & { id: string | number }): void {
     this.inFlight++;
     this.unanswered.set(request.id, (this.unanswered.get(request.id) ?? 0) + 1);
+    lap("in-flight accounting");
     this.onmessage?.(request);
   }
 

@@ -110,7 +110,7 @@ export function createServer(ctx: ServeContext): Server {
   server.setRequestHandler("logging/setLevel", async () => ({}));
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
-    lap("SDK parse and dispatch");
+    lap("calls in flight");
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
     const outcome = await runCall(
       { capability: req.params.name, args: req.params.arguments ?? {}, origin },
@@ -165,11 +165,23 @@ function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqC
   const tokenAgent = (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent;
   return {
     kind: "agent",
-    name: tokenAgent ?? ctx.agent ?? agentNameFromClient(reported),
+    name: tokenAgent ?? ctx.agent ?? agentNameOf(reported),
     client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
     session: ctx.session,
     transport: ctx.transport,
   };
+}
+
+/** The client name last made into an agent name, and the name it made: a client reports the same one every call. */
+let lastReported: string | undefined;
+let lastAgentName = "";
+
+function agentNameOf(reported: string): string {
+  if (reported !== lastReported) {
+    lastAgentName = agentNameFromClient(reported);
+    lastReported = reported;
+  }
+  return lastAgentName;
 }
 
 /**
