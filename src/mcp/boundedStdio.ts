@@ -11,9 +11,10 @@
  * id when one can be read.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { deserializeMessage, isJSONRPCNotification, isJSONRPCRequest } from "@modelcontextprotocol/server";
+import { deserializeMessage } from "@modelcontextprotocol/server";
 import { callBegins, callEnds, lap } from "../core/profile.ts";
 import { JsonFramer } from "./jsonFramer.ts";
+import { answerId, cancelledId, isRequest } from "./messageKinds.ts";
 import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
 
 /** JSON-RPC's code for text that is not JSON. */
@@ -173,7 +174,7 @@ export class BoundedStdioTransport implements Transport {
    * its place, as the SDK's own stdio counts a request settled by one.
    */
   private deliver(message: JSONRPCMessage): void {
-    if (!isJSONRPCRequest(message)) {
+    if (!isRequest(message)) {
       this.onmessage?.(message);
       const cancelled = cancelledId(message);
       if (cancelled !== undefined) this.answered(cancelled);
@@ -277,23 +278,4 @@ export class BoundedStdioTransport implements Transport {
     this.onclose?.();
     this.resolveDone();
   }
-}
-
-/** The id of the request a `notifications/cancelled` names; undefined for any other message. */
-function cancelledId(message: JSONRPCMessage): string | number | undefined {
-  if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") return undefined;
-  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-  return typeof id === "string" || typeof id === "number" ? id : undefined;
-}
-
-/**
- * The id a message the server sends answers, if it is an answer (it has an
- * id and no method; a request of the server's own has both). The SDK built
- * the message: a schema check of the whole answer, its result included, cost
- * as much as a tenth of a small call, and told nothing more.
- */
-function answerId(message: JSONRPCMessage): string | number | undefined {
-  if ("method" in message) return undefined;
-  const id = (message as { id?: unknown }).id;
-  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
