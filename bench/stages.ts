@@ -70,6 +70,8 @@ const ROWS = [
   "record: outcome line",
   "redaction",
   "result JSON, SDK result checks",
+  "result JSON",
+  "SDK result checks",
   "answer frame JSON",
   "answer written",
 ];

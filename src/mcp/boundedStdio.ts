@@ -216,7 +216,7 @@ export class BoundedStdioTransport implements Transport {
   /** The server's message: an answer to a request it was handed frees that request's place. */
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    lap("result JSON, SDK result checks");
+    lap("SDK result checks");
     // The SDK hands over the answer as an object: its text (the result, made JSON once by the server) is a string
     // in it, so the frame is JSON of the whole, made once here, and written once.
     const frame = `${JSON.stringify(message)}\n`;

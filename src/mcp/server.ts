@@ -118,7 +118,11 @@ export function createServer(ctx: ServeContext): Server {
       ctx.deps,
       { limits: ctx.limits, signal: reqCtx.mcpReq.signal, onUnexpected: ctx.onUnexpected },
     );
-    if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(forAgent(outcome.value)) }] };
+    if (outcome.ok) {
+      const text = JSON.stringify(forAgent(outcome.value));
+      lap("result JSON");
+      return { content: [{ type: "text", text }] };
+    }
     // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
     // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
     if (outcome.error.code === "core.tool.unknown") {

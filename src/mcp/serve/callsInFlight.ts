@@ -75,7 +75,9 @@ export class CallsInFlight {
         if (client.onabort === null) client.onabort = forward;
         else client.addEventListener("abort", forward, { once: true });
       }
-      const call = inner(request, { ...ctx, mcpReq: { ...ctx.mcpReq, signal: stop.signal } });
+      // The SDK builds a call's context afresh for it, and keeps the request's own signal where it reads it.
+      ctx.mcpReq.signal = stop.signal;
+      const call = inner(request, ctx);
       this.running.set(call, stop);
       const done = () => {
         this.running.delete(call);
