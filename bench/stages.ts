@@ -5,7 +5,15 @@
  * on exit the microseconds each stage took; the table is microseconds per
  * call, the median of RUNS runs. With strace on the PATH, each tool is run
  * again under `strace -c -f` at two call counts, and the difference gives the
- * syscalls one call costs (start-up cancels out).
+ * syscalls one call costs (start-up cancels out). `--floor` profiles two
+ * servers with one echo tool first, given each workload's arguments: the
+ * floor, and the floor over rta's own stdio transport (see floorBinaries).
+ *
+ * What was one row, "SDK parse and dispatch", is cut where rta's own code
+ * sits in it: stdio framing (the byte scan, its value count, the decode),
+ * the SDK's message parse, the in-flight accounting, the SDK's dispatch, and
+ * "calls in flight" (rta's tracking of the call and the SDK's check of its
+ * params, up to rta's handler).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +24,8 @@ import { benchDir, median } from "./measure.ts";
 const root = join(import.meta.dir, "..");
 const given = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const binaries = given.length > 0 ? given.map((b) => resolve(b)) : [join(root, "dist", "rta")];
+/** `--floor`: the floor (a bare SDK v2 stdio server, marked the same way) is profiled first, its echo tool given each workload's arguments. */
+const withFloor = process.argv.includes("--floor");
 const RUNS = 3;
 const CALLS = 2000;
 const { dir, env } = benchDir("stages");
@@ -32,6 +42,11 @@ const workloads = [
 /** The stages as the table shows them, in the order a call passes them. */
 const ROWS = [
   "SDK parse and dispatch",
+  "stdio framing",
+  "SDK message parse",
+  "in-flight accounting",
+  "SDK dispatch",
+  "calls in flight",
   "resolve, shape, declaration, fill, grant, profile",
   "config",
   "lock check",
@@ -48,6 +63,8 @@ const ROWS = [
   "record: outcome line",
   "redaction",
   "result JSON, SDK result checks",
+  "result JSON",
+  "SDK result checks",
   "answer frame JSON",
   "answer written",
 ];
@@ -60,7 +77,9 @@ interface Profile {
 
 /** Serves `calls` calls of one tool, and what the server said of them on exit. */
 async function profiled(bin: string, tool: string, args: Record<string, unknown>, calls: number): Promise<Profile> {
-  const d = new Driver([bin, "mcp", "serve", "--root", files], { ...env, RTA_PROFILE: "stages" });
+  const floor = isFloor(bin);
+  const d = new Driver(floor ? [bin] : [bin, "mcp", "serve", "--root", files], { ...env, RTA_PROFILE: "stages" });
+  if (floor) tool = "echo";
   const stderr = new Response(d.proc.stderr).text();
   await d.initialize();
   for (let i = 0; i < calls; i++) {
@@ -77,8 +96,11 @@ async function profiled(bin: string, tool: string, args: Record<string, unknown>
 /** The syscalls of a whole server that answered `calls` calls, counted by strace. */
 async function syscalls(bin: string, tool: string, args: Record<string, unknown>, calls: number): Promise<number> {
   const out = join(dir, `strace-${calls}`);
-  const d = new Driver(["strace", "-c", "-f", "-o", out, bin, "mcp", "serve", "--root", files], env);
+  const floor = isFloor(bin);
+  const serve = floor ? [bin] : [bin, "mcp", "serve", "--root", files];
+  const d = new Driver(["strace", "-c", "-f", "-o", out, ...serve], env);
   await d.initialize();
+  if (floor) tool = "echo";
   for (let i = 0; i < calls; i++) await d.request("tools/call", { name: tool, arguments: args });
   await d.close();
   const total = readFileSync(out, "utf8")
@@ -87,12 +109,34 @@ async function syscalls(bin: string, tool: string, args: Record<string, unknown>
   return Number(total?.trim().split(/\s+/)[3] ?? Number.NaN);
 }
 
+/**
+ * With `--floor`, two servers with one echo tool come first: the floor (a bare
+ * SDK v2 stdio server, marked the same way), and the same served over rta's own
+ * stdio transport with its handlers wrapped as rta wraps them. The second less
+ * the first is what rta's transport costs, with none of the gate in it.
+ */
+const floorBinaries = [
+  { fixture: "floorStages.ts", out: join(dir, "floor") },
+  { fixture: "floorRtaStdio.ts", out: join(dir, "floor-over-rta-stdio") },
+];
+const isFloor = (bin: string) => floorBinaries.some((f) => f.out === bin);
+
+function compileFloors(): void {
+  for (const { fixture, out } of floorBinaries) {
+    const entry = join(import.meta.dir, "fixtures", fixture);
+    const args = ["build", entry, "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", out];
+    if (spawnSync(process.execPath, args, { stdio: "ignore" }).status !== 0)
+      throw new Error(`could not compile ${fixture}`);
+  }
+}
+
 const hasStrace = spawnSync("strace", ["-V"], { stdio: "ignore" }).status === 0;
 
 try {
   mkdirSync(files, { recursive: true });
   writeFileSync(join(files, "4k.txt"), `${"0123456789abcdef".repeat(255)}\n${"x".repeat(15)}`);
-  for (const bin of binaries) {
+  if (withFloor) compileFloors();
+  for (const bin of withFloor ? [...floorBinaries.map((f) => f.out), ...binaries] : binaries) {
     const perCall = new Map<string, Map<string, number[]>>();
     const cpu = new Map<string, number[]>();
     for (let run = 0; run < RUNS; run++) {

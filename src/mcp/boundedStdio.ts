@@ -11,10 +11,11 @@
  * id when one can be read.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { deserializeMessage, isJSONRPCNotification, isJSONRPCRequest } from "@modelcontextprotocol/server";
+import { deserializeMessage } from "@modelcontextprotocol/server";
 import { callBegins, callEnds, lap } from "../core/profile.ts";
 import { JsonFramer } from "./jsonFramer.ts";
-import { holdsTooManyValues, REQUEST_LIMIT_BYTES, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
+import { answerId, cancelledId, isRequest } from "./messageKinds.ts";
+import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
 
 /** JSON-RPC's code for text that is not JSON. */
 const PARSE_ERROR = -32700;
@@ -61,15 +62,18 @@ export class BoundedStdioTransport implements Transport {
     });
     this.framer = new JsonFramer(
       limit,
-      (frame) => {
+      (frame, values) => {
         if (frame.kind === "malformed") return this.parseError();
+        // Counted by the framer as it read the bytes: a request past the bound is refused before it is parsed.
+        if (values > REQUEST_VALUE_LIMIT) return this.invalidRequest(frame.text, TOO_MANY_VALUES);
+        lap("stdio framing");
         let message: JSONRPCMessage;
         try {
           message = deserializeMessage(frame.text);
         } catch {
           return this.invalidRequest(frame.text);
         }
-        if (holdsTooManyValues(message)) return this.invalidRequest(frame.text, TOO_MANY_VALUES);
+        lap("SDK message parse");
         this.deliver(message);
       },
       () => {
@@ -170,7 +174,7 @@ export class BoundedStdioTransport implements Transport {
    * its place, as the SDK's own stdio counts a request settled by one.
    */
   private deliver(message: JSONRPCMessage): void {
-    if (!isJSONRPCRequest(message)) {
+    if (!isRequest(message)) {
       this.onmessage?.(message);
       const cancelled = cancelledId(message);
       if (cancelled !== undefined) this.answered(cancelled);
@@ -187,6 +191,7 @@ export class BoundedStdioTransport implements Transport {
   private serve(request: JSONRPCMessage & { id: string | number }): void {
     this.inFlight++;
     this.unanswered.set(request.id, (this.unanswered.get(request.id) ?? 0) + 1);
+    lap("in-flight accounting");
     this.onmessage?.(request);
   }
 
@@ -211,7 +216,7 @@ export class BoundedStdioTransport implements Transport {
   /** The server's message: an answer to a request it was handed frees that request's place. */
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    lap("result JSON, SDK result checks");
+    lap("SDK result checks");
     // The SDK hands over the answer as an object: its text (the result, made JSON once by the server) is a string
     // in it, so the frame is JSON of the whole, made once here, and written once.
     const frame = `${JSON.stringify(message)}\n`;
@@ -273,23 +278,4 @@ export class BoundedStdioTransport implements Transport {
     this.onclose?.();
     this.resolveDone();
   }
-}
-
-/** The id of the request a `notifications/cancelled` names; undefined for any other message. */
-function cancelledId(message: JSONRPCMessage): string | number | undefined {
-  if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") return undefined;
-  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-  return typeof id === "string" || typeof id === "number" ? id : undefined;
-}
-
-/**
- * The id a message the server sends answers, if it is an answer (it has an
- * id and no method; a request of the server's own has both). The SDK built
- * the message: a schema check of the whole answer, its result included, cost
- * as much as a tenth of a small call, and told nothing more.
- */
-function answerId(message: JSONRPCMessage): string | number | undefined {
-  if ("method" in message) return undefined;
-  const id = (message as { id?: unknown }).id;
-  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

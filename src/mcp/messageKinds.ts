@@ -1,0 +1,35 @@
+/**
+ * What kind of JSON-RPC message the stdio transport has in hand, told from
+ * its members alone: each message it asks about either passed the SDK's
+ * JSONRPCMessageSchema (coming in) or was built by the SDK (going out).
+ */
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+
+/**
+ * Whether a message the SDK's schema passed is a request. Each of that
+ * schema's four kinds is strict, and only a request has both a method and an
+ * id: a second schema check (isJSONRPCRequest) of every message cost a few
+ * microseconds a call and told nothing more.
+ */
+export function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: string | number } {
+  return "method" in message && "id" in message;
+}
+
+/** The id of the request a `notifications/cancelled` names; undefined for any other message (one the SDK's schema passed). */
+export function cancelledId(message: JSONRPCMessage): string | number | undefined {
+  if (!("method" in message) || "id" in message || message.method !== "notifications/cancelled") return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+/**
+ * The id a message the server sends answers, if it is an answer (it has an
+ * id and no method; a request of the server's own has both). The SDK built
+ * the message: a schema check of the whole answer, its result included, cost
+ * as much as a tenth of a small call, and told nothing more.
+ */
+export function answerId(message: JSONRPCMessage): string | number | undefined {
+  if ("method" in message) return undefined;
+  const id = (message as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
