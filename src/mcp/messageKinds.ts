@@ -4,6 +4,7 @@
  * JSONRPCMessageSchema (coming in) or was built by the SDK (going out).
  */
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { isSpecType } from "@modelcontextprotocol/server";
 
 /**
  * Whether a message the SDK's schema passed is a request. Each of that
@@ -15,9 +16,17 @@ export function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & 
   return "method" in message && "id" in message;
 }
 
-/** The id of the request a `notifications/cancelled` names; undefined for any other message (one the SDK's schema passed). */
+/**
+ * The id of the request a `notifications/cancelled` names; undefined for any
+ * other message (one the SDK's schema passed). A cancellation the SDK's own
+ * schema of it refuses (a reason that is not a string, say) is dropped by the
+ * SDK, and its call runs on and answers: it names nothing, or every place in
+ * flight could be freed with the calls still running. Cancellations are rare,
+ * so the check costs a call nothing.
+ */
 export function cancelledId(message: JSONRPCMessage): string | number | undefined {
   if (!("method" in message) || "id" in message || message.method !== "notifications/cancelled") return undefined;
+  if (!isSpecType.CancelledNotification(message)) return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

@@ -18,6 +18,11 @@ let arrivedAll: () => void = () => {};
 const allArrived = new Promise<void>((resolve) => {
   arrivedAll = resolve;
 });
+let heldOne = () => {};
+/** Resolves once `n` requests are held. */
+async function holdingMany(n: number) {
+  while (held.length < n) await new Promise<void>((resolve) => (heldOne = resolve));
+}
 const holding = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
@@ -26,6 +31,7 @@ const holding = Bun.serve({
     new Promise<Response>((resolve) => {
       if (!holdOn) return resolve(new Response("answered"));
       held.push(() => resolve(new Response("held, then answered")));
+      heldOne();
       if (held.length === REQUESTS_IN_FLIGHT) arrivedAll();
     }),
 });
@@ -134,6 +140,31 @@ test("calls the client cancelled free their places: the session is served after 
     await until(() => out.some((m) => m.id === "after"));
     // cancelled, so never answered
     expect(out.filter(callAnswer)).toEqual([]);
+  } finally {
+    holdOn = false;
+    for (const answer of held.splice(0)) answer();
+    await stop();
+  }
+}, 30_000);
+
+test("a cancellation the SDK refuses frees no place: its call is still counted", async () => {
+  const { out, until, send, stop } = await serving();
+  try {
+    holdOn = true;
+    let text = "";
+    // a reason that is not a string: the SDK drops the cancellation, and the call runs on
+    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++)
+      text +=
+        call(id) + line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: 5 } });
+    await send(text + line({ jsonrpc: "2.0", id: "after", method: "tools/list" }));
+    await holdingMany(REQUESTS_IN_FLIGHT);
+    holdOn = false;
+    for (const answer of held.splice(0)) answer();
+    await until(() => out.some((m) => m.id === "after"));
+    // "after" waited for a place: a call was answered first
+    const firstCall = out.findIndex(callAnswer);
+    expect(firstCall).toBeGreaterThan(-1);
+    expect(firstCall).toBeLessThan(out.findIndex((m) => m.id === "after"));
   } finally {
     holdOn = false;
     for (const answer of held.splice(0)) answer();

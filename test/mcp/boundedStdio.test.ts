@@ -82,4 +82,22 @@ describe("requests in flight over stdio", () => {
     expect(served.length).toBe(REQUESTS_IN_FLIGHT + 1);
     await t.close();
   });
+
+  test("a cancellation the SDK refuses frees no place: its call runs on and answers", async () => {
+    const { t, input, served } = transport();
+    await t.start();
+    // the SDK drops a cancellation whose reason is not a string, or whose id no request can have: nothing is cancelled
+    const refused = [{ requestId: 1, reason: 5 }, { requestId: 2, _meta: 3 }, { requestId: 3.5 }].map(
+      (params) => `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params })}\n`,
+    );
+    let text = "";
+    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    input.write(text + refused.join("") + call(REQUESTS_IN_FLIGHT + 1));
+    await turn();
+    expect(served.length).toBe(REQUESTS_IN_FLIGHT);
+    // the call's own answer still frees its place
+    await t.send({ jsonrpc: "2.0", id: 1, result: {} } as JSONRPCMessage);
+    expect(served.length).toBe(REQUESTS_IN_FLIGHT + 1);
+    await t.close();
+  });
 });
