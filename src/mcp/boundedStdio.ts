@@ -21,6 +21,8 @@ import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT, REQUESTS_IN_FLIGHT, TOO_MANY_
 const PARSE_ERROR = -32700;
 /** JSON-RPC's code for JSON that is not a JSON-RPC message. */
 const INVALID_REQUEST = -32600;
+/** Said of a request whose id is that of a request still being served. */
+const ID_IN_USE = "the request's id is that of a request still being served";
 
 export interface StdioStreams {
   input: NodeJS.ReadableStream;
@@ -45,7 +47,7 @@ export class BoundedStdioTransport implements Transport {
   /** ends that wait: the client read, or the session ended */
   private endWait: (() => void) | undefined;
   /** requests handed on and not yet answered, by id */
-  private readonly unanswered = new Map<string | number, number>();
+  private readonly unanswered = new Set<string | number>();
   private inFlight = 0;
   /** requests read while REQUESTS_IN_FLIGHT were being served, in order */
   private waiting: (JSONRPCMessage & { id: string | number })[] = [];
@@ -188,19 +190,31 @@ export class BoundedStdioTransport implements Transport {
     this.serve(message);
   }
 
+  /**
+   * A request whose id is that of one being served is answered -32600, not
+   * served: the SDK keeps one cancel per id, the latest, so a cancellation
+   * would free a place while the other call ran on, and a second one the
+   * other's place too, letting calls past REQUESTS_IN_FLIGHT. A client may
+   * not reuse an id in a session anyway.
+   */
   private serve(request: JSONRPCMessage & { id: string | number }): void {
+    if (this.unanswered.has(request.id)) {
+      void this.write({
+        jsonrpc: "2.0",
+        id: request.id,
+        error: { code: INVALID_REQUEST, message: ID_IN_USE },
+      } as unknown as JSONRPCMessage);
+      return;
+    }
     this.inFlight++;
-    this.unanswered.set(request.id, (this.unanswered.get(request.id) ?? 0) + 1);
+    this.unanswered.add(request.id);
     lap("in-flight accounting");
     this.onmessage?.(request);
   }
 
   /** An answer went out: the next waiting request is served, and reading goes on once none waits. */
   private answered(id: string | number): void {
-    const n = this.unanswered.get(id);
-    if (n === undefined) return;
-    if (n > 1) this.unanswered.set(id, n - 1);
-    else this.unanswered.delete(id);
+    if (!this.unanswered.delete(id)) return;
     this.inFlight--;
     while (this.inFlight < REQUESTS_IN_FLIGHT && this.waiting.length > 0 && !this.closed)
       this.serve(this.waiting.shift() as JSONRPCMessage & { id: string | number });

@@ -171,3 +171,31 @@ test("a cancellation the SDK refuses frees no place: its call is still counted",
     await stop();
   }
 }, 30_000);
+
+test("a call under the id of one being served is refused: a twice-sent cancellation cannot free the first call's place", async () => {
+  const { out, until, send, stop } = await serving();
+  try {
+    holdOn = true;
+    let text = "";
+    const pairs = REQUESTS_IN_FLIGHT / 2;
+    // the SDK would keep the twin's cancel alone: the first cancellation aborts the twin, the second frees the first
+    // call's place while it runs on
+    for (let id = 1; id <= pairs; id++) text += call(id) + call(id);
+    for (let id = 1; id <= pairs; id++) {
+      const cancel = line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
+      text += cancel + cancel;
+    }
+    await send(text + line({ jsonrpc: "2.0", id: "after", method: "tools/list" }));
+    await until(() => out.some((m) => m.id === "after"));
+    const refused = out.filter(
+      (m) =>
+        (m as { error?: { message?: string } }).error?.message ===
+        "the request's id is that of a request still being served",
+    );
+    expect(refused.map((m) => m.id)).toEqual(Array.from({ length: pairs }, (_, i) => i + 1));
+  } finally {
+    holdOn = false;
+    for (const answer of held.splice(0)) answer();
+    await stop();
+  }
+}, 30_000);

@@ -100,4 +100,28 @@ describe("requests in flight over stdio", () => {
     expect(served.length).toBe(REQUESTS_IN_FLIGHT + 1);
     await t.close();
   });
+
+  test("a request under the id of one being served is answered -32600, and a cancellation of that id frees one place", async () => {
+    const { t, input, served, written } = transport();
+    await t.start();
+    const cancel = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n`;
+    let text = "";
+    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    // the twin of call 1 is not served; the SDK would keep the twin's cancel alone, and call 1 would run uncounted
+    input.write(call(1) + call(1) + text.slice(call(1).length) + cancel + cancel + call(REQUESTS_IN_FLIGHT + 1));
+    await turn();
+    expect(written).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32600, message: "the request's id is that of a request still being served" },
+      },
+    ]);
+    // the one cancellation freed call 1's place; the second freed nothing
+    expect(served).toEqual(Array.from({ length: REQUESTS_IN_FLIGHT + 1 }, (_, i) => i + 1));
+    input.write(call(REQUESTS_IN_FLIGHT + 2));
+    await turn();
+    expect(served.length).toBe(REQUESTS_IN_FLIGHT + 1);
+    await t.close();
+  });
 });
