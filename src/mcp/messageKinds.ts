@@ -22,11 +22,13 @@ export function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & 
  * schema of it refuses (a reason that is not a string, say) is dropped by the
  * SDK, and its call runs on and answers: it names nothing, or every place in
  * flight could be freed with the calls still running. Cancellations are rare,
- * so the check costs a call nothing.
+ * so the check costs a call nothing. It is the 2025 eras' schema and what the
+ * 2026-07-28 one asks more of its _meta; one only the 2026 schema passes frees
+ * no place (its call's place is lost to that client, never gained by it).
  */
 export function cancelledId(message: JSONRPCMessage): string | number | undefined {
   if (!("method" in message) || "id" in message || message.method !== "notifications/cancelled") return undefined;
-  if (!isSpecType.CancelledNotification(message)) return undefined;
+  if (!isSpecType.CancelledNotification(message) || !modernMetaPasses(message.params?._meta)) return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
@@ -41,4 +43,13 @@ export function answerId(message: JSONRPCMessage): string | number | undefined {
   if ("method" in message) return undefined;
   const id = (message as { id?: unknown }).id;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+/** The subscription a 2026-07-28 notification's _meta may name must be a request id, or the SDK drops the notification. */
+const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+
+function modernMetaPasses(meta: unknown): boolean {
+  if (meta === undefined) return true;
+  const id = (meta as Record<string, unknown>)[SUBSCRIPTION_ID];
+  return id === undefined || typeof id === "string" || Number.isInteger(id);
 }

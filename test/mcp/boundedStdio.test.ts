@@ -124,4 +124,18 @@ describe("requests in flight over stdio", () => {
     expect(served.length).toBe(REQUESTS_IN_FLIGHT + 1);
     await t.close();
   });
+
+  test("a cancellation the 2026-07-28 schema refuses frees no place: its _meta names a subscription by no request id", async () => {
+    const { t, input, served } = transport();
+    await t.start();
+    const params = { requestId: 1, _meta: { "io.modelcontextprotocol/subscriptionId": true } };
+    let text = "";
+    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    input.write(
+      `${text}${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params })}\n${call(REQUESTS_IN_FLIGHT + 1)}`,
+    );
+    await turn();
+    expect(served.length).toBe(REQUESTS_IN_FLIGHT);
+    await t.close();
+  });
 });
