@@ -30,10 +30,7 @@ export class MessageBytes {
   take(bytes: Uint8Array): boolean {
     if (bytes.length === 0) return true;
     this.held += bytes.length;
-    if (this.held > this.limit) {
-      this.parts = [];
-      return false;
-    }
+    if (this.pastLimit(this.held)) return false;
     // a copy: a Buffer's own slice() is a view of the same memory
     this.parts.push(Uint8Array.prototype.slice.call(bytes));
     return true;
