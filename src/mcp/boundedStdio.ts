@@ -136,11 +136,7 @@ export class BoundedStdioTransport implements Transport {
   };
 
   private parseError(): void {
-    void this.write({
-      jsonrpc: "2.0",
-      id: null,
-      error: { code: PARSE_ERROR, message: "Parse error" },
-    } as unknown as JSONRPCMessage);
+    this.answerError(null, PARSE_ERROR, "Parse error");
   }
 
   /**
@@ -160,11 +156,7 @@ export class BoundedStdioTransport implements Transport {
     } catch {
       // not JSON after all: no id to give
     }
-    void this.write({
-      jsonrpc: "2.0",
-      id,
-      error: { code: INVALID_REQUEST, message: why },
-    } as unknown as JSONRPCMessage);
+    this.answerError(id, INVALID_REQUEST, why);
   }
 
   /**
@@ -199,11 +191,7 @@ export class BoundedStdioTransport implements Transport {
    */
   private serve(request: JSONRPCMessage & { id: string | number }): void {
     if (this.unanswered.has(request.id)) {
-      void this.write({
-        jsonrpc: "2.0",
-        id: request.id,
-        error: { code: INVALID_REQUEST, message: ID_IN_USE },
-      } as unknown as JSONRPCMessage);
+      this.answerError(request.id, INVALID_REQUEST, ID_IN_USE);
       return;
     }
     this.inFlight++;
@@ -240,6 +228,11 @@ export class BoundedStdioTransport implements Transport {
     const id = answerId(message);
     if (id !== undefined) this.answered(id);
     if (!written) await this.whenDrained();
+  }
+
+  /** A JSON-RPC error of the transport's own (see write): `id` null when none can be read. */
+  private answerError(id: string | number | null, code: number, message: string): void {
+    void this.write({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage);
   }
 
   /**
