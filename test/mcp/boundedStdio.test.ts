@@ -32,6 +32,8 @@ function transport() {
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const call = (id: number) =>
   `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "fs_read", arguments: { path: "a" } } })}\n`;
+/** Calls 1 to `last`, in order, as one write. */
+const callsUpTo = (last: number) => Array.from({ length: last }, (_, i) => call(i + 1)).join("");
 /** JSON-RPC the transport answers itself (-32600), under the id of a request being served. */
 const invalidTwin = (id: number) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: 5 })}\n`;
 
@@ -39,8 +41,7 @@ describe("requests in flight over stdio", () => {
   test("past REQUESTS_IN_FLIGHT a request waits until an answer frees a place", async () => {
     const { t, input, served } = transport();
     await t.start();
-    let text = "";
-    for (let id = 1; id <= REQUESTS_IN_FLIGHT + 1; id++) text += call(id);
+    const text = callsUpTo(REQUESTS_IN_FLIGHT + 1);
     input.write(text);
     await turn();
     expect(served.length).toBe(REQUESTS_IN_FLIGHT);
@@ -71,8 +72,7 @@ describe("requests in flight over stdio", () => {
     await t.start();
     const cancel = (requestId: number) =>
       `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "stop" } })}\n`;
-    let text = "";
-    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    const text = callsUpTo(REQUESTS_IN_FLIGHT);
     input.write(text + cancel(1) + call(REQUESTS_IN_FLIGHT + 1));
     await turn();
     expect(served).toEqual(Array.from({ length: REQUESTS_IN_FLIGHT + 1 }, (_, i) => i + 1));
@@ -90,8 +90,7 @@ describe("requests in flight over stdio", () => {
     const refused = [{ requestId: 1, reason: 5 }, { requestId: 2, _meta: 3 }, { requestId: 3.5 }].map(
       (params) => `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params })}\n`,
     );
-    let text = "";
-    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    const text = callsUpTo(REQUESTS_IN_FLIGHT);
     input.write(text + refused.join("") + call(REQUESTS_IN_FLIGHT + 1));
     await turn();
     expect(served.length).toBe(REQUESTS_IN_FLIGHT);
@@ -105,8 +104,7 @@ describe("requests in flight over stdio", () => {
     const { t, input, served, written } = transport();
     await t.start();
     const cancel = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } })}\n`;
-    let text = "";
-    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    const text = callsUpTo(REQUESTS_IN_FLIGHT);
     // the twin of call 1 is not served; the SDK would keep the twin's cancel alone, and call 1 would run uncounted
     input.write(call(1) + call(1) + text.slice(call(1).length) + cancel + cancel + call(REQUESTS_IN_FLIGHT + 1));
     await turn();
@@ -129,8 +127,7 @@ describe("requests in flight over stdio", () => {
     const { t, input, served } = transport();
     await t.start();
     const params = { requestId: 1, _meta: { "io.modelcontextprotocol/subscriptionId": true } };
-    let text = "";
-    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    const text = callsUpTo(REQUESTS_IN_FLIGHT);
     input.write(
       `${text}${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params })}\n${call(REQUESTS_IN_FLIGHT + 1)}`,
     );
