@@ -6,6 +6,7 @@
  * serves: the deps it is given carry the redactor that says so.
  */
 import { Exit, RtaError } from "../../core/errors.ts";
+import { rpcError } from "../http/answers.ts";
 import { httpFront } from "../http/front.ts";
 import { CANCEL_GRACE_MS, finishCalls } from "./callsInFlight.ts";
 import {
@@ -66,10 +67,7 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
       development: false,
       error(thrown) {
         ctx.onUnexpected?.(thrown);
-        return new Response(
-          JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "internal error" } }),
-          { status: 500, headers: { "content-type": "application/json" } },
-        );
+        return rpcError(500, -32603, "internal error");
       },
     });
   } catch (err) {
