@@ -6,6 +6,7 @@
  * serves: the deps it is given carry the redactor that says so.
  */
 import { Exit, RtaError } from "../../core/errors.ts";
+import { listTokens } from "../../gate/operator/tokens.ts";
 import { rpcError } from "../http/answers.ts";
 import { httpFront } from "../http/front.ts";
 import { CANCEL_GRACE_MS, finishCalls } from "./callsInFlight.ts";
@@ -100,11 +101,7 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
 /** Whether the store holds no live token, so every request would be refused; a store in trouble is said where a call meets it. */
 function noLiveToken(o: ServeOptions): boolean {
   try {
-    const now = o.deps.clock.now();
-    return !o.deps
-      .gate()
-      .tokens()
-      .some((t) => t.revoked_at === null && (t.expires_at === null || t.expires_at > now));
+    return !listTokens(o.deps).tokens.some((t) => t.state === "live");
   } catch {
     return false;
   }
