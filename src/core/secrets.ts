@@ -9,8 +9,6 @@
  */
 import { insideKey, KEY_OPEN, keyOpenAfter, maskPrivateKeys } from "./privateKeys.ts";
 
-export { keyArmourIn } from "./privateKeys.ts";
-
 /** Query parameters that carry a credential. */
 const TOKEN_PARAMS =
   "token|access_token|refresh_token|id_token|api_key|apikey|api-key|key|sig|signature|password|passwd|pwd|secret|client_secret|auth|session|sessionid|x-amz-signature|x-amz-credential|x-amz-security-token";
