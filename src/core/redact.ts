@@ -167,7 +167,11 @@ export class Redactor {
   private guardedText(text: string, guards: () => readonly string[]): string {
     if (text === "") return text;
     const masked = maskSecrets(text);
-    if (!this.namesAPlace(masked)) return masked;
+    return this.namesAPlace(masked) ? this.renamedAround(masked, guards) : masked;
+  }
+
+  /** A masked text that names a place with its places renamed, the agent's own words left as they are. */
+  private renamedAround(masked: string, guards: () => readonly string[]): string {
     const guarded = guards();
     if (guarded.length === 0) return this.renamePlaces(masked);
     const g = guard(masked, guarded);
@@ -251,7 +255,7 @@ export class Redactor {
     const known = this.shorts.get(text);
     if (known !== undefined) return known;
     const masked = maskSecrets(text);
-    if (this.namesAPlace(masked)) return this.guardedText(text, guards);
+    if (this.namesAPlace(masked)) return this.renamedAround(masked, guards);
     if (this.shorts.size >= SHORTS_KEPT) this.shorts.clear();
     this.shorts.set(text, masked);
     return masked;
