@@ -15,7 +15,7 @@
 import { writeSync } from "node:fs";
 
 /** Whether this process profiles its calls; read once, at start. */
-export const PROFILING = process.env.RTA_PROFILE === "stages";
+const PROFILING = process.env.RTA_PROFILE === "stages";
 
 const totals = new Map<string, number>();
 let calls = 0;
@@ -51,7 +51,7 @@ export function callEnds(stage: string): void {
 }
 
 /** What was measured so far: calls, microseconds per stage (summed), and the process's CPU in microseconds. */
-export function profileFigures(): { calls: number; us: Record<string, number>; cpu_us: number } {
+function profileFigures(): { calls: number; us: Record<string, number>; cpu_us: number } {
   const us: Record<string, number> = {};
   for (const [stage, ms] of totals) us[stage] = Math.round(ms * 1000);
   const cpu = process.cpuUsage();

@@ -54,7 +54,7 @@ export class Recheck {
 }
 
 /** Whether two looks at a file saw the same file, unedited. */
-export function sameFile(a: FileSeen, b: FileSeen): boolean {
+function sameFile(a: FileSeen, b: FileSeen): boolean {
   return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
 }
 

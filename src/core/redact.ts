@@ -167,7 +167,11 @@ export class Redactor {
   private guardedText(text: string, guards: () => readonly string[]): string {
     if (text === "") return text;
     const masked = maskSecrets(text);
-    if (!this.namesAPlace(masked)) return masked;
+    return this.namesAPlace(masked) ? this.renamedAround(masked, guards) : masked;
+  }
+
+  /** A masked text that names a place with its places renamed, the agent's own words left as they are. */
+  private renamedAround(masked: string, guards: () => readonly string[]): string {
     const guarded = guards();
     if (guarded.length === 0) return this.renamePlaces(masked);
     const g = guard(masked, guarded);
@@ -217,7 +221,7 @@ export class Redactor {
             const k = keys[i] as string;
             const x = from[k];
             const value = walk(x, k);
-            const name = this.keyOf(k).shown ?? this.guardedText(k, guards);
+            const name = this.keyName(k, guards);
             if (value === x && name === k) continue;
             // the first change: a copy of the keys before it, then every key after it
             out = {};
@@ -225,13 +229,13 @@ export class Redactor {
             setOwn(out, name, value);
             for (let j = i + 1; j < keys.length; j++) {
               const later = keys[j] as string;
-              setOwn(out, this.keyOf(later).shown ?? this.guardedText(later, guards), walk(from[later], later));
+              setOwn(out, this.keyName(later, guards), walk(from[later], later));
             }
             return out;
           }
         else {
           out = {};
-          for (const k of keys) setOwn(out, this.keyOf(k).shown ?? this.guardedText(k, guards), walk(from[k], k));
+          for (const k of keys) setOwn(out, this.keyName(k, guards), walk(from[k], k));
           return out;
         }
         return v;
@@ -251,10 +255,15 @@ export class Redactor {
     const known = this.shorts.get(text);
     if (known !== undefined) return known;
     const masked = maskSecrets(text);
-    if (this.namesAPlace(masked)) return this.guardedText(text, guards);
+    if (this.namesAPlace(masked)) return this.renamedAround(masked, guards);
     if (this.shorts.size >= SHORTS_KEPT) this.shorts.clear();
     this.shorts.set(text, masked);
     return masked;
+  }
+
+  /** A result's key as it reads redacted: kept from an earlier result when it names no place. */
+  private keyName(key: string, guards: () => readonly string[]): string {
+    return this.keyOf(key).shown ?? this.guardedText(key, guards);
   }
 
   /** What `keys` holds of a key, worked out and kept when it holds nothing yet (a long key is not kept). */

@@ -9,8 +9,6 @@
  */
 import { insideKey, KEY_OPEN, keyOpenAfter, maskPrivateKeys } from "./privateKeys.ts";
 
-export { keyArmourIn } from "./privateKeys.ts";
-
 /** Query parameters that carry a credential. */
 const TOKEN_PARAMS =
   "token|access_token|refresh_token|id_token|api_key|apikey|api-key|key|sig|signature|password|passwd|pwd|secret|client_secret|auth|session|sessionid|x-amz-signature|x-amz-credential|x-amz-security-token";
@@ -171,9 +169,9 @@ export function cutsACredential(lead: string, window: string, trail: string): bo
  * whitespace around them, with room to spare.
  */
 export const LINE_CONTEXT_CHARS = 256;
-/** A credential's name at the end of a text, with the lead a name needs before it (or the text's start). */
 /** A credential's name with its quote and the character before it fit in this many: the longest is 20. */
 const NAME_TAIL_CHARS = 32;
+/** A credential's name at the end of a text, with the lead a name needs before it (or the text's start). */
 const NAME_AT_END = new RegExp(`(?:^|[\\n\\r{,"'\\s/])((?:${CREDENTIAL_HEADERS}|${SECRET_KEYS})["']?\\]?)$`, "i");
 
 /**

@@ -36,9 +36,11 @@ export function closest(typed: string, candidates: Iterable<string>, limit = 3):
   for (const c of new Set(candidates)) {
     const lower = c.toLowerCase();
     if (lower === word) continue;
-    const distance = editDistance(word, lower);
     if (lower.startsWith(word)) scored.push([c, -1]);
-    else if (distance <= most) scored.push([c, distance]);
+    else {
+      const distance = editDistance(word, lower);
+      if (distance <= most) scored.push([c, distance]);
+    }
   }
   scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0]));
   return scored.slice(0, limit).map(([c]) => c);

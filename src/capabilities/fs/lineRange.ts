@@ -31,7 +31,7 @@ export function headShown(text: string, before: string, shown: (text: string, be
   // A head that ends inside a private key, or with a credential's name, takes in the lines up to the key's end or
   // the name's value: a head that cannot be told from its context is masked whole (one begun inside a key), and
   // what follows it would be masked with no armour or name before it. Each line is looked at once.
-  let inKey = keyOpenAfter(before.includes(ARMOUR_END) && insideKey(before), text.slice(0, end));
+  let inKey = keyOpenAfter(insideKey(before), text.slice(0, end));
   while (end < text.length && (inKey || openCredential(text.slice(0, end)) !== "")) {
     const next = endOfTextLines(text, 1, end + 1);
     inKey = keyOpenAfter(inKey, text.slice(end, next));

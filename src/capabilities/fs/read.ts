@@ -7,7 +7,7 @@ import { isUtf8 } from "node:buffer";
 import type { FileBytes } from "../../core/access.ts";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
-import { ARMOUR_END, insideKey, KEY_OPEN } from "../../core/privateKeys.ts";
+import { insideKey, KEY_OPEN } from "../../core/privateKeys.ts";
 import { text } from "../../core/result.ts";
 import { cutsACredential, LINE_CONTEXT_CHARS, LinesBefore, openCredential } from "../../core/secrets.ts";
 import { looksBinary, notFile } from "./entryKind.ts";
@@ -209,7 +209,7 @@ function linesIn(bytes: Buffer): string {
   // across where they start), and whether one is open is asked of all that was read, or a range from its middle
   // would be shown as no key.
   const read = from > 0 ? bytes.toString("latin1", 0, end) : "";
-  if (read.includes(ARMOUR_END) && insideKey(read)) before.add(KEY_OPEN.trimEnd());
+  if (insideKey(read)) before.add(KEY_OPEN.trimEnd());
   for (const line of bytes.toString("utf8", from).split("\n")) before.add(line);
   return before.text();
 }

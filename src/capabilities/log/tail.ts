@@ -10,7 +10,8 @@ import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { Pacer } from "../../core/pacer.ts";
 import { compileLiteral, loadPatterns, type TextMatcher } from "../../core/pattern.ts";
-import { keyArmourIn, LinesBefore, MASK } from "../../core/secrets.ts";
+import { keyArmourIn } from "../../core/privateKeys.ts";
+import { LinesBefore, MASK } from "../../core/secrets.ts";
 import { looksBinary, notFile } from "../fs/entryKind.ts";
 
 const CHUNK = 64 * 1024;

@@ -61,8 +61,9 @@ export const netPort = define({
   },
   examples: [{ command: "rta net port example.com 22,80,443", note: "three ports at once" }],
   async run(args, ctx) {
-    const dest = await ctx.net.resolve(args.host, args.server);
+    // the list is read before the host is looked up: a bad one is said as such, and costs no lookup
     const ports = parsePorts(args.ports);
+    const dest = await ctx.net.resolve(args.host, args.server);
     const results = await Promise.all(ports.map((p) => probeTcp(() => ctx.net.dial(dest, p), args.timeout_ms)));
     const out = ctx.rows();
     ports.forEach((p, i) => {

@@ -91,6 +91,11 @@ describe("net.port", () => {
     ]);
   });
 
+  test("a bad port list is refused as one, before the host is looked up", async () => {
+    const r = await call(setup(["nowhere.test"], "net"), "net_port", { host: "nowhere.test", ports: "22,http" });
+    expect(r.code).toBe("core.input.invalid");
+  });
+
   test("a port list is numbers, at most 64, no duplicates", () => {
     expect(parsePorts("22, 80,443,80")).toEqual([22, 80, 443]);
     expect(() => parsePorts("22,http")).toThrow(/ports must be/);
