@@ -137,7 +137,7 @@ export class GateStore {
    * running server (a data dir cleared to start over) would take them where the server never looks, and it would
    * go on spending grants the person believes gone. Asked at every agent call, as a lock is (one stat).
    */
-  stillOpened(): void {
+  private stillOpened(): void {
     const now = this.opened && fileId(this.file);
     if (now && this.opened && now.ino === this.opened.ino && now.dev === this.opened.dev) return;
     throw new RtaError(
