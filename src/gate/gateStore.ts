@@ -18,9 +18,9 @@ import { type Lock, LockStore, type NewLock } from "./store/locks.ts";
 import { type Token, TokenStore } from "./store/tokens.ts";
 import { StoreWriteLock } from "./storeLock.ts";
 
-export { type Chosen, GATE_STORE_FILE } from "./store/db.ts";
+export { GATE_STORE_FILE } from "./store/db.ts";
 export { type Grant, type GrantQuery, type GrantState, grantState, type NewGrant } from "./store/grants.ts";
-export type { Lock, NewLock } from "./store/locks.ts";
+export type { Lock } from "./store/locks.ts";
 export type { Token } from "./store/tokens.ts";
 
 export class GateStore {
