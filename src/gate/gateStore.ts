@@ -18,9 +18,9 @@ import { type Lock, LockStore, type NewLock } from "./store/locks.ts";
 import { type Token, TokenStore } from "./store/tokens.ts";
 import { StoreWriteLock } from "./storeLock.ts";
 
-export { type Chosen, GATE_STORE_FILE } from "./store/db.ts";
+export { GATE_STORE_FILE } from "./store/db.ts";
 export { type Grant, type GrantQuery, type GrantState, grantState, type NewGrant } from "./store/grants.ts";
-export type { Lock, NewLock } from "./store/locks.ts";
+export type { Lock } from "./store/locks.ts";
 export type { Token } from "./store/tokens.ts";
 
 export class GateStore {
@@ -137,7 +137,7 @@ export class GateStore {
    * running server (a data dir cleared to start over) would take them where the server never looks, and it would
    * go on spending grants the person believes gone. Asked at every agent call, as a lock is (one stat).
    */
-  stillOpened(): void {
+  private stillOpened(): void {
     const now = this.opened && fileId(this.file);
     if (now && this.opened && now.ino === this.opened.ino && now.dev === this.opened.dev) return;
     throw new RtaError(

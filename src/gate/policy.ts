@@ -128,10 +128,24 @@ export class PolicySource {
     if (st === undefined) return NO_POLICY;
     if (this.cached && stillAsRead(this.cached.read, st)) return this.cached.policy;
     const readAt = Date.now();
-    const policy = parsePolicy(readFileSync(this.file, "utf8"));
+    let text: string;
+    try {
+      text = readFileSync(this.file, "utf8");
+    } catch (err) {
+      throw unreadable(notRead(err));
+    }
+    const policy = parsePolicy(text);
     this.cached = { read: readLook(st, readAt), policy };
     return policy;
   }
+}
+
+/** Why the OS would not read the policy file (a directory in its place, no permission), said in words. */
+function notRead(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === "EISDIR") return "it is a directory";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  return "the system would not read it";
 }
 
 /** The request a grant makes, as the ceiling sees it. */

@@ -50,7 +50,12 @@ export interface CallTrace {
   error?: RtaError;
   /** the call ran with no `run` line (a free read that aims nowhere): it is answered only if its outcome is written */
   unrecordedRun?: boolean;
+  /** what the caller chose, as its lines write it: cut and measured once, for the `run` line and the outcome's */
+  chosen?: CallerChosen;
 }
+
+/** The fields of a line that the caller chose, each bounded. */
+type CallerChosen = Pick<RecordEntry, "agent" | "client" | "capability" | "args" | "args_cut">;
 
 /**
  * Writes the line that says an agent's call is about to run. Refuses with
@@ -100,17 +105,25 @@ export function withheld(): RtaError {
 function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {
   const { call } = trace;
   if (call.origin.kind !== "agent") return undefined;
-  const names =
-    call.args !== null && typeof call.args === "object" && !Array.isArray(call.args) ? Object.keys(call.args) : [];
-  const { args, args_cut } = recordedArgs(names);
+  if (!trace.chosen) {
+    const names =
+      call.args !== null && typeof call.args === "object" && !Array.isArray(call.args) ? Object.keys(call.args) : [];
+    trace.chosen = {
+      agent: cutName(call.origin.name),
+      client: cutName(call.origin.client),
+      capability: cutName(call.capability),
+      ...recordedArgs(names),
+    };
+  }
+  const { agent, client, capability, args, args_cut } = trace.chosen;
   // Fields set one by one, not spread in: a line's templates (lineText.ts) fix their order, not this object.
   const entry: RecordEntry = {
     time: new Date(trace.started).toISOString(),
     session: call.origin.session,
-    agent: cutName(call.origin.name),
-    client: cutName(call.origin.client),
+    agent,
+    client,
     transport: call.origin.transport,
-    capability: cutName(call.capability),
+    capability,
     outcome: trace.outcome,
     duration_ms: Math.max(0, deps.clock.now() - trace.started),
     args,

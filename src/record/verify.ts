@@ -25,7 +25,7 @@ import type { RecordLine } from "./line.ts";
 import { eachBodyText, eachRecordText } from "./read.ts";
 import type { At, Kept, Problem, Verdict, VerifyOptions } from "./verdict.ts";
 
-export type { At, Kept, Problem, ProblemKind, Verdict, VerifyOptions } from "./verdict.ts";
+export type { Problem, Verdict, VerifyOptions } from "./verdict.ts";
 
 interface Seen {
   seq: number;

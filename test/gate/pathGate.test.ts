@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { GatedPath, PathIntent } from "../../src/core/access.ts";
 import { ownPlacesNow, touchesPlace } from "../../src/gate/paths/ownPlaces.ts";
 import { PathGate } from "../../src/gate/paths/pathGate.ts";
+import { withheld } from "../../src/gate/paths/rules.ts";
 import { closeGated } from "../../src/gate/paths/stage.ts";
 import { canBindMount, tempDir } from "../support/fixtures.ts";
 
@@ -261,7 +262,7 @@ describe("rta's own places, looked up when a path is opened", () => {
       expect(outcome(g, "mnt", "read")).toBe("core.path.withheld");
       expect(outcome(g, "mnt/new.txt", "write")).toBe("core.path.withheld");
       expect(outcome(g, "mnt", "write")).toBe("core.path.withheld");
-      expect(g.isWithheld(join(home, "mnt"))).toBe(true);
+      expect(withheld(g.rules, g.own(), join(home, "mnt"))).toBe(true);
     } finally {
       for (const p of opened.splice(0)) closeGated(p);
       Bun.spawnSync(["umount", join(home, "mnt")]);

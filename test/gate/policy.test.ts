@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RtaError } from "../../src/core/errors.ts";
 import { RECHECK_MS } from "../../src/core/recheck.ts";
 import { checkCeiling, NO_POLICY, PolicySource, parsePolicy } from "../../src/gate/policy.ts";
 import { tempDir } from "../support/fixtures.ts";
@@ -54,6 +55,21 @@ describe("the policy file", () => {
     rmSync(join(dir, "policy.toml"));
     now += RECHECK_MS;
     expect(src.current()).toBe(NO_POLICY);
+  });
+
+  test("a directory in the file's place refuses as unreadable, not as an internal error", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "policy.toml"));
+    const src = new PolicySource(join(dir, "policy.toml"));
+    let thrown: unknown;
+    try {
+      src.current();
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(RtaError);
+    expect((thrown as RtaError).code).toBe("core.policy.unreadable");
+    expect((thrown as RtaError).message).toBe("the team policy cannot be read: it is a directory");
   });
 });
 

@@ -14,7 +14,7 @@ import { type OwnPlaces, wayTo } from "./ownPlaces.ts";
 import { PlacesMemo } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
 import { Roots } from "./roots.ts";
-import { type GateRules, gitWithheld, type Keeper, pathError, withheld } from "./rules.ts";
+import { type GateRules, gitWithheld, type Keeper, pathError } from "./rules.ts";
 
 /** PATH_MAX on Linux; a longer path is no path. */
 const MAX_PATH_BYTES = 4096;
@@ -52,11 +52,6 @@ export class PathGate extends Roots implements Keeper {
   /** rta's own places and the way to them, as they stand now (worked out again only when they may have moved). */
   own(): OwnPlaces {
     return placesMemo(this.rules).now();
-  }
-
-  /** Whether a real path is one a walk should skip (see rules.ts withheld). */
-  isWithheld(real: string): boolean {
-    return withheld(this.rules, this.own(), real);
   }
 
   /** What one open is about, from its opened root, which must itself be one the rules let this open start at. */

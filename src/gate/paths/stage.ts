@@ -46,8 +46,8 @@ export class CallPaths implements Keeper {
 }
 
 /** An agent's call's view of the server's gate (see CallPaths). Refuses nothing itself. */
-export function accessOf(gate: PathGate, cwd?: string): CallPaths {
-  return new CallPaths(gate, cwd);
+export function accessOf(gate: PathGate): CallPaths {
+  return new CallPaths(gate);
 }
 
 /** The view a person's own calls use: the whole file system from the current directory, nothing withheld. */
