@@ -243,11 +243,3 @@ export function takeColor(argv: string[]): { argv: string[]; color?: ColorChoice
   }
   return color === undefined ? { argv: rest } : { argv: rest, color };
 }
-
-/**
- * @deprecated JSON whenever piped was wrong (issue 14): use outputForm. Kept
- * only until every command is moved over.
- */
-export function wantsJson(io: Io, json: boolean | undefined): boolean {
-  return json === true || !io.stdoutIsTTY;
-}
