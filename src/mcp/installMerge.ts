@@ -99,8 +99,8 @@ export function mergeInto(existing: string | undefined, reg: Registration, file:
     if (err instanceof NotJson) throw unreadable(file, reg.client, err.message);
     throw err;
   }
-  const value = reg.client === "codex" ? { command: reg.command, args: reg.args, env: reg.env } : entry(reg);
-  const want = { ...doc, [key]: { ...(servers as Record<string, unknown> | undefined), [SERVER_KEY]: value } };
+  // codex's table parses to the same value the JSON clients hold: entry(reg)
+  const want = { ...doc, [key]: { ...(servers as Record<string, unknown> | undefined), [SERVER_KEY]: entry(reg) } };
   let got: unknown;
   try {
     got = parseAs(reg.client, merged);
