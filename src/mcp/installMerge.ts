@@ -176,7 +176,7 @@ export interface Written {
 }
 
 /** The names of the servers other than rta's that the client's file registers; none for a file that is not there. */
-export function otherServers(client: Client, existing: string | undefined, file: string): string[] {
+function otherServers(client: Client, existing: string | undefined, file: string): string[] {
   const servers = readDoc(client, existing ?? "", file)[containerKey(client)];
   if (servers === null || typeof servers !== "object" || Array.isArray(servers)) return [];
   return Object.keys(servers).filter((name) => name !== SERVER_KEY);
