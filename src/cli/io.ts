@@ -102,7 +102,7 @@ function writeErr(text: string): void {
  * it keeps output and exit status in order. A descriptor left non-blocking by
  * whoever started rta answers EAGAIN when its pipe is full: wait and go on.
  */
-export function writeAll(fd: number, text: string): void {
+function writeAll(fd: number, text: string): void {
   const buf = Buffer.from(text);
   let off = 0;
   while (off < buf.length) {
