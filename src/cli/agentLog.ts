@@ -189,7 +189,7 @@ export function latestSession(file: string, agent?: string): string | undefined 
 }
 
 /** One record line as a pipe takes it: time (ISO), session, agent, capability, outcome, ms, grant, probe; tab-separated. */
-export function plainLine(l: RecordLine): string {
+function plainLine(l: RecordLine): string {
   const time = l.time.replace(/\.\d+Z$/, "Z");
   const cells = [
     time,

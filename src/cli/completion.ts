@@ -20,9 +20,9 @@ import type { Cli } from "./factory.ts";
 import { reportError } from "./report.ts";
 
 /** The hidden verb the scripts call; main() answers it before the command line is parsed. */
-export const COMPLETE_VERB = "__complete";
+const COMPLETE_VERB = "__complete";
 
-export const SHELLS = ["bash", "zsh", "fish"] as const;
+const SHELLS = ["bash", "zsh", "fish"] as const;
 
 const BASH = `# rta completion for bash. Load it in this shell:  source <(rta completion bash)
 # or for every shell:  mkdir -p ~/.local/share/bash-completion/completions

@@ -102,7 +102,7 @@ function writeErr(text: string): void {
  * it keeps output and exit status in order. A descriptor left non-blocking by
  * whoever started rta answers EAGAIN when its pipe is full: wait and go on.
  */
-export function writeAll(fd: number, text: string): void {
+function writeAll(fd: number, text: string): void {
   const buf = Buffer.from(text);
   let off = 0;
   while (off < buf.length) {
@@ -242,12 +242,4 @@ export function takeColor(argv: string[]): { argv: string[]; color?: ColorChoice
     color = value;
   }
   return color === undefined ? { argv: rest } : { argv: rest, color };
-}
-
-/**
- * @deprecated JSON whenever piped was wrong (issue 14): use outputForm. Kept
- * only until every command is moved over.
- */
-export function wantsJson(io: Io, json: boolean | undefined): boolean {
-  return json === true || !io.stdoutIsTTY;
 }

@@ -48,7 +48,7 @@ export function addLogFollow(program: Command, cli: Cli): void {
  * Ctrl-C. Returns the exit status: 130 on Ctrl-C, 0 once stdout is closed. Refuses nothing: a file gone is
  * waited for, as `tail -F` waits.
  */
-export async function followLog(
+async function followLog(
   cli: Cli,
   file: string,
   opts: { filter?: string; json?: boolean; from?: Stats },

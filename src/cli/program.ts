@@ -24,7 +24,7 @@ import { reportError, reportUsage } from "./report.ts";
  * own (mcp, grant, lock, ...), the capability commands are not built: making
  * all of them costs a few milliseconds a server start does not need.
  */
-export function buildProgram(cli: Cli, first?: string): Command {
+function buildProgram(cli: Cli, first?: string): Command {
   const program = new Command("rta")
     .description("capabilities for operators, on the terminal and as MCP tools for agents, behind one gate")
     .version(version, "-V, --version")
@@ -80,6 +80,7 @@ export function buildProgram(cli: Cli, first?: string): Command {
  */
 export async function main(given: string[], cli: Cli = makeCli()): Promise<number> {
   const { io } = cli;
+  // completion.ts's COMPLETE_VERB, spelt out here so a start-up that is no completion loads none of its code
   if (given[0] === "__complete") {
     // the words being completed as they stand, --color and a half-typed value of it included
     const { complete } = await import("./completion.ts");

@@ -153,9 +153,9 @@ export function defaultHome(env: Record<string, string | undefined>): string {
   return env.HOME || homedir();
 }
 
-/** The key a client's servers are under in its JSON file. */
+/** The key a client's servers are under in its file, as parsed: mcp_servers for codex. */
 export function containerKey(client: Client): string {
-  return client === "vscode" ? "servers" : "mcpServers";
+  return client === "codex" ? "mcp_servers" : client === "vscode" ? "servers" : "mcpServers";
 }
 
 /** The server's entry as the client's file holds it. */

@@ -69,11 +69,6 @@ function readDoc(client: Client, text: string, file: string): Record<string, unk
   return doc as Record<string, unknown>;
 }
 
-/** The key the servers are under in the parsed file: mcp_servers for codex. */
-function serversKey(client: Client): string {
-  return client === "codex" ? "mcp_servers" : containerKey(client);
-}
-
 /**
  * The client's file with this registration merged in: other servers,
  * settings and comments kept, an earlier rta entry replaced. Refuses
@@ -85,7 +80,7 @@ function serversKey(client: Client): string {
 export function mergeInto(existing: string | undefined, reg: Registration, file: string): string {
   const text = existing ?? "";
   const doc = readDoc(reg.client, text, file);
-  const key = serversKey(reg.client);
+  const key = containerKey(reg.client);
   const servers = doc[key];
   if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers)))
     throw unreadable(file, reg.client, `its "${key}" is not a table of servers`);
@@ -99,8 +94,8 @@ export function mergeInto(existing: string | undefined, reg: Registration, file:
     if (err instanceof NotJson) throw unreadable(file, reg.client, err.message);
     throw err;
   }
-  const value = reg.client === "codex" ? { command: reg.command, args: reg.args, env: reg.env } : entry(reg);
-  const want = { ...doc, [key]: { ...(servers as Record<string, unknown> | undefined), [SERVER_KEY]: value } };
+  // codex's table parses to the same value the JSON clients hold: entry(reg)
+  const want = { ...doc, [key]: { ...(servers as Record<string, unknown> | undefined), [SERVER_KEY]: entry(reg) } };
   let got: unknown;
   try {
     got = parseAs(reg.client, merged);
@@ -181,8 +176,8 @@ export interface Written {
 }
 
 /** The names of the servers other than rta's that the client's file registers; none for a file that is not there. */
-export function otherServers(client: Client, existing: string | undefined, file: string): string[] {
-  const servers = readDoc(client, existing ?? "", file)[serversKey(client)];
+function otherServers(client: Client, existing: string | undefined, file: string): string[] {
+  const servers = readDoc(client, existing ?? "", file)[containerKey(client)];
   if (servers === null || typeof servers !== "object" || Array.isArray(servers)) return [];
   return Object.keys(servers).filter((name) => name !== SERVER_KEY);
 }

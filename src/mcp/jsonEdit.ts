@@ -20,6 +20,13 @@ type Value =
   | { kind: "object"; start: number; end: number; members: Member[] }
   | { kind: "other"; start: number; end: number };
 
+/**
+ * A client's config nests a few levels; the reader below recurses once a
+ * level and would run out of stack some ten thousand levels down, so a text
+ * nested deeper than this is refused as one it cannot read.
+ */
+export const JSON_EDIT_DEPTH_LIMIT = 1000;
+
 /** A text this module cannot read: the caller says it as core.config.unreadable. */
 export class NotJson extends Error {}
 
@@ -64,9 +71,10 @@ function stringAt(literal: string): string {
   }
 }
 
-function parseValue(toks: Tok[], at: number): [Value, number] {
+function parseValue(toks: Tok[], at: number, depth = 0): [Value, number] {
   const t = toks[at];
   if (!t) throw new NotJson("the text ends where a value was expected");
+  if (depth >= JSON_EDIT_DEPTH_LIMIT) throw new NotJson(`nested deeper than ${JSON_EDIT_DEPTH_LIMIT} levels`);
   if (t.kind === "{") {
     const members: Member[] = [];
     let i = at + 1;
@@ -74,7 +82,7 @@ function parseValue(toks: Tok[], at: number): [Value, number] {
       const k = toks[i];
       if (k?.kind === "}") return [{ kind: "object", start: t.start, end: k.end, members }, i + 1];
       if (k?.kind !== "str" || toks[i + 1]?.kind !== ":") throw new NotJson('an object member is not `"name": value`');
-      const [value, next] = parseValue(toks, i + 2);
+      const [value, next] = parseValue(toks, i + 2, depth + 1);
       const member: Member = { key: k.value as string, keyStart: k.start, value };
       members.push(member);
       i = next;
@@ -88,7 +96,7 @@ function parseValue(toks: Tok[], at: number): [Value, number] {
     let i = at + 1;
     while (toks[i]?.kind !== "]") {
       if (!toks[i]) throw new NotJson("an array is never closed");
-      [, i] = parseValue(toks, i);
+      [, i] = parseValue(toks, i, depth + 1);
       if (toks[i]?.kind === ",") i++;
       else if (toks[i]?.kind !== "]") throw new NotJson("an array's items are not separated by commas");
     }

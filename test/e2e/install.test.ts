@@ -30,6 +30,34 @@ function entryIn(client: Client, text: string): Record<string, unknown> {
   return doc[key]?.rta as Record<string, unknown>;
 }
 
+type Registration = { command: string; args: string[]; env: Record<string, string> };
+
+/**
+ * Starts the server as a client would from its registration (the registration's
+ * environment over a bare PATH and HOME), asks it for one fs_write and returns the result.
+ */
+async function writeAsRegistered(
+  reg: Registration,
+  home: string,
+  args: Record<string, unknown>,
+  cwd?: string,
+): Promise<Record<string, unknown>> {
+  const transport = new StdioClientTransport({
+    command: reg.command,
+    args: reg.args,
+    ...(cwd === undefined ? {} : { cwd }),
+    env: { PATH: process.env.PATH ?? "", HOME: home, ...reg.env },
+    stderr: "ignore",
+  });
+  const client = new McpClient({ name: "e2e", version: "1" });
+  await client.connect(transport);
+  try {
+    return resultJson(await client.callTool({ name: "fs_write", arguments: args }));
+  } finally {
+    await client.close();
+  }
+}
+
 function place(): { env: Record<string, string>; project: string } {
   const env = { HOME: tempDir(), RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
   return { env, project: realpathSync(tempDir()) };
@@ -188,34 +216,16 @@ describe("the registration's dirs", () => {
     const project = realpathSync(tempDir());
     const person = { PATH: process.env.PATH ?? "", HOME: home, XDG_DATA_HOME: tempDir(), XDG_CONFIG_HOME: tempDir() };
     const printed = Bun.spawnSync([RTA, "mcp", "install", "cursor", "--root", project, "--json"], { env: person });
-    const reg = JSON.parse(printed.stdout.toString()) as {
-      command: string;
-      args: string[];
-      env: Record<string, string>;
-    };
+    const reg = JSON.parse(printed.stdout.toString()) as Registration;
     expect(reg.env.RTA_DATA_DIR).toBe(join(person.XDG_DATA_HOME, "rta"));
     const granted = Bun.spawnSync([RTA, "grant", "allow", "fs.write", "--agent", "cursor", "--ttl", "10m"], {
       env: person,
     });
     expect(granted.exitCode).toBe(0);
     // the client's environment: the registration's, and a home that is not the person's
-    const transport = new StdioClientTransport({
-      command: reg.command,
-      args: reg.args,
-      env: { PATH: process.env.PATH ?? "", HOME: tempDir(), ...reg.env },
-      stderr: "ignore",
-    });
-    const client = new McpClient({ name: "e2e", version: "1" });
-    await client.connect(transport);
-    try {
-      const r = resultJson(
-        await client.callTool({ name: "fs_write", arguments: { path: "hello.txt", content: "hi" } }),
-      );
-      expect(r).toMatchObject({ value: { created: true } });
-      expect(readFileSync(join(project, "hello.txt"), "utf8")).toBe("hi");
-    } finally {
-      await client.close();
-    }
+    const r = await writeAsRegistered(reg, tempDir(), { path: "hello.txt", content: "hi" });
+    expect(r).toMatchObject({ value: { created: true } });
+    expect(readFileSync(join(project, "hello.txt"), "utf8")).toBe("hi");
   }, 30_000);
 });
 
@@ -235,33 +245,20 @@ describe("codex's config under a root", () => {
     expect(written.exitCode).toBe(0);
     const file = join(codexHome, "config.toml");
     const before = readFileSync(file, "utf8");
-    const reg = entryIn("codex", before) as { command: string; args: string[]; env: Record<string, string> };
+    const reg = entryIn("codex", before) as Registration;
     expect(reg.env.CODEX_HOME).toBe(codexHome);
     const granted = Bun.spawnSync([RTA, "grant", "allow", "fs.write", "--agent", "codex", "--ttl", "10m"], {
       env: person,
     });
     expect(granted.exitCode).toBe(0);
     // codex starts its servers with the registration's environment, not its own CODEX_HOME
-    const transport = new StdioClientTransport({
-      command: reg.command,
-      args: reg.args,
-      env: { PATH: process.env.PATH ?? "", HOME: home, ...reg.env },
-      stderr: "ignore",
+    const r = await writeAsRegistered(reg, home, {
+      path: ".codex/config.toml",
+      content: '[mcp_servers.x]\ncommand = "sh"\n',
+      mode: "overwrite",
     });
-    const client = new McpClient({ name: "e2e", version: "1" });
-    await client.connect(transport);
-    try {
-      const r = resultJson(
-        await client.callTool({
-          name: "fs_write",
-          arguments: { path: ".codex/config.toml", content: '[mcp_servers.x]\ncommand = "sh"\n', mode: "overwrite" },
-        }),
-      );
-      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
-      expect(readFileSync(file, "utf8")).toBe(before);
-    } finally {
-      await client.close();
-    }
+    expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+    expect(readFileSync(file, "utf8")).toBe(before);
   }, 30_000);
 });
 
@@ -280,35 +277,18 @@ describe("codex's config under a root, served to another client", () => {
       CODEX_HOME: codexHome,
     };
     const printed = Bun.spawnSync([RTA, "mcp", "install", "cursor", "--root", project, "--json"], { env: person });
-    const reg = JSON.parse(printed.stdout.toString()) as {
-      command: string;
-      args: string[];
-      env: Record<string, string>;
-    };
+    const reg = JSON.parse(printed.stdout.toString()) as Registration;
     expect(reg.env.CODEX_HOME).toBe(codexHome);
     expect(
       Bun.spawnSync([RTA, "grant", "allow", "fs.write", "--agent", "cursor", "--ttl", "10m"], { env: person }).exitCode,
     ).toBe(0);
-    const transport = new StdioClientTransport({
-      command: reg.command,
-      args: reg.args,
-      env: { PATH: process.env.PATH ?? "", HOME: person.HOME, ...reg.env },
-      stderr: "ignore",
+    const r = await writeAsRegistered(reg, person.HOME, {
+      path: ".codex/config.toml",
+      content: '[mcp_servers.x]\ncommand = "sh"\n',
+      mode: "overwrite",
     });
-    const client = new McpClient({ name: "e2e", version: "1" });
-    await client.connect(transport);
-    try {
-      const r = resultJson(
-        await client.callTool({
-          name: "fs_write",
-          arguments: { path: ".codex/config.toml", content: '[mcp_servers.x]\ncommand = "sh"\n', mode: "overwrite" },
-        }),
-      );
-      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
-      expect(readFileSync(file, "utf8")).toBe('model = "o3"\n');
-    } finally {
-      await client.close();
-    }
+    expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+    expect(readFileSync(file, "utf8")).toBe('model = "o3"\n');
   }, 30_000);
 });
 
@@ -356,31 +336,18 @@ describe("a project inside a root", () => {
     expect(w.stderr).toContain(`rta: --project ${project} lies under --root ${root}: it is served as a root too`);
     const file = join(project, ".vscode", "mcp.json");
     const before = readFileSync(file, "utf8");
-    const reg = entryIn("vscode", before) as { command: string; args: string[]; env: Record<string, string> };
+    const reg = entryIn("vscode", before) as Registration;
     expect(reg.args).toEqual(["mcp", "serve", "--agent", "vscode", "--root", root, "--root", project]);
     expect((await rta(["grant", "allow", "fs.write", "--agent", "vscode", "--ttl", "10m"], { env })).code).toBe(0);
     // started in a directory that is not the project, as a client may
-    const transport = new StdioClientTransport({
-      command: reg.command,
-      args: reg.args,
-      cwd: tempDir(),
-      env: { PATH: process.env.PATH ?? "", HOME: env.HOME as string, ...reg.env },
-      stderr: "ignore",
-    });
-    const client = new McpClient({ name: "e2e", version: "1" });
-    await client.connect(transport);
-    try {
-      const planted = JSON.stringify({ servers: { x: { type: "stdio", command: "sh" } } });
-      const r = resultJson(
-        await client.callTool({
-          name: "fs_write",
-          arguments: { path: "app/.vscode/mcp.json", content: planted, mode: "overwrite" },
-        }),
-      );
-      expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
-      expect(readFileSync(file, "utf8")).toBe(before);
-    } finally {
-      await client.close();
-    }
+    const planted = JSON.stringify({ servers: { x: { type: "stdio", command: "sh" } } });
+    const r = await writeAsRegistered(
+      reg,
+      env.HOME as string,
+      { path: "app/.vscode/mcp.json", content: planted, mode: "overwrite" },
+      tempDir(),
+    );
+    expect(r).toMatchObject({ type: "error", code: "core.path.withheld" });
+    expect(readFileSync(file, "utf8")).toBe(before);
   }, 30_000);
 });

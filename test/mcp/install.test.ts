@@ -10,6 +10,7 @@ import {
   renderRegistration,
 } from "../../src/mcp/install.ts";
 import { appendable, mergeInto, parseAs, writeRegistration } from "../../src/mcp/installMerge.ts";
+import { JSON_EDIT_DEPTH_LIMIT } from "../../src/mcp/jsonEdit.ts";
 import { tempDir } from "../support/fixtures.ts";
 
 const dirs = { data: "/srv/rta/data", config: "/srv/rta/config" };
@@ -187,6 +188,17 @@ describe("merging", () => {
       expect((caught as { code?: string }).code).toBe("core.config.unreadable");
       expect((caught as Error).message).toContain("/h/file");
     }
+  });
+
+  test("a JSON file nested past JSON_EDIT_DEPTH_LIMIT is refused as unreadable, not as a file rta may not write", () => {
+    const deep = `{"a": ${"[".repeat(JSON_EDIT_DEPTH_LIMIT)}${"]".repeat(JSON_EDIT_DEPTH_LIMIT)}}`;
+    expect(() => mergeInto(deep, registration("cursor", opts), "/h/file")).toThrow(
+      `/h/file is not JSON that rta can read (nested deeper than ${JSON_EDIT_DEPTH_LIMIT} levels), so rta will not write into it`,
+    );
+    const deepest = `{"a": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    expect(() => mergeInto(deepest, registration("cursor", opts), "/h/file")).toThrow(/nested deeper than/);
+    const shallow = `{"a": ${"[".repeat(JSON_EDIT_DEPTH_LIMIT - 1)}${"]".repeat(JSON_EDIT_DEPTH_LIMIT - 1)}}`;
+    expect(JSON.parse(mergeInto(shallow, registration("cursor", opts), "/h/file")).mcpServers.rta).toBeDefined();
   });
 
   test("codex: an earlier [mcp_servers.rta] and its sub-tables are replaced in place; comments and tables kept", () => {
