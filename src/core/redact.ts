@@ -221,7 +221,7 @@ export class Redactor {
             const k = keys[i] as string;
             const x = from[k];
             const value = walk(x, k);
-            const name = this.keyName(k, guards);
+            const name = this.keyOf(k).shown ?? this.guardedText(k, guards);
             if (value === x && name === k) continue;
             // the first change: a copy of the keys before it, then every key after it
             out = {};
@@ -229,13 +229,13 @@ export class Redactor {
             setOwn(out, name, value);
             for (let j = i + 1; j < keys.length; j++) {
               const later = keys[j] as string;
-              setOwn(out, this.keyName(later, guards), walk(from[later], later));
+              setOwn(out, this.keyOf(later).shown ?? this.guardedText(later, guards), walk(from[later], later));
             }
             return out;
           }
         else {
           out = {};
-          for (const k of keys) setOwn(out, this.keyName(k, guards), walk(from[k], k));
+          for (const k of keys) setOwn(out, this.keyOf(k).shown ?? this.guardedText(k, guards), walk(from[k], k));
           return out;
         }
         return v;
@@ -259,11 +259,6 @@ export class Redactor {
     if (this.shorts.size >= SHORTS_KEPT) this.shorts.clear();
     this.shorts.set(text, masked);
     return masked;
-  }
-
-  /** A result's key as it reads redacted: kept from an earlier result when it names no place. */
-  private keyName(key: string, guards: () => readonly string[]): string {
-    return this.keyOf(key).shown ?? this.guardedText(key, guards);
   }
 
   /** What `keys` holds of a key, worked out and kept when it holds nothing yet (a long key is not kept). */
