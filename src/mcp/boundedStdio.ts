@@ -14,7 +14,7 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { deserializeMessage } from "@modelcontextprotocol/server";
 import { callBegins, callEnds, lap } from "../core/profile.ts";
 import { JsonFramer } from "./jsonFramer.ts";
-import { answerId, cancelledId, isRequest } from "./messageKinds.ts";
+import { answerId, cancelledId, isRequest, readableId } from "./messageKinds.ts";
 import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
 
 /** JSON-RPC's code for text that is not JSON. */
@@ -29,6 +29,21 @@ export interface StdioStreams {
   output: NodeJS.WritableStream;
   /** told why the session ended, when it ended on a limit */
   say: (line: string) => void;
+  /** answers the tool calls it can answer exactly as the SDK would, before the SDK sees them */
+  direct?: DirectAnswers;
+}
+
+/** Answers some requests itself, in place of the SDK (src/mcp/serve/directCall.ts); left out, the SDK answers all. */
+export interface DirectAnswers {
+  /** takes a request and later answers it with one frame through `answer`; false leaves it to the SDK */
+  take(
+    request: JSONRPCMessage & { id: string | number },
+    answer: (id: string | number, frame: string) => void,
+  ): boolean;
+  /** the client cancelled this request: its call is stopped, and never answered */
+  cancelled(id: string | number, reason: unknown): void;
+  /** the session ended: every call taken is stopped, and none is answered */
+  closed(): void;
 }
 
 export class BoundedStdioTransport implements Transport {
@@ -65,7 +80,7 @@ export class BoundedStdioTransport implements Transport {
     this.framer = new JsonFramer(
       limit,
       (frame, values) => {
-        if (frame.kind === "malformed") return this.parseError();
+        if (frame.kind === "malformed") return this.answerError(null, PARSE_ERROR, "Parse error");
         // Counted by the framer as it read the bytes: a request past the bound is refused before it is parsed.
         if (values > REQUEST_VALUE_LIMIT) return this.invalidRequest(frame.text, TOO_MANY_VALUES);
         lap("stdio framing");
@@ -135,28 +150,9 @@ export class BoundedStdioTransport implements Transport {
     void this.close();
   };
 
-  private parseError(): void {
-    this.answerError(null, PARSE_ERROR, "Parse error");
-  }
-
-  /**
-   * JSON that is not a JSON-RPC message (params that are not an object, no
-   * "jsonrpc", a method that is not a string). A request whose id can be read
-   * is answered with that id, or its client would wait on it for good.
-   */
+  /** JSON that is not a JSON-RPC message: answered with the request's id when one can be read (messageKinds.ts). */
   private invalidRequest(text: string, why = "Invalid Request"): void {
-    let id: string | number | null = null;
-    try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-        const { id: candidate, method } = value as { id?: unknown; method?: unknown };
-        if (typeof method === "string" && (typeof candidate === "string" || Number.isSafeInteger(candidate)))
-          id = candidate as string | number;
-      }
-    } catch {
-      // not JSON after all: no id to give
-    }
-    this.answerError(id, INVALID_REQUEST, why);
+    this.answerError(readableId(text), INVALID_REQUEST, why);
   }
 
   /**
@@ -171,7 +167,9 @@ export class BoundedStdioTransport implements Transport {
     if (!isRequest(message)) {
       this.onmessage?.(message);
       const cancelled = cancelledId(message);
-      if (cancelled !== undefined) this.answered(cancelled);
+      if (cancelled === undefined) return;
+      this.streams.direct?.cancelled(cancelled, (message as { params?: { reason?: unknown } }).params?.reason);
+      this.answered(cancelled);
       return;
     }
     if (this.inFlight >= REQUESTS_IN_FLIGHT || this.waiting.length > 0) {
@@ -197,6 +195,7 @@ export class BoundedStdioTransport implements Transport {
     this.inFlight++;
     this.unanswered.add(request.id);
     lap("in-flight accounting");
+    if (this.streams.direct?.take(request, this.answerFrame)) return;
     this.onmessage?.(request);
   }
 
@@ -229,6 +228,15 @@ export class BoundedStdioTransport implements Transport {
     if (id !== undefined) this.answered(id);
     if (!written) await this.whenDrained();
   }
+
+  /** The answer, as a frame, to a request the direct path took: sent as send() sends one. */
+  private answerFrame = (id: string | number, frame: string): void => {
+    if (this.closed) return;
+    const written = this.streams.output.write(frame);
+    callEnds("answer written");
+    this.answered(id);
+    if (!written) void this.whenDrained();
+  };
 
   /** A JSON-RPC error of the transport's own (see write): `id` null when none can be read. */
   private answerError(id: string | number | null, code: number, message: string): void {
@@ -282,6 +290,7 @@ export class BoundedStdioTransport implements Transport {
     input.off("error", this.onInputError);
     input.pause();
     this.endWait?.();
+    this.streams.direct?.closed();
     this.onclose?.();
     this.resolveDone();
   }

@@ -53,3 +53,22 @@ function modernMetaPasses(meta: unknown): boolean {
   const id = (meta as Record<string, unknown>)[SUBSCRIPTION_ID];
   return id === undefined || typeof id === "string" || Number.isInteger(id);
 }
+
+/**
+ * The id of JSON that is not a JSON-RPC message (params that are not an
+ * object, no "jsonrpc", a method that is not a string), or null: a request
+ * whose id can be read is answered with that id, or its client would wait on
+ * it for good.
+ */
+export function readableId(text: string): string | number | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+    const { id, method } = value as { id?: unknown; method?: unknown };
+    return typeof method === "string" && (typeof id === "string" || Number.isSafeInteger(id))
+      ? (id as string | number)
+      : null;
+  } catch {
+    return null; // not JSON after all: no id to give
+  }
+}

@@ -43,6 +43,8 @@ export interface ServeContext {
   onUnexpected?: (thrown: unknown) => void;
   /** the roots the client offered (file paths), each time it offers them */
   onClientRoots?: (paths: string[]) => void;
+  /** told of each tools/call the SDK hands to this server's handler, with the server and the request's id */
+  onSdkCall?: (server: Server, id: string | number) => void;
 }
 
 /**
@@ -56,24 +58,24 @@ const REMOTE_PLACES =
 /** The tool list changes only with the operator's config (what it fills, the profiles it sets up): clients may keep it a minute. */
 const TOOLS_LIST_TTL_MS = 60_000;
 
+/** The server's name and version, as the SDK stamps them on a 2026-07-28 result. */
+export const SERVER_INFO: Implementation = { name: "rta", version };
+
 /** Builds a server for one connection. Cheap and free of side effects: the SDK may call it twice while it settles the era. */
 export function createServer(ctx: ServeContext): Server {
-  const server = new Server(
-    { name: "rta", version },
-    {
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { listChanged: false },
-        prompts: { listChanged: false },
-        completions: {},
-        logging: {},
-      },
-      instructions:
-        instructions(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) +
-        (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
-      cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
+  const server = new Server(SERVER_INFO, {
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      prompts: { listChanged: false },
+      completions: {},
+      logging: {},
     },
-  );
+    instructions:
+      instructions(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) +
+      (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
+    cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
+  });
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
   server.setRequestHandler("tools/list", async (req) => {
@@ -111,27 +113,9 @@ export function createServer(ctx: ServeContext): Server {
 
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
     lap("calls in flight");
+    ctx.onSdkCall?.(server, reqCtx.mcpReq.id);
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
-    const outcome = await runCall(
-      { capability: req.params.name, args: req.params.arguments ?? {}, origin },
-      ctx.catalogue,
-      ctx.deps,
-      { limits: ctx.limits, signal: reqCtx.mcpReq.signal, onUnexpected: ctx.onUnexpected },
-    );
-    if (outcome.ok) {
-      const text = JSON.stringify(forAgent(outcome.value));
-      lap("result JSON");
-      return { content: [{ type: "text", text }] };
-    }
-    // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
-    // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
-    if (outcome.error.code === "core.tool.unknown") {
-      const { code, hint } = outcome.error;
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message, { code, hint });
-    }
-    const answer = errorResult(outcome.error);
-    if (answer.hint !== undefined) answer.hint = toolWords(answer.hint, ctx.catalogue);
-    return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
+    return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal);
   });
 
   // The 2025-11-25 flow: a client that declares roots is asked for them once it is initialized, and again
@@ -153,6 +137,45 @@ export function createServer(ctx: ServeContext): Server {
   return boundErrors(server);
 }
 
+/** A tools/call result as rta builds it: one text block, with isError on the tool's refusal. */
+export type ToolAnswer = {
+  content: [{ type: "text"; text: string }];
+  isError?: true;
+};
+
+/**
+ * Runs one tool call through the pipeline and builds its result, as the SDK's
+ * handler and the stdio direct path both answer it. Throws a ProtocolError
+ * (-32602, with rta's code and hint in its data) for an unknown tool.
+ */
+export async function answerCall(
+  ctx: ServeContext,
+  name: string,
+  args: Record<string, unknown>,
+  origin: AgentOrigin,
+  signal: AbortSignal,
+): Promise<ToolAnswer> {
+  const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
+    limits: ctx.limits,
+    signal,
+    onUnexpected: ctx.onUnexpected,
+  });
+  if (outcome.ok) {
+    const text = JSON.stringify(forAgent(outcome.value));
+    lap("result JSON");
+    return { content: [{ type: "text", text }] };
+  }
+  // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
+  // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
+  if (outcome.error.code === "core.tool.unknown") {
+    const { code, hint } = outcome.error;
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message, { code, hint });
+  }
+  const answer = errorResult(outcome.error);
+  if (answer.hint !== undefined) answer.hint = toolWords(answer.hint, ctx.catalogue);
+  return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
+}
+
 /** The client's name and version: per request in the 2026-07-28 era, from initialize in the 2025-11-25 one. */
 function clientInfo(server: Server, reqCtx: ServerContext): Implementation | undefined {
   const envelope = reqCtx.mcpReq.envelope as Record<string, unknown> | undefined;
@@ -165,8 +188,12 @@ function clientInfo(server: Server, reqCtx: ServerContext): Implementation | und
  * made into an agent name when it is not one.
  */
 function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqCtx: ServerContext): AgentOrigin {
+  return callerOf(ctx, client, (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent);
+}
+
+/** Who is calling, from the client's reported name and version and, over HTTP, the agent its token names. */
+export function callerOf(ctx: ServeContext, client: Implementation | undefined, tokenAgent?: string): AgentOrigin {
   const reported = client?.name?.trim() || "unknown";
-  const tokenAgent = (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent;
   return {
     kind: "agent",
     name: tokenAgent ?? ctx.agent ?? agentNameOf(reported),

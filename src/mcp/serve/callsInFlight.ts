@@ -77,16 +77,25 @@ export class CallsInFlight {
       }
       // The SDK builds a call's context afresh for it, and keeps the request's own signal where it reads it.
       ctx.mcpReq.signal = stop.signal;
-      const call = inner(request, ctx);
-      this.running.set(call, stop);
-      const done = () => {
-        this.running.delete(call);
-        if (this.running.size === 0 && this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
-      };
-      call.then(done, done);
-      return call;
+      return this.run(stop, () => inner(request, ctx));
     });
     return server;
+  }
+
+  /**
+   * Counts a call while it runs, one the SDK never saw (the stdio direct
+   * path's): `stop` hears cancel(), and starts aborted once it was called.
+   */
+  run<T>(stop: AbortController, start: () => Promise<T>): Promise<T> {
+    if (this.cancelled && !stop.signal.aborted) stop.abort();
+    const call = start();
+    this.running.set(call, stop);
+    const done = () => {
+      this.running.delete(call);
+      if (this.running.size === 0 && this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
+    };
+    call.then(done, done);
+    return call;
   }
 
   /** Resolves true once no call is under way, or false when `ms` pass first. */

@@ -12,6 +12,7 @@ import { withRoots } from "../../gate/paths/stage.ts";
 import { BoundedStdioTransport } from "../boundedStdio.ts";
 import { createServer } from "../server.ts";
 import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "./callsInFlight.ts";
+import { DirectCalls } from "./directCall.ts";
 import {
   endSession,
   type ServeEnd,
@@ -28,6 +29,8 @@ export interface StdioServeOptions extends ServeOptions {
   output: NodeJS.WritableStream;
   /** shows a name the client offered as a root (made safe for a terminal) */
   shown: (name: string) => string;
+  /** false: every request goes to the SDK, none takes the direct path (directCall.ts); default true */
+  direct?: boolean;
 }
 
 /**
@@ -53,16 +56,19 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
       : [],
   );
 
-  const transport = new BoundedStdioTransport({ input: o.input, output: o.output, say: o.say });
+  const calls = new CallsInFlight();
+  const base = serverContext(o, "stdio");
+  const direct = o.direct === false ? undefined : new DirectCalls(base, calls);
+  const transport = new BoundedStdioTransport({ input: o.input, output: o.output, say: o.say, direct });
   const ctx = {
-    ...serverContext(o, "stdio"),
+    ...base,
+    ...(direct ? { onSdkCall: direct.sdkCall } : {}),
     onClientRoots: (offered: string[]) => {
       const added = offered.filter((r) => !roots.includes(r));
       deps.roots = withRoots(served, added);
       if (added.length > 0) o.say(`rta: the client offered roots: ${added.map(o.shown).join(", ")}`);
     },
   };
-  const calls = new CallsInFlight();
   const handle = sdkServeStdio(() => calls.track(createServer(ctx)), {
     transport,
     onerror: (err) => {

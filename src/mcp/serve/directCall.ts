@@ -1,0 +1,175 @@
+/**
+ * The stdio direct path: a tools/call answered by rta's own transport, byte
+ * for byte as the SDK would answer it, without the SDK's handling around the
+ * call (its codec, request and result checks, context, promise hops and send
+ * cost as much as the call's own pipeline for a small call).
+ *
+ * It takes only what it can answer exactly so; everything else goes to the
+ * SDK as before. A request is taken only once the SDK itself has handed a
+ * tools/call of the same kind to rta's handler on the server it settled the
+ * era with: that proves the session's era is settled, the request's `_meta`
+ * (none, or the same JSON text) passed the SDK's envelope checks, and which
+ * server is serving. The request must hold nothing but `jsonrpc`, `id`,
+ * `method` and `params`; its params nothing but a string `name`, an object
+ * `arguments` and that `_meta`; its id a string or a safe integer. A progress
+ * token makes no difference: rta sends no progress over MCP, whichever path.
+ */
+import {
+  CLIENT_INFO_META_KEY,
+  type Implementation,
+  type JSONRPCMessage,
+  SERVER_INFO_META_KEY,
+  type Server,
+} from "@modelcontextprotocol/server";
+import { lap } from "../../core/profile.ts";
+import { cutMessage } from "../boundedErrors.ts";
+import type { DirectAnswers } from "../boundedStdio.ts";
+import { answerCall, callerOf, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
+import type { CallsInFlight } from "./callsInFlight.ts";
+
+/** The first revision of the 2026-07-28 era; a later one is of the same era, as the SDK holds. */
+const FIRST_MODERN_REVISION = "2026-07-28";
+/** Kinds of request (their `_meta` text) remembered as passed: a client sends one, or one per progress token. */
+const KINDS_KEPT = 8;
+/** Requests the SDK was left, remembered until it hands them to the handler; past it the memory starts again. */
+const PENDING_KEPT = 64;
+/** JSON-RPC's code for an internal error, which the SDK answers for a handler that throws without a code. */
+const INTERNAL_ERROR = -32603;
+/** The SDK answers its old resource-not-found code as invalid params, in both eras. */
+const RESOURCE_NOT_FOUND = -32002;
+const INVALID_PARAMS = -32602;
+
+type Request = JSONRPCMessage & { id: string | number };
+/** A request as the SDK's message schema passed it. */
+type Asked = { id: string | number; method: string; params?: unknown };
+
+interface Shape {
+  name: string;
+  args: Record<string, unknown>;
+  meta: Record<string, unknown> | undefined;
+  /** the `_meta` as JSON text, "" when there is none */
+  kind: string;
+}
+
+export class DirectCalls implements DirectAnswers {
+  /** the server the SDK settled the era with, once it has handed rta's handler a tools/call */
+  private server: Server | undefined;
+  /** the kinds of request the SDK handed to `server`'s handler */
+  private readonly passed = new Set<string>();
+  /** the kind of each tools/call left to the SDK, by id, until its handler is handed it */
+  private readonly pending = new Map<string | number, string>();
+  /** the calls taken and under way, by id; one the client cancelled is gone from here */
+  private readonly running = new Map<string | number, AbortController>();
+  private ended = false;
+
+  constructor(
+    private readonly ctx: ServeContext,
+    private readonly calls: CallsInFlight,
+  ) {}
+
+  /** Told by the SDK's tools/call handler (ServeContext.onSdkCall) that it was handed request `id` on `server`. */
+  readonly sdkCall = (server: Server, id: string | number): void => {
+    const kind = this.pending.get(id);
+    if (kind === undefined) return;
+    this.pending.delete(id);
+    if (server !== this.server) {
+      this.server = server;
+      this.passed.clear();
+    }
+    if (this.passed.size < KINDS_KEPT) this.passed.add(kind);
+  };
+
+  take(request: Request, answer: (id: string | number, frame: string) => void): boolean {
+    if ((request as unknown as Asked).method !== "tools/call" || this.ended) return false;
+    const shape = shapeOf(request as unknown as Asked);
+    if (shape === undefined) return false;
+    const server = this.server;
+    if (server === undefined || server.transport === undefined || !this.passed.has(shape.kind)) {
+      if (this.pending.size >= PENDING_KEPT) this.pending.clear();
+      this.pending.set(request.id, shape.kind);
+      return false;
+    }
+    lap("direct path");
+    void this.run(server, request.id, shape, answer);
+    return true;
+  }
+
+  cancelled(id: string | number, reason: unknown): void {
+    const stop = this.running.get(id);
+    if (stop === undefined) return;
+    this.running.delete(id);
+    stop.abort(reason);
+  }
+
+  closed(): void {
+    this.ended = true;
+    const stops = [...this.running.values()];
+    this.running.clear();
+    for (const stop of stops) stop.abort(new Error("Connection closed"));
+  }
+
+  private async run(
+    server: Server,
+    id: string | number,
+    shape: Shape,
+    answer: (id: string | number, frame: string) => void,
+  ): Promise<void> {
+    const stop = new AbortController();
+    this.running.set(id, stop);
+    const client =
+      (shape.meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion() ?? undefined;
+    const origin = callerOf(this.ctx, client);
+    const modern = (server.getNegotiatedProtocolVersion() ?? "") >= FIRST_MODERN_REVISION;
+    let frame: string;
+    try {
+      const result = await this.calls.run(stop, () =>
+        answerCall(this.ctx, shape.name, shape.args, origin, stop.signal),
+      );
+      frame = resultFrame(id, result, modern);
+    } catch (err) {
+      frame = errorFrame(id, err as Error & { code?: unknown; data?: unknown });
+    }
+    // A call its client cancelled, or that the session's end stopped, is not answered, as the SDK does.
+    if (this.running.get(id) !== stop) return;
+    this.running.delete(id);
+    answer(id, frame);
+  }
+}
+
+/**
+ * What the request asks, when it is a tools/call the SDK would hand to rta's
+ * handler unchanged: else undefined, and the SDK answers it.
+ */
+function shapeOf(request: Asked): Shape | undefined {
+  if (typeof request.id !== "string" && !Number.isSafeInteger(request.id)) return undefined;
+  for (const key in request)
+    if (key !== "jsonrpc" && key !== "id" && key !== "method" && key !== "params") return undefined;
+  const params = request.params as Record<string, unknown> | undefined;
+  if (!isPlain(params)) return undefined;
+  for (const key in params) if (key !== "name" && key !== "arguments" && key !== "_meta") return undefined;
+  const { name, arguments: args = {}, _meta: meta } = params;
+  if (typeof name !== "string" || !isPlain(args) || Object.hasOwn(args, "__proto__")) return undefined;
+  if (meta !== undefined && !isPlain(meta)) return undefined;
+  return { name, args, meta, kind: meta === undefined ? "" : JSON.stringify(meta) };
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The answer's frame as the SDK builds it: the result first; on the 2026-07-28 era its resultType and the server's identity. */
+function resultFrame(id: string | number, result: ToolAnswer, modern: boolean): string {
+  const encoded = modern
+    ? { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO } }
+    : result;
+  return `${JSON.stringify({ result: encoded, jsonrpc: "2.0", id })}\n`;
+}
+
+/** An error answer as the SDK builds it from what the handler threw, its message held to the limit as boundErrors holds it. */
+function errorFrame(id: string | number, err: Error & { code?: unknown; data?: unknown }): string {
+  const thrown = Number.isSafeInteger(err.code) ? (err.code as number) : INTERNAL_ERROR;
+  const code = thrown === RESOURCE_NOT_FOUND ? INVALID_PARAMS : thrown; // the SDK's encodeErrorCode, both eras
+  const message = cutMessage(err.message ?? "Internal error");
+  const error = err.data === undefined ? { code, message } : { code, message, data: err.data };
+  return `${JSON.stringify({ jsonrpc: "2.0", id, error })}\n`;
+}
