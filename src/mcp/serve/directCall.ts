@@ -61,6 +61,8 @@ export class DirectCalls implements DirectAnswers {
   /** the calls taken and under way, by id; one the client cancelled is gone from here */
   private readonly running = new Map<string | number, AbortController>();
   private ended = false;
+  /** how many calls the direct path took, for a test to see it was taken */
+  taken = 0;
 
   constructor(
     private readonly ctx: ServeContext,
@@ -90,6 +92,7 @@ export class DirectCalls implements DirectAnswers {
       return false;
     }
     lap("direct path");
+    this.taken++;
     void this.run(server, request.id, shape, answer);
     return true;
   }

@@ -31,6 +31,8 @@ export interface StdioServeOptions extends ServeOptions {
   shown: (name: string) => string;
   /** false: every request goes to the SDK, none takes the direct path (directCall.ts); default true */
   direct?: boolean;
+  /** handed the direct path once it is made: a test's view of what it took */
+  onDirect?: (direct: DirectCalls) => void;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   const calls = new CallsInFlight();
   const base = serverContext(o, "stdio");
   const direct = o.direct === false ? undefined : new DirectCalls(base, calls);
+  if (direct) o.onDirect?.(direct);
   const transport = new BoundedStdioTransport({ input: o.input, output: o.output, say: o.say, direct });
   const ctx = {
     ...base,
