@@ -35,11 +35,10 @@ export interface StdioStreams {
 
 /** Answers some requests itself, in place of the SDK (src/mcp/serve/directCall.ts); left out, the SDK answers all. */
 export interface DirectAnswers {
-  /** takes a request and later answers it with one frame through `answer`; false leaves it to the SDK */
-  take(
-    request: JSONRPCMessage & { id: string | number },
-    answer: (id: string | number, frame: string) => void,
-  ): boolean;
+  /** the message, parsed, when it is a request the direct path will take (the SDK's schema passes it as it is) */
+  parse(text: string): JSONRPCMessage | undefined;
+  /** takes a request parse() gave, and answers it later with one frame through `answer`; false: the SDK's */
+  take(request: JSONRPCMessage, answer: (id: string | number, frame: string) => void): boolean;
   /** the client cancelled this request: its call is stopped, and never answered */
   cancelled(id: string | number, reason: unknown): void;
   /** the session ended: every call taken is stopped, and none is answered */
@@ -86,7 +85,7 @@ export class BoundedStdioTransport implements Transport {
         lap("stdio framing");
         let message: JSONRPCMessage;
         try {
-          message = deserializeMessage(frame.text);
+          message = this.streams.direct?.parse(frame.text) ?? deserializeMessage(frame.text);
         } catch {
           return this.invalidRequest(frame.text);
         }

@@ -11,8 +11,10 @@
  * (none, or the same JSON text) passed the SDK's envelope checks, and which
  * server is serving. The request must hold nothing but `jsonrpc`, `id`,
  * `method` and `params`; its params nothing but a string `name`, an object
- * `arguments` and that `_meta`; its id a string or a safe integer. A progress
- * token makes no difference: rta sends no progress over MCP, whichever path.
+ * `arguments` and that `_meta`; its id a string or a safe integer. Such a
+ * request is parsed here alone (JSON.parse), since the SDK's message schema
+ * passes it unchanged. A progress token makes no difference: rta sends no
+ * progress over MCP, whichever path.
  */
 import {
   CLIENT_INFO_META_KEY,
@@ -39,11 +41,8 @@ const INTERNAL_ERROR = -32603;
 const RESOURCE_NOT_FOUND = -32002;
 const INVALID_PARAMS = -32602;
 
-type Request = JSONRPCMessage & { id: string | number };
-/** A request as the SDK's message schema passed it. */
-type Asked = { id: string | number; method: string; params?: unknown };
-
 interface Shape {
+  id: string | number;
   name: string;
   args: Record<string, unknown>;
   meta: Record<string, unknown> | undefined;
@@ -58,6 +57,8 @@ export class DirectCalls implements DirectAnswers {
   private readonly passed = new Set<string>();
   /** the kind of each tools/call left to the SDK, by id, until its handler is handed it */
   private readonly pending = new Map<string | number, string>();
+  /** the requests parse() took, each with what it asks, until take() is handed them */
+  private readonly approved = new WeakMap<object, Shape>();
   /** the calls taken and under way, by id; one the client cancelled is gone from here */
   private readonly running = new Map<string | number, AbortController>();
   private ended = false;
@@ -81,19 +82,31 @@ export class DirectCalls implements DirectAnswers {
     if (this.passed.size < KINDS_KEPT) this.passed.add(kind);
   };
 
-  take(request: Request, answer: (id: string | number, frame: string) => void): boolean {
-    if ((request as unknown as Asked).method !== "tools/call" || this.ended) return false;
-    const shape = shapeOf(request as unknown as Asked);
-    if (shape === undefined) return false;
+  parse(text: string): JSONRPCMessage | undefined {
+    if (this.ended || !text.includes('"tools/call"')) return undefined;
+    const asked: unknown = JSON.parse(text);
+    const shape = shapeOf(asked);
+    if (shape === undefined) return undefined;
     const server = this.server;
-    if (server === undefined || server.transport === undefined || !this.passed.has(shape.kind)) {
-      if (this.pending.size >= PENDING_KEPT) this.pending.clear();
-      this.pending.set(request.id, shape.kind);
-      return false;
+    if (server !== undefined && server.transport !== undefined && this.passed.has(shape.kind)) {
+      this.approved.set(asked as object, shape);
+      return asked as JSONRPCMessage;
     }
+    if (this.pending.size >= PENDING_KEPT) this.pending.clear();
+    this.pending.set(shape.id, shape.kind);
+    return undefined;
+  }
+
+  take(request: JSONRPCMessage, answer: (id: string | number, frame: string) => void): boolean {
+    const shape = this.approved.get(request);
+    if (shape === undefined) return false;
+    this.approved.delete(request);
+    const server = this.server;
+    // Ending: the SDK, itself ending, drops the request as it drops any that comes now.
+    if (this.ended || server === undefined || server.transport === undefined) return false;
     lap("direct path");
     this.taken++;
-    void this.run(server, request.id, shape, answer);
+    void this.run(server, shape, answer);
     return true;
   }
 
@@ -111,12 +124,8 @@ export class DirectCalls implements DirectAnswers {
     for (const stop of stops) stop.abort(new Error("Connection closed"));
   }
 
-  private async run(
-    server: Server,
-    id: string | number,
-    shape: Shape,
-    answer: (id: string | number, frame: string) => void,
-  ): Promise<void> {
+  private async run(server: Server, shape: Shape, answer: (id: string | number, frame: string) => void): Promise<void> {
+    const { id } = shape;
     const stop = new AbortController();
     this.running.set(id, stop);
     const client =
@@ -141,19 +150,22 @@ export class DirectCalls implements DirectAnswers {
 
 /**
  * What the request asks, when it is a tools/call the SDK would hand to rta's
- * handler unchanged: else undefined, and the SDK answers it.
+ * handler unchanged, and the SDK's message schema would pass as it is: else
+ * undefined, and the SDK parses and answers it.
  */
-function shapeOf(request: Asked): Shape | undefined {
-  if (typeof request.id !== "string" && !Number.isSafeInteger(request.id)) return undefined;
-  for (const key in request)
+function shapeOf(value: unknown): Shape | undefined {
+  if (!isPlain(value)) return undefined;
+  const { jsonrpc, id, method, params } = value;
+  if (jsonrpc !== "2.0" || method !== "tools/call") return undefined;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
+  for (const key in value)
     if (key !== "jsonrpc" && key !== "id" && key !== "method" && key !== "params") return undefined;
-  const params = request.params as Record<string, unknown> | undefined;
   if (!isPlain(params)) return undefined;
   for (const key in params) if (key !== "name" && key !== "arguments" && key !== "_meta") return undefined;
   const { name, arguments: args = {}, _meta: meta } = params;
   if (typeof name !== "string" || !isPlain(args) || Object.hasOwn(args, "__proto__")) return undefined;
   if (meta !== undefined && !isPlain(meta)) return undefined;
-  return { name, args, meta, kind: meta === undefined ? "" : JSON.stringify(meta) };
+  return { id: id as string | number, name, args, meta, kind: meta === undefined ? "" : JSON.stringify(meta) };
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {

@@ -178,6 +178,24 @@ describe("the direct path answers as the SDK does", () => {
       ask(call(21, "jwt_decode", { token: TOKEN }, { _meta: { progressToken: "p1" } })),
       ask(call(22, "jwt_decode", { token: TOKEN }, { _meta: { progressToken: "p1" } })),
       ask(call(23, "jwt_decode", { token: TOKEN }, { _meta: { progressToken: 1.5 } })),
+      ask({ ...call(40, "jwt_decode", { token: TOKEN }), jsonrpc: "1.0" }),
+      ask({ jsonrpc: "2.0", method: "tools/call", params: { name: "jwt_decode", arguments: { token: TOKEN } } }, 0),
+      ask(
+        `{"jsonrpc":"2.0","id":-0,"method":"tools/call","params":{"name":"jwt_decode","arguments":{"token":"${TOKEN}"}}}\n`,
+      ),
+      ask(
+        `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"nope","name":"jwt_decode","arguments":{"token":"${TOKEN}","token":"a.b"}}}\n`,
+      ),
+      ask(
+        `{"jsonrpc":"2.0","id":42,"method":"tools\\/call","params":{"name":"jwt_decode","arguments":{"token":"${TOKEN}"}}}\n`,
+      ),
+      ask(
+        `{\n  "jsonrpc": "2.0",\n  "id": 43,\n  "method": "tools/call",\n  "params": {"name": "fs_read", "arguments": {"path": "a.txt"}}\n}\n`,
+      ),
+      ask(call(44, "jwt_decode", { token: TOKEN, nested: { deep: [1, { x: null }] } })),
+      ask(
+        `{"jsonrpc":"2.0","id":45,"method":"tools/call","params":{"name":"fs_read","arguments":{"path":"a.txt","limit":1e400}}}\n`,
+      ),
       ask(call(24, "jwt_decode", { token: TOKEN }, { _meta: envelope() })),
       ask(call(25, "jwt_decode", { token: TOKEN }, { _meta: envelope() })),
       // cancelled mid-call: no answer, its place is free, and it is recorded as cancelled
