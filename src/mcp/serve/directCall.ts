@@ -50,6 +50,12 @@ interface Shape {
   kind: string;
 }
 
+/**
+ * One stdio session's direct path: told by the SDK's handler which kinds of
+ * tools/call it accepts (sdkCall), it parses, runs and answers the next ones
+ * itself, counted in the session's calls in flight and stopped by the
+ * client's cancellation or the session's end as the SDK stops its own.
+ */
 export class DirectCalls implements DirectAnswers {
   /** the server the SDK settled the era with, once it has handed rta's handler a tools/call */
   private server: Server | undefined;
@@ -128,8 +134,7 @@ export class DirectCalls implements DirectAnswers {
     const { id } = shape;
     const stop = new AbortController();
     this.running.set(id, stop);
-    const client =
-      (shape.meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion() ?? undefined;
+    const client = (shape.meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
     const origin = callerOf(this.ctx, client);
     const modern = (server.getNegotiatedProtocolVersion() ?? "") >= FIRST_MODERN_REVISION;
     let frame: string;
@@ -138,6 +143,7 @@ export class DirectCalls implements DirectAnswers {
         answerCall(this.ctx, shape.name, shape.args, origin, stop.signal),
       );
       frame = resultFrame(id, result, modern);
+      lap("answer frame JSON");
     } catch (err) {
       frame = errorFrame(id, err as Error & { code?: unknown; data?: unknown });
     }
