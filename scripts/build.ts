@@ -73,7 +73,7 @@ function orderRun(dir: string, order: string): Promise<void> {
     server.stdout.on("data", (chunk: Buffer) => {
       answered += chunk.toString("utf8");
       // every request is answered: the client leaves, and the server ends its session and exits
-      if (answered.split("\n").filter((l) => l.trim()).length >= 3) server.stdin.end();
+      if (answered.split("\n").length - 1 >= requests.filter((r) => "id" in r).length) server.stdin.end();
     });
     server.on("error", reject);
     server.on("exit", () => {
