@@ -27,9 +27,13 @@ export function lazyBuiltins(): Capability[] {
     let loaded: Capability | undefined;
     return {
       ...decl,
-      run: async (args, ctx) => {
-        loaded ??= await load();
-        return loaded.run(args, ctx);
+      // once loaded, a call goes straight to the module's run: no promise of its own in between
+      run: (args, ctx) => {
+        if (loaded) return loaded.run(args, ctx);
+        return load().then((cap) => {
+          loaded = cap;
+          return cap.run(args, ctx);
+        });
       },
     };
   });
