@@ -2,7 +2,8 @@
  * What a command line evaluates before it runs: `rta mcp ...` builds only its
  * own group, and a server start evaluates no capability's module and none of
  * the code of the groups it does not serve; a capability's module is loaded
- * when it runs. Each case runs in a fresh process, whose module registry
+ * when it runs; `rta explain` evaluates none of the gate. Each case runs in a
+ * fresh process, whose module registry
  * (require.cache, ESM included) shows what was evaluated.
  */
 import { expect, test } from "bun:test";
@@ -69,4 +70,12 @@ test("a command line that names no group builds every group, as before", () => {
   expect(status).toBe(0);
   expect(otherGroups.every((m) => loaded.includes(m))).toBe(true);
   expect(loaded.filter(capabilityModule)).toEqual([]);
+});
+
+test("rta explain evaluates neither the capabilities' code nor the process's dependencies (the stores, the path gate)", () => {
+  const { status, loaded } = loadedAfter(["explain", "--json"]);
+  expect(status).toBe(0);
+  expect(loaded).toContain("cli/explain.ts");
+  expect(loaded.filter(capabilityModule)).toEqual([]);
+  expect(loaded.filter((m) => m === "cli/deps.ts" || m.startsWith("gate/"))).toEqual([]);
 });
