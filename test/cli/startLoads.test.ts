@@ -3,8 +3,8 @@
  * own group, and a server start evaluates no capability's module and none of
  * the code of the groups it does not serve; a capability's module is loaded
  * when it runs; `rta explain` evaluates none of the gate. Each case runs in a
- * fresh process, whose module registry
- * (require.cache, ESM included) shows what was evaluated.
+ * fresh process, whose module registry (require.cache, ESM included) shows
+ * what was evaluated.
  */
 import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
