@@ -44,6 +44,8 @@ export function addMcpCommands(program: Command, cli: Cli): void {
         http?: boolean | string;
         allowHost: string[];
       }) => {
+        // the dependencies' code, which a server builds at once, evaluated before the collection: see collectWhileSmall
+        require("./deps.ts");
         collectWhileSmall();
         const { serve } = await import("./serve.ts");
         cli.status = await serve(cli, opts);
