@@ -14,7 +14,6 @@ import { type Clock, once, systemClock } from "../core/deps.ts";
 import { Exit } from "../core/errors.ts";
 import type { Deps } from "../gate/deps.ts";
 import type { RecordSink } from "../record/append.ts";
-import { processDeps } from "./deps.ts";
 import { type Io, processIo } from "./io.ts";
 
 export interface Cli {
@@ -50,8 +49,13 @@ export function makeCli(parts: CliParts = {}): Cli {
     get catalogue() {
       return catalogue();
     },
-    deps: once(() => processDeps(io.env, { clock })),
-    serverDeps: (record, roots) => processDeps(io.env, { record, roots, clock }),
+    deps: once(() => depsModule().processDeps(io.env, { clock })),
+    serverDeps: (record, roots) => depsModule().processDeps(io.env, { record, roots, clock }),
     status: Exit.ok,
   };
+}
+
+/** The process's dependencies' module, evaluated when a command first asks for them (`rta explain` never does). */
+function depsModule(): typeof import("./deps.ts") {
+  return require("./deps.ts") as typeof import("./deps.ts");
 }

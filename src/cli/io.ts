@@ -3,7 +3,7 @@
  * against buffers. Only src/cli writes to the terminal.
  */
 import { fstatSync, readFileSync, readlinkSync, readSync, writeSync } from "node:fs";
-import { Chalk, type ChalkInstance } from "chalk";
+import type { ChalkInstance } from "chalk";
 import { RtaError } from "../core/errors.ts";
 import { jsonEscaped } from "./render.ts";
 
@@ -173,6 +173,8 @@ export type ColorChoice = "auto" | "always" | "never";
  * "dumb" gets it.
  */
 export function paint(io: Io): ChalkInstance {
+  // Loaded when something is first painted: a server, which paints nothing, does not evaluate chalk at start.
+  const { Chalk } = require("chalk") as typeof import("chalk");
   return new Chalk({ level: colours(io) ? 1 : 0 });
 }
 

@@ -9,22 +9,20 @@ import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
 import { calledSo, closest, didYouMean } from "../core/suggest.ts";
-import { addCapabilityCommands } from "./capabilityCommands.ts";
 import { warnIfConfigUnread } from "./configWarning.ts";
-import { addConsentCommands } from "./consentCommands.ts";
 import { type Cli, makeCli } from "./factory.ts";
 import { EXIT_PIPE_CLOSED, type Io, StdoutClosed, takeColor } from "./io.ts";
-import { addLogFollow } from "./logFollow.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
-import { addReadingCommands } from "./readingCommands.ts";
 import { reportError, reportUsage } from "./report.ts";
 
 /**
- * Builds the command line. When the first word names a command group of its
- * own (mcp, grant, lock, ...), the capability commands are not built: making
- * all of them costs a few milliseconds a server start does not need.
+ * Builds the command line, loading the code of only the groups it builds.
+ * When the first word names a command group of its own (grant, lock, ...),
+ * the capability commands are not built; when it is `mcp`, no other group is
+ * either. A server start then evaluates none of their code: what it holds in
+ * memory before answering its client decides whether a collection runs first.
  */
-function buildProgram(cli: Cli, first?: string): Command {
+async function buildProgram(cli: Cli, first?: string): Promise<Command> {
   const program = new Command("rta")
     .description("capabilities for operators, on the terminal and as MCP tools for agents, behind one gate")
     .version(version, "-V, --version")
@@ -61,12 +59,24 @@ function buildProgram(cli: Cli, first?: string): Command {
       cli.status = completion(cli, shell);
     });
 
+  if (first === "mcp") {
+    addMcpCommands(program, cli);
+    return program;
+  }
+  const [{ addConsentCommands }, { addReadingCommands }] = await Promise.all([
+    import("./consentCommands.ts"),
+    import("./readingCommands.ts"),
+  ]);
   addConsentCommands(program, cli);
   addMcpCommands(program, cli);
   addReadingCommands(program, cli);
 
   const own = new Set(program.commands.map((c) => c.name()));
   if (first === undefined || !own.has(first)) {
+    const [{ addCapabilityCommands }, { addLogFollow }] = await Promise.all([
+      import("./capabilityCommands.ts"),
+      import("./logFollow.ts"),
+    ]);
     addCapabilityCommands(program, cli, cli.catalogue.areas().includes(first ?? "") ? first : undefined);
     addLogFollow(program, cli);
   }
@@ -84,7 +94,7 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   if (given[0] === "__complete") {
     // the words being completed as they stand, --color and a half-typed value of it included
     const { complete } = await import("./completion.ts");
-    return complete(cli, buildProgram(cli, given[0]), given.slice(1));
+    return complete(cli, await buildProgram(cli, given[0]), given.slice(1));
   }
   let argv: string[];
   try {
@@ -95,7 +105,7 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
-  const program = buildProgram(cli, argv[0]);
+  const program = await buildProgram(cli, argv[0]);
   if (argv.length === 0) {
     // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it
     io.out(program.helpInformation());

@@ -93,8 +93,31 @@ export function annotations(cap: Capability): ToolAnnotations {
   };
 }
 
-/** tools/list: every capability in the catalogue (never-a-tool names are not in it), in name order. */
+/** The tool list and instructions last made for each catalogue, with the config they were made for. */
+const made = new WeakMap<Catalogue, { config: Config; tools?: ToolListing[]; instructions?: string }>();
+
+/** What was made for this catalogue and config: a config that is the same object (unchanged) says the same. */
+function madeFor(catalogue: Catalogue, config: Config): { tools?: ToolListing[]; instructions?: string } {
+  let kept = made.get(catalogue);
+  if (kept?.config !== config) {
+    kept = { config };
+    made.set(catalogue, kept);
+  }
+  return kept;
+}
+
+/**
+ * tools/list: every capability in the catalogue (never-a-tool names are not
+ * in it), in name order. Made once for a catalogue and config and then handed
+ * out as it is: the caller must not change it (the SDK copies what it sends).
+ */
 export function toolListings(catalogue: Catalogue, config: Config = EMPTY_CONFIG): ToolListing[] {
+  const kept = madeFor(catalogue, config);
+  kept.tools ??= listTools(catalogue, config);
+  return kept.tools;
+}
+
+function listTools(catalogue: Catalogue, config: Config): ToolListing[] {
   return catalogue.all().map((cap) => {
     const profiles = profilesFor(cap, config);
     const configured = new Set(Object.keys(configValues(config, cap)));
@@ -115,6 +138,12 @@ function profileOffered(catalogue: Catalogue, config: Config): boolean {
 
 /** Said once at the handshake: what is true of every tool, and of profile once one is set up. */
 export function instructions(catalogue: Catalogue, config: Config = EMPTY_CONFIG): string {
+  const kept = madeFor(catalogue, config);
+  kept.instructions ??= instructionsText(catalogue, config);
+  return kept.instructions;
+}
+
+function instructionsText(catalogue: Catalogue, config: Config): string {
   const profile = profileOffered(catalogue, config)
     ? ["Naming a profile with profile needs a grant issued for that exact profile, whatever the tool."]
     : [];

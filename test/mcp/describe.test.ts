@@ -61,6 +61,23 @@ test("the listing is in catalogue order and the instructions name the areas", ()
   expect(instructions(cat)).toContain(`The areas offered here: ${cat.areas().join(", ")}.`);
 });
 
+test("the listing and instructions are made once for a config, and again for a config that changed", () => {
+  const cat = builtinCatalogue();
+  const first = toolListings(cat);
+  expect(toolListings(cat)).toBe(first);
+  expect(instructions(cat)).toBe(instructions(cat));
+  // a config read anew is a new object: what it sets up is listed, and the old list is not handed out again
+  const changed: Config = { ...EMPTY_CONFIG, profiles: { work: { area: "note", set: {}, only: {} } } };
+  const listed = toolListings(cat, changed);
+  expect(listed).not.toBe(first);
+  expect(listed.find((t) => t.name === "note_list")?.inputSchema.properties).toHaveProperty("profile");
+  expect(instructions(cat, changed)).toContain("a grant issued for that exact profile");
+  // back to no config: the same as a catalogue that never saw the change lists
+  expect(toolListings(cat)).toEqual(toolListings(builtinCatalogue()));
+  expect(toolListings(cat).find((t) => t.name === "note_list")?.inputSchema.properties).not.toHaveProperty("profile");
+  expect(instructions(cat)).not.toContain("profile");
+});
+
 describe("profiles, as the config sets them up", () => {
   const cat = builtinCatalogue();
   const config = (profiles: Config["profiles"]): Config => ({ ...EMPTY_CONFIG, profiles });
