@@ -169,6 +169,14 @@ export const codes = {
   "net.unreachable": { doc: "the destination refused the connection or could not be reached", exit: Exit.failure },
   "net.tls": { doc: "the TLS handshake failed", exit: Exit.failure },
   "net.tool.missing": { doc: "a system tool the capability runs is not installed", exit: Exit.unavailable },
+  "core.plugin.invalid": {
+    doc: "a plugin's describe was malformed, too large, or declared what it may not: the plugin is unavailable",
+    exit: Exit.unavailable,
+  },
+  "core.plugin.failed": {
+    doc: "a plugin crashed, sent a malformed answer, or answered outside its declared shape or prefix",
+    exit: Exit.failure,
+  },
   "core.call.cancelled": { doc: "the caller cancelled the call before it finished", exit: Exit.failure },
   "core.internal": {
     doc: "rta failed in a way it did not expect; the message is kept bare on purpose",
@@ -193,6 +201,8 @@ export type Code = keyof typeof codes;
 export class RtaError extends Error {
   readonly code: Code;
   readonly hint: string | undefined;
+  /** what only the record keeps (a plugin's stderr tail): never shown to a caller, and dropped by redaction */
+  detail?: string;
 
   constructor(code: Code, message: string, hint?: string) {
     super(message);
@@ -202,8 +212,18 @@ export class RtaError extends Error {
   }
 
   get exit(): ExitCode {
-    return codes[this.code].exit;
+    // a plugin's own code (pluginError) is in no catalogue: it failed
+    return codes[this.code]?.exit ?? Exit.failure;
   }
+}
+
+/**
+ * A plugin's own error, with a code under its prefix (`note.notfound`) that
+ * the catalogue may not list: its exit status is the catalogue's when it is
+ * listed, a failure's otherwise. The caller checks the prefix; this refuses nothing.
+ */
+export function pluginError(code: string, message: string, hint?: string): RtaError {
+  return new RtaError(code as Code, message, hint);
 }
 
 /**
