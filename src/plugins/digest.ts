@@ -36,15 +36,16 @@ export function rememberDigest(file: string, digest: Digest): void {
 
 /**
  * The digest of the file at `file` (never through a link at the name), from
- * the cache while its identity is unchanged, else read whole again. Refuses
- * what the system refuses (ENOENT, EACCES, ELOOP), passed through.
+ * the cache while its identity is unchanged, else read whole again (always
+ * with `rehash`). Refuses what the system refuses (ENOENT, EACCES, ELOOP),
+ * passed through.
  */
-export function fileDigest(file: string): Digest {
+export function fileDigest(file: string, rehash = false): Digest {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const identity = identityOf(fstatSync(fd, { bigint: true }));
     const cached = known.get(file);
-    if (cached?.identity === identity) return cached;
+    if (!rehash && cached?.identity === identity) return cached;
     const digest = { sha256: hashFd(fd), identity };
     known.set(file, digest);
     return digest;

@@ -22,9 +22,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { RtaError } from "../core/errors.ts";
-
-/** A plugin's name: the area prefix of every capability it declares. */
-export const PLUGIN_NAME = /^[a-z][a-z0-9]*$/;
+import { PLUGIN_NAME } from "./protocol.ts";
 
 /** The prefix every plugin binary's file name starts with. */
 export const PLUGIN_PREFIX = "rta-plugin-";
