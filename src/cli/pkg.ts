@@ -68,7 +68,7 @@ function count(n: number): string {
 }
 
 function caps(d: Described): { name: string; safety: string }[] {
-  return d.capabilities.map((c) => ({ name: c.name, safety: c.safety }));
+  return d.capabilities.map((c) => ({ name: c.name, safety: c.safety })).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
 /** What a plugin declares, as lines: its name, version and digest, each capability with its safety class. */
@@ -106,7 +106,12 @@ export function list(cli: Cli, opts: { json?: boolean }, verify: boolean): numbe
       { name: "digest", cell: (p, form) => (form === "terminal" ? p.entry.sha256.slice(0, 12) : p.entry.sha256) },
       {
         name: "capabilities",
-        cell: (p) => (p.described ? p.described.capabilities.map((c) => c.name).join(",") : null),
+        cell: (p) =>
+          p.described
+            ? caps(p.described)
+                .map((c) => c.name)
+                .join(",")
+            : null,
       },
       { name: "state", cell: stateText },
     ];

@@ -121,6 +121,9 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     io.err("rta: error: rta hit an unexpected failure (core.internal)\n");
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");
     return Exit.failure;
+  } finally {
+    // a plugin's long-lived child would keep the process alive once the command is done
+    cli.closePlugins();
   }
 }
 

@@ -55,7 +55,7 @@ describe("rta pkg install", () => {
     // the CLI offers it as it offers a built-in
     expect((await rta(["memo", "put", "k", "--text", "hello"], { env })).code).toBe(0);
     expect(JSON.parse((await rta(["memo", "get", "k", "--json"], { env })).stdout)).toMatchObject({
-      value: { key: "k", text: "hello" },
+      value: { name: "k", text: "hello" },
     });
   });
 
@@ -121,11 +121,11 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(tools).toContain("memo_put");
       expect(tools.some((t) => t.startsWith("pkg"))).toBe(false);
       // a free read runs; a write needs a grant
-      const put = resultJson(await s.client.callTool({ name: "memo_put", arguments: { key: "k", text: "x" } }));
+      const put = resultJson(await s.client.callTool({ name: "memo_put", arguments: { name: "k", text: "x" } }));
       expect(put.code).toBe("core.grant.required");
       expect((await rta(["memo", "put", "k", "--text", "kept"], { env })).code).toBe(0);
-      const got = resultJson(await s.client.callTool({ name: "memo_get", arguments: { key: "k" } }));
-      expect(got).toMatchObject({ type: "object", value: { key: "k", text: "kept" } });
+      const got = resultJson(await s.client.callTool({ name: "memo_get", arguments: { name: "k" } }));
+      expect(got).toMatchObject({ type: "object", value: { name: "k", text: "kept" } });
       // every pkg verb is answered as any name that is no tool
       for (const name of ["pkg_install", "pkg_list", "pkg_remove", "pkg_verify"]) {
         const r = await s.client.callTool({ name, arguments: {} }).catch((err: Error) => err);
@@ -160,17 +160,17 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
       const granted = await rta(["grant", "allow", "memo", "--agent", "claude", "--ttl", "30m", "--json"], { env });
       expect(granted.code).toBe(0);
       expect(JSON.parse(granted.stdout).digest).toBe(sha);
-      const ok = await s.client.callTool({ name: "memo_put", arguments: { key: "k", text: "one" } });
-      expect(resultJson(ok)).toMatchObject({ value: { key: "k", kept: true } });
+      const ok = await s.client.callTool({ name: "memo_put", arguments: { name: "k", text: "one" } });
+      expect(resultJson(ok)).toMatchObject({ value: { name: "k", kept: true } });
 
       // someone replaces the installed binary in place
       appendFileSync(join(data, "plugins", "rta-plugin-memo"), "\n# changed\n");
-      const refused = resultJson(await s.client.callTool({ name: "memo_put", arguments: { key: "k", text: "two" } }));
+      const refused = resultJson(await s.client.callTool({ name: "memo_put", arguments: { name: "k", text: "two" } }));
       expect(refused.code).toBe("core.grant.required");
       expect(refused.hint).toContain("changed since the grant was issued");
       expect(refused.hint).toContain("rta pkg verify");
       // a free read of a binary that is not what described it is refused too
-      const read = resultJson(await s.client.callTool({ name: "memo_get", arguments: { key: "k" } }));
+      const read = resultJson(await s.client.callTool({ name: "memo_get", arguments: { name: "k" } }));
       expect(read.code).toBe("core.plugin.invalid");
 
       const detail = await rta(["grant", "list", "--detail"], { env });
@@ -196,8 +196,8 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
     expect((await rta(["grant", "allow", "memo", "--agent", "claude", "--ttl", "30m"], { env })).code).toBe(0);
     const fresh = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
     try {
-      const ok = await fresh.client.callTool({ name: "memo_put", arguments: { key: "k", text: "three" } });
-      expect(resultJson(ok)).toMatchObject({ value: { key: "k", kept: true } });
+      const ok = await fresh.client.callTool({ name: "memo_put", arguments: { name: "k", text: "three" } });
+      expect(resultJson(ok)).toMatchObject({ value: { name: "k", kept: true } });
     } finally {
       await fresh.close();
     }
