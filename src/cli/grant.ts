@@ -15,6 +15,7 @@ import {
   listGrants,
   planGrant,
   revoke as revokeGrants,
+  staleFix,
 } from "../gate/operator/grants.ts";
 import { agentsInRecord } from "./agentsSeen.ts";
 import type { Cli } from "./factory.ts";
@@ -170,8 +171,17 @@ export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: 
           name: "build",
           cell: (g) => (g.digest ? `${g.build} (plugin ${g.digest.slice(0, 12)})` : `${g.build} (built-in)`),
         },
+        { name: "fix", cell: (g) => fixes.get(g.id) ?? null },
       );
-    printListing(cli, opts.json, { key: "grants", items: grants, columns, json: grantJson, empty: "no grants" });
+    // a grant on a plugin binary replaced since covers nothing: --detail says so beside it, with what to run
+    const fixes = new Map<string, string>();
+    if (opts.detail)
+      for (const g of grants) {
+        const fix = staleFix(cli.catalogue, g);
+        if (fix !== undefined) fixes.set(g.id, fix);
+      }
+    const json = (g: ListedGrant) => ({ ...grantJson(g), ...(opts.detail ? { fix: fixes.get(g.id) ?? null } : {}) });
+    printListing(cli, opts.json, { key: "grants", items: grants, columns, json, empty: "no grants" });
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;

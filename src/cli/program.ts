@@ -16,6 +16,7 @@ import { type Cli, makeCli } from "./factory.ts";
 import { EXIT_PIPE_CLOSED, type Io, StdoutClosed, takeColor } from "./io.ts";
 import { addLogFollow } from "./logFollow.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
+import { addPkgCommands } from "./pkgCommands.ts";
 import { addReadingCommands } from "./readingCommands.ts";
 import { reportError, reportUsage } from "./report.ts";
 
@@ -63,6 +64,7 @@ function buildProgram(cli: Cli, first?: string): Command {
 
   addConsentCommands(program, cli);
   addMcpCommands(program, cli);
+  addPkgCommands(program, cli);
   addReadingCommands(program, cli);
 
   const own = new Set(program.commands.map((c) => c.name()));
@@ -84,6 +86,7 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   if (given[0] === "__complete") {
     // the words being completed as they stand, --color and a half-typed value of it included
     const { complete } = await import("./completion.ts");
+    await cli.loadPlugins();
     return complete(cli, buildProgram(cli, given[0]), given.slice(1));
   }
   let argv: string[];
@@ -95,6 +98,8 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
+  // `rta pkg` reads the index itself, and must still work when it is torn
+  if (argv[0] !== "pkg") await cli.loadPlugins();
   const program = buildProgram(cli, argv[0]);
   if (argv.length === 0) {
     // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it
@@ -116,6 +121,9 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     io.err("rta: error: rta hit an unexpected failure (core.internal)\n");
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");
     return Exit.failure;
+  } finally {
+    // a plugin's long-lived child would keep the process alive once the command is done
+    cli.closePlugins();
   }
 }
 

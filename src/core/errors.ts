@@ -97,6 +97,15 @@ export const codes = {
     doc: "the person at the terminal did not answer yes to `issue it?`, so no grant was issued",
     exit: Exit.refused,
   },
+  "core.plugin.index": {
+    doc: "the index of installed plugins does not read as rta's (cut short, edited by hand, another version)",
+    exit: Exit.failure,
+  },
+  "core.plugin.unknown": { doc: "no plugin by that name is installed", exit: Exit.unavailable },
+  "core.plugin.declined": {
+    doc: "the person at the terminal did not answer yes to `install it?`, or was not asked (piped, without --yes)",
+    exit: Exit.refused,
+  },
   "core.grant.unknown": { doc: "no grant or lock has that id, or none matched", exit: Exit.unavailable },
   "core.lock.locked": { doc: "a person locked this agent or capability: the instant no", exit: Exit.refused },
   "core.policy.unreadable": {

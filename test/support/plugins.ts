@@ -1,0 +1,46 @@
+/**
+ * Installing a plugin into a test's data dir. `installPlugin` does it as a
+ * person would: `rta pkg install PATH --yes` on the built binary. The note
+ * plugin is large (a compiled Bun binary), so `installNote` installs it that
+ * way once per test process, then gives each data dir a hard link to that
+ * copy and the same index entry, with the identity the link has now: the
+ * bytes are the ones installed, and no test pays a copy or a hash.
+ */
+import { linkSync, mkdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { identityOf } from "../../src/plugins/digest.ts";
+import { pluginFile, pluginsDir, readIndex, writeIndex } from "../../src/plugins/registry.ts";
+import { tempDir } from "./fixtures.ts";
+import { rta } from "./rta.ts";
+
+/** The Python fixture plugin `memo` (memo.put, a write; memo.get, a read), for the package and pinning tests. */
+export const MEMO_PLUGIN = join(import.meta.dir, "..", "fixtures", "pkg", "rta-plugin-memo");
+
+/** The note plugin as `npm run build` makes it. */
+export const NOTE_PLUGIN = join(import.meta.dir, "..", "..", "dist", "plugins", "rta-plugin-note");
+
+/** Installs the plugin at `path` into `dataDir` with the built binary; throws with its stderr when it is refused. */
+export async function installPlugin(path: string, dataDir: string, env: Record<string, string> = {}): Promise<void> {
+  const ran = await rta(["pkg", "install", path, "--yes"], { env: { RTA_DATA_DIR: dataDir, ...env } });
+  if (ran.code !== 0) throw new Error(`rta pkg install ${path} failed: ${ran.stderr}`);
+}
+
+let installedOnce: string | undefined;
+
+/** Installs the note plugin into `dataDir` (made when missing) and returns it; throws when dist/plugins lacks it. */
+export async function installNote(dataDir: string = tempDir()): Promise<string> {
+  if (installedOnce === undefined) {
+    const first = tempDir();
+    await installPlugin(NOTE_PLUGIN, first);
+    installedOnce = first;
+  }
+  const entry = readIndex(installedOnce).plugins.note;
+  if (entry === undefined) throw new Error("the note plugin did not install");
+  mkdirSync(pluginsDir(dataDir), { recursive: true, mode: 0o700 });
+  const file = pluginFile(dataDir, "note");
+  linkSync(pluginFile(installedOnce, "note"), file);
+  const index = readIndex(dataDir);
+  index.plugins.note = { ...entry, identity: identityOf(statSync(file, { bigint: true })) };
+  writeIndex(dataDir, index);
+  return dataDir;
+}
