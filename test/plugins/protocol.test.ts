@@ -163,3 +163,12 @@ describe("a run answer", () => {
     });
   }
 });
+
+describe("a plugin's own codes on the CLI", () => {
+  test("an empty table said with a whenEmpty code under the prefix exits as a failure, never a crash", async () => {
+    const { resultStatus } = await import("../../src/cli/resultStatus.ts");
+    const cap = { result: { shape: "table", whenEmpty: "x.none" } };
+    const io = { err: () => {} };
+    expect(resultStatus(io as never, cap as never, { type: "table", columns: [], rows: [], total: 0 })).toBe(1);
+  });
+});
