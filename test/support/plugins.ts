@@ -8,7 +8,11 @@
  */
 import { linkSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
+import type { Catalogue } from "../../src/core/catalogue.ts";
+import { agentLimits } from "../../src/gate/bound.ts";
 import { identityOf } from "../../src/plugins/digest.ts";
+import { loadPlugins, PluginHosts, withPlugins } from "../../src/plugins/load.ts";
 import { pluginFile, pluginsDir, readIndex, writeIndex } from "../../src/plugins/registry.ts";
 import { tempDir } from "./fixtures.ts";
 import { rta } from "./rta.ts";
@@ -43,4 +47,21 @@ export async function installNote(dataDir: string = tempDir()): Promise<string> 
   index.plugins.note = { ...entry, identity: identityOf(statSync(file, { bigint: true })) };
   writeIndex(dataDir, index);
   return dataDir;
+}
+
+let catalogueMade: Promise<Catalogue> | undefined;
+
+/**
+ * The built-ins and the note plugin, installed (installNote) in a data dir of
+ * its own, as a process that has run `rta pkg install` makes its catalogue:
+ * for the in-process tests that used note when it was built in. Made once per
+ * test process; its plugin children end with it.
+ */
+export function noteCatalogue(): Promise<Catalogue> {
+  catalogueMade ??= (async () => {
+    const loaded = await loadPlugins(await installNote());
+    const hosts = new PluginHosts({ maxResult: agentLimits().hard });
+    return withPlugins(builtinCatalogue(), loaded, () => hosts);
+  })();
+  return catalogueMade;
 }
