@@ -71,11 +71,21 @@ function caps(d: Described): { name: string; safety: string }[] {
   return d.capabilities.map((c) => ({ name: c.name, safety: c.safety })).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
+/** The capabilities' names: every one piped; on a terminal the first few and how many, as a plugin may declare 1,000. */
+function capsCell(list: { name: string }[], form: Form): string {
+  const names = list.map((c) => c.name);
+  if (form !== "terminal" || names.length <= SHOWN_CAPS) return names.join(",");
+  return `${names.slice(0, SHOWN_CAPS - 1).join(",")},… (${names.length})`;
+}
+
+const SHOWN_CAPS = 5;
+
 /** What a plugin declares, as lines: its name, version and digest, each capability with its safety class. */
 function declares(d: Described, sha256: string, replaces?: { version: string; sha256: string }): string {
   const width = Math.max(...d.capabilities.map((c) => c.name.length), 0);
   const lines = [`plugin ${d.name} ${shown(d.version)} (sha256 ${sha256}) declares:`];
-  for (const c of d.capabilities) lines.push(`  ${c.name.padEnd(width)}  ${c.safety.padEnd(11)}  ${shown(c.summary)}`);
+  for (const c of [...d.capabilities].sort((a, b) => (a.name < b.name ? -1 : 1)))
+    lines.push(`  ${c.name.padEnd(width)}  ${c.safety.padEnd(11)}  ${shown(c.summary)}`);
   if (d.capabilities.length === 0) lines.push("  nothing");
   if (replaces !== undefined && replaces.sha256 !== sha256)
     lines.push(
@@ -106,12 +116,7 @@ export function list(cli: Cli, opts: { json?: boolean }, verify: boolean): numbe
       { name: "digest", cell: (p, form) => (form === "terminal" ? p.entry.sha256.slice(0, 12) : p.entry.sha256) },
       {
         name: "capabilities",
-        cell: (p) =>
-          p.described
-            ? caps(p.described)
-                .map((c) => c.name)
-                .join(",")
-            : null,
+        cell: (p, form) => (p.described ? capsCell(caps(p.described), form) : null),
       },
       { name: "state", cell: stateText },
     ];
