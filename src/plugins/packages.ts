@@ -55,13 +55,23 @@ export interface PendingInstall {
 /**
  * Copies the binary at `path` beside the installed ones (mode 0700, under a
  * temporary name), hashes the copy, and runs its describe under the bounds.
- * Refuses: a name not `rta-plugin-<name>` or a file that is no executable
- * (core.input.invalid), a describe that fails the protocol
+ * Refuses: a name not `rta-plugin-<name>`, one in `taken` (the built-in and
+ * never-a-tool areas), or a file that is no executable (core.input.invalid), a describe that fails the protocol
  * (core.plugin.invalid), a torn index (core.plugin.index). Nothing is
  * installed until `commit`.
  */
-export async function prepareInstall(dataDir: string, path: string): Promise<PendingInstall> {
+export async function prepareInstall(
+  dataDir: string,
+  path: string,
+  taken: readonly string[] = [],
+): Promise<PendingInstall> {
   const name = pluginNameOf(path);
+  if (taken.includes(name))
+    throw new RtaError(
+      "core.input.invalid",
+      `rta has an area named ${name} already: a plugin named so would not be offered`,
+      "a plugin's name is the area of everything it declares: give it another",
+    );
   checkExecutable(path);
   const index = readIndex(dataDir);
   const dir = makePluginsDir(dataDir);

@@ -95,6 +95,14 @@ describe("rta pkg install", () => {
     expect(notExec.code).toBe(2);
     expect(notExec.stderr).toContain("not an executable file");
     expect(noStack(notExec.stderr)).toBe(true);
+    // a name rta has as an area already (a built-in, or one never a tool) is no plugin's
+    for (const area of ["fs", "grant"]) {
+      const taken = join(tempDir(), `rta-plugin-${area}`);
+      copyFileSync(MEMO_PLUGIN, taken);
+      const ran = await rta(["pkg", "install", taken, "--yes"], { env });
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toContain(`rta has an area named ${area} already`);
+    }
   });
 
   test("a torn index is refused with what to do, and the built-ins are still served", async () => {
