@@ -79,6 +79,7 @@ export class FrameReader {
       const chunk = await this.chunk(this.held.length > 0);
       this.held = this.held.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.held, chunk]);
       end = this.held.indexOf(CRLF2);
+      if (end < 0) linesSoFar(this.held);
     }
     if (end < 0 || end > HEADER_MAX_BYTES) throw malformed(`a header section longer than ${HEADER_MAX_BYTES} bytes`);
     const text = this.held.subarray(0, end).toString("latin1");
@@ -99,6 +100,23 @@ export class FrameReader {
       if (value.length > 0) return value;
     }
   }
+}
+
+/**
+ * Refuses at once a header section whose lines so far are not headers (a
+ * message framed by a newline, JSON with no header): else the reader would
+ * wait for the rest of a header that is never coming.
+ */
+function linesSoFar(held: Buffer): void {
+  const text = held.subarray(0, Math.min(held.length, HEADER_MAX_BYTES + 4)).toString("latin1");
+  const lines = text.split("\n");
+  lines.pop(); // the line still arriving
+  for (const line of lines) {
+    if (!/^[A-Za-z][A-Za-z0-9-]*:/.test(line)) throw malformed("a header line that is not `Name: value`");
+    if (!line.endsWith("\r")) throw malformed("a header line that does not end in CRLF");
+  }
+  const last = lines.length === 0 ? text : text.slice(text.lastIndexOf("\n") + 1);
+  if (!/^(\r|[A-Za-z][A-Za-z0-9-]*(:.*)?)?$/s.test(last)) throw malformed("a header line that is not `Name: value`");
 }
 
 /** The Content-Length of a header section: given once, in decimal; no header but it and Content-Type. */

@@ -66,6 +66,7 @@ describe("the long-lived child", () => {
     const second = (await env.run({}, ctx())) as unknown as { value: { pid: number } };
     expect(second.value.pid).toBe(first.value.pid);
     process.kill(first.value.pid, "SIGKILL");
+    for (let i = 0; i < 100 && running("rta-plugin-demo").includes(first.value.pid); i++) await Bun.sleep(20);
     await Bun.sleep(50);
     const third = (await env.run({}, ctx())) as unknown as { value: { pid: number } };
     expect(third.value.pid).not.toBe(first.value.pid);
@@ -137,6 +138,8 @@ describe("what a plugin gets wrong", () => {
     const err = await failure(huge.run({}, ctx()));
     expect(err.code).toBe("core.result.toolarge");
     expect(err.message).toBe("the result is at least 100.0 MiB, over the 8 MiB limit");
+    // killed: gone once the kernel has taken it down (waited for, never timed)
+    for (let i = 0; i < 100 && running("rta-plugin-huge").length > 0; i++) await Bun.sleep(20);
     expect(running("rta-plugin-huge")).toEqual([]);
   });
 
