@@ -11,6 +11,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   statSync,
   writeFileSync,
@@ -18,7 +19,7 @@ import {
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
-import { installPlugin, MEMO_PLUGIN } from "../support/plugins.ts";
+import { installPlugin, MEMO_PLUGIN, NOTE_PLUGIN } from "../support/plugins.ts";
 import { noStack, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
 
@@ -208,6 +209,39 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
       expect(resultJson(ok)).toMatchObject({ value: { name: "k", kept: true } });
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe("the note plugin", () => {
+  test("there is no note area until it is installed; installed, its calls and its connection's folder work", async () => {
+    const { data, config, env } = dirsEnv();
+    const before = await rta(["note", "list"], { env });
+    expect(before.code).toBe(2);
+    expect((await rta(["explain", "--json"], { env })).stdout).not.toContain('"note.add"');
+    await installPlugin(NOTE_PLUGIN, data, env);
+    const folder = join(tempDir(), "work-notes");
+    writeFileSync(
+      join(config, "config.toml"),
+      `[connections.work]\narea = "note"\nfolder = "${folder}"\n\n[profiles.work]\narea = "note"\nconnection = "work"\n`,
+    );
+    expect((await rta(["note", "add", "plan", "--body", "one"], { env })).code).toBe(0);
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      expect((await s.client.listTools()).tools.map((t) => t.name)).toContain("note_add");
+      const listed = resultJson(await s.client.callTool({ name: "note_list", arguments: {} }));
+      expect(listed).toMatchObject({ type: "table", total: 1 });
+      expect(
+        (await rta(["grant", "allow", "note", "--agent", "claude", "--ttl", "30m", "--profile", "work"], { env })).code,
+      ).toBe(0);
+      const added = resultJson(
+        await s.client.callTool({ name: "note_add", arguments: { title: "at work", body: "two", profile: "work" } }),
+      );
+      expect(added).toMatchObject({ type: "object", value: { title: "at work" } });
+      // the profile's connection set the folder the plugin wrote in
+      expect(readdirSync(folder).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+    } finally {
+      await s.close();
     }
   });
 });
