@@ -6,6 +6,7 @@
  * copy and the same index entry, with the identity the link has now: the
  * bytes are the ones installed, and no test pays a copy or a hash.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { existsSync, linkSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
@@ -39,12 +40,19 @@ export async function installPlugin(path: string, dataDir: string, env: Record<s
 let installedOnce: string | undefined;
 
 /**
- * For a test file that used note when it was built in: every data dir the
- * built binary runs in from now on (rta(), connect(), onTerminal()) has the
+ * For a test file that used note when it was built in, called at its top:
+ * every data dir the built binary runs in during its tests (rta(), connect(), onTerminal()) has the
  * note plugin installed first, as `rta pkg install` leaves it.
  */
 export function useNotePlugin(): void {
-  if (!beforeDataDir.includes(installNoteOnce)) beforeDataDir.push(installNoteOnce);
+  // for this file's tests only: another file's data dirs stay as that file makes them
+  beforeAll(() => {
+    if (!beforeDataDir.includes(installNoteOnce)) beforeDataDir.push(installNoteOnce);
+  });
+  afterAll(() => {
+    const at = beforeDataDir.indexOf(installNoteOnce);
+    if (at >= 0) beforeDataDir.splice(at, 1);
+  });
 }
 
 async function installNoteOnce(dataDir: string): Promise<void> {
