@@ -194,6 +194,10 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
       expect(verify.stderr).toContain("memo");
       const doctor = await rta(["doctor"], { env });
       expect(doctor.stdout).toContain("plugin memo\tits binary changed since it was installed");
+      // and no new grant is pinned to a binary nobody installed
+      const regrant = await rta(["grant", "allow", "memo", "--agent", "claude", "--ttl", "30m"], { env });
+      expect(regrant.code).toBe(3);
+      expect(regrant.stderr).toContain("(core.plugin.changed)");
     } finally {
       await s.close();
     }
