@@ -53,7 +53,15 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
     const entry = pending.commit(new Date(cli.clock.now()));
     const d = pending.described;
     if (form === "json")
-      io.out(jsonText(io, { name: pending.name, ...entry, described: undefined, capabilities: caps(d) }));
+      io.out(
+        jsonText(io, {
+          name: pending.name,
+          version: entry.version,
+          sha256: entry.sha256,
+          installed: entry.installed,
+          capabilities: caps(d),
+        }),
+      );
     else if (form === "plain") io.out(`${pending.name}\t${shown(entry.version)}\t${entry.sha256}\n`);
     else
       io.out(

@@ -78,6 +78,12 @@ describe("rta pkg install", () => {
     const yes = await onTerminal(["pkg", "install", MEMO_PLUGIN], env, "y\n");
     expect(yes.code).toBe(0);
     expect(yes.out).toContain("installed plugin memo 1.0.0");
+    const json = JSON.parse((await rta(["pkg", "install", MEMO_PLUGIN, "--yes", "--json"], { env })).stdout);
+    expect(Object.keys(json)).toEqual(["name", "version", "sha256", "installed", "capabilities"]);
+    expect(json.capabilities).toEqual([
+      { name: "memo.get", safety: "read" },
+      { name: "memo.put", safety: "write" },
+    ]);
   });
 
   test("refuses a file not named rta-plugin-<name>, and one that is not executable", async () => {
