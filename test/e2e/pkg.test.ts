@@ -13,6 +13,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -221,6 +222,18 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
       await fresh.close();
     }
   });
+});
+
+test("a plugin left out is said as such when a person calls it, and in doctor and pkg list", async () => {
+  const { data, env } = dirsEnv();
+  await installPlugin(MEMO_PLUGIN, data, env);
+  rmSync(join(data, "plugins", "rta-plugin-memo"));
+  const called = await rta(["memo", "get", "k"], { env });
+  expect(called.code).toBe(2);
+  expect(called.stderr).toContain("plugin memo is installed but left out (its binary is missing)");
+  expect((await rta(["doctor"], { env })).stdout).toContain("fail\tplugin memo\tleft out: its binary is missing");
+  expect((await rta(["pkg", "list", "--json"], { env })).stdout).toContain('"reason":"its binary is missing"');
+  expect((await rta(["sys", "info"], { env })).code).toBe(0);
 });
 
 describe("the note plugin", () => {
