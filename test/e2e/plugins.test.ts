@@ -13,6 +13,7 @@ import { fixture } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { installPlugin } from "../support/plugins.ts";
+import { rta } from "../support/rta.ts";
 
 /** A data dir with `plugins` installed, and a root holding `files`. */
 async function installed(plugins: string[], files: Record<string, string> = {}) {
@@ -154,5 +155,21 @@ describe("a misbehaving plugin over MCP", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("the shell plugin on the CLI", () => {
+  test("a person's calls: a file by any name as fd 3, a directory refused, a write through the gate, the card", async () => {
+    const { data, root } = await installed(["demo"], { "odd\tname\nx": "abc" });
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir(), HOME: tempDir() };
+    const wc = await rta(["demo", "wc", join(root, "odd\tname\nx")], { env });
+    expect(wc).toEqual({ code: 0, stdout: "bytes\t3\n", stderr: "" });
+    const dir = await rta(["demo", "wc", root], { env });
+    expect(dir.code).toBe(1);
+    expect(dir.stderr).toContain("(fs.notfile)");
+    expect((await rta(["demo", "stamp", join(root, "out.txt")], { env })).code).toBe(0);
+    expect(readFileSync(join(root, "out.txt"), "utf8")).toBe("stamped by rta-plugin-demo\n");
+    const card = await rta(["explain", "demo.greet"], { env });
+    expect(card.stdout).toContain("widens name: refused under a profile that fences name");
   });
 });

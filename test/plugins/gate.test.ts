@@ -16,6 +16,8 @@ afterAll(() => hosts.close());
 
 const caps = [...(await loaded("demo", hosts)), ...(await loaded("escape", hosts)), ...(await loaded("crash", hosts))];
 const catalogue = new Catalogue(caps, pluginValidators(caps));
+/** The digest a grant on the demo plugin is pinned to: its binary's, as described. */
+const demoDigest = caps.find((c) => c.area === "demo")?.plugin?.digest ?? "";
 
 function call(capability: string, args: Record<string, unknown>): Call {
   return { capability, args, origin: agent };
@@ -74,7 +76,7 @@ describe("a plugin capability behind the gate", () => {
 
   test("a file to write is written through the gate's handle, with what the plugin wrote", async () => {
     const { deps, root } = serverWith({});
-    grantFor(deps, { target: "demo.stamp" });
+    grantFor(deps, { target: "demo.stamp", digest: demoDigest });
     const out = await runCall(call("demo_stamp", { file: "done.txt" }), catalogue, deps);
     expect(out).toEqual({ ok: true, value: { type: "object", value: { stamped: true } } });
     expect(readFileSync(join(root, "done.txt"), "utf8")).toBe("stamped by rta-plugin-demo\n");
@@ -100,7 +102,7 @@ describe("profiles and fences on plugin inputs", () => {
     const { deps } = serverWith({});
     mkdirSync(deps.dirs.config, { recursive: true });
     writeFileSync(join(deps.dirs.config, "config.toml"), config);
-    grantFor(deps, { target: "demo.greet", profile: "team" });
+    grantFor(deps, { target: "demo.greet", profile: "team", digest: demoDigest });
     return deps;
   }
 

@@ -158,4 +158,17 @@ describe("what a plugin gets wrong", () => {
     again.abort();
     expect((await failure(next)).code).toBe("core.call.cancelled");
   });
+
+  test("calls to the long-lived child wait their turn, and one cancelled while it waits ends at once, before the call ahead of it", async () => {
+    const hang = await cap("hang", "hang.wait", 300);
+    const first = new AbortController();
+    const running = hang.run({}, ctx(first.signal));
+    const second = new AbortController();
+    const waiting = hang.run({}, ctx(second.signal));
+    await Bun.sleep(100);
+    second.abort();
+    expect((await failure(waiting)).code).toBe("core.call.cancelled");
+    first.abort();
+    expect((await failure(running)).code).toBe("core.call.cancelled");
+  });
 });
