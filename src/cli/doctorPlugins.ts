@@ -21,6 +21,9 @@ export function pluginFindings(cli: Cli, add: Add): void {
         `its binary changed since it was installed (it hashes to ${p.sha256.slice(0, 12)} now): it was described again, and no grant issued before covers it`,
         "run `rta pkg verify`; if you trust the new binary, `rta pkg install` it, then grant again",
       );
-    else add(`plugin ${p.name}`, "ok", `${p.described.version}, ${p.described.capabilities.length} capabilities`);
+    else {
+      const n = p.described.capabilities.length;
+      add(`plugin ${p.name}`, "ok", `${p.described.version}, ${n} capabilit${n === 1 ? "y" : "ies"}`);
+    }
   }
 }

@@ -2,6 +2,8 @@
  * `rta pkg`: install, list, remove and verify plugins. It parses what was
  * typed and renders; the work and its refusals are src/plugins/packages.ts's.
  */
+import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
+import { NEVER_A_TOOL } from "../core/catalogue.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { type InstalledPlugin, installedPlugins, prepareInstall, removePlugin } from "../plugins/packages.ts";
@@ -22,7 +24,8 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
   const { io } = cli;
   try {
     const dataDir = dirs(io.env).data;
-    const pending = await prepareInstall(dataDir, path);
+    const taken = [...builtinCatalogue().areas(), ...NEVER_A_TOOL.areas];
+    const pending = await prepareInstall(dataDir, path, taken);
     const form = outputForm(io, opts.json);
     const say = form === "terminal" ? io.out : io.err;
     try {
@@ -50,7 +53,15 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
     const entry = pending.commit(new Date(cli.clock.now()));
     const d = pending.described;
     if (form === "json")
-      io.out(jsonText(io, { name: pending.name, ...entry, described: undefined, capabilities: caps(d) }));
+      io.out(
+        jsonText(io, {
+          name: pending.name,
+          version: entry.version,
+          sha256: entry.sha256,
+          installed: entry.installed,
+          capabilities: caps(d),
+        }),
+      );
     else if (form === "plain") io.out(`${pending.name}\t${shown(entry.version)}\t${entry.sha256}\n`);
     else
       io.out(
@@ -71,11 +82,21 @@ function caps(d: Described): { name: string; safety: string }[] {
   return d.capabilities.map((c) => ({ name: c.name, safety: c.safety })).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
+/** The capabilities' names: every one piped; on a terminal the first few and how many, as a plugin may declare 1,000. */
+function capsCell(list: { name: string }[], form: Form): string {
+  const names = list.map((c) => c.name);
+  if (form !== "terminal" || names.length <= SHOWN_CAPS) return names.join(",");
+  return `${names.slice(0, SHOWN_CAPS - 1).join(",")},… (${names.length})`;
+}
+
+const SHOWN_CAPS = 5;
+
 /** What a plugin declares, as lines: its name, version and digest, each capability with its safety class. */
 function declares(d: Described, sha256: string, replaces?: { version: string; sha256: string }): string {
   const width = Math.max(...d.capabilities.map((c) => c.name.length), 0);
   const lines = [`plugin ${d.name} ${shown(d.version)} (sha256 ${sha256}) declares:`];
-  for (const c of d.capabilities) lines.push(`  ${c.name.padEnd(width)}  ${c.safety.padEnd(11)}  ${shown(c.summary)}`);
+  for (const c of [...d.capabilities].sort((a, b) => (a.name < b.name ? -1 : 1)))
+    lines.push(`  ${c.name.padEnd(width)}  ${c.safety.padEnd(11)}  ${shown(c.summary)}`);
   if (d.capabilities.length === 0) lines.push("  nothing");
   if (replaces !== undefined && replaces.sha256 !== sha256)
     lines.push(
@@ -106,12 +127,7 @@ export function list(cli: Cli, opts: { json?: boolean }, verify: boolean): numbe
       { name: "digest", cell: (p, form) => (form === "terminal" ? p.entry.sha256.slice(0, 12) : p.entry.sha256) },
       {
         name: "capabilities",
-        cell: (p) =>
-          p.described
-            ? caps(p.described)
-                .map((c) => c.name)
-                .join(",")
-            : null,
+        cell: (p, form) => (p.described ? capsCell(caps(p.described), form) : null),
       },
       { name: "state", cell: stateText },
     ];

@@ -188,6 +188,10 @@ function suggestion(err: CommanderError, cmd: Command, rest: string[], words: st
   const at = (w: string) => ["rta", ...words, w].join(" ");
   if (err.code === "commander.unknownCommand" && rest[0] !== undefined) {
     const typed = rest[0];
+    // an installed plugin that could not be offered is said as such, not guessed at
+    const leftOut = words.length === 0 ? cli.plugins().find((p) => p.name === typed && !p.offered) : undefined;
+    if (leftOut && !leftOut.offered)
+      return `plugin ${typed} is installed but left out (${leftOut.reason}): \`rta doctor\` says more;`;
     if (typed.includes(".") || typed.includes("_")) {
       const names = cli.catalogue.all().map((c) => c.name);
       const dotted = typed.replaceAll("_", ".");

@@ -101,6 +101,10 @@ export const codes = {
     doc: "the index of installed plugins does not read as rta's (cut short, edited by hand, another version)",
     exit: Exit.failure,
   },
+  "core.plugin.changed": {
+    doc: "the plugin's binary changed since it was installed: no grant is issued for a binary nobody installed",
+    exit: Exit.refused,
+  },
   "core.plugin.unknown": { doc: "no plugin by that name is installed", exit: Exit.unavailable },
   "core.plugin.declined": {
     doc: "the person at the terminal did not answer yes to `install it?`, or was not asked (piped, without --yes)",

@@ -25,14 +25,14 @@ export function artifactDigest(cap: Capability): string | null {
 /**
  * Refuses a call of a plugin capability whose binary no longer hashes to the
  * one that described it (replaced or removed under a running server), as
- * core.plugin.invalid: what it declared may not be what it would do. A new
- * session describes it again.
+ * core.plugin.invalid: what it declared may not be what it would do. A
+ * server started again describes it again.
  */
 export function checkDescribedDigest(cap: Capability, now: string | null = artifactDigest(cap)): void {
   if (cap.plugin === undefined || now === cap.plugin.digest) return;
   throw new RtaError(
     "core.plugin.invalid",
     `plugin ${cap.plugin.name} is unavailable: its binary ${now === "" ? "is gone" : "changed"} since it was described`,
-    "a person can run `rta pkg verify` to see it; a new session describes it again",
+    "a person can run `rta pkg verify` to see it; the server describes it again when it is started again",
   );
 }

@@ -8,7 +8,7 @@
  * from user space, so a binary rewritten in place always reads as changed.
  */
 import { createHash } from "node:crypto";
-import { type BigIntStats, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 
 /** A binary's digest and the identity it was taken at. */
 export interface Digest {
@@ -41,10 +41,15 @@ export function rememberDigest(file: string, digest: Digest): void {
  * passed through.
  */
 export function fileDigest(file: string, rehash = false): Digest {
+  const cached = known.get(file);
+  if (!rehash && cached !== undefined) {
+    // one lstat per call while nothing changed: a link put at the name, or any write, changes the identity
+    const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    if (st?.isFile() && identityOf(st) === cached.identity) return cached;
+  }
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const identity = identityOf(fstatSync(fd, { bigint: true }));
-    const cached = known.get(file);
     if (!rehash && cached?.identity === identity) return cached;
     const digest = { sha256: hashFd(fd), identity };
     known.set(file, digest);

@@ -11,7 +11,7 @@ import { RtaError } from "../core/errors.ts";
 import { type Digest, fileDigest, rememberDigest } from "./digest.ts";
 import { describePlugin } from "./host.ts";
 import { checkDescribed, type Described, PLUGIN_NAME } from "./protocol.ts";
-import { type IndexEntry, makePluginsDir, PLUGIN_PREFIX, pluginFile, readIndex, writeIndex } from "./registry.ts";
+import { type IndexEntry, makePluginsDir, PLUGIN_PREFIX, pluginFile, readIndex, updateIndex } from "./registry.ts";
 
 /** What an installed plugin is now: as installed, a binary that changed since, or one rta cannot offer (why). */
 export type PluginState = { state: "ok" } | { state: "changed"; sha256: string } | { state: "invalid"; reason: string };
@@ -55,13 +55,23 @@ export interface PendingInstall {
 /**
  * Copies the binary at `path` beside the installed ones (mode 0700, under a
  * temporary name), hashes the copy, and runs its describe under the bounds.
- * Refuses: a name not `rta-plugin-<name>` or a file that is no executable
- * (core.input.invalid), a describe that fails the protocol
+ * Refuses: a name not `rta-plugin-<name>`, one in `taken` (the built-in and
+ * never-a-tool areas), or a file that is no executable (core.input.invalid), a describe that fails the protocol
  * (core.plugin.invalid), a torn index (core.plugin.index). Nothing is
  * installed until `commit`.
  */
-export async function prepareInstall(dataDir: string, path: string): Promise<PendingInstall> {
+export async function prepareInstall(
+  dataDir: string,
+  path: string,
+  taken: readonly string[] = [],
+): Promise<PendingInstall> {
   const name = pluginNameOf(path);
+  if (taken.includes(name))
+    throw new RtaError(
+      "core.input.invalid",
+      `rta has an area named ${name} already: a plugin named so would not be offered`,
+      "a plugin's name is the area of everything it declares: give it another",
+    );
   checkExecutable(path);
   const index = readIndex(dataDir);
   const dir = makePluginsDir(dataDir);
@@ -139,10 +149,10 @@ function commitInstall(dataDir: string, c: Commit): IndexEntry {
     described: c.described,
     identity: digest.identity,
   };
-  // read again: another install may have finished while this one waited for the person's yes
-  const index = readIndex(dataDir);
-  index.plugins[c.name] = entry;
-  writeIndex(dataDir, index);
+  // under the lock, read again: another install may have finished while this one waited for the person's yes
+  updateIndex(dataDir, (index) => {
+    index.plugins[c.name] = entry;
+  });
   return entry;
 }
 
@@ -194,16 +204,18 @@ function inspect(dataDir: string, name: string, entry: IndexEntry, rehash: boole
  * Refuses a name not installed (core.plugin.unknown) and a torn index.
  */
 export function removePlugin(dataDir: string, name: string): IndexEntry {
-  const index = readIndex(dataDir);
-  const entry = PLUGIN_NAME.test(name) ? index.plugins[name] : undefined;
-  if (entry === undefined)
+  const known = PLUGIN_NAME.test(name) ? readIndex(dataDir).plugins[name] : undefined;
+  if (known === undefined)
     throw new RtaError(
       "core.plugin.unknown",
       `no plugin named ${JSON.stringify(name)} is installed`,
       "run `rta pkg list` to see the installed plugins",
     );
-  delete index.plugins[name];
-  writeIndex(dataDir, index);
+  const entry = updateIndex(dataDir, (index) => {
+    const was = index.plugins[name] ?? known;
+    delete index.plugins[name];
+    return was;
+  });
   unlinkQuietly(pluginFile(dataDir, name));
   return entry;
 }

@@ -151,6 +151,67 @@ export function writeIndex(dataDir: string, index: PluginIndex): void {
   syncDir(dir);
 }
 
+const LOCK_FILE = "index.lock";
+/** How long a change waits for another rta's change of the index to end before it refuses. */
+const LOCK_WAIT_MS = 10_000;
+
+/**
+ * Reads the index, lets `change` change it, and writes it, holding
+ * `index.lock` (made exclusively, naming this process) throughout, so two
+ * installs at once do not lose one another's entry. A lock whose process is
+ * gone is taken over. Refuses what readIndex refuses, and core.plugin.index
+ * when another live rta holds the lock past the wait.
+ */
+export function updateIndex<T>(dataDir: string, change: (index: PluginIndex) => T): T {
+  const lock = join(makePluginsDir(dataDir), LOCK_FILE);
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if (!holderAlive(lock)) {
+        unlinkSync(lock);
+        continue;
+      }
+      if (Date.now() > until)
+        throw new RtaError(
+          "core.plugin.index",
+          "another rta is changing the installed plugins",
+          "wait for it to finish, then run the command again",
+        );
+      Bun.sleepSync(20);
+    }
+  }
+  try {
+    const index = readIndex(dataDir);
+    const out = change(index);
+    writeIndex(dataDir, index);
+    return out;
+  } finally {
+    unlinkSync(lock);
+  }
+}
+
+function holderAlive(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(lock, "utf8"));
+  } catch {
+    return true; // being written or just removed: look again
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 function syncDir(dir: string): void {
   const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
   try {

@@ -11,14 +11,16 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
-import { installPlugin, MEMO_PLUGIN } from "../support/plugins.ts";
+import { installPlugin, MEMO_PLUGIN, NOTE_PLUGIN } from "../support/plugins.ts";
 import { noStack, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
 
@@ -77,6 +79,12 @@ describe("rta pkg install", () => {
     const yes = await onTerminal(["pkg", "install", MEMO_PLUGIN], env, "y\n");
     expect(yes.code).toBe(0);
     expect(yes.out).toContain("installed plugin memo 1.0.0");
+    const json = JSON.parse((await rta(["pkg", "install", MEMO_PLUGIN, "--yes", "--json"], { env })).stdout);
+    expect(Object.keys(json)).toEqual(["name", "version", "sha256", "installed", "capabilities"]);
+    expect(json.capabilities).toEqual([
+      { name: "memo.get", safety: "read" },
+      { name: "memo.put", safety: "write" },
+    ]);
   });
 
   test("refuses a file not named rta-plugin-<name>, and one that is not executable", async () => {
@@ -95,6 +103,14 @@ describe("rta pkg install", () => {
     expect(notExec.code).toBe(2);
     expect(notExec.stderr).toContain("not an executable file");
     expect(noStack(notExec.stderr)).toBe(true);
+    // a name rta has as an area already (a built-in, or one never a tool) is no plugin's
+    for (const area of ["fs", "grant"]) {
+      const taken = join(tempDir(), `rta-plugin-${area}`);
+      copyFileSync(MEMO_PLUGIN, taken);
+      const ran = await rta(["pkg", "install", taken, "--yes"], { env });
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toContain(`rta has an area named ${area} already`);
+    }
   });
 
   test("a torn index is refused with what to do, and the built-ins are still served", async () => {
@@ -185,6 +201,10 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
       expect(verify.stderr).toContain("memo");
       const doctor = await rta(["doctor"], { env });
       expect(doctor.stdout).toContain("plugin memo\tits binary changed since it was installed");
+      // and no new grant is pinned to a binary nobody installed
+      const regrant = await rta(["grant", "allow", "memo", "--agent", "claude", "--ttl", "30m"], { env });
+      expect(regrant.code).toBe(3);
+      expect(regrant.stderr).toContain("(core.plugin.changed)");
     } finally {
       await s.close();
     }
@@ -200,6 +220,51 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
       expect(resultJson(ok)).toMatchObject({ value: { name: "k", kept: true } });
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+test("a plugin left out is said as such when a person calls it, and in doctor and pkg list", async () => {
+  const { data, env } = dirsEnv();
+  await installPlugin(MEMO_PLUGIN, data, env);
+  rmSync(join(data, "plugins", "rta-plugin-memo"));
+  const called = await rta(["memo", "get", "k"], { env });
+  expect(called.code).toBe(2);
+  expect(called.stderr).toContain("plugin memo is installed but left out (its binary is missing)");
+  expect((await rta(["doctor"], { env })).stdout).toContain("fail\tplugin memo\tleft out: its binary is missing");
+  expect((await rta(["pkg", "list", "--json"], { env })).stdout).toContain('"reason":"its binary is missing"');
+  expect((await rta(["sys", "info"], { env })).code).toBe(0);
+});
+
+describe("the note plugin", () => {
+  test("there is no note area until it is installed; installed, its calls and its connection's folder work", async () => {
+    const { data, config, env } = dirsEnv();
+    const before = await rta(["note", "list"], { env });
+    expect(before.code).toBe(2);
+    expect((await rta(["explain", "--json"], { env })).stdout).not.toContain('"note.add"');
+    await installPlugin(NOTE_PLUGIN, data, env);
+    const folder = join(tempDir(), "work-notes");
+    writeFileSync(
+      join(config, "config.toml"),
+      `[connections.work]\narea = "note"\nfolder = "${folder}"\n\n[profiles.work]\narea = "note"\nconnection = "work"\n`,
+    );
+    expect((await rta(["note", "add", "plan", "--body", "one"], { env })).code).toBe(0);
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      expect((await s.client.listTools()).tools.map((t) => t.name)).toContain("note_add");
+      const listed = resultJson(await s.client.callTool({ name: "note_list", arguments: {} }));
+      expect(listed).toMatchObject({ type: "table", total: 1 });
+      expect(
+        (await rta(["grant", "allow", "note", "--agent", "claude", "--ttl", "30m", "--profile", "work"], { env })).code,
+      ).toBe(0);
+      const added = resultJson(
+        await s.client.callTool({ name: "note_add", arguments: { title: "at work", body: "two", profile: "work" } }),
+      );
+      expect(added).toMatchObject({ type: "object", value: { title: "at work" } });
+      // the profile's connection set the folder the plugin wrote in
+      expect(readdirSync(folder).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+    } finally {
+      await s.close();
     }
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RtaError } from "../../src/core/errors.ts";
 import { fileDigest, rememberDigest } from "../../src/plugins/digest.ts";
-import { pluginsDir, readIndex, writeIndex } from "../../src/plugins/registry.ts";
+import { pluginsDir, readIndex, updateIndex, writeIndex } from "../../src/plugins/registry.ts";
 
 const SHA = "a".repeat(64);
 
@@ -48,6 +48,23 @@ describe("the index of installed plugins", () => {
       expect((err as RtaError).hint).toContain("rta pkg install");
     });
   }
+});
+
+describe("a change of the index", () => {
+  test("is made under a lock, taken over from a process that is gone, and left unlocked", () => {
+    const dir = dataDir();
+    mkdirSync(pluginsDir(dir), { recursive: true });
+    // a pid no process has: the lock of an rta that was killed mid-change
+    writeFileSync(join(pluginsDir(dir), "index.lock"), "4194304999");
+    const entry = { version: "1", sha256: SHA, installed: "2026-01-01T00:00:00Z", described: {} };
+    const got = updateIndex(dir, (index) => {
+      index.plugins.demo = entry;
+      return "done";
+    });
+    expect(got).toBe("done");
+    expect(readIndex(dir).plugins.demo).toEqual(entry);
+    expect(readdirSync(pluginsDir(dir))).toEqual(["index.json"]);
+  });
 });
 
 describe("a binary's digest", () => {
