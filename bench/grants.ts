@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), "rta-bench-grants-"));
 try {
   const store = new GateStore(join(dir, "gate.db"));
   const now = Date.now();
-  const targets = ["note.add", "note.rm", "note", "proc.kill", "proc"];
+  const targets = ["proc.kill", "fs.write", "fs", "proc.kill", "proc"];
   for (let i = 0; i < 10_000; i++) {
     store.issue({
       target: targets[i % targets.length] as string,
@@ -37,7 +37,7 @@ try {
     });
   }
   store.issue({
-    target: "note.add",
+    target: "proc.kill",
     record: null,
     agent: "claude",
     connection: null,
@@ -51,10 +51,11 @@ try {
     build: "rta bench",
     digest: null,
   });
-  const cap = builtinCatalogue().byName("note.add");
-  if (!cap) throw new Error("no note.add");
+  // note, the example write before, is a plugin now: proc.kill is the built-in a grant is spent on here
+  const cap = builtinCatalogue().byName("proc.kill");
+  if (!cap) throw new Error("no proc.kill");
   const origin: AgentOrigin = { kind: "agent", name: "claude", client: "bench", session: "b", transport: "memory" };
-  const args = { title: "t", body: "b" };
+  const args = { pid: 4242, signal: "TERM" };
   const time = (fn: () => void) => {
     const samples: number[] = [];
     for (let i = 0; i < 200; i++) fn();

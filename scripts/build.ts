@@ -6,6 +6,7 @@
  * start then reads fewer of the binary's pages, and holds fewer in memory.
  * Both builds start with the JIT held back (JIT_POLICY_AT_START).
  * If the run does not give an order, the first build stays, and it is said.
+ * Then the note plugin is compiled beside it, into dist/plugins.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -96,3 +97,24 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+
+// The note plugin, which `rta pkg install dist/plugins/rta-plugin-note` installs (plugins/note).
+const plugin = spawnSync(
+  process.execPath,
+  [
+    "build",
+    join(root, "plugins", "note", "main.ts"),
+    "--compile",
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    "--no-compile-autoload-tsconfig",
+    "--no-compile-autoload-package-json",
+    "--minify",
+    "--bytecode",
+    "--format=esm",
+    "--outfile",
+    join(root, "dist", "plugins", "rta-plugin-note"),
+  ],
+  { stdio: "inherit" },
+);
+if (plugin.status !== 0) process.exit(plugin.status ?? 1);

@@ -28,10 +28,6 @@ import { netPing } from "./net/ping.ts";
 import { netPort } from "./net/port.ts";
 import { netProbe } from "./net/probe.ts";
 import { netTrace } from "./net/trace.ts";
-import { noteAdd } from "./note/add.ts";
-import { noteList } from "./note/list.ts";
-import { noteRm } from "./note/rm.ts";
-import { noteShow } from "./note/show.ts";
 import { procKill } from "./proc/kill.ts";
 import { procList } from "./proc/list.ts";
 import { sysInfo } from "./sys/info.ts";
@@ -61,10 +57,6 @@ export const builtins: readonly Capability[] = [
   netPort,
   netProbe,
   netTrace,
-  noteAdd,
-  noteList,
-  noteRm,
-  noteShow,
   procKill,
   procList,
   sysInfo,

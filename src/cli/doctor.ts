@@ -13,6 +13,7 @@ import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
 import { storeLockHolders } from "../gate/storeLock.ts";
 import { configProblems } from "./configCmd.ts";
+import { pluginFindings } from "./doctorPlugins.ts";
 import { checkRoots, type RootSource, servedRoots } from "./doctorRoots.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
@@ -161,6 +162,8 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
       add("grant store", "fail", (err as Error).message, "check the data dir's owner and free space");
     }
   }
+
+  pluginFindings(cli, add);
 
   const failed = findings.some((f) => f.status === "fail");
   const form = outputForm(cli.io, opts.json);

@@ -106,6 +106,7 @@ function renderCard(card: Card, p: ChalkInstance): string {
     if (input.default !== undefined) notes.push(`default ${input.default}`);
     if (input.from_pipe) notes.push("read from stdin on the CLI when left out, required over MCP");
     if (input.operator_only) notes.push("operator only");
+    if (input.widens) notes.push(`widens ${input.widens}: refused under a profile that fences ${input.widens}`);
     out += `  ${input.name}  ${input.description}  ${p.dim(`(${notes.join(", ")})`)}\n`;
   }
   out += `\n${p.bold("result")}  ${card.result.shape}\n`;

@@ -8,11 +8,18 @@
  * never opens a store. It refuses nothing itself: what it makes refuses in its
  * own words when asked.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { type Clock, once, systemClock } from "../core/deps.ts";
+import { dirs } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
+import { agentLimits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
+import type { HostOptions, PluginHosts } from "../plugins/host.ts";
+import type { LoadedPlugin } from "../plugins/load.ts";
+import { pluginsDir } from "../plugins/registry.ts";
 import type { RecordSink } from "../record/append.ts";
 import { type Io, processIo } from "./io.ts";
 
@@ -29,6 +36,17 @@ export interface Cli {
   serverDeps(record: RecordSink, roots: string[]): Deps;
   /** the exit status the command chose */
   status: number;
+  /**
+   * Reads the installed plugins (describing again one whose binary changed),
+   * so the catalogue made after it offers their capabilities; never throws.
+   */
+  loadPlugins(): Promise<void>;
+  /** the installed plugins as loadPlugins found them, each offered or left out with the reason */
+  plugins(): readonly LoadedPlugin[];
+  /** what plugin processes are held to: a server sets maxResult (--max-result) before it makes the catalogue */
+  readonly pluginHosts: HostOptions;
+  /** stops every plugin process this command started */
+  closePlugins(): void;
 }
 
 export interface CliParts {
@@ -42,7 +60,17 @@ export interface CliParts {
 export function makeCli(parts: CliParts = {}): Cli {
   const io = parts.io ?? processIo();
   const clock = parts.clock ?? systemClock;
-  const catalogue = once(parts.catalogue ?? builtinCatalogue);
+  let loaded: LoadedPlugin[] = [];
+  let load: typeof import("../plugins/load.ts") | undefined;
+  let hosts: PluginHosts | undefined;
+  const hostOptions: HostOptions = { maxResult: agentLimits().hard };
+  const madeHosts = () => {
+    hosts ??= new (load as typeof import("../plugins/load.ts")).PluginHosts(hostOptions);
+    return hosts;
+  };
+  const catalogue = once(
+    parts.catalogue ?? (() => (load ? load.withPlugins(builtinCatalogue(), loaded, madeHosts) : builtinCatalogue())),
+  );
   return {
     io,
     clock,
@@ -52,6 +80,16 @@ export function makeCli(parts: CliParts = {}): Cli {
     deps: once(() => depsModule().processDeps(io.env, { clock })),
     serverDeps: (record, roots) => depsModule().processDeps(io.env, { record, roots, clock }),
     status: Exit.ok,
+    async loadPlugins() {
+      // no index, no plugin: the plugin code is not even loaded
+      const dataDir = dirs(io.env).data;
+      if (parts.catalogue !== undefined || !existsSync(join(pluginsDir(dataDir), "index.json"))) return;
+      load = await import("../plugins/load.ts");
+      loaded = await load.loadPlugins(dataDir);
+    },
+    plugins: () => loaded,
+    pluginHosts: hostOptions,
+    closePlugins: () => hosts?.close(),
   };
 }
 

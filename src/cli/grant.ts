@@ -15,6 +15,7 @@ import {
   listGrants,
   planGrant,
   revoke as revokeGrants,
+  staleFix,
 } from "../gate/operator/grants.ts";
 import { agentsInRecord } from "./agentsSeen.ts";
 import type { Cli } from "./factory.ts";
@@ -53,6 +54,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
       agent = soleAgent(knownAgents(deps, agentsInRecord(cli)), example);
       io.err(`for agent ${agent}, the one agent registered or seen\n`);
     }
+    refuseChanged(cli, target);
     const plan = planGrant(deps, cli.catalogue, { ...opts, agent, target, record });
     const form = outputForm(io, opts.json);
     // Piped or --json, stdout stays the grant alone: the price goes to stderr.
@@ -78,6 +80,22 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
       opts.json === true,
     );
   }
+}
+
+/**
+ * A grant on a plugin whose binary changed since it was installed would be
+ * pinned to a binary nobody installed: refused (core.plugin.changed) until
+ * the person installs the binary they trust.
+ */
+function refuseChanged(cli: Cli, target: string): void {
+  const plugin = target.split(".")[0];
+  const changed = cli.plugins().find((p) => p.name === plugin && p.offered && p.changed);
+  if (changed)
+    throw new RtaError(
+      "core.plugin.changed",
+      `plugin ${changed.name} changed since it was installed, so no grant is issued for it`,
+      `run \`rta pkg verify\` to see it; \`rta pkg install\` the binary you trust, then grant again`,
+    );
 }
 
 /** A word as a shell takes it: quoted only when it must be. */
@@ -170,8 +188,17 @@ export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: 
           name: "build",
           cell: (g) => (g.digest ? `${g.build} (plugin ${g.digest.slice(0, 12)})` : `${g.build} (built-in)`),
         },
+        { name: "fix", cell: (g) => fixes.get(g.id) ?? null },
       );
-    printListing(cli, opts.json, { key: "grants", items: grants, columns, json: grantJson, empty: "no grants" });
+    // a grant on a plugin binary replaced since covers nothing: --detail says so beside it, with what to run
+    const fixes = new Map<string, string>();
+    if (opts.detail)
+      for (const g of grants) {
+        const fix = staleFix(cli.catalogue, g);
+        if (fix !== undefined) fixes.set(g.id, fix);
+      }
+    const json = (g: ListedGrant) => ({ ...grantJson(g), ...(opts.detail ? { fix: fixes.get(g.id) ?? null } : {}) });
+    printListing(cli, opts.json, { key: "grants", items: grants, columns, json, empty: "no grants" });
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;

@@ -63,12 +63,14 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
     addMcpCommands(program, cli);
     return program;
   }
-  const [{ addConsentCommands }, { addReadingCommands }] = await Promise.all([
+  const [{ addConsentCommands }, { addPkgCommands }, { addReadingCommands }] = await Promise.all([
     import("./consentCommands.ts"),
+    import("./pkgCommands.ts"),
     import("./readingCommands.ts"),
   ]);
   addConsentCommands(program, cli);
   addMcpCommands(program, cli);
+  addPkgCommands(program, cli);
   addReadingCommands(program, cli);
 
   const own = new Set(program.commands.map((c) => c.name()));
@@ -94,6 +96,7 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   if (given[0] === "__complete") {
     // the words being completed as they stand, --color and a half-typed value of it included
     const { complete } = await import("./completion.ts");
+    await cli.loadPlugins();
     return complete(cli, await buildProgram(cli, given[0]), given.slice(1));
   }
   let argv: string[];
@@ -105,6 +108,8 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
+  // `rta pkg` reads the index itself, and must still work when it is torn
+  if (argv[0] !== "pkg") await cli.loadPlugins();
   const program = await buildProgram(cli, argv[0]);
   if (argv.length === 0) {
     // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it

@@ -21,6 +21,8 @@ export function resultStatus(io: Io, cap: Capability, value: ResultValue): numbe
     if (isCode(said.code)) status = Math.max(status, codes[said.code].exit);
   }
   const empty = cap.result.whenEmpty;
-  if (empty !== undefined && rows !== undefined && rows.total === 0) status = Math.max(status, codes[empty].exit);
+  // a plugin's own code (demo.nomatch) is in no catalogue: an empty table is then said as a failure's status
+  if (empty !== undefined && rows !== undefined && rows.total === 0)
+    status = Math.max(status, isCode(empty) ? codes[empty].exit : Exit.failure);
   return status;
 }

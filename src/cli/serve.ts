@@ -72,13 +72,16 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
       : undefined,
   );
   const deps = cli.serverDeps(sink, given);
+  const limits = agentLimits(maxResult);
+  // a plugin's answer is held to the same hard bound, from its frame's declared length
+  cli.pluginHosts.maxResult = limits.hard;
   const options: ServeOptions = {
     catalogue: cli.catalogue,
     deps,
     record: sink,
     recordFile,
     session,
-    limits: agentLimits(maxResult),
+    limits,
     ...(agent ? { agent } : {}),
     // what the server says names places a person may not have chosen the bytes of (a root, the client's roots):
     // its controls are escaped, its line breaks kept
@@ -106,6 +109,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
   } else {
     end = await serveStdio({ ...options, input: process.stdin, output: process.stdout, shown });
   }
+  cli.closePlugins();
   if (end.exit) process.exit(end.status);
   return end.status;
 }

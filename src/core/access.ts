@@ -51,6 +51,11 @@ export interface ReadHandle extends FileBytes {
   readonly root: string;
   /** the same, as a directory to list or walk; undefined when it is not a directory */
   dir(): DirHandle | undefined;
+  /**
+   * The descriptor the gate opened, to hand a child process as it starts (a plugin's fd 3): open only while the
+   * run lasts, never closed by the caller. What reads it reads what was opened, and nothing beside it.
+   */
+  descriptor(): number;
 }
 
 /** One entry of a directory, looked at in place (a link is not followed). */

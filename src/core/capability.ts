@@ -29,6 +29,11 @@ export interface InputSpec {
   parentsFrom?: string;
   /** only the operator sets it (config, connection, CLI); absent from the agent's schema */
   operatorOnly?: boolean;
+  /**
+   * a boolean switch that widens what a fenced input reaches (a plugin's "all namespaces" beside `namespace`):
+   * the input it widens; set true under a profile that fences that input, the call is core.profile.fenced
+   */
+  widens?: string;
   /** on the CLI it is read from stdin when left out; over MCP it is required */
   fromPipe?: boolean;
   /** a profile may set it */
@@ -172,8 +177,21 @@ export interface CapabilityDecl<I extends Inputs = Inputs> {
   run(args: ArgsOf<I>, ctx: RunContext<I>): Promise<ResultValue>;
 }
 
+/** The plugin a capability came from: its binary as it was described, pinned by digest. */
+export interface PluginRef {
+  /** `note` for rta-plugin-note: the area prefix of every capability it declares */
+  name: string;
+  version: string;
+  /** sha256 (hex) of the binary that answered `describe` */
+  digest: string;
+  /** the installed binary that is run */
+  file: string;
+}
+
 export interface Capability<I extends Inputs = Inputs> extends CapabilityDecl<I> {
   area: string;
+  /** set for a capability a plugin declared; a built-in has none (the rta binary is its artifact) */
+  plugin?: PluginRef;
   /** the MCP tool name, `area_thing_action` */
   tool: string;
   /** the CLI words, `["area", "thing", "action"]` */
@@ -188,7 +206,8 @@ export const PROFILE_INPUT = "profile";
 
 /**
  * Declares a capability. Refuses (throws at load time, so a test catches it) a
- * malformed name, a `reaches` that names no input, an option list or range on
+ * malformed name, a `reaches` that names no input, a `widens` on a non-boolean
+ * input or naming no input, an option list or range on
  * an input of the wrong type, and a default the declaration itself would refuse.
  */
 export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Capability<I> {
@@ -199,6 +218,9 @@ export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Cap
     if (input.options && input.type !== "string") throw new Error(`${decl.name}.${name}: options need a string input`);
     if (input.range && input.type !== "integer" && input.type !== "number") {
       throw new Error(`${decl.name}.${name}: a range needs a numeric input`);
+    }
+    if (input.widens !== undefined && (input.type !== "boolean" || !(input.widens in decl.inputs))) {
+      throw new Error(`${decl.name}.${name}: widens needs a boolean input naming another input`);
     }
     if (input.default !== undefined) {
       if (input.options && !input.options.includes(String(input.default))) {

@@ -34,6 +34,8 @@ export interface CardInput {
   operator_only?: true;
   /** a path, opened under a root to read or to write */
   path?: "read" | "write";
+  /** a switch that widens this input: refused under a profile that fences that input */
+  widens?: string;
 }
 
 export interface Card {
@@ -114,6 +116,7 @@ export function cardOf(
       if (spec.fromPipe && audience === "person") input.from_pipe = true;
       if (spec.operatorOnly) input.operator_only = true;
       if (spec.path) input.path = spec.path;
+      if (spec.widens) input.widens = spec.widens;
       return input;
     }),
     result: cap.result.columns

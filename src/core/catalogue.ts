@@ -72,6 +72,14 @@ export class Catalogue {
     return this.validators[`${name}#${audience}`];
   }
 
+  /**
+   * A new catalogue of these capabilities and `more` (a plugin's), with their
+   * shape checks; refuses what the constructor refuses (a name taken twice).
+   */
+  with(more: readonly Capability[], validators: ValidatorSet): Catalogue {
+    return new Catalogue([...this.ordered, ...more], { ...this.validators, ...validators });
+  }
+
   /** The areas offered, in order. */
   areas(): string[] {
     return [...new Set(this.ordered.map((c) => c.area))].sort(byCodePoint);

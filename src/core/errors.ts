@@ -97,6 +97,19 @@ export const codes = {
     doc: "the person at the terminal did not answer yes to `issue it?`, so no grant was issued",
     exit: Exit.refused,
   },
+  "core.plugin.index": {
+    doc: "the index of installed plugins does not read as rta's (cut short, edited by hand, another version)",
+    exit: Exit.failure,
+  },
+  "core.plugin.changed": {
+    doc: "the plugin's binary changed since it was installed: no grant is issued for a binary nobody installed",
+    exit: Exit.refused,
+  },
+  "core.plugin.unknown": { doc: "no plugin by that name is installed", exit: Exit.unavailable },
+  "core.plugin.declined": {
+    doc: "the person at the terminal did not answer yes to `install it?`, or was not asked (piped, without --yes)",
+    exit: Exit.refused,
+  },
   "core.grant.unknown": { doc: "no grant or lock has that id, or none matched", exit: Exit.unavailable },
   "core.lock.locked": { doc: "a person locked this agent or capability: the instant no", exit: Exit.refused },
   "core.policy.unreadable": {
@@ -160,6 +173,14 @@ export const codes = {
   "net.unreachable": { doc: "the destination refused the connection or could not be reached", exit: Exit.failure },
   "net.tls": { doc: "the TLS handshake failed", exit: Exit.failure },
   "net.tool.missing": { doc: "a system tool the capability runs is not installed", exit: Exit.unavailable },
+  "core.plugin.invalid": {
+    doc: "a plugin's describe was malformed, too large, or declared what it may not: the plugin is unavailable",
+    exit: Exit.unavailable,
+  },
+  "core.plugin.failed": {
+    doc: "a plugin crashed, sent a malformed answer, or answered outside its declared shape or prefix",
+    exit: Exit.failure,
+  },
   "core.call.cancelled": { doc: "the caller cancelled the call before it finished", exit: Exit.failure },
   "core.internal": {
     doc: "rta failed in a way it did not expect; the message is kept bare on purpose",
@@ -184,6 +205,8 @@ export type Code = keyof typeof codes;
 export class RtaError extends Error {
   readonly code: Code;
   readonly hint: string | undefined;
+  /** what only the record keeps (a plugin's stderr tail): never shown to a caller, and dropped by redaction */
+  detail?: string;
 
   constructor(code: Code, message: string, hint?: string) {
     super(message);
@@ -193,8 +216,18 @@ export class RtaError extends Error {
   }
 
   get exit(): ExitCode {
-    return codes[this.code].exit;
+    // a plugin's own code (pluginError) is in no catalogue: it failed
+    return codes[this.code]?.exit ?? Exit.failure;
   }
+}
+
+/**
+ * A plugin's own error, with a code under its prefix (`note.notfound`) that
+ * the catalogue may not list: its exit status is the catalogue's when it is
+ * listed, a failure's otherwise. The caller checks the prefix; this refuses nothing.
+ */
+export function pluginError(code: string, message: string, hint?: string): RtaError {
+  return new RtaError(code as Code, message, hint);
 }
 
 /**

@@ -68,6 +68,11 @@ export class GateStore {
     return this.grants.lastMatching(q);
   }
 
+  /** The newest live grant that would match but stands on another build of the plugin: to say it changed. */
+  staleMatching(q: GrantQuery): Grant | undefined {
+    return this.grants.staleMatching(q);
+  }
+
   list(): Grant[] {
     return this.grants.list();
   }

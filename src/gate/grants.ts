@@ -18,6 +18,7 @@ import { argsDigest } from "./argsDigest.ts";
 import { type GateStore, type Grant, type GrantQuery, grantState } from "./gateStore.ts";
 import { gateTargets } from "./locks.ts";
 import { classify, isSensitive } from "./net/addressClass.ts";
+import { artifactDigest } from "./pluginDigest.ts";
 import { checkCeiling, type Policy } from "./policy.ts";
 
 /**
@@ -42,7 +43,8 @@ export function spendGrant(
   checkCeiling(policy, { targets: q.targets, agent: q.agent, ttlMs: 0, maxUses: 0 });
   checkDestination(cap, args);
   const grant = store.spend(q);
-  if (!grant) throw required(cap, q, store.lastMatching(q), now);
+  if (!grant)
+    throw required(cap, q, store.lastMatching(q), now, q.digest !== null ? store.staleMatching(q) : undefined);
   try {
     checkCeiling(policy, {
       targets: q.targets,
@@ -70,6 +72,7 @@ export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }
     host,
     hostRequired: host !== null && DIALLED.has(cap.reaches as string) && sensitiveAddress(host) !== undefined,
     args_digest: argsDigest(args),
+    digest: artifactDigest(cap),
     now,
   };
 }
@@ -126,7 +129,8 @@ export function recordKey(cap: Capability, value: unknown): string {
   return text.startsWith("/") ? `/${plain}` : plain || ".";
 }
 
-function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: number): RtaError {
+function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: number, stale?: Grant): RtaError {
+  if (stale !== undefined && (last === undefined || grantState(last, now) !== "live")) return changed(cap, q, stale);
   let why = "";
   const kind = q.hostRequired && q.host !== null ? sensitiveAddress(q.host) : undefined;
   const state = last !== undefined ? grantState(last, now) : undefined;
@@ -139,6 +143,17 @@ function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: 
     "core.grant.required",
     `${cap.name} needs a grant for agent ${q.agent}${why}`,
     `a person can allow it by running \`${allowCommand(cap, q)}\``,
+  );
+}
+
+/** A live grant that stands on another build of the plugin covers nothing: said with what to run. */
+function changed(cap: Capability, q: GrantQuery, stale: Grant): RtaError {
+  const plugin = cap.plugin?.name ?? cap.area;
+  const was = stale.digest === null ? `the built-in ${cap.area}` : `plugin ${plugin} as it was then`;
+  return new RtaError(
+    "core.grant.required",
+    `${cap.name} needs a grant for agent ${q.agent}: grant ${stale.id} was issued for ${was}`,
+    `the plugin ${plugin} changed since the grant was issued, so it covers nothing: a person can run \`rta pkg verify\` to see the change, and, trusting the new binary, \`rta pkg install\` it and grant again: \`${allowCommand(cap, q)}\``,
   );
 }
 

@@ -10,7 +10,9 @@
  *   3  declaration  core.input.option, core.input.range, core.input.missing
  *   4  lock         core.lock.locked (agents; free reads too)
  *   5  fill         core.config.invalid, core.profile.unreadable
- *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read, or names a profile)
+ *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read, or names a profile;
+ *                   a plugin's grant covers only the binary it was issued against)
+ *      (artifact)   core.plugin.invalid: a plugin's binary no longer hashes to the one that described it
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
  *   8  required     core.input.missing (what only a profile or the operator gives)
  *   10 paths        core.path.* (every path argument opened under a root)
@@ -38,6 +40,7 @@ import { spendGrant } from "./grants.ts";
 import { checkLock } from "./locks.ts";
 import type { OpenedPath } from "./paths/handles.ts";
 import { accessOf, closePaths, mayMakeParents, openPaths, personAccess, withRoots } from "./paths/stage.ts";
+import { checkDescribedDigest } from "./pluginDigest.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
 import { type CallTrace, recordCall, recordRun, withheld } from "./recordCall.ts";
 import { redactOutcome } from "./redactStage.ts";
@@ -118,6 +121,7 @@ async function stages(
     };
     let args: Args;
     try {
+      checkDescribedDigest(cap);
       args = applyProfile(cap, named.profile, sent, filled, config);
       requireFilled(cap, args);
     } catch (err) {

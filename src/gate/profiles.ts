@@ -7,7 +7,9 @@
  * call sent. Its `only` is not a default: the value the call resolves to must
  * be one of its entries, or the call is refused as core.profile.fenced before
  * anything is fetched or opened, in a sentence that names the input and
- * neither the list nor the profile. A blank is said as a blank.
+ * neither the list nor the profile. A blank is said as a blank. A boolean
+ * input declared to widen a fenced input (`widens`) is fenced too: set true,
+ * the call is refused the same way.
  */
 import type { Args, Capability } from "../core/capability.ts";
 import type { Config } from "../core/config.ts";
@@ -15,7 +17,7 @@ import { RtaError } from "../core/errors.ts";
 import { isBlank, missing } from "./declaration.ts";
 import { checkedSetting } from "./fill.ts";
 
-/** Stage 7: a named profile's settings over the filled args; refuses an unknown profile and a sent value the profile fences. */
+/** Stage 7: a named profile's settings over the filled args; refuses an unknown profile, a value the profile fences, and a switch that widens one. */
 export function applyProfile(
   cap: Capability,
   name: string | undefined,
@@ -60,6 +62,16 @@ export function applyProfile(
         "core.profile.fenced",
         `${input} is outside what this call may reach`,
         `send another ${input}, or call without profile`,
+      );
+    }
+  }
+  // A switch declared to widen a fenced input would reach past the fence while the input itself stays inside it.
+  for (const [input, spec] of Object.entries(cap.inputs)) {
+    if (spec.widens !== undefined && out[input] === true && Object.hasOwn(profile.only, spec.widens)) {
+      throw new RtaError(
+        "core.profile.fenced",
+        `${input} would reach past what this call may reach of ${spec.widens}`,
+        `call without ${input}, or without profile`,
       );
     }
   }

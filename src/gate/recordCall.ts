@@ -157,9 +157,13 @@ export function recordedArgs(names: string[]): Pick<RecordEntry, "args" | "args_
   return { args, args_cut: { names: names.length, bytes, sha256: createHash("sha256").update(whole).digest("hex") } };
 }
 
-function recordedError(e: RtaError): { message: string; hint?: string } {
+function recordedError(e: RtaError): { message: string; hint?: string; detail?: string } {
   const message = cutUtf8(maskSecrets(e.message), RECORDED_ERROR_BYTES);
-  return e.hint === undefined ? { message } : { message, hint: cutUtf8(maskSecrets(e.hint), RECORDED_ERROR_BYTES) };
+  const out: { message: string; hint?: string; detail?: string } = { message };
+  if (e.hint !== undefined) out.hint = cutUtf8(maskSecrets(e.hint), RECORDED_ERROR_BYTES);
+  // a plugin's stderr tail, kept for the person reading the record (8 KiB at most, as the host keeps it)
+  if (e.detail !== undefined) out.detail = cutUtf8(maskSecrets(e.detail), 2 * RECORDED_ERROR_BYTES + 1024);
+  return out;
 }
 
 const CUT_MARK = "…";

@@ -28,8 +28,11 @@ export interface RecordLine {
   args: string[];
   /** when the list of names was cut: how many there were, and the byte count and sha256 of the whole list */
   args_cut?: { names: number; bytes: number; sha256: string };
-  /** a refusal or failure as it was written for the person, secrets masked */
-  error?: { message: string; hint?: string };
+  /**
+   * a refusal or failure as it was written for the person, secrets masked; `detail` is what only the record
+   * keeps (a plugin's stderr tail), never what the caller was told
+   */
+  error?: { message: string; hint?: string; detail?: string };
   /** on a start line: the server's process id */
   pid?: number;
   /** the line's place in the record's chain, from 1; absent on a line written before the record had a key */

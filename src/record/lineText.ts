@@ -54,7 +54,7 @@ function spell(e: RecordEntry, seq: number, n: number) {
     error:
       err === undefined
         ? ""
-        : `"error":{${err.hint === undefined ? "" : `"hint":${JSON.stringify(err.hint)},`}"message":${JSON.stringify(err.message)}},`,
+        : `"error":{${err.detail === undefined ? "" : `"detail":${JSON.stringify(err.detail)},`}${err.hint === undefined ? "" : `"hint":${JSON.stringify(err.hint)},`}"message":${JSON.stringify(err.message)}},`,
     pid: e.pid === undefined ? "" : `"pid":${JSON.stringify(e.pid)},`,
     seq: `"seq":${seq},`,
     n: `"n":${n},`,

@@ -13,7 +13,7 @@ import { RtaError } from "../core/errors.ts";
 import type { RecordLine } from "./append.ts";
 
 /**
- * The longest line read back. rta writes lines of at most about 14 KiB (every
+ * The longest line read back. rta writes lines of at most about 23 KiB (every
  * field a caller chooses is bounded); a longer one was not written by rta, so
  * it is counted malformed without being held, whatever its length.
  */

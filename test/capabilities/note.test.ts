@@ -1,14 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
-import { notesDir } from "../../src/capabilities/note/noteStore.ts";
 import { person } from "../../src/core/call.ts";
 import type { Deps } from "../../src/gate/deps.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
-import { fixedClock, testDeps } from "../support/fixtures.ts";
+import { testDeps } from "../support/fixtures.ts";
+import { noteCatalogue } from "../support/plugins.ts";
 
-const catalogue = builtinCatalogue();
+const catalogue = await noteCatalogue();
 /** The result value, or `{ code, message }` for a refusal, loosely typed for the assertions. */
 async function run(deps: Deps, capability: string, args: Record<string, unknown> = {}): Promise<unknown> {
   const out = await runCall({ capability, args, origin: person }, catalogue, deps);
@@ -16,20 +15,26 @@ async function run(deps: Deps, capability: string, args: Record<string, unknown>
   return out.value;
 }
 
-describe("notes", () => {
+/** The note plugin's folder in a data dir, when no connection names another. */
+const notesDir = (data: string) => join(data, "notes");
+
+describe("notes, from the note plugin", () => {
   test("add, list newest first, show and remove, each note a file written whole", async () => {
-    const clock = fixedClock(Date.parse("2026-11-30T10:00:00Z"));
-    const deps = testDeps({ clock });
+    const deps = testDeps();
     const a = (await run(deps, "note.add", { title: "Deploy checklist!", body: "drain\ndeploy" })) as {
       value: { id: string };
     };
     expect(a.value.id).toMatch(/^deploy-checklist-[0-9a-f]{6}$/);
-    clock.set(Date.parse("2026-11-30T11:00:00Z"));
+    // the plugin keeps its own time: the first note is made older by hand, so the order does not hang on the clock
+    const older = join(notesDir(deps.dirs.data), `${a.value.id}.json`);
+    const first = JSON.parse(readFileSync(older, "utf8"));
+    writeFileSync(older, JSON.stringify({ ...first, updated: "2026-11-30T10:00:00.000Z" }));
     const b = (await run(deps, "note.add", { title: "ünïcode ✓", body: "x" })) as { value: { id: string } };
     expect(b.value.id).toMatch(/^unicode-[0-9a-f]{6}$/);
     const list = (await run(deps, "note.list")) as { rows: unknown[][]; total: number };
     expect(list.rows.map((r) => r[0])).toEqual([b.value.id, a.value.id]);
     expect(list.rows[1]).toEqual([a.value.id, "Deploy checklist!", "2026-11-30T10:00:00.000Z", 12]);
+    expect(list.rows[0]?.[2]).toMatch(/^\d{4}-\d\d-\d\dT/);
     const shown = (await run(deps, "note.show", { id: a.value.id })) as { value: Record<string, string> };
     expect(shown.value.body).toBe("drain\ndeploy");
     expect(await run(deps, "note.rm", { id: a.value.id })).toMatchObject({ value: { removed: true } });

@@ -1,9 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json";
-import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { builtins } from "../../src/capabilities/builtins.ts";
+import { noteCatalogue } from "../support/plugins.ts";
 import { noStack } from "../support/rta.ts";
 import { onScreen, runCli } from "../support/runCli.ts";
+
+/** What runCli offers: the built-ins and the note plugin. */
+const catalogue = await noteCatalogue();
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
 const TOKEN = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "alice", exp: 4102444800 })}.c2ln`;
@@ -18,13 +21,9 @@ describe("rta --version and explain", () => {
     const r = await runCli(["explain", "--json"], { env: { NO_COLOR: "1" } });
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j.areas.map((a: { area: string }) => a.area)).toEqual(builtinCatalogue().areas());
+    expect(j.areas.map((a: { area: string }) => a.area)).toEqual(catalogue.areas());
     const names = j.areas.flatMap((a: { capabilities: { name: string }[] }) => a.capabilities.map((c) => c.name));
-    expect(names).toEqual(
-      builtinCatalogue()
-        .all()
-        .map((c) => c.name),
-    );
+    expect(names).toEqual(catalogue.all().map((c) => c.name));
     expect(j.never_a_tool).toContain("grant (every verb)");
     expect(j.never_a_tool).toContain("kv copy");
   });

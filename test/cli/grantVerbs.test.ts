@@ -28,7 +28,9 @@ describe("the grant verbs on the command line", () => {
       record: "deploy-1",
       agent: "claude",
       build: expect.stringMatching(/^rta /),
-      digest: null,
+      // note is a plugin: the grant is pinned to its binary's sha256
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      fix: null,
       state: "live",
     });
     expect((await runCli(["grant", "revoke", "--agent", "claude", "--json"], { env })).stdout).toBe('{"revoked":1}\n');

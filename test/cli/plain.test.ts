@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { cliWords } from "../../src/cli/cliWords.ts";
 import { type Io, jsonText, takeColor } from "../../src/cli/io.ts";
 import { renderPlain } from "../../src/cli/plain.ts";
 import { printResult, resultJson } from "../../src/cli/printResult.ts";
 import { RtaError } from "../../src/core/errors.ts";
 import { forAgent, object, table, text } from "../../src/core/result.ts";
+import { noteCatalogue } from "../support/plugins.ts";
 import { runCli } from "../support/runCli.ts";
 
-const catalogue = builtinCatalogue();
+const catalogue = await noteCatalogue();
 
 function buffers(tty: boolean): Io & { stdout: string; stderr: string } {
   const io = {

@@ -8,6 +8,10 @@ import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 describe("a client's reported name", () => {
   test("one that is no agent name is made into one: the record and the refusal's hint spell it alike", async () => {

@@ -8,7 +8,11 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
+import { installNote, useNotePlugin } from "../support/plugins.ts";
 import { RTA, rta } from "../support/rta.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 const has = (shell: string) => Bun.spawnSync(["sh", "-c", `command -v ${shell}`]).exitCode === 0;
 
@@ -25,8 +29,10 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
   return r.stdout.toString().split("\n").filter(Boolean);
 }
 
-function place(): Record<string, string> {
-  return { HOME: tempDir(), RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
+async function place(): Promise<Record<string, string>> {
+  const env = { HOME: tempDir(), RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
+  await installNote(env.RTA_DATA_DIR);
+  return env;
 }
 
 describe("rta completion bash", () => {
@@ -37,8 +43,8 @@ describe("rta completion bash", () => {
     expect(r.stdout.toString()).toBe("complete -o default -F _rta rta\n");
   });
 
-  test("rta gr<TAB> is grant; rta grant allow no<TAB> is note; a flag, a client, a capability", () => {
-    const env = place();
+  test("rta gr<TAB> is grant; rta grant allow no<TAB> is note; a flag, a client, a capability", async () => {
+    const env = await place();
     expect(bashComplete(["rta", "gr"], env)).toEqual(["grant"]);
     expect(bashComplete(["rta", "grant", "allow", "no"], env)).toEqual(["note"]);
     expect(bashComplete(["rta", "grant", "allow", "note.r"], env)).toEqual(["note.rm"]);
@@ -52,13 +58,13 @@ describe("rta completion bash", () => {
     expect(bashComplete(["rta", "--color", "never", "proc", "l"], env)).toEqual(["list"]);
     expect(bashComplete(["rta", "sys", "info", "--col"], env)).toEqual(["--color"]);
     // nothing asked for the store, and none was made
-    expect(readdirSync(env.RTA_DATA_DIR as string)).toEqual([]);
+    expect(readdirSync(env.RTA_DATA_DIR as string)).toEqual(["plugins"]);
     expect(bashComplete(["rta", "grant", "list", "--agent", ""], env)).toEqual([]);
-    expect(readdirSync(env.RTA_DATA_DIR as string)).toEqual([]);
+    expect(readdirSync(env.RTA_DATA_DIR as string)).toEqual(["plugins"]);
   });
 
   test("agent names and grant ids come from the grant store", async () => {
-    const env = place();
+    const env = await place();
     const issued = await rta(["grant", "allow", "note", "--agent", "claude", "--ttl", "1h", "--json"], { env });
     expect(issued.code).toBe(0);
     const id = JSON.parse(issued.stdout).id ?? JSON.parse(issued.stdout).grant?.id;
@@ -87,20 +93,20 @@ describe("rta completion zsh and fish", () => {
 
   test.skipIf(!has("zsh"))(
     "zsh: the function offers grant for gr, note for grant allow no, and files for --root",
-    () => {
+    async () => {
       // compadd and _files stand in for zsh's completion system, which needs a terminal
       const script = `compdef() { :; }; source <(rta completion zsh)
 compadd() { shift 2; print -l -- "$@"; }; _files() { print FILES; }
 words=(rta gr); CURRENT=2; _rta; words=(rta grant allow no); CURRENT=4; _rta
 words=(rta mcp install --root ""); CURRENT=5; _rta`;
-      const r = Bun.spawnSync(["zsh", "-c", script], { env: { ...place(), PATH: path() } });
+      const r = Bun.spawnSync(["zsh", "-c", script], { env: { ...(await place()), PATH: path() } });
       expect(r.stdout.toString()).toBe("grant\nnote\nFILES\n");
     },
   );
 
-  test.skipIf(!has("fish"))("fish: complete -C offers grant for rta gr and note for rta grant allow no", () => {
+  test.skipIf(!has("fish"))("fish: complete -C offers grant for rta gr and note for rta grant allow no", async () => {
     const script = 'rta completion fish | source; complete -C "rta gr"; complete -C "rta grant allow no"';
-    const r = Bun.spawnSync(["fish", "--no-config", "-c", script], { env: { ...place(), PATH: path() } });
+    const r = Bun.spawnSync(["fish", "--no-config", "-c", script], { env: { ...(await place()), PATH: path() } });
     expect(r.stdout.toString()).toBe("grant\nnote\n");
   });
 

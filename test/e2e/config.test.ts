@@ -9,7 +9,11 @@ import { join } from "node:path";
 import { RECHECK_MS } from "../../src/core/recheck.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 function dirsWith(configText?: string) {
   const data = tempDir();

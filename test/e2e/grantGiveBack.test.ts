@@ -11,7 +11,11 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 async function uses(env: Record<string, string>): Promise<number[]> {
   const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout) as {

@@ -5,8 +5,12 @@
  */
 import { describe, expect, test } from "bun:test";
 import { tempDir } from "../support/fixtures.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 const dirs = () => ({ RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() });
 const allow = (target: string, ...more: string[]) => [

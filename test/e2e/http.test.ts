@@ -9,7 +9,11 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { tempDir } from "../support/fixtures.ts";
 import { type RunningHttp, startHttp } from "../support/httpServer.ts";
 import { resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 let srv: RunningHttp;
 let root = "";

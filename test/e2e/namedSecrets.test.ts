@@ -11,7 +11,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 /** Each secret is a word found nowhere else, so its showing anywhere is a leak. */
 const NAMES = {

@@ -12,8 +12,12 @@ import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
 import { connect } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { RTA, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 const DAY_MS = 86_400_000;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;

@@ -9,8 +9,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, whileRunning } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { noStack, RTA, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 /** Runs a shell line with $RTA set, and returns what it printed and its status. */
 async function sh(line: string, env: Record<string, string> = {}) {

@@ -9,8 +9,12 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 const CONNECTION = '[connections.work-notes]\narea = "note"\nfolder = "/nowhere/notes"\n';
 const PROFILE = '[profiles.work]\narea = "note"\nconnection = "work-notes"\n';

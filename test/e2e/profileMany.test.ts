@@ -8,6 +8,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 const COUNT = 200;
 const names = Array.from({ length: COUNT }, (_, i) => `team-${String(i).padStart(3, "0")}-notes-for-the-long-name`);

@@ -6,7 +6,11 @@ import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { RTA, rta } from "../support/rta.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 function sessionOf(stderr: string): string {
   const id = stderr.match(/^record: .+ \(session (\w+)\)$/m)?.[1];

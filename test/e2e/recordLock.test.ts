@@ -12,7 +12,11 @@ import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 /** The lock holders a test started: ended after each test, whatever it ended with, so none outlives a failure. */
 const holders: { release: () => Promise<void> }[] = [];

@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { tempDir } from "../support/fixtures.ts";
 import { type Connected, connect, type Era } from "../support/mcpClient.ts";
+import { useNotePlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
+
+// note is a plugin: every data dir these tests run rta in has it installed, as a person would have
+useNotePlugin();
 
 for (const era of ["legacy", "modern"] as Era[]) {
   describe(`resources and prompts, ${era} era`, () => {

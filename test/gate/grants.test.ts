@@ -1,16 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import type { AgentOrigin, Call } from "../../src/core/call.ts";
 import { argsDigest } from "../../src/gate/argsDigest.ts";
 import type { NewGrant } from "../../src/gate/gateStore.ts";
 import { allowCommand, grantQuery, recordKey, shellWord } from "../../src/gate/grants.ts";
+import { pinnedDigest } from "../../src/gate/operator/grants.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
 import { fixedClock, testDeps } from "../support/fixtures.ts";
+import { noteCatalogue } from "../support/plugins.ts";
 
 const T0 = 1_800_000_000_000;
-const catalogue = builtinCatalogue();
+const catalogue = await noteCatalogue();
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
 const call = (capability: string, args: Record<string, unknown> = {}, name = "claude"): Call => ({
   capability,
@@ -18,6 +19,7 @@ const call = (capability: string, args: Record<string, unknown> = {}, name = "cl
   origin: { ...agent, name },
 });
 
+/** A grant on note (a plugin) stands on its binary's digest; one on a built-in on none. */
 function setup() {
   const clock = fixedClock(T0);
   const deps = testDeps({ clock });
@@ -35,7 +37,8 @@ function setup() {
       expires_at: clock.now() + 300_000,
       issued_by: "ops",
       build: "rta 0.1.0",
-      digest: null,
+      // note is a plugin: a grant on it stands on the binary that described it
+      digest: pinnedDigest(catalogue, catalogue.byName(over.target ?? "note.add"), over.target ?? "note.add"),
       ...over,
     });
   const run = async (c: Call) => runCall(c, catalogue, deps);
@@ -189,7 +192,7 @@ describe("the command in the hint", () => {
 
 describe("a record as it is compared", () => {
   test("a path is written plainly, a `..` kept; a record that is no path is left as sent", () => {
-    const cat = builtinCatalogue();
+    const cat = catalogue;
     const write = cat.byName("fs.write");
     const rm = cat.byName("note.rm");
     if (!write || !rm) throw new Error("missing capability");

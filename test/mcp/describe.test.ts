@@ -1,11 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { jwtDecode } from "../../src/capabilities/jwt/decode.ts";
 import { define } from "../../src/core/capability.ts";
 import { type Config, EMPTY_CONFIG } from "../../src/core/config.ts";
 import { object } from "../../src/core/result.ts";
 import { annotations, extraSearchWords, instructions, toolDescription, toolListings } from "../../src/mcp/describe.ts";
 import { toolWords } from "../../src/mcp/server.ts";
+import { noteCatalogue } from "../support/plugins.ts";
+
+const catalogue = await noteCatalogue();
 
 const make = (extra: Partial<Parameters<typeof define>[0]>) =>
   define({
@@ -55,7 +57,7 @@ test("annotations follow the safety class; openWorld for what reaches out", () =
 });
 
 test("the listing is in catalogue order and the instructions name the areas", () => {
-  const cat = builtinCatalogue();
+  const cat = catalogue;
   expect(toolListings(cat).map((t) => t.name)).toEqual(cat.all().map((c) => c.tool));
   expect(toolListings(cat)[0]?.name).toBe([...cat.all().map((c) => c.tool)].sort()[0]);
   expect(instructions(cat)).toContain(`The areas offered here: ${cat.areas().join(", ")}.`);
@@ -79,7 +81,7 @@ test("the listing and instructions are made once for a config, and again for a c
 });
 
 describe("profiles, as the config sets them up", () => {
-  const cat = builtinCatalogue();
+  const cat = catalogue;
   const config = (profiles: Config["profiles"]): Config => ({ ...EMPTY_CONFIG, profiles });
   const schemaOf = (c: Config, tool: string) =>
     Object.keys(toolListings(cat, c).find((t) => t.name === tool)?.inputSchema.properties ?? {});
@@ -105,7 +107,7 @@ describe("profiles, as the config sets them up", () => {
 
 describe("a hint as an agent reads it", () => {
   test("names a capability by its tool, and leaves a person's command in backticks as it is", () => {
-    const cat = builtinCatalogue();
+    const cat = catalogue;
     expect(toolWords("fs.list shows what is there", cat)).toBe("fs_list shows what is there");
     expect(toolWords("fs.stat and fs.hash describe it; notes.md is a file", cat)).toBe(
       "fs_stat and fs_hash describe it; notes.md is a file",

@@ -26,6 +26,8 @@ const entries: RecordEntry[] = [
   { ...base, outcome: "core.tool.unknown", probe: true, capability: odd, agent: odd, client: odd },
   { ...base, outcome: "core.path.outside", error: { message: odd, hint: "run `rta grant`" } },
   { ...base, outcome: "core.path.outside", error: { message: "no hint" } },
+  { ...base, outcome: "core.plugin.failed", error: { message: "plugin x failed", hint: "h", detail: odd } },
+  { ...base, outcome: "core.plugin.failed", error: { message: "plugin x failed", detail: "(exit status 3)" } },
   { ...base, args: [odd, "b", ""], args_cut: { names: 900, bytes: 123456, sha256: "ab".repeat(32) } },
 ];
 

@@ -1,7 +1,7 @@
 /** Starts dist/rta mcp serve --http on a free loopback port, with its own data and config dirs. */
 import type { Subprocess } from "bun";
 import { tempDir } from "./fixtures.ts";
-import { RTA, rta } from "./rta.ts";
+import { prepareDataDir, RTA, rta } from "./rta.ts";
 
 export interface RunningHttp {
   url: string;
@@ -17,6 +17,7 @@ export async function startHttp(args: string[] = [], dirs?: { data: string; conf
   const data = dirs?.data ?? tempDir();
   const config = dirs?.config ?? tempDir();
   const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  await prepareDataDir(data);
   const proc = Bun.spawn([RTA, "mcp", "serve", "--http", "127.0.0.1:0", ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: data, ...env },
     stdout: "ignore",

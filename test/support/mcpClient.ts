@@ -6,7 +6,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { tempDir } from "./fixtures.ts";
-import { RTA } from "./rta.ts";
+import { prepareDataDir, RTA } from "./rta.ts";
 
 class InPlaceStdio extends StdioClientTransport {}
 
@@ -27,6 +27,7 @@ export async function connect(
   options: { dataDir?: string; clientName?: string; env?: Record<string, string> } = {},
 ): Promise<Connected> {
   const dataDir = options.dataDir ?? tempDir();
+  await prepareDataDir(options.env?.RTA_DATA_DIR ?? dataDir);
   const transport = new InPlaceStdio({
     command: RTA,
     args: ["mcp", "serve", ...args],

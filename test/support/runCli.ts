@@ -14,6 +14,7 @@ import type { Catalogue } from "../../src/core/catalogue.ts";
 import type { Clock } from "../../src/core/deps.ts";
 import type { Deps } from "../../src/gate/deps.ts";
 import { fixedClock, tempDir } from "./fixtures.ts";
+import { noteCatalogue } from "./plugins.ts";
 import type { Ran } from "./rta.ts";
 
 /** The instant a test's clock is fixed at, unless it hands in its own: 2023-11-14T22:13:20Z. */
@@ -31,7 +32,7 @@ export interface RunOptions {
   tty?: boolean;
   /** the clock the commands and the stages read (default: fixed at TEST_NOW_MS) */
   clock?: Clock;
-  /** makes the catalogue (default: the built-in one) */
+  /** makes the catalogue (default: the built-ins and the note plugin, as installed: see noteCatalogue) */
   catalogue?: () => Catalogue;
 }
 
@@ -77,10 +78,11 @@ async function ran(args: string[], options: RunOptions): Promise<Ran & { screen:
       ...options.env,
     },
   };
+  const withNote = await noteCatalogue();
   const cli = makeCli({
     io,
     clock: options.clock ?? fixedClock(TEST_NOW_MS),
-    ...(options.catalogue ? { catalogue: options.catalogue } : {}),
+    catalogue: options.catalogue ?? (() => withNote),
   });
   const closeStore = closingStore(cli);
   try {

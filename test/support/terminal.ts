@@ -2,7 +2,7 @@
  * Runs the built binary on a pseudo-terminal (util-linux `script`), so what a
  * person sees at a terminal can be tested: piped, rta prints the same content plainly.
  */
-import { RTA } from "./rta.ts";
+import { prepareDataDir, RTA } from "./rta.ts";
 
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
@@ -15,6 +15,7 @@ export async function onTerminal(
   env: Record<string, string>,
   typed?: string,
 ): Promise<{ code: number; out: string }> {
+  await prepareDataDir(env.RTA_DATA_DIR);
   const proc = Bun.spawn(["script", "-qec", [RTA, ...args].map(quote).join(" "), "/dev/null"], {
     stdin: typed === undefined ? "ignore" : new Blob([typed]),
     stdout: "pipe",

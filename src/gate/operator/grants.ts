@@ -6,12 +6,14 @@
  */
 import { version } from "../../../package.json";
 import { checkAgentName, namesAgent, optionalAgentName } from "../../core/agentName.ts";
+import type { Capability } from "../../core/capability.ts";
 import type { Catalogue } from "../../core/catalogue.ts";
 import { parseDuration } from "../../core/duration.ts";
 import { argsDigest } from "../argsDigest.ts";
 import type { Deps } from "../deps.ts";
 import { type Grant, type GrantState, grantState, type NewGrant } from "../gateStore.ts";
 import { recordKey } from "../grants.ts";
+import { artifactDigest } from "../pluginDigest.ts";
 import { checkCeiling } from "../policy.ts";
 import { boundArgs, checkNarrowing, grantHost, maxUsesOf } from "./grantRequest.ts";
 import { issuer } from "./issuer.ts";
@@ -75,11 +77,21 @@ export function planGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): 
     max_uses: maxUses,
     issued_by: issuer(deps.host),
     build: `rta ${version}`,
-    digest: null,
+    digest: pinnedDigest(catalogue, cap, target),
   };
   // As written, in one line: the defaults the digest is taken over are the gate's, not what the person typed.
   const args = req.args !== undefined ? JSON.stringify(JSON.parse(req.args)) : undefined;
   return { row, ttlMs, never: policy.never, ...(args !== undefined ? { args } : {}) };
+}
+
+/**
+ * The plugin binary a grant is pinned to: the sha256 that described the
+ * capability, or the area's plugin (a plugin's name is its area); null for a
+ * built-in. Refuses nothing.
+ */
+export function pinnedDigest(catalogue: Catalogue, cap: Capability | undefined, target: string): string | null {
+  const ref = cap ? cap.plugin : catalogue.all().find((c) => c.area === target)?.plugin;
+  return ref?.digest ?? null;
 }
 
 /** Writes a planned grant, from now for its time, and returns it with now; refuses a store it cannot write (core.store.unavailable). */
@@ -119,6 +131,20 @@ export function listGrants(deps: Deps, agent: string | undefined): { now: number
     .filter((g) => named === undefined || namesAgent(named, g.agent))
     .map((g) => ({ ...g, state: grantState(g, now), args: args.get(g.id) ?? null }));
   return { now, grants };
+}
+
+/**
+ * For a grant pinned to a plugin binary that is no longer the installed one
+ * (replaced, or removed), the fix a listing shows beside it; undefined for a
+ * built-in's grant and for one whose plugin is as it was. Refuses nothing.
+ */
+export function staleFix(catalogue: Catalogue, g: Grant): string | undefined {
+  if (g.digest === null) return undefined;
+  const cap = catalogue.byName(g.target) ?? catalogue.all().find((c) => c.area === g.target && c.plugin);
+  const plugin = g.target.split(".")[0] as string;
+  if (cap?.plugin === undefined) return `plugin ${plugin} is not installed: it covers nothing; revoke it`;
+  if (artifactDigest(cap) === g.digest) return undefined;
+  return `plugin ${plugin} changed since it was issued: it covers nothing; run \`rta pkg verify\`, then grant again`;
 }
 
 /** Revokes the selected grants and returns how many were live; refuses only a store it cannot write. */

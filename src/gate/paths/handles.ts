@@ -85,6 +85,10 @@ export class ReadPath implements ReadHandle, DirHandle {
     return walkTree(this.fd, this.keeper, maxDepth, pacer, visit);
   }
 
+  descriptor(): number {
+    return this.fd;
+  }
+
   close(): void {
     closeSync(this.fd);
   }

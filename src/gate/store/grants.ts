@@ -48,17 +48,26 @@ export interface GrantQuery {
   /** true when only a grant naming the host can allow the call (an address no hostless grant may reach) */
   hostRequired: boolean;
   args_digest: string;
+  /** the sha256 of the plugin binary the call would run, as it hashes now; null (or left out) for a built-in */
+  digest?: string | null;
   now: number;
 }
 
-/** The narrowing columns: a grant that sets one matches only a call with that value. */
-const MATCH = `
+/** The narrowing columns: a grant that sets one matches only a call with that value (the artifact aside). */
+const MATCH_ANY_ARTIFACT = `
   agent = $agent AND target IN ($t1, $t2, $t3)
   AND (record IS NULL OR record = $record)
   AND (connection IS NULL OR connection = $connection)
   AND profile IS $profile
   AND (host IS NULL OR host = $host) AND (host IS NOT NULL OR NOT $host_required)
   AND (args_digest IS NULL OR args_digest = $args_digest)`;
+
+/**
+ * And the artifact: a grant covers only the binary it was issued against, the
+ * plugin's sha256 then (null for a built-in, which is rta's own build). A
+ * plugin replaced since leaves every grant on it covering nothing.
+ */
+const MATCH = `${MATCH_ANY_ARTIFACT} AND digest IS $digest`;
 
 /**
  * Which matching grant a call spends: the narrowest first, the broadest last.
@@ -89,6 +98,7 @@ export class GrantStore {
   private readonly findLive: Statement<Grant>;
   private readonly findAny: Statement<Grant>;
   private readonly spendOne: Statement;
+  private readonly findStale: Statement<Grant>;
 
   constructor(
     private readonly db: Database,
@@ -96,6 +106,10 @@ export class GrantStore {
   ) {
     this.findLive = db.query(`SELECT * FROM grants WHERE ${MATCH} AND ${LIVE} ${NARROWEST_FIRST} LIMIT 1`);
     this.findAny = db.query(`SELECT * FROM grants WHERE ${MATCH} ORDER BY issued_at DESC, rowid DESC LIMIT 1`);
+    this.findStale = db.query(
+      `SELECT * FROM grants WHERE ${MATCH_ANY_ARTIFACT} AND digest IS NOT $digest AND ${LIVE}
+       ORDER BY issued_at DESC, rowid DESC LIMIT 1`,
+    );
     this.spendOne = db.query(
       "UPDATE grants SET uses = uses + 1 WHERE id = $id AND (max_uses IS NULL OR uses < max_uses)",
     );
@@ -157,6 +171,11 @@ export class GrantStore {
     return this.findAny.get(queryParams(q)) ?? undefined;
   }
 
+  /** The newest live grant that would match but was issued against another artifact (a plugin replaced since). */
+  staleMatching(q: GrantQuery): Grant | undefined {
+    return this.findStale.get(queryParams(q)) ?? undefined;
+  }
+
   /** Every grant ever issued, oldest first. */
   list(): Grant[] {
     return this.db.query<Grant, []>("SELECT * FROM grants ORDER BY issued_at ASC, rowid ASC").all();
@@ -200,6 +219,7 @@ function queryParams(q: GrantQuery): Record<string, string | number | null> {
     host: q.host,
     host_required: q.hostRequired ? 1 : 0,
     args_digest: q.args_digest,
+    digest: q.digest ?? null,
     now: q.now,
   };
 }

@@ -5,12 +5,12 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
 import { grantCoverage } from "../../../src/gate/operator/coverage.ts";
 import { type GrantRequest, planGrant } from "../../../src/gate/operator/grants.ts";
 import { testDeps } from "../../support/fixtures.ts";
+import { noteCatalogue } from "../../support/plugins.ts";
 
-const catalogue = builtinCatalogue();
+const catalogue = await noteCatalogue();
 const priced = (over: Partial<GrantRequest> & { target: string }, deps = testDeps()) =>
   grantCoverage(catalogue, planGrant(deps, catalogue, { agent: "claude", ttl: "5m", ...over }));
 

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
 import type { Deps } from "../../../src/gate/deps.ts";
 import { grantState } from "../../../src/gate/gateStore.ts";
 import { type GrantRequest, issueGrant, listGrants, revoke } from "../../../src/gate/operator/grants.ts";
 import { grantFor, refusalOf, testDeps } from "../../support/fixtures.ts";
+import { noteCatalogue } from "../../support/plugins.ts";
 
-const catalogue = builtinCatalogue();
+const catalogue = await noteCatalogue();
 const ask = (over: Partial<GrantRequest> = {}): GrantRequest => ({
   target: "note.rm",
   agent: "claude",
@@ -123,7 +123,7 @@ describe("listing and revoking", () => {
 describe("an --args grant as the person wrote it", () => {
   test("the arguments are kept as written beside the digest, and an older grant without them has none", () => {
     const deps = testDeps();
-    const { grant } = issueGrant(deps, builtinCatalogue(), {
+    const { grant } = issueGrant(deps, catalogue, {
       target: "note.rm",
       agent: "claude",
       ttl: "5m",

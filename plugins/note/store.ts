@@ -1,32 +1,14 @@
 /**
- * Notes: one JSON file per note in `<data dir>/notes`. Every write is a
- * temporary file in the same folder, then a rename, so a killed process
- * leaves the old note or the new one, never half of either. A note id is a
- * slug and a random suffix; nothing else names a file, so no input can reach
- * outside the folder.
+ * Notes: one JSON file per note in a folder (`<data dir>/notes` unless the
+ * operator set another). Every write is a temporary file in the same folder,
+ * then a rename, so a killed process leaves the old note or the new one,
+ * never half of either. A note id is a slug and a random suffix; nothing
+ * else names a file, so no input can reach outside the folder.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { InputSpec } from "../../core/capability.ts";
-import { RtaError } from "../../core/errors.ts";
-import { maskSecrets } from "../../core/secrets.ts";
-
-/** The folder every note capability works in: the operator's to set, never an agent's. */
-export const FOLDER_INPUT: InputSpec = {
-  type: "string",
-  description: "the notes folder; the operator sets it (config, a connection or a profile), else rta's own",
-  operatorOnly: true,
-  profile: true,
-};
-
-/** The one note a call names. */
-export const ID_INPUT: InputSpec = {
-  type: "string",
-  description: "the note's id, as note.list shows it",
-  required: true,
-  positional: true,
-};
+import { maskSecrets } from "../../src/core/secrets.ts";
 
 export interface Note {
   id: string;
@@ -36,23 +18,29 @@ export interface Note {
   updated: string;
 }
 
-const ID = /^[a-z0-9][a-z0-9-]{0,79}$/;
-
-/** rta's own notes folder in a data dir. */
-export function notesDir(dataDir: string): string {
-  return join(dataDir, "notes");
+/** A refusal under the plugin's own prefix, sent as a JSON-RPC error's data. */
+export class NoteError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
 }
 
-/** The folder a call works in: the one the operator set (config, connection, profile), else rta's own. */
+const ID = /^[a-z0-9][a-z0-9-]{0,79}$/;
+
+/** The folder a call works in: the one the operator set (config, connection, profile), else the data dir's own. */
 export function noteFolder(args: Record<string, unknown>, dataDir: string): string {
-  return typeof args.folder === "string" && args.folder !== "" ? args.folder : notesDir(dataDir);
+  return typeof args.folder === "string" && args.folder !== "" ? args.folder : join(dataDir, "notes");
 }
 
 /**
  * A new note's id: its title as a slug (at most 60 characters) and six random
  * hex digits. The slug is of the title as an agent is shown it, its secrets
  * masked: an id is shown as it is, so a title `Authorization: Bearer x` would
- * show the token in its id (`authorization-bearer-x-…`) while the title is masked.
+ * show the token in its id while the title is masked.
  */
 export function newNoteId(title: string): string {
   const slug = maskSecrets(title)
@@ -110,8 +98,8 @@ export function listNotes(dir: string): Note[] {
   return notes.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
 }
 
-function notFound(id: string): RtaError {
-  return new RtaError(
+function notFound(id: string): NoteError {
+  return new NoteError(
     "note.notfound",
     `no note has the id ${JSON.stringify(id)}`,
     "note.list shows the notes there are",

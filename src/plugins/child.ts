@@ -1,0 +1,167 @@
+/**
+ * One plugin process: started with no arguments, cwd `/`, a small fixed
+ * environment (never the server's, which may hold tokens) and in a process
+ * group of its own, so a kill takes what it started too. It is asked one
+ * request at a time; the last 8 KiB of its stderr are kept for the record.
+ */
+import type { Subprocess } from "bun";
+import { encodeFrame, FrameError, FrameReader } from "./frame.ts";
+
+/** How much of a plugin's stderr is kept: its tail, for the record. */
+export const STDERR_TAIL_BYTES = 8 * 1024;
+
+/** The environment every plugin process gets, and nothing else of the server's. */
+export function pluginEnv(): Record<string, string> {
+  return {
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    HOME: process.env.HOME ?? "/",
+    RTA_PLUGIN_PROTOCOL: "1",
+  };
+}
+
+/** One JSON-RPC response, as the plugin sent it. */
+export type Reply =
+  | { result: unknown }
+  | { error: { code: unknown; message: unknown; data?: { code?: unknown; hint?: unknown } } };
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A running plugin process. */
+export class Child {
+  private readonly proc: Subprocess<"pipe", "pipe", "pipe">;
+  private readonly reader: FrameReader;
+  private tail: Buffer = Buffer.alloc(0);
+  private readonly stderrRead: Promise<void>;
+  private nextId = 1;
+  private ended = false;
+
+  /**
+   * Starts `file` with `fds` as its fds 3, 4, ...; refuses (throws the
+   * system's error) a file that cannot be run.
+   */
+  constructor(
+    readonly file: string,
+    readonly digest: string,
+    fds: readonly number[] = [],
+  ) {
+    this.proc = Bun.spawn([file], {
+      cwd: "/",
+      env: pluginEnv(),
+      stdio: ["pipe", "pipe", "pipe", ...fds],
+      detached: true,
+    }) as Subprocess<"pipe", "pipe", "pipe">;
+    this.reader = new FrameReader(this.proc.stdout);
+    this.stderrRead = this.keepTail(this.proc.stderr);
+    this.proc.exited.then(() => {
+      this.ended = true;
+    });
+  }
+
+  /** Whether it has exited or was killed: the long-lived child is started again. */
+  get dead(): boolean {
+    return this.ended || this.proc.exitCode !== null || this.proc.signalCode !== null;
+  }
+
+  /**
+   * Sends one request and reads its response, at most `bound` bytes. Once
+   * `signal` aborts, it is sent `cancel` and killed `graceMs` later unless it
+   * answered. Refuses (FrameError) a frame that is malformed, declared past
+   * `bound`, or never came (the process ended), and a body that is not one
+   * JSON-RPC response to this request.
+   */
+  async request(method: string, params: unknown, bound: number, signal?: AbortSignal, graceMs = 2000): Promise<Reply> {
+    const id = this.nextId++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      this.send({ jsonrpc: "2.0", method: "cancel", params: { id } });
+      timer = setTimeout(() => this.kill(), graceMs);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      this.send({ jsonrpc: "2.0", id, method, params });
+      const body = await this.reader.next(bound);
+      return asReply(body, id);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  /** The last 8 KiB of its stderr and how it ended, once it has (waiting a moment for both); for the record. */
+  async ending(): Promise<string> {
+    const moment = new Promise((r) => setTimeout(r, 200));
+    await Promise.race([Promise.all([this.proc.exited, this.stderrRead]), moment]);
+    const how =
+      this.proc.signalCode !== null
+        ? `killed by ${this.proc.signalCode}`
+        : this.proc.exitCode !== null
+          ? `exit status ${this.proc.exitCode}`
+          : "still running";
+    const text = this.tail.toString("utf8");
+    return text === "" ? `(${how}; nothing on stderr)` : `(${how}) stderr: ${text}`;
+  }
+
+  /** Closes its stdin, so a plugin that reads to the end exits; killed `graceMs` later if it has not. */
+  finish(graceMs: number): void {
+    try {
+      this.proc.stdin.end();
+    } catch {
+      // already gone
+    }
+    setTimeout(() => this.kill(), graceMs).unref();
+  }
+
+  /** Kills it and everything it started (its process group). Refuses nothing. */
+  kill(): void {
+    if (!this.dead) {
+      try {
+        process.kill(-this.proc.pid, "SIGKILL");
+      } catch {
+        this.proc.kill("SIGKILL");
+      }
+    }
+    this.ended = true;
+    this.reader.cancel();
+  }
+
+  private send(message: unknown): void {
+    try {
+      this.proc.stdin.write(encodeFrame(message));
+      const flushed = this.proc.stdin.flush();
+      if (flushed instanceof Promise) flushed.catch(() => {});
+    } catch {
+      // it is gone: reading its answer says so
+    }
+  }
+
+  private async keepTail(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const chunk of stream) {
+        const joined = Buffer.concat([this.tail, chunk]);
+        this.tail = joined.length > STDERR_TAIL_BYTES ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
+      }
+    } catch {
+      // the stream was cut when it was killed
+    }
+  }
+}
+
+/** The body as one JSON-RPC response to request `id`; refuses (FrameError malformed) anything else. */
+function asReply(body: Buffer, id: number): Reply {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(utf8.decode(body));
+  } catch {
+    throw new FrameError("malformed", "a message that is not UTF-8 JSON");
+  }
+  if (msg === null || typeof msg !== "object" || Array.isArray(msg)) throw notResponse();
+  const m = msg as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0" || m.id !== id || "result" in m === "error" in m) throw notResponse();
+  if ("error" in m && (m.error === null || typeof m.error !== "object")) throw notResponse();
+  return m as Reply;
+}
+
+function notResponse(): FrameError {
+  return new FrameError("malformed", "a message that is not the JSON-RPC response to the request");
+}

@@ -1,0 +1,210 @@
+/**
+ * Plugin processes. One long-lived child per plugin per server, started on
+ * first use and started again when it died (or its binary was described
+ * anew), takes the calls with no path input, one at a time: the next `run` is
+ * sent only once the one before is answered, so an answer refused from its
+ * header is the one call's, and a hung call killed on cancel takes no other
+ * with it. A call with path inputs runs in a fresh child started for it with
+ * the gate's descriptors as fds 3, 4, ..., since descriptors are handed over
+ * only when a process starts. Every child is killed when the server stops.
+ */
+import type { PluginRef } from "../core/capability.ts";
+import { pluginError, RtaError } from "../core/errors.ts";
+import { tooLarge } from "../gate/bound.ts";
+import { Child, type Reply } from "./child.ts";
+import { FrameError } from "./frame.ts";
+import {
+  checkDescribed,
+  DESCRIBE_MAX_BYTES,
+  type Described,
+  failed,
+  invalid,
+  PLUGIN_PROTOCOL,
+  underPrefix,
+} from "./protocol.ts";
+
+/** How long a cancelled call's plugin has to answer before it is killed. */
+export const CANCEL_GRACE_MS = 2000;
+/** How long a plugin has to answer `describe`. */
+export const DESCRIBE_WAIT_MS = 10_000;
+/** A plugin's error message or hint, as the caller is told it, at most. */
+const SAID_BYTES = 4096;
+
+export interface HostOptions {
+  /** the server's hard result bound (--max-result): an answer declaring more is refused from its header */
+  maxResult: number;
+  /** how long a cancelled call may take to answer before its child is killed; 2 s */
+  graceMs?: number;
+}
+
+/** One `run` request's params, as sent. */
+export interface RunParams {
+  capability: string;
+  args: Record<string, unknown>;
+  paths: Record<string, { fd: number }>;
+  data_dir: string;
+  /** bytes of answer the caller is sent at most; null when unbounded (a person) */
+  budget: number | null;
+}
+
+/**
+ * Spawns the plugin, asks `describe` under the bounds (1 MiB, 1,000
+ * capabilities, 10 s), and stops it. Refuses core.plugin.invalid with the
+ * reason: it cannot be started, exits, hangs, sends a malformed or oversized
+ * frame, an error, or a description checkDescribed refuses.
+ */
+export async function describePlugin(file: string, name: string): Promise<Described> {
+  let child: Child;
+  try {
+    child = new Child(file, "");
+  } catch (err) {
+    throw invalid(name, `it could not be started (${(err as NodeJS.ErrnoException).code ?? "not executable"})`);
+  }
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), DESCRIBE_WAIT_MS);
+  abort.signal.addEventListener("abort", () => child.kill());
+  try {
+    const reply = await child.request("describe", { protocol: PLUGIN_PROTOCOL }, DESCRIBE_MAX_BYTES);
+    if ("error" in reply) throw invalid(name, "it answered describe with an error");
+    return checkDescribed(reply.result, name);
+  } catch (err) {
+    if (!(err instanceof FrameError)) throw err;
+    if (abort.signal.aborted) throw invalid(name, `it did not answer describe within ${DESCRIBE_WAIT_MS / 1000} s`);
+    if (err.kind === "toolarge") throw invalid(name, `its describe declares ${err.declared} bytes, past 1 MiB`);
+    if (err.kind === "ended") throw invalid(name, "it exited before answering describe");
+    throw invalid(name, err.message);
+  } finally {
+    clearTimeout(timer);
+    child.kill();
+  }
+}
+
+/** A plugin's long-lived child, and the calls waiting for it. */
+interface Slot {
+  child?: Child;
+  /** settles when the last call queued for the child is over */
+  queue: Promise<void>;
+}
+
+/** The children of every plugin a server has called, closed with it. */
+export class PluginHosts {
+  private readonly slots = new Map<string, Slot>();
+  private readonly fresh = new Set<Child>();
+  private readonly onExit = () => this.close();
+
+  constructor(readonly opts: HostOptions) {
+    process.once("exit", this.onExit);
+  }
+
+  /**
+   * Sends one `run` and resolves the answer's value, unchecked (the caller
+   * checks its shape). `fds` are handed to a fresh child as 3, 4, ...; none
+   * goes to the long-lived one. Refuses core.result.toolarge from a header
+   * past the bound, core.call.cancelled once `signal` aborts, a plugin error
+   * under its prefix, and core.plugin.failed for anything else.
+   */
+  async run(ref: PluginRef, params: RunParams, fds: readonly number[], signal: AbortSignal): Promise<unknown> {
+    if (signal.aborted) throw cancelled();
+    if (fds.length > 0) {
+      const child = this.start(ref, fds);
+      this.fresh.add(child);
+      try {
+        return await this.exchange(child, ref, params, signal);
+      } finally {
+        this.fresh.delete(child);
+        child.finish(this.grace);
+      }
+    }
+    const slot = this.slots.get(ref.name) ?? { queue: Promise.resolve() };
+    this.slots.set(ref.name, slot);
+    const before = slot.queue;
+    let done = () => {};
+    const mine = new Promise<void>((r) => {
+      done = r;
+    });
+    slot.queue = before.then(() => mine);
+    try {
+      await waitOr(before, signal);
+      if (!slot.child || slot.child.dead || slot.child.digest !== ref.digest || slot.child.file !== ref.file) {
+        slot.child?.kill();
+        slot.child = this.start(ref, []);
+      }
+      return await this.exchange(slot.child, ref, params, signal);
+    } finally {
+      done();
+    }
+  }
+
+  /** Kills every child; calls in flight fail. Refuses nothing. */
+  close(): void {
+    process.off("exit", this.onExit);
+    for (const slot of this.slots.values()) slot.child?.kill();
+    for (const child of this.fresh) child.kill();
+    this.slots.clear();
+    this.fresh.clear();
+  }
+
+  private get grace(): number {
+    return this.opts.graceMs ?? CANCEL_GRACE_MS;
+  }
+
+  private start(ref: PluginRef, fds: readonly number[]): Child {
+    try {
+      return new Child(ref.file, ref.digest, fds);
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? "it is not executable";
+      throw failed(ref.name, `it could not be started (${why})`);
+    }
+  }
+
+  /** One run on `child`, its answer or failure said as the caller is told it; a child that misbehaved is killed. */
+  private async exchange(child: Child, ref: PluginRef, params: RunParams, signal: AbortSignal): Promise<unknown> {
+    let reply: Reply;
+    try {
+      reply = await child.request("run", params, this.opts.maxResult, signal, this.grace);
+    } catch (err) {
+      if (!(err instanceof FrameError)) throw err;
+      child.kill();
+      if (signal.aborted) throw cancelled();
+      if (err.kind === "toolarge") throw tooLarge(err.declared, this.opts.maxResult);
+      const why = err.kind === "ended" ? "it exited before it answered" : err.message;
+      throw failed(ref.name, why, await child.ending());
+    }
+    if (signal.aborted) throw cancelled();
+    if ("error" in reply) throw refusal(reply.error, ref);
+    const result = reply.result as { value?: unknown; wrote?: unknown } | null;
+    if (result === null || typeof result !== "object" || !("value" in result)) {
+      child.kill();
+      throw failed(ref.name, "its answer holds no value");
+    }
+    return result;
+  }
+}
+
+/** A plugin's error: its own code under its prefix is passed on, anything else is its failure. */
+function refusal(error: Extract<Reply, { error: unknown }>["error"], ref: PluginRef): RtaError {
+  const code = error.data?.code;
+  const message = typeof error.message === "string" ? error.message.slice(0, SAID_BYTES) : "";
+  if (typeof code !== "string" || !underPrefix(code, ref.name) || message === "") {
+    return failed(ref.name, "it answered with an error outside its prefix");
+  }
+  const hint = typeof error.data?.hint === "string" ? error.data.hint.slice(0, SAID_BYTES) : undefined;
+  return pluginError(code, message, hint);
+}
+
+function cancelled(): RtaError {
+  return new RtaError("core.call.cancelled", "the call was cancelled", "call again to start over");
+}
+
+/** Resolves when `p` settles; refuses core.call.cancelled first once `signal` aborts. */
+function waitOr(p: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) reject(cancelled());
+      else resolve();
+    });
+  });
+}

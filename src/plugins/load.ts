@@ -1,0 +1,94 @@
+/**
+ * The installed plugins a process offers, beside the built-ins. A plugin is
+ * offered from the description the index keeps while its binary hashes to
+ * the sha256 recorded beside it; a binary that changed since is described
+ * again first, and offered as what it says now, pinned to its new digest (so
+ * no grant issued for the old one covers it). A plugin that cannot be
+ * offered (its description does not check, its binary is missing, its name
+ * is a built-in area) is left out with the reason, which `rta doctor` and
+ * `rta pkg list` show; it never stops the built-ins being served.
+ */
+import type { Capability } from "../core/capability.ts";
+import { type Catalogue, NEVER_A_TOOL } from "../core/catalogue.ts";
+import { pluginCapabilities, pluginValidators } from "./capabilities.ts";
+import { describePlugin, PluginHosts } from "./host.ts";
+import { installedPlugins } from "./packages.ts";
+import type { Described } from "./protocol.ts";
+
+export { PluginHosts };
+
+/** A plugin as a process found it: offered (its description and the digest it stands on) or left out (why). */
+export type LoadedPlugin =
+  | { name: string; offered: true; described: Described; sha256: string; file: string; changed: boolean }
+  | { name: string; offered: false; reason: string };
+
+/**
+ * Reads the installed plugins under `dataDir`, describing again each whose
+ * binary changed. Never throws: a torn index leaves every plugin out, said
+ * as one entry named by the index.
+ */
+export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
+  let installed: ReturnType<typeof installedPlugins>;
+  try {
+    installed = installedPlugins(dataDir);
+  } catch (err) {
+    return [{ name: "(index)", offered: false, reason: (err as Error).message }];
+  }
+  const out: LoadedPlugin[] = [];
+  for (const p of installed) {
+    if (p.state === "invalid") out.push({ name: p.name, offered: false, reason: p.reason });
+    else if (p.state === "ok" && p.described)
+      out.push({
+        name: p.name,
+        offered: true,
+        described: p.described,
+        sha256: p.entry.sha256,
+        file: p.file,
+        changed: false,
+      });
+    else if (p.state === "changed") {
+      try {
+        const described = await describePlugin(p.file, p.name);
+        out.push({ name: p.name, offered: true, described, sha256: p.sha256, file: p.file, changed: true });
+      } catch (err) {
+        out.push({
+          name: p.name,
+          offered: false,
+          reason: `it changed since it was installed, and ${(err as Error).message}`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The catalogue `base` with every offered plugin's capabilities added. A
+ * plugin whose name is an area of `base` or a never-a-tool area, or whose
+ * capabilities do not load, is left out and turned into a left-out entry in
+ * `loaded` (so doctor says why). Refuses nothing.
+ */
+export function withPlugins(base: Catalogue, loaded: LoadedPlugin[], hosts: () => PluginHosts): Catalogue {
+  if (!loaded.some((p) => p.offered)) return base;
+  const taken = new Set<string>([...base.areas(), ...NEVER_A_TOOL.areas]);
+  const added: Capability[] = [];
+  for (const [i, p] of loaded.entries()) {
+    if (!p.offered) continue;
+    if (taken.has(p.name)) {
+      loaded[i] = { name: p.name, offered: false, reason: `its name is an area rta has already (${p.name})` };
+      continue;
+    }
+    try {
+      const ref = { name: p.name, version: p.described.version, digest: p.sha256, file: p.file };
+      const caps = pluginCapabilities(p.described, ref, hosts());
+      // a capability rta never offers as a tool stays out, whoever declares it
+      const never = caps.find((c) => (NEVER_A_TOOL.verbs as readonly string[]).includes(c.name));
+      if (never) throw new Error(`it declares ${never.name}, which is never a tool`);
+      added.push(...caps);
+      taken.add(p.name);
+    } catch (err) {
+      loaded[i] = { name: p.name, offered: false, reason: (err as Error).message };
+    }
+  }
+  return added.length === 0 ? base : base.with(added, pluginValidators(added));
+}

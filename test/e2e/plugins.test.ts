@@ -1,0 +1,175 @@
+/**
+ * End to end: the shell plugins of test/fixtures/plugins installed with the
+ * built binary and called over MCP on both eras: path inputs as descriptors
+ * that lead nowhere else, a 100 MB answer refused from its frame with the
+ * server's memory unmoved, a hung plugin killed on cancel, a crash told to
+ * the agent bare and to the record with its stderr, and a plugin whose
+ * describe is malformed left out while everything else is served.
+ */
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fixture } from "../plugins/support.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, type Era, resultJson } from "../support/mcpClient.ts";
+import { installPlugin } from "../support/plugins.ts";
+import { rta } from "../support/rta.ts";
+
+/** A data dir with `plugins` installed, and a root holding `files`. */
+async function installed(plugins: string[], files: Record<string, string> = {}) {
+  const data = tempDir();
+  for (const name of plugins) await installPlugin(fixture(name), data, { HOME: tempDir() });
+  const root = tempDir();
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(root, name), text);
+  return { data, root };
+}
+
+/** The pids of processes whose command line holds `file`. */
+function running(file: string): number[] {
+  const out: number[] = [];
+  for (const pid of readdirSync("/proc").filter((n) => /^[0-9]+$/.test(n))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file)) out.push(Number(pid));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+async function gone(file: string): Promise<number[]> {
+  for (let i = 0; i < 250 && running(file).length > 0; i++) await Bun.sleep(20);
+  return running(file);
+}
+
+function peakKiB(pid: number): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
+
+for (const era of ["legacy", "modern"] as Era[]) {
+  describe(`the shell plugin over MCP (${era})`, () => {
+    test("its tools are listed and answer, a path input reaching it as a descriptor it cannot walk out of", async () => {
+      const { data, root } = await installed(["demo", "escape"], { "notes.txt": "twelve bytes", secret: "x" });
+      const server = await connect(era, ["--root", root], { dataDir: data });
+      try {
+        const tools = (await server.client.listTools()).tools.map((t) => t.name);
+        expect(tools).toEqual(expect.arrayContaining(["demo_echo", "demo_wc", "demo_sleep", "escape_try"]));
+        const echo = await server.client.callTool({ name: "demo_echo", arguments: { text: "tab\there" } });
+        expect(resultJson(echo)).toEqual({ type: "text", text: "tab\there" });
+        const wc = await server.client.callTool({ name: "demo_wc", arguments: { file: join(root, "notes.txt") } });
+        expect(resultJson(wc)).toEqual({ type: "object", value: { bytes: 12 } });
+        const tried = await server.client.callTool({
+          name: "escape_try",
+          arguments: { file: join(root, "notes.txt") },
+        });
+        expect(resultJson(tried)).toEqual({
+          type: "object",
+          value: {
+            bytes: 12,
+            parent: "nothing",
+            beside: "nothing",
+            below: "nothing",
+            listing: "nothing",
+            other_fds: "",
+          },
+        });
+        const outside = await server.client.callTool({ name: "demo_wc", arguments: { file: "/etc/hostname" } });
+        expect(resultJson(outside)).toMatchObject({ type: "error", code: "core.path.outside" });
+        const env = resultJson(await server.client.callTool({ name: "demo_env", arguments: {} }));
+        expect(env).toMatchObject({ value: { path: "/usr/local/bin:/usr/bin:/bin", protocol: "1", cwd: "/" } });
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}
+
+describe("a misbehaving plugin over MCP", () => {
+  test("a 100 MB answer is refused from its frame, the server's peak RSS under 100 MiB, and it serves on", async () => {
+    const { data } = await installed(["huge", "demo"]);
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      const huge = resultJson(await server.client.callTool({ name: "huge_dump", arguments: {} }));
+      expect(huge).toMatchObject({ type: "error", code: "core.result.toolarge" });
+      expect(String(huge.message)).toContain("100.0 MiB");
+      expect(peakKiB(server.pid() as number)).toBeLessThan(100 * 1024);
+      expect(await gone(join(data, "plugins", "rta-plugin-huge"))).toEqual([]);
+      const echo = await server.client.callTool({ name: "demo_echo", arguments: { text: "still here" } });
+      expect(resultJson(echo)).toEqual({ type: "text", text: "still here" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a plugin that hangs is killed once the agent cancels, and the next call is answered", {
+    timeout: 20_000,
+  }, async () => {
+    const { data } = await installed(["hang", "demo"]);
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      const abort = new AbortController();
+      const call = server.client.callTool({ name: "hang_wait", arguments: {} }, { signal: abort.signal });
+      const file = join(data, "plugins", "rta-plugin-hang");
+      for (let i = 0; i < 250 && running(file).length === 0; i++) await Bun.sleep(20);
+      expect(running(file).length).toBeGreaterThan(0);
+      call.catch(() => {});
+      abort.abort();
+      expect(await gone(file)).toEqual([]);
+      const echo = await server.client.callTool({ name: "demo_echo", arguments: { text: "after" } });
+      expect(resultJson(echo)).toEqual({ type: "text", text: "after" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a crash is core.plugin.failed to the agent, and its stderr is in the record only", async () => {
+    const { data } = await installed(["crash"]);
+    const server = await connect("legacy", [], { dataDir: data });
+    try {
+      const result = await server.client.callTool({ name: "crash_now", arguments: {} });
+      const said = resultJson(result);
+      expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
+      expect(JSON.stringify(result)).not.toContain("fall over");
+    } finally {
+      await server.close();
+    }
+    const lines = readFileSync(join(data, "agent-log.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const failed = lines.find((l) => l.outcome === "core.plugin.failed");
+    expect(failed?.error?.detail).toContain("crash.now: about to fall over");
+  });
+
+  test("a plugin whose describe is malformed is left out, and everything else is served", async () => {
+    const { data } = await installed(["demo"]);
+    // the installed binary replaced by one that answers describe with a newline-framed message
+    copyFileSync(fixture("mute"), join(data, "plugins", "rta-plugin-demo"));
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      const tools = (await server.client.listTools()).tools.map((t) => t.name);
+      expect(tools.some((t) => t.startsWith("demo_"))).toBe(false);
+      expect(tools).toContain("sys_info");
+      const info = await server.client.callTool({ name: "sys_info", arguments: {} });
+      expect(resultJson(info)).toMatchObject({ type: "object" });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the shell plugin on the CLI", () => {
+  test("a person's calls: a file by any name as fd 3, a directory refused, a write through the gate, the card", async () => {
+    const { data, root } = await installed(["demo"], { "odd\tname\nx": "abc" });
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir(), HOME: tempDir() };
+    const wc = await rta(["demo", "wc", join(root, "odd\tname\nx")], { env });
+    expect(wc).toEqual({ code: 0, stdout: "bytes\t3\n", stderr: "" });
+    const dir = await rta(["demo", "wc", root], { env });
+    expect(dir.code).toBe(1);
+    expect(dir.stderr).toContain("(fs.notfile)");
+    expect((await rta(["demo", "stamp", join(root, "out.txt")], { env })).code).toBe(0);
+    expect(readFileSync(join(root, "out.txt"), "utf8")).toBe("stamped by rta-plugin-demo\n");
+    const card = await rta(["explain", "demo.greet"], { env });
+    expect(card.stdout).toContain("widens name: refused under a profile that fences name");
+  });
+});

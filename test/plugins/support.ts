@@ -1,0 +1,26 @@
+/** What the plugin tests share: the fixture plugins, described and made into capabilities as a server would. */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Capability, PluginRef } from "../../src/core/capability.ts";
+import { pluginCapabilities } from "../../src/plugins/capabilities.ts";
+import { describePlugin, type PluginHosts } from "../../src/plugins/host.ts";
+
+export const FIXTURES = join(import.meta.dir, "..", "fixtures", "plugins");
+
+/** The fixture plugin `name`'s file. */
+export function fixture(name: string): string {
+  return join(FIXTURES, `rta-plugin-${name}`);
+}
+
+/** A fixture as a server holds it once installed: its ref (digest of the file) and its capabilities. */
+export async function loaded(name: string, hosts: PluginHosts, file = fixture(name)): Promise<Capability[]> {
+  const d = await describePlugin(file, name);
+  const ref: PluginRef = {
+    name,
+    version: d.version,
+    digest: createHash("sha256").update(readFileSync(file)).digest("hex"),
+    file,
+  };
+  return pluginCapabilities(d, ref, hosts);
+}
