@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { jwtDecode } from "../../src/capabilities/jwt/decode.ts";
 import { define } from "../../src/core/capability.ts";
+import { Catalogue } from "../../src/core/catalogue.ts";
 import { type Config, EMPTY_CONFIG } from "../../src/core/config.ts";
 import { object } from "../../src/core/result.ts";
 import { annotations, extraSearchWords, instructions, toolDescription, toolListings } from "../../src/mcp/describe.ts";
@@ -64,7 +65,7 @@ test("the listing is in catalogue order and the instructions name the areas", ()
 });
 
 test("the listing and instructions are made once for a config, and again for a config that changed", () => {
-  const cat = builtinCatalogue();
+  const cat = catalogue;
   const first = toolListings(cat);
   expect(toolListings(cat)).toBe(first);
   expect(instructions(cat)).toBe(instructions(cat));
@@ -75,7 +76,7 @@ test("the listing and instructions are made once for a config, and again for a c
   expect(listed.find((t) => t.name === "note_list")?.inputSchema.properties).toHaveProperty("profile");
   expect(instructions(cat, changed)).toContain("a grant issued for that exact profile");
   // back to no config: the same as a catalogue that never saw the change lists
-  expect(toolListings(cat)).toEqual(toolListings(builtinCatalogue()));
+  expect(toolListings(cat)).toEqual(toolListings(new Catalogue(cat.all())));
   expect(toolListings(cat).find((t) => t.name === "note_list")?.inputSchema.properties).not.toHaveProperty("profile");
   expect(instructions(cat)).not.toContain("profile");
 });
