@@ -115,6 +115,8 @@ function onWholeCredentials(
 ): { offset: number; body: Buffer } {
   const end = offset + body.length;
   const { before, lead, trail } = edges(file, offset, end, size);
+  // a range that is whole lines at both ends (the whole file, most often) cuts nothing
+  if (lead.length === 0 && trail.length === 0) return { offset, body };
   // a credential's name on a line above the lead's, its value on the lead's line: the lead is cut from it too
   const above = lead.length > 0 ? openCredential(linesIn(before.subarray(0, before.length - lead.length))) : "";
   // Only the lines at the edges can be cut: the first three not blank (a name, its `=` alone, the value; blank lines
@@ -165,6 +167,7 @@ function onWholePlaces(
   let { offset } = range;
   let end = offset + range.body.length;
   const { lead, trail } = edges(file, offset, end, size);
+  if (lead.length === 0 && trail.length === 0) return range;
   const first = range.body.indexOf(0x0a);
   const last = range.body.lastIndexOf(0x0a);
   const head = first < 0 ? Buffer.concat([range.body, trail]) : range.body.subarray(0, first);
