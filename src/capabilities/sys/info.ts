@@ -10,6 +10,7 @@ import { define } from "../../core/capability.ts";
 import type { HostFiles } from "../../core/deps.ts";
 import { object } from "../../core/result.ts";
 import { durationWords } from "../../core/words.ts";
+import { bootSeconds, loadAverages } from "./kernelFigures.ts";
 import { readProcText } from "./procFile.ts";
 
 export const sysInfo = define({
@@ -99,12 +100,16 @@ export function readOsName(host: HostFiles): string | undefined {
 }
 
 function readUptime(host: HostFiles): number | undefined {
+  const boot = bootSeconds(host.procRoot);
+  if (boot !== undefined) return boot;
   const first = readProcText(procFile(host, "uptime"))?.split(SPACES, 1)[0];
   const seconds = Number(first);
   return first && Number.isFinite(seconds) ? seconds : undefined;
 }
 
 function readLoad(host: HostFiles): number[] | undefined {
+  const load = loadAverages(host.procRoot);
+  if (load !== undefined) return load;
   const fields = readProcText(procFile(host, "loadavg"))?.split(SPACES, 3).map(Number);
   return fields && fields.length === 3 && fields.every(Number.isFinite) ? fields : undefined;
 }
