@@ -69,18 +69,46 @@ export function look(path: Uint8Array, noFollow = false): Look | undefined {
   const call = loadStatx();
   if (call === null) return fromNode(path, noFollow);
   if (call(AT_FDCWD, path, noFollow ? AT_SYMLINK_NOFOLLOW : 0, STATX_BASIC_STATS, buffer) !== 0) return undefined;
-  const major = view.getUint32(0x88, true);
-  const minor = view.getUint32(0x8c, true);
   return {
-    dev: makedev(major, minor),
-    ino: Number(view.getBigUint64(0x20, true)),
+    dev: lookedDev(),
+    ino: u64(0x20),
     mode: view.getUint16(0x1c, true),
     uid: view.getUint32(0x14, true),
     gid: view.getUint32(0x18, true),
     nlink: view.getUint32(0x10, true),
-    size: Number(view.getBigUint64(0x28, true)),
-    ctimeMs: Number(view.getBigInt64(0x60, true)) * 1000 + view.getUint32(0x68, true) / 1e6,
+    size: u64(0x28),
+    ctimeMs: lookedCtimeMs(),
   };
+}
+
+/**
+ * Whether `path` (made by cPath) is still the directory or file of device `dev` and inode `ino`, unchanged since
+ * `ctimeMs`: one look, with nothing made of it. False when it cannot be looked at. Refuses nothing.
+ */
+export function stillAt(path: Uint8Array, dev: number, ino: number, ctimeMs: number): boolean {
+  const call = loadStatx();
+  if (call === null) {
+    const st = fromNode(path, false);
+    return st !== undefined && st.dev === dev && st.ino === ino && st.ctimeMs === ctimeMs;
+  }
+  if (call(AT_FDCWD, path, 0, STATX_BASIC_STATS, buffer) !== 0) return false;
+  return u64(0x20) === ino && lookedCtimeMs() === ctimeMs && lookedDev() === dev;
+}
+
+/** An unsigned 64-bit field of the last look, read as two halves: no BigInt is made. */
+function u64(at: number): number {
+  return view.getUint32(at, true) + view.getUint32(at + 4, true) * 0x100000000;
+}
+
+/** The last look's ctime in ms, as node:fs gives it: its seconds (signed, 64 bits) and nanoseconds. */
+function lookedCtimeMs(): number {
+  const seconds = view.getUint32(0x60, true) + view.getInt32(0x64, true) * 0x100000000;
+  return seconds * 1000 + view.getUint32(0x68, true) / 1e6;
+}
+
+/** The last look's device, as node:fs spells it. */
+function lookedDev(): number {
+  return makedev(view.getUint32(0x88, true), view.getUint32(0x8c, true));
 }
 
 /** The same numbers of a Stats node:fs gave. */

@@ -23,7 +23,7 @@
  */
 import type { Stats } from "node:fs";
 import { settledBefore } from "../../core/recheck.ts";
-import { cPath, look } from "./look.ts";
+import { cPath, stillAt } from "./look.ts";
 import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
 
 interface Seen {
@@ -68,8 +68,7 @@ export class PlacesMemo {
  * cannot be looked at (gone, or no longer searched the same way: its mode, a parent's) has changed.
  */
 function unchanged(s: Seen): boolean {
-  const st = look(s.dir);
-  return st !== undefined && st.dev === s.dev && st.ino === s.ino && st.ctimeMs === s.ctimeMs;
+  return stillAt(s.dir, s.dev, s.ino, s.ctimeMs);
 }
 
 /** Kept places are handed to many calls: none may change them. */
