@@ -125,7 +125,7 @@ export function confirmTarget(at: Walk, parentFd: number, name: string, isDir: b
 /**
  * An entry, there or not, that is one of rta's places, lies inside one, or
  * leads to one; or that is a root or leads to one (a root inside another
- * root): a root is opened by its path at each call, so whoever replaces an
+ * root): a root is found by its path at each call, so whoever replaces an
  * entry on that path, with a link to a directory outside every root say,
  * decides where the root is.
  */

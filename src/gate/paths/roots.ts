@@ -1,6 +1,6 @@
 /**
  * The roots a path gate serves: which one a sent path falls under, each
- * opened by its path at each call and pinned to the directory it was when
+ * found by its path at each call and pinned to the directory it was when
  * first opened, and whether each can be read now (the server's banner and
  * `rta doctor` name one that cannot, with the fix). A path outside every root
  * is refused as core.path.outside; under an unreadable or replaced root, as
@@ -28,7 +28,7 @@ export class Roots {
   /**
    * `roots` are absolute; the first is where relative paths start. `pins`
    * holds each root's device and inode as first opened (shared by the gates
-   * made from this one): a root is opened by its path at each call, and a
+   * made from this one): a root is found by its path at each call, and a
    * path another server's agent can reach (this root inside its root) may
    * since have been replaced by a link to a directory outside every root.
    * What is there then is refused, until a restart serves it as the root.
