@@ -76,7 +76,9 @@ function kernelFiles(procRoot: string): boolean {
 export function bootSeconds(procRoot: string): number | undefined {
   const c = loadLibc();
   if (c === null || !kernelFiles(procRoot) || c.clock_gettime(CLOCK_BOOTTIME, timespec) !== 0) return undefined;
-  return Number(timespecView.getBigInt64(0, true)) + Number(timespecView.getBigInt64(8, true)) / 1e9;
+  // seconds and nanoseconds, each read as two 32-bit halves (no BigInt made): both are far below 2^53
+  const seconds = timespecView.getUint32(0, true) + timespecView.getInt32(4, true) * 0x100000000;
+  return seconds + timespecView.getUint32(8, true) / 1e9;
 }
 
 /**
@@ -89,7 +91,9 @@ export function loadAverages(procRoot: string): number[] | undefined {
   const load = [0, 0, 0];
   for (let i = 0; i < 3; i++) {
     // as the kernel prints it: the fixed-point figure plus half a hundredth, its whole part and its hundredths
-    const fixed = Number(infoView.getBigUint64(8 + 8 * i, true)) / 2 ** (SI_LOAD_SHIFT - FSHIFT) + HALF_HUNDREDTH;
+    const at = 8 + 8 * i;
+    const loads = infoView.getUint32(at, true) + infoView.getUint32(at + 4, true) * 0x100000000;
+    const fixed = loads / 2 ** (SI_LOAD_SHIFT - FSHIFT) + HALF_HUNDREDTH;
     const whole = Math.floor(fixed / FIXED_1);
     const hundredths = Math.floor(((fixed % FIXED_1) * 100) / FIXED_1);
     load[i] = (whole * 100 + hundredths) / 100;
