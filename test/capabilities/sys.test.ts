@@ -37,7 +37,7 @@ test("sys.info on this machine answers every field", async () => {
   }
 });
 
-test("sys.info's uptime and load asked of the kernel are what /proc/uptime and /proc/loadavg say", async () => {
+test("sys.info's uptime asked of the kernel's clock is what /proc/uptime says, and its load what /proc/loadavg says", async () => {
   if (process.platform !== "linux") return;
   const figures = (file: string, n: number) => readFileSync(file, "utf8").split(/\s+/, n).map(Number);
   // the kernel moves its load averages every 5 seconds: asked again when one moved between the two looks
@@ -56,8 +56,8 @@ test("sys.info's uptime and load asked of the kernel are what /proc/uptime and /
   }
 });
 
-test("sys.info reads the files where the proc root's uptime and loadavg are not the kernel's (a container's lxcfs)", async () => {
-  // the fixture's files are on an ordinary file system, as lxcfs's are on its own: they are read, not the kernel
+test("sys.info reads the uptime file where the proc root's is not the kernel's (a container's lxcfs)", async () => {
+  // the fixture's file is on an ordinary file system, as lxcfs's is on its own: it is read, not the kernel's clock
   const root = tree({ "proc/uptime": "5.00 1.00\n", "proc/loadavg": "9.99 8.88 7.77 1/2 3\n", "proc/meminfo": "" });
   const out = await runCall(
     { capability: "sys.info", args: {}, origin: person },
