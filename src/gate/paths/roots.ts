@@ -82,8 +82,11 @@ export class Roots {
     const held = keptRoots.get(root);
     if (held !== undefined) {
       const now = look(held.path);
-      if (now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st)) return held;
       keptRoots.delete(root);
+      if (now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st)) {
+        keptRoots.set(root, held); // last in the order, as the one used last
+        return held;
+      }
       closeSync(held.fd);
     }
     const openedAt = Date.now();
@@ -159,9 +162,13 @@ interface KeptRoot extends OpenedRoot {
 
 /** The roots kept, by path, shared by every gate in the process (a person's "/" and a server's roots). */
 const keptRoots = new Map<string, KeptRoot>();
-/** More roots than a server is ever given; past it, the oldest kept is closed. */
-const MAX_KEPT_ROOTS = 64;
+/**
+ * More roots than a server serves at once; past it, the one used longest ago is closed (a client's roots may
+ * change, and a root no longer served should not stay open for long).
+ */
+const MAX_KEPT_ROOTS = 16;
 
+/** Closes the root kept that was used longest ago (a Map keeps the order roots were kept in: see openRoot). */
 function forgetOldest(): void {
   const [root, held] = keptRoots.entries().next().value as [string, KeptRoot];
   keptRoots.delete(root);
