@@ -10,7 +10,6 @@ import { define } from "../../core/capability.ts";
 import type { HostFiles } from "../../core/deps.ts";
 import { object } from "../../core/result.ts";
 import { durationWords } from "../../core/words.ts";
-import { bootSeconds } from "./kernelFigures.ts";
 import { readProcText } from "./procFile.ts";
 
 export const sysInfo = define({
@@ -100,8 +99,6 @@ export function readOsName(host: HostFiles): string | undefined {
 }
 
 function readUptime(host: HostFiles): number | undefined {
-  const boot = bootSeconds(host.procRoot);
-  if (boot !== undefined) return boot;
   const first = readProcText(procFile(host, "uptime"))?.split(SPACES, 1)[0];
   const seconds = Number(first);
   return first && Number.isFinite(seconds) ? seconds : undefined;

@@ -14,16 +14,6 @@ const buffer = Buffer.allocUnsafe(BUFFER_BYTES);
 
 /** A small /proc file's text, its descriptor kept open between calls; undefined when it cannot be read. */
 export function readProcText(file: string): string | undefined {
-  const bytes = readProcBytes(file);
-  return bytes === undefined ? undefined : bytes.toString("utf8");
-}
-
-/**
- * A small /proc file's bytes, read as readProcText reads them, into a buffer
- * shared by every read: valid only until the next, so read from at once.
- * Undefined when the file cannot be read.
- */
-export function readProcBytes(file: string): Buffer | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd = fds.get(file);
     try {
@@ -31,7 +21,8 @@ export function readProcBytes(file: string): Buffer | undefined {
         fd = openSync(file, "r");
         fds.set(file, fd);
       }
-      return buffer.subarray(0, readSync(fd, buffer, 0, BUFFER_BYTES, 0));
+      const n = readSync(fd, buffer, 0, BUFFER_BYTES, 0);
+      return buffer.toString("utf8", 0, n);
     } catch {
       if (fd !== undefined) {
         fds.delete(file);

@@ -10,7 +10,6 @@
  * times in ms), so a look can be held against a Stats taken before; were
  * they ever spelled otherwise, a look would only ever say "changed".
  */
-import { dlopen, FFIType } from "bun:ffi";
 import { lstatSync, type Stats, statSync } from "node:fs";
 
 /** What a look says of a file: enough to tell it is the same inode, unchanged, with the same owner and mode. */
@@ -45,7 +44,8 @@ function loadStatx(): Statx | null {
   statx = null;
   if (process.platform !== "linux") return statx;
   try {
-    // loaded when a path is first opened, so a start that opens none pays nothing for it
+    // loaded when a path is first opened, not with the module: a start that opens none pays nothing for it
+    const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi");
     const { symbols } = dlopen("libc.so.6", {
       statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
     });
