@@ -113,14 +113,16 @@ const MEM_TOTAL = /^MemTotal:\s+(\d+) kB$/m;
 const MEM_AVAILABLE = /^MemAvailable:\s+(\d+) kB$/m;
 const SPACES = /\s+/;
 
+/** The bytes a meminfo line (its kB) says, found by `re`; undefined when there is none. */
+function kib(body: string | undefined, re: RegExp): number | undefined {
+  const m = body === undefined ? null : re.exec(body);
+  return m ? Number(m[1]) * 1024 : undefined;
+}
+
 /** Memory in bytes; `used` is what is not available, as `free` counts it. */
 export function readMemory(host: HostFiles): { total: number; available: number; used: number } {
   const body = readProcText(procFile(host, "meminfo"));
-  const kib = (re: RegExp): number | undefined => {
-    const m = body === undefined ? null : re.exec(body);
-    return m ? Number(m[1]) * 1024 : undefined;
-  };
-  const total = kib(MEM_TOTAL) ?? os.totalmem();
-  const available = kib(MEM_AVAILABLE) ?? os.freemem();
+  const total = kib(body, MEM_TOTAL) ?? os.totalmem();
+  const available = kib(body, MEM_AVAILABLE) ?? os.freemem();
   return { total, available, used: total - available };
 }

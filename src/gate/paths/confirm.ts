@@ -30,6 +30,7 @@ import {
   pathError,
   placeWithheld,
   ROOT_HINT,
+  type RootFacts,
   withheld,
 } from "./rules.ts";
 
@@ -55,9 +56,10 @@ export interface Walk {
 /**
  * What the kernel says an opened descriptor is must lie under the root and outside rta's own places; refuses
  * core.path.outside, core.path.withheld, and core.path.invalid where the kernel cannot name it (past PATH_MAX).
- * `st` is its fstat and `known` its real path, where the caller already has them.
+ * `st` is its fstat and `known` its real path, where the caller already has them; `facts`, what was asked of a
+ * kept root's descriptor before, kept with it.
  */
-export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string): void {
+export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string, facts?: RootFacts): void {
   let real: string;
   try {
     real = known ?? readlinkSync(inFd(fd));
@@ -74,7 +76,7 @@ export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string):
   const opened = st ?? fstatSync(fd);
   // On the root's own device (its superblock, kept alive by the root's open descriptor): its file system's type,
   // asked of the root in this open, is this one's too.
-  if (withheld(at.rules, at.own, real, fd, opened, opened.dev === at.plainDev)) {
+  if (withheld(at.rules, at.own, real, fd, opened, opened.dev === at.plainDev, facts)) {
     throw pathError(
       "withheld",
       at.sent,
@@ -123,7 +125,7 @@ export function confirmTarget(at: Walk, parentFd: number, name: string, isDir: b
 /**
  * An entry, there or not, that is one of rta's places, lies inside one, or
  * leads to one; or that is a root or leads to one (a root inside another
- * root): a root is opened by its path at each call, so whoever replaces an
+ * root): a root is found by its path at each call, so whoever replaces an
  * entry on that path, with a link to a directory outside every root say,
  * decides where the root is.
  */

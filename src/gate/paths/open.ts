@@ -1,26 +1,21 @@
 /**
- * The path gate: every path an agent's call would use is opened from a root,
- * one component at a time, on what is opened rather than on a string.
+ * The path gate: every path an agent's call would use is opened from a root, one component at a time, on what is
+ * opened rather than on a string.
  *
- * Each step opens the next component through `/proc/self/fd/<dirfd>/<name>`
- * with O_NOFOLLOW, which has openat semantics: it lands in the directory
- * already opened even if the path is swapped for a symlink meanwhile. A
- * symlink is read and followed by the gate itself, only while it stays inside
- * the root; `..` pops the directory actually entered and may not climb above
- * the root. What was finally opened is confirmed by its descriptor: fstat
- * (device, inode, link count) and the real path the kernel reports for it.
- * The check and the open are one operation, so there is nothing to race.
+ * Each step opens the next component through `/proc/self/fd/<dirfd>/<name>` with O_NOFOLLOW, which has openat
+ * semantics: it lands in the directory already opened even if the path is swapped for a symlink meanwhile. A symlink
+ * is read and followed by the gate itself, only while it stays inside the root; `..` pops the directory actually
+ * entered and may not climb above the root. What was finally opened is confirmed by its descriptor: fstat (device,
+ * inode, link count) and the real path the kernel reports for it. The check and the open are one operation, so there
+ * is nothing to race.
  *
- * rta's own places are worked out when a path is opened (ownPlaces.ts): what
- * lies inside them is not opened, and no write may land on the way to one,
- * so a place cannot be moved, planted or relinked before it exists. A git
- * dir is known by what it holds, whatever its name (gitDirs.ts). What each
- * step may open, and where a write may land, is asked of confirm.ts; the
- * rules themselves are rules.ts. The walk starts at a root pathGate.ts opened.
+ * rta's own places are worked out when a path is opened (ownPlaces.ts): what lies inside them is not opened, and no
+ * write may land on the way to one, so a place cannot be moved, planted or relinked before it exists. A git dir is
+ * known by what it holds, whatever its name (gitDirs.ts). What each step may open, and where a write may land, is
+ * asked of confirm.ts; the rules themselves are rules.ts. The walk starts at a root pathGate.ts opened.
  *
- * Refusals, each naming the path as the agent sent it and nothing of rta's
- * own layout: core.path.outside, core.path.symlink, core.path.hardlink,
- * core.path.withheld, core.path.unreadable, core.path.invalid; and
+ * Refusals, each naming the path as the agent sent it and nothing of rta's own layout: core.path.outside,
+ * core.path.symlink, core.path.hardlink, core.path.withheld, core.path.unreadable, core.path.invalid; and
  * fs.notfound when there is nothing there.
  */
 import {
@@ -40,6 +35,7 @@ import { GIT_DIR_NAME, isGitDir } from "./gitDirs.ts";
 import { type OpenedPath, ReadPath, WritePath } from "./handles.ts";
 import { isUnder, MAX_LINK_HOPS } from "./ownPlaces.ts";
 import { inFd, O_PATH } from "./procFd.ts";
+import type { OpenedRoot } from "./roots.ts";
 import {
   changed,
   gitDirWithheld,
@@ -60,12 +56,11 @@ import {
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /**
- * Walks `parts` from an opened root (`rootFd`, confirmed as `at`) to a handle
- * that asks `keeper` what it withholds; refuses with the codes above. Every
- * descriptor but the handle's is closed, the root's too.
+ * Walks `parts` from an opened root (confirmed as `at`) to a handle that asks `keeper` what it withholds; refuses
+ * with the codes above. Every descriptor but the handle's is closed, the root's unless kept for later calls.
  */
-export function walk(at: Walk, rootFd: number, keeper: Keeper, parts: string[], makeParents: boolean): OpenedPath {
-  return new Walker(at, rootFd, keeper, parts, makeParents).run();
+export function walk(at: Walk, root: OpenedRoot, keeper: Keeper, parts: string[], makeParents: boolean): OpenedPath {
+  return new Walker(at, root, keeper, parts, makeParents).run();
 }
 
 /**
@@ -82,14 +77,17 @@ class Walker {
   /** links followed (and entries looked at again), against MAX_LINK_HOPS */
   private hops = 0;
 
+  /** the root's descriptor is kept for later calls (roots.ts): never closed, nor handed to a handle */
+  private readonly rootKept: boolean;
   constructor(
     private readonly at: Walk,
-    rootFd: number,
+    root: OpenedRoot,
     private readonly keeper: Keeper,
     parts: string[],
     private readonly makeParents: boolean,
   ) {
-    this.stack = [rootFd];
+    this.stack = [root.fd];
+    this.rootKept = root.kept === true;
     this.queue = parts.filter((p) => p !== "" && p !== ".");
   }
 
@@ -103,14 +101,13 @@ class Walker {
       }
       return this.atRoot();
     } finally {
-      this.leave(0);
+      this.leave(this.rootKept ? 1 : 0);
     }
   }
 
   private get top(): number {
     return this.stack[this.stack.length - 1] as number;
   }
-
   private leave(keep: number): void {
     while (this.stack.length > keep) closeSync(this.stack.pop() as number);
   }
@@ -294,7 +291,9 @@ class Walker {
   private writeHandle(name: string, existing: Stats | null): WritePath {
     const { sent, root } = this.at;
     const rel = [...this.rel, name].join("/");
-    const parentFd = this.stack.pop() as number;
+    // a kept root stays kept: the handle is given its own descriptor of the same directory
+    const keep = this.stack.length === 1 && this.rootKept;
+    const parentFd = keep ? openSync(inFd(this.top), O_RDONLY | O_DIRECTORY) : (this.stack.pop() as number);
     return new WritePath(sent, rel, parentFd, name, existing, root, this.keeper);
   }
 }

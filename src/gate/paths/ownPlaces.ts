@@ -86,8 +86,11 @@ export interface OwnPlaces {
 /** True when `path` is `base` or lies under it, compared by whole components, never by string prefix. */
 export function isUnder(path: string, base: string): boolean {
   if (base === "/") return path.startsWith("/");
-  return path === base || path.startsWith(`${base}/`);
+  // no `${base}/` made to compare: this is asked of every place at every open
+  return path.startsWith(base) && (path.length === base.length || path.charCodeAt(base.length) === SLASH);
 }
+
+const SLASH = 0x2f;
 
 /**
  * The places and the way to each, as the file system stands now; /proc and /sys too when `system`. `lookedIn`

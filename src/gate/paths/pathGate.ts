@@ -4,7 +4,7 @@
  * walk in open.ts, and hands back a handle (handles.ts); a call's view of it
  * is stage.ts. See open.ts for how a path is opened and what is refused.
  */
-import { closeSync, readlinkSync, type Stats } from "node:fs";
+import { closeSync, readlinkSync } from "node:fs";
 import type { OpenOptions, PathIntent } from "../../core/access.ts";
 import { confirmOpened, type Walk } from "./confirm.ts";
 import { underGitDir } from "./gitDirs.ts";
@@ -13,7 +13,7 @@ import { walk } from "./open.ts";
 import { type OwnPlaces, wayTo } from "./ownPlaces.ts";
 import { PlacesMemo } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
-import { Roots } from "./roots.ts";
+import { type OpenedRoot, Roots } from "./roots.ts";
 import { type GateRules, gitWithheld, type Keeper, pathError } from "./rules.ts";
 
 /** PATH_MAX on Linux; a longer path is no path. */
@@ -38,15 +38,15 @@ export class PathGate extends Roots implements Keeper {
   open(sent: string, intent: PathIntent, options: OpenOptions = {}, keeper: Keeper = this): OpenedPath {
     refuseMalformed(sent);
     const { root, parts } = this.pick(sent);
-    const { fd: rootFd, st } = this.openRoot(sent, root);
+    const opened = this.openRoot(sent, root);
     let at: Walk;
     try {
-      at = this.walkFrom(sent, intent, root, rootFd, st, keeper);
+      at = this.walkFrom(sent, intent, root, opened, keeper);
     } catch (err) {
-      closeSync(rootFd);
+      if (!opened.kept) closeSync(opened.fd);
       throw err;
     }
-    return walk(at, rootFd, keeper, parts, options.makeParents === true);
+    return walk(at, opened, keeper, parts, options.makeParents === true);
   }
 
   /** rta's own places and the way to them, as they stand now (worked out again only when they may have moved). */
@@ -55,7 +55,8 @@ export class PathGate extends Roots implements Keeper {
   }
 
   /** What one open is about, from its opened root, which must itself be one the rules let this open start at. */
-  private walkFrom(sent: string, intent: PathIntent, root: string, rootFd: number, st: Stats, keeper: Keeper): Walk {
+  private walkFrom(sent: string, intent: PathIntent, root: string, opened: OpenedRoot, keeper: Keeper): Walk {
+    const { fd: rootFd, st } = opened;
     const rootReal = readlinkSync(inFd(rootFd));
     let aboveRoot: boolean | undefined;
     let rootWay: string[] | undefined;
@@ -75,7 +76,7 @@ export class PathGate extends Roots implements Keeper {
         return aboveRoot;
       },
     };
-    confirmOpened(at, rootFd, st, rootReal);
+    confirmOpened(at, rootFd, st, rootReal, opened.facts);
     at.plainDev = st.dev;
     if (intent === "write" && this.rules.git && at.rootInGit()) throw gitWithheld(sent);
     return at;

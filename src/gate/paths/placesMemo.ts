@@ -21,12 +21,14 @@
  * second it fell in, however far into it, so a ctime of a whole second must
  * lie that much further back (core/recheck.ts settledBefore).
  */
-import { type Stats, statSync } from "node:fs";
+import type { Stats } from "node:fs";
 import { settledBefore } from "../../core/recheck.ts";
+import { cPath, stillAt } from "./look.ts";
 import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
 
 interface Seen {
-  dir: string;
+  /** the directory's path, as statx takes it */
+  dir: Uint8Array;
   dev: number;
   ino: number;
   ctimeMs: number;
@@ -54,22 +56,19 @@ export class PlacesMemo {
     this.workedOut++;
     const seen: Seen[] = [];
     const own = ownPlacesNow(this.places, this.system, (dir: string, st: Stats) => {
-      seen.push({ dir, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs });
+      seen.push({ dir: cPath(dir), dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs });
     });
     this.kept = seen.every((s) => settledBefore(s.ctimeMs, began)) ? { own: frozen(own), seen } : undefined;
     return own;
   }
 }
 
-/** Whether a directory looked in is still the one seen, unchanged since. */
+/**
+ * Whether a directory looked in is still the one seen, unchanged since: one look, building no Stats. One that
+ * cannot be looked at (gone, or no longer searched the same way: its mode, a parent's) has changed.
+ */
 function unchanged(s: Seen): boolean {
-  let st: Stats | undefined;
-  try {
-    st = statSync(s.dir, { throwIfNoEntry: false });
-  } catch {
-    return false; // no longer looked into the same way (its mode, a parent's)
-  }
-  return st !== undefined && st.dev === s.dev && st.ino === s.ino && st.ctimeMs === s.ctimeMs;
+  return stillAt(s.dir, s.dev, s.ino, s.ctimeMs);
 }
 
 /** Kept places are handed to many calls: none may change them. */

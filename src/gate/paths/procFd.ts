@@ -11,9 +11,9 @@ export function inFd(fd: number, name?: string): string {
 
 /** Whether a directory (by a path that names it, e.g. `inFd(fd)`) holds an entry of this name, not followed if it is a link. */
 export function holds(dir: string, name: string): boolean {
+  // Most names asked for are not there: an answer, not an error to build and throw.
   try {
-    lstatSync(`${dir}/${name}`);
-    return true;
+    return lstatSync(`${dir}/${name}`, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }

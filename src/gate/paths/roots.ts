@@ -1,6 +1,6 @@
 /**
  * The roots a path gate serves: which one a sent path falls under, each
- * opened by its path at each call and pinned to the directory it was when
+ * found by its path at each call and pinned to the directory it was when
  * first opened, and whether each can be read now (the server's banner and
  * `rta doctor` name one that cannot, with the fix). A path outside every root
  * is refused as core.path.outside; under an unreadable or replaced root, as
@@ -8,8 +8,10 @@
  */
 import { closeSync, constants, fstatSync, openSync, realpathSync, type Stats } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { settledBefore } from "../../core/recheck.ts";
+import { cPath, type Look, look, lookOf, sameLook } from "./look.ts";
 import { idOf, isUnder } from "./ownPlaces.ts";
-import { OUTSIDE_HINT, pathError } from "./rules.ts";
+import { OUTSIDE_HINT, pathError, type RootFacts } from "./rules.ts";
 
 const { O_RDONLY, O_DIRECTORY } = constants;
 
@@ -26,7 +28,7 @@ export class Roots {
   /**
    * `roots` are absolute; the first is where relative paths start. `pins`
    * holds each root's device and inode as first opened (shared by the gates
-   * made from this one): a root is opened by its path at each call, and a
+   * made from this one): a root is found by its path at each call, and a
    * path another server's agent can reach (this root inside its root) may
    * since have been replaced by a link to a directory outside every root.
    * What is there then is refused, until a restart serves it as the root.
@@ -73,9 +75,21 @@ export class Roots {
 
   /**
    * Opens `root` for a walk to `sent`, with its fstat; refuses one that cannot be read, or was replaced since
-   * first opened.
+   * first opened. The descriptor may be one kept from an earlier call (`kept`), which the walk must not close:
+   * see KeptRoot for when one is.
    */
-  protected openRoot(sent: string, root: string): { fd: number; st: Stats } {
+  protected openRoot(sent: string, root: string): OpenedRoot {
+    const held = keptRoots.get(root);
+    if (held !== undefined) {
+      const now = look(held.path);
+      keptRoots.delete(root);
+      if (now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st)) {
+        keptRoots.set(root, held); // last in the order, as the one used last
+        return held;
+      }
+      closeSync(held.fd);
+    }
+    const openedAt = Date.now();
     let rootFd: number;
     try {
       rootFd = openSync(root, O_RDONLY | O_DIRECTORY);
@@ -97,7 +111,11 @@ export class Roots {
         "the person running rta can restart the server to serve what is there now",
       );
     }
-    return { fd: rootFd, st };
+    if (!settledBefore(st.ctimeMs, openedAt)) return { fd: rootFd, st };
+    const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), seen: lookOf(st), facts: {} };
+    if (keptRoots.size >= MAX_KEPT_ROOTS) forgetOldest();
+    keptRoots.set(root, kept);
+    return kept;
   }
 
   /** Whether an opened root (its fstat) is the directory it was when first opened (which pins it). */
@@ -107,6 +125,54 @@ export class Roots {
     if (was === undefined) this.pins.set(root, id);
     return was === undefined || was === id;
   }
+}
+
+/** A root opened for one walk: its descriptor and fstat, and whether it is kept (see KeptRoot). */
+export interface OpenedRoot {
+  fd: number;
+  st: Stats;
+  /** the descriptor is kept for later calls: the walk does not close it */
+  kept?: boolean;
+  /** what was asked of the kept root's descriptor, kept with it (see withheld in rules.ts) */
+  facts?: RootFacts;
+}
+
+/**
+ * A root's descriptor kept between calls, which saves opening the root by its
+ * path at each (an open, an fstat and a close), and what was asked of it.
+ * Each call still looks at the root by its path first (one statx, with no
+ * Stats built) and serves the kept descriptor only while that look finds the
+ * same directory, with the same mode, owner and group, unchanged since: so a
+ * root replaced, renamed or moved away is not served, nor one made unreadable
+ * (a chmod or chown, or an ACL set, moves its ctime; an ancestor the server
+ * can no longer search fails the look), and an entry made or removed in it
+ * (what would make it an rta data dir) moves its ctime too. Otherwise the
+ * root is opened by its path as it always was, with its refusals. A root is
+ * kept only when its ctime lies well before it was opened (settledBefore),
+ * so a change after the open cannot share that ctime.
+ */
+interface KeptRoot extends OpenedRoot {
+  kept: true;
+  /** the root's path, as statx takes it */
+  path: Uint8Array;
+  /** the look at it the descriptor was opened with */
+  seen: Look;
+  facts: RootFacts;
+}
+
+/** The roots kept, by path, shared by every gate in the process (a person's "/" and a server's roots). */
+const keptRoots = new Map<string, KeptRoot>();
+/**
+ * More roots than a server serves at once; past it, the one used longest ago is closed (a client's roots may
+ * change, and a root no longer served should not stay open for long).
+ */
+const MAX_KEPT_ROOTS = 16;
+
+/** Closes the root kept that was used longest ago (a Map keeps the order roots were kept in: see openRoot). */
+function forgetOldest(): void {
+  const [root, held] = keptRoots.entries().next().value as [string, KeptRoot];
+  keptRoots.delete(root);
+  closeSync(held.fd);
 }
 
 /** Why a root cannot be opened, with the fix, by the error the open got. */

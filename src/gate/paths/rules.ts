@@ -29,6 +29,12 @@ export interface GateRules {
   system: boolean;
 }
 
+/** What the gate asked of a root's descriptor: whether it is on a kernel file system, and holds an rta data dir's marks. */
+export interface RootFacts {
+  kernelFs?: boolean;
+  dataDirShaped?: boolean;
+}
+
 /** What a handle asks of the gate that opened it: its rules, and rta's places as they stood for this call. */
 export interface Keeper {
   readonly rules: GateRules;
@@ -64,6 +70,8 @@ export const PERSON_RULES: GateRules = { withheld: [], hardlinks: true, git: fal
  * the walk to a path confirms), `st` being its fstat when already known,
  * and `notKernel` when its file system is known to be no kernel's;
  * without, by the path (an entry a walk under an opened directory comes to).
+ * `facts` keeps what the descriptor's file system and entries were found to
+ * be, for a kept root's descriptor (roots.ts says while they hold).
  * Refuses nothing itself.
  */
 export function withheld(
@@ -73,16 +81,19 @@ export function withheld(
   fd?: number,
   st?: Stats,
   notKernel = false,
+  facts: RootFacts = {},
 ): boolean {
   const at = fd === undefined ? real : inFd(fd);
   const opened = fd === undefined ? undefined : (st ?? fstatSync(fd));
-  return (
-    isInside(real, own) ||
-    (opened === undefined ? isPlaceAt(real, own) : isPlace(opened, own)) ||
-    (rules.system && !notKernel && isKernelFs(at)) ||
-    // only a directory holds files: what fstat says is no directory is asked nothing more
-    (keepsStores(rules) && (opened === undefined || opened.isDirectory()) && isDataDirShaped(at))
-  );
+  if (isInside(real, own) || (opened === undefined ? isPlaceAt(real, own) : isPlace(opened, own))) return true;
+  if (rules.system && !notKernel) {
+    facts.kernelFs ??= isKernelFs(at);
+    if (facts.kernelFs) return true;
+  }
+  // only a directory holds files: what fstat says is no directory is asked nothing more
+  if (!keepsStores(rules) || (opened !== undefined && !opened.isDirectory())) return false;
+  facts.dataDirShaped ??= isDataDirShaped(at);
+  return facts.dataDirShaped;
 }
 
 /** Whether rta's stores are kept from this gate's callers (an agent's); a person's gate keeps nothing. */
