@@ -135,10 +135,11 @@ export class DirectCalls implements DirectAnswers {
     const stop = new AbortController();
     this.running.set(id, stop);
     const client = (shape.meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
-    const origin = callerOf(this.ctx, client);
     const modern = (server.getNegotiatedProtocolVersion() ?? "") >= FIRST_MODERN_REVISION;
     let frame: string;
     try {
+      // Inside: a client's name that is not text throws here as in the SDK's handler, and is answered as it answers it.
+      const origin = callerOf(this.ctx, client);
       const result = await this.calls.run(stop, () =>
         answerCall(this.ctx, shape.name, shape.args, origin, stop.signal),
       );

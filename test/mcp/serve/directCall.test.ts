@@ -281,3 +281,27 @@ describe("the direct path answers as the SDK does", () => {
     expect(frames.some((f) => f.includes('"resultType":"complete"'))).toBe(true);
   }, 30_000);
 });
+
+describe("the direct path answers what the SDK handler throws as the SDK does", () => {
+  const m = (id: unknown, meta: unknown, extra: Record<string, unknown> = {}) =>
+    call(id, "jwt_decode", { token: TOKEN }, { _meta: meta, ...extra });
+  test("2025-11-25: a client name that is not text is answered as the SDK answers it, and the session goes on", async () => {
+    const named = { "io.modelcontextprotocol/clientInfo": { name: 5 } };
+    const steps: Step[] = [
+      ask({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      }),
+      tell({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      ask(m(1, named)),
+      ask(m(2, named)),
+      ask(m(3, named)),
+      ask(call(4, "jwt_decode", { token: TOKEN })),
+    ];
+    const { frames, taken } = await compare(steps, 1);
+    expect(frames.filter((f) => f.includes('"code":-32603'))).toHaveLength(3);
+    expect(taken).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+});
