@@ -82,6 +82,11 @@ test("2026-07-28: an envelope the SDK refused is refused again after its id is h
   expect(inUse?.error?.code).toBe(-32600);
   expect(first?.result).toBeDefined();
   expect(refused((await ask(line(call(10, lacking))))[0])).toBe(true);
+  // one the direct path leaves to the SDK, cancelled before it is handed over, its id taken at once by a refused one
+  const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 11 } };
+  const [again] = await ask(line(call(11, envelope(), { extra: 1 })) + line(cancel) + line(call(11, lacking)));
+  expect(refused(again)).toBe(true);
+  expect(refused((await ask(line(call(12, lacking))))[0])).toBe(true);
   expect((await end()).code).toBe(0);
 }, 20_000);
 

@@ -34,9 +34,13 @@ import type { CallsInFlight } from "./callsInFlight.ts";
 const FIRST_MODERN_REVISION = "2026-07-28";
 /** Kinds of request (their `_meta` text) remembered as passed: a client sends one, or one per progress token. */
 const KINDS_KEPT = 8;
-/** Requests the SDK was left, remembered until it hands them to the handler or answers them; past it none is learnt from. */
+/**
+ * Requests the SDK was left, remembered until it hands them to the handler or
+ * answers them: at most the calls in flight, and those cancelled before the
+ * SDK handed them over. Past it the session learns no more kinds.
+ */
 const PENDING_KEPT = 64;
-/** What is remembered of a request whose id another request being served took as well: which the SDK hands over is not known. */
+/** What is remembered of a request of no kind to learn: not a tools/call the direct path could take, or its id taken twice. */
 const AMBIGUOUS = null;
 /** JSON-RPC's code for an internal error, which the SDK answers for a handler that throws without a code. */
 const INTERNAL_ERROR = -32603;
@@ -65,11 +69,12 @@ export class DirectCalls implements DirectAnswers {
   /** the kinds of request the SDK handed to `server`'s handler */
   private readonly passed = new Set<string>();
   /**
-   * The kind of each tools/call left to the SDK and served, by id, until its
+   * The kind of each request left to the SDK and served, by id, until its
    * handler is handed it or its answer goes out. Set as the transport serves
-   * it, when no other request holds its id: never as it is read, or a request
-   * refused for its id in use (or left waiting) would name its kind for the
-   * one served under that id.
+   * it, never as it is read, or a request refused for its id in use (or left
+   * waiting) would name its kind for the one served under that id; and set
+   * for every request served, or one the SDK hands over after its client
+   * cancelled it would be taken for the next request under its id.
    */
   private readonly pending = new Map<string | number, string | typeof AMBIGUOUS>();
   /** the tools/calls parse() left to the SDK, each with its kind, until the transport serves them */
@@ -79,6 +84,8 @@ export class DirectCalls implements DirectAnswers {
   /** the calls taken and under way, by id; one the client cancelled is gone from here */
   private readonly running = new Map<string | number, AbortController>();
   private ended = false;
+  /** more requests left to the SDK went unresolved than can be in flight: no kind is learnt any more */
+  private unsure = false;
   /** how many calls the direct path took, for a test to see it was taken */
   taken = 0;
 
@@ -92,7 +99,7 @@ export class DirectCalls implements DirectAnswers {
     const kind = this.pending.get(id);
     if (kind === undefined) return;
     this.pending.delete(id);
-    if (kind === AMBIGUOUS) return;
+    if (kind === AMBIGUOUS || this.unsure) return;
     if (server !== this.server) {
       this.server = server;
       this.passed.clear();
@@ -136,16 +143,17 @@ export class DirectCalls implements DirectAnswers {
   }
 
   /**
-   * A request the SDK is handed: its kind, if it is a tools/call, is learnt
-   * once the SDK hands it to the handler. An id a request the SDK never
-   * handed over still holds (one cancelled before its handler ran) is
-   * ambiguous: either request may be the one handed over, and neither's
-   * kind is learnt.
+   * A request the SDK is handed: its kind, if it is a tools/call the direct
+   * path could take, is learnt once the SDK hands it to the handler. An id a
+   * request the SDK never handed over still holds (one cancelled before its
+   * handler ran) is ambiguous: either request may be the one handed over, and
+   * neither's kind is learnt.
    */
   private leftToSdk(request: JSONRPCMessage & { id: string | number }): void {
-    const kind = this.heard.get(request);
-    if (this.pending.has(request.id)) this.pending.set(request.id, AMBIGUOUS);
-    else if (kind !== undefined && this.pending.size < PENDING_KEPT) this.pending.set(request.id, kind);
+    const { id } = request;
+    if (this.pending.has(id)) this.pending.set(id, AMBIGUOUS);
+    else if (this.pending.size >= PENDING_KEPT) this.unsure = true;
+    else this.pending.set(id, this.heard.get(request) ?? AMBIGUOUS);
   }
 
   /** The answer to request `id` went out: a request the SDK refused before its handler is forgotten. */

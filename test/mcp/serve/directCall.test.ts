@@ -314,9 +314,20 @@ describe("the direct path takes nothing the SDK refused, nor answers otherwise w
           .join(""),
       ),
       ask(m(13, lacking)),
+      // a request the direct path leaves to the SDK, cancelled before it is handed over; its id taken at once
+      ask(
+        [
+          m(14, envelope(), { extra: 1 }),
+          { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 14 } },
+          m(14, lacking),
+        ]
+          .map((message) => `${JSON.stringify(message)}\n`)
+          .join(""),
+      ),
+      ask(m(15, lacking)),
     ];
     const { frames, taken } = await compare(steps, 2);
-    expect(frames.filter((f) => f.includes("Invalid _meta envelope"))).toHaveLength(5);
+    expect(frames.filter((f) => f.includes("Invalid _meta envelope"))).toHaveLength(7);
     expect(taken).toBeGreaterThanOrEqual(2);
   }, 30_000);
 
