@@ -37,8 +37,13 @@ export interface StdioStreams {
 export interface DirectAnswers {
   /** the message, parsed, when it is a request the direct path will take (the SDK's schema passes it as it is) */
   parse(text: string): JSONRPCMessage | undefined;
-  /** takes a request parse() gave, and answers it later with one frame through `answer`; false: the SDK's */
-  take(request: JSONRPCMessage, answer: (id: string | number, frame: string) => void): boolean;
+  /** told of each request served: takes one parse() gave, and answers it later with one frame through `answer`; false: the SDK's */
+  take(
+    request: JSONRPCMessage & { id: string | number },
+    answer: (id: string | number, frame: string) => void,
+  ): boolean;
+  /** the SDK's answer to this request went out */
+  answered(id: string | number): void;
   /** the client cancelled this request: its call is stopped, and never answered */
   cancelled(id: string | number, reason: unknown): void;
   /** the session ended: every call taken is stopped, and none is answered */
@@ -224,7 +229,10 @@ export class BoundedStdioTransport implements Transport {
     const written = this.streams.output.write(frame);
     callEnds("answer written");
     const id = answerId(message);
-    if (id !== undefined) this.answered(id);
+    if (id !== undefined) {
+      this.streams.direct?.answered(id);
+      this.answered(id);
+    }
     if (!written) await this.whenDrained();
   }
 

@@ -18,6 +18,7 @@
  */
 import {
   CLIENT_INFO_META_KEY,
+  deserializeMessage,
   type Implementation,
   type JSONRPCMessage,
   SERVER_INFO_META_KEY,
@@ -33,8 +34,14 @@ import type { CallsInFlight } from "./callsInFlight.ts";
 const FIRST_MODERN_REVISION = "2026-07-28";
 /** Kinds of request (their `_meta` text) remembered as passed: a client sends one, or one per progress token. */
 const KINDS_KEPT = 8;
-/** Requests the SDK was left, remembered until it hands them to the handler; past it the memory starts again. */
+/**
+ * Requests the SDK was left, remembered until it hands them to the handler or
+ * answers them: at most the calls in flight, and those cancelled before the
+ * SDK handed them over. Past it the session learns no more kinds.
+ */
 const PENDING_KEPT = 64;
+/** What is remembered of a request of no kind to learn: not a tools/call the direct path could take, or its id taken twice. */
+const AMBIGUOUS = null;
 /** JSON-RPC's code for an internal error, which the SDK answers for a handler that throws without a code. */
 const INTERNAL_ERROR = -32603;
 /** The SDK answers its old resource-not-found code as invalid params, in both eras. */
@@ -61,13 +68,24 @@ export class DirectCalls implements DirectAnswers {
   private server: Server | undefined;
   /** the kinds of request the SDK handed to `server`'s handler */
   private readonly passed = new Set<string>();
-  /** the kind of each tools/call left to the SDK, by id, until its handler is handed it */
-  private readonly pending = new Map<string | number, string>();
+  /**
+   * The kind of each request left to the SDK and served, by id, until its
+   * handler is handed it or its answer goes out. Set as the transport serves
+   * it, never as it is read, or a request refused for its id in use (or left
+   * waiting) would name its kind for the one served under that id; and set
+   * for every request served, or one the SDK hands over after its client
+   * cancelled it would be taken for the next request under its id.
+   */
+  private readonly pending = new Map<string | number, string | typeof AMBIGUOUS>();
+  /** the tools/calls parse() left to the SDK, each with its kind, until the transport serves them */
+  private readonly heard = new WeakMap<object, string>();
   /** the requests parse() took, each with what it asks, until take() is handed them */
   private readonly approved = new WeakMap<object, Shape>();
   /** the calls taken and under way, by id; one the client cancelled is gone from here */
   private readonly running = new Map<string | number, AbortController>();
   private ended = false;
+  /** more requests left to the SDK went unresolved than can be in flight: no kind is learnt any more */
+  private unsure = false;
   /** how many calls the direct path took, for a test to see it was taken */
   taken = 0;
 
@@ -81,6 +99,7 @@ export class DirectCalls implements DirectAnswers {
     const kind = this.pending.get(id);
     if (kind === undefined) return;
     this.pending.delete(id);
+    if (kind === AMBIGUOUS || this.unsure) return;
     if (server !== this.server) {
       this.server = server;
       this.passed.clear();
@@ -98,14 +117,21 @@ export class DirectCalls implements DirectAnswers {
       this.approved.set(asked as object, shape);
       return asked as JSONRPCMessage;
     }
-    if (this.pending.size >= PENDING_KEPT) this.pending.clear();
-    this.pending.set(shape.id, shape.kind);
-    return undefined;
+    // The SDK's: parsed as the transport parses it, and known by its kind when the transport serves it.
+    const message = deserializeMessage(text);
+    this.heard.set(message, shape.kind);
+    return message;
   }
 
-  take(request: JSONRPCMessage, answer: (id: string | number, frame: string) => void): boolean {
+  take(
+    request: JSONRPCMessage & { id: string | number },
+    answer: (id: string | number, frame: string) => void,
+  ): boolean {
     const shape = this.approved.get(request);
-    if (shape === undefined) return false;
+    if (shape === undefined) {
+      this.leftToSdk(request);
+      return false;
+    }
     this.approved.delete(request);
     const server = this.server;
     // Ending: the SDK, itself ending, drops the request as it drops any that comes now.
@@ -114,6 +140,25 @@ export class DirectCalls implements DirectAnswers {
     this.taken++;
     void this.run(server, shape, answer);
     return true;
+  }
+
+  /**
+   * A request the SDK is handed: its kind, if it is a tools/call the direct
+   * path could take, is learnt once the SDK hands it to the handler. An id a
+   * request the SDK never handed over still holds (one cancelled before its
+   * handler ran) is ambiguous: either request may be the one handed over, and
+   * neither's kind is learnt.
+   */
+  private leftToSdk(request: JSONRPCMessage & { id: string | number }): void {
+    const { id } = request;
+    if (this.pending.has(id)) this.pending.set(id, AMBIGUOUS);
+    else if (this.pending.size >= PENDING_KEPT) this.unsure = true;
+    else this.pending.set(id, this.heard.get(request) ?? AMBIGUOUS);
+  }
+
+  /** The answer to request `id` went out: a request the SDK refused before its handler is forgotten. */
+  answered(id: string | number): void {
+    this.pending.delete(id);
   }
 
   cancelled(id: string | number, reason: unknown): void {
@@ -135,10 +180,11 @@ export class DirectCalls implements DirectAnswers {
     const stop = new AbortController();
     this.running.set(id, stop);
     const client = (shape.meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
-    const origin = callerOf(this.ctx, client);
     const modern = (server.getNegotiatedProtocolVersion() ?? "") >= FIRST_MODERN_REVISION;
     let frame: string;
     try {
+      // Inside: a client's name that is not text throws here as in the SDK's handler, and is answered as it answers it.
+      const origin = callerOf(this.ctx, client);
       const result = await this.calls.run(stop, () =>
         answerCall(this.ctx, shape.name, shape.args, origin, stop.signal),
       );

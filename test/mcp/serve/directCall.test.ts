@@ -281,3 +281,73 @@ describe("the direct path answers as the SDK does", () => {
     expect(frames.some((f) => f.includes('"resultType":"complete"'))).toBe(true);
   }, 30_000);
 });
+
+describe("the direct path takes nothing the SDK refused, nor answers otherwise what it throws", () => {
+  const m = (id: unknown, meta: unknown, extra: Record<string, unknown> = {}) =>
+    call(id, "jwt_decode", { token: TOKEN }, { _meta: meta, ...extra });
+  /** an envelope without the client's capabilities, which the SDK refuses, for a client named otherwise */
+  const lacking = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "other", version: "1" },
+  };
+
+  test("2026-07-28: an envelope the SDK refused stays refused, whatever request later takes its id", async () => {
+    const steps: Step[] = [
+      ask(m(1, envelope())),
+      ask(m(2, envelope())),
+      // refused by the SDK; then its id, in a request the direct path leaves to the SDK, is handed over
+      ask(m(7, lacking)),
+      ask(m(7, envelope(), { extra: 1 })),
+      ask(m(8, lacking)),
+      // refused for its id in use, read before the SDK handed over the first
+      ask(`${JSON.stringify(m(9, envelope()))}\n${JSON.stringify(m(9, lacking))}\n`, 2),
+      ask(m(10, lacking)),
+      ask(m(11, envelope())),
+      // cancelled before the SDK handed it over, its id taken at once by a request the SDK refuses
+      ask(
+        [
+          m(12, envelope("client-c")),
+          { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 12 } },
+          m(12, lacking),
+        ]
+          .map((message) => `${JSON.stringify(message)}\n`)
+          .join(""),
+      ),
+      ask(m(13, lacking)),
+      // a request the direct path leaves to the SDK, cancelled before it is handed over; its id taken at once
+      ask(
+        [
+          m(14, envelope(), { extra: 1 }),
+          { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 14 } },
+          m(14, lacking),
+        ]
+          .map((message) => `${JSON.stringify(message)}\n`)
+          .join(""),
+      ),
+      ask(m(15, lacking)),
+    ];
+    const { frames, taken } = await compare(steps, 2);
+    expect(frames.filter((f) => f.includes("Invalid _meta envelope"))).toHaveLength(7);
+    expect(taken).toBeGreaterThanOrEqual(2);
+  }, 30_000);
+
+  test("2025-11-25: a client name that is not text is answered as the SDK answers it, and the session goes on", async () => {
+    const named = { "io.modelcontextprotocol/clientInfo": { name: 5 } };
+    const steps: Step[] = [
+      ask({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      }),
+      tell({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      ask(m(1, named)),
+      ask(m(2, named)),
+      ask(m(3, named)),
+      ask(call(4, "jwt_decode", { token: TOKEN })),
+    ];
+    const { frames, taken } = await compare(steps, 1);
+    expect(frames.filter((f) => f.includes('"code":-32603'))).toHaveLength(3);
+    expect(taken).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+});
