@@ -1,0 +1,202 @@
+/**
+ * The record's checkpoint file beside gate.db: carried over from an older
+ * data dir's gate.db row, kept at its name when removed or replaced, and the
+ * cheaper identity asks (statx) agreeing with Node's stat.
+ */
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { GateStore, RECORD_CHECKPOINT_FILE } from "../../src/gate/gateStore.ts";
+import { FileRecord, sessionMark } from "../../src/record/append.ts";
+import { fdId, hasRoom, NameProbe } from "../../src/record/fileId.ts";
+import { readRecordKey, recordKey } from "../../src/record/key.ts";
+import { readRecord } from "../../src/record/read.ts";
+import { verifyFile } from "../../src/record/verify.ts";
+import { callEntry as entry, tempDir } from "../support/fixtures.ts";
+
+function dataDir() {
+  const dir = join(tempDir(), "data");
+  const file = join(dir, "agent-log.jsonl");
+  const db = join(dir, "gate.db");
+  const checkpoint = join(dir, RECORD_CHECKPOINT_FILE);
+  let store: GateStore | undefined;
+  const open = () =>
+    new FileRecord(file, {
+      key: () => recordKey(dir),
+      checkpoints: () => {
+        store ??= new GateStore(db);
+        return store;
+      },
+    });
+  const stored = () => {
+    const s = new GateStore(db);
+    const c = s.recordCheckpoint();
+    s.close();
+    return c;
+  };
+  const verify = () => verifyFile(file, { key: readRecordKey(dir), checkpoint: stored(), alive: () => false });
+  const row = () => {
+    const d = new Database(db);
+    const r = d.query("SELECT n, mac, size FROM record_checkpoint").all();
+    d.close();
+    return r;
+  };
+  return {
+    dir,
+    file,
+    db,
+    checkpoint,
+    open,
+    stored,
+    verify,
+    row,
+    close: () => {
+      store?.close();
+      store = undefined;
+    },
+  };
+}
+
+describe("the record's checkpoint file", () => {
+  test("is one fixed-size JSON text, 0600, moved by every line", () => {
+    const d = dataDir();
+    const rec = d.open();
+    rec.append(sessionMark("start", "a", new Date(), "stdio"));
+    rec.append(sessionMark("end", "a", new Date(), "stdio"));
+    const text = readFileSync(d.checkpoint, "latin1");
+    expect(text).toHaveLength(256);
+    expect(text.endsWith("\n")).toBe(true);
+    const last = readRecord(d.file).lines.at(-1);
+    expect(JSON.parse(text)).toEqual({ n: 2, mac: last?.mac, size: statSync(d.file).size });
+    expect(statSync(d.checkpoint).mode & 0o777).toBe(0o600);
+    expect(d.row()).toEqual([]);
+    d.close();
+    expect(d.verify()).toMatchObject({ lines: 2, problems: [] });
+  });
+
+  test("an older data dir, its checkpoint a row of gate.db, verifies as it is, and its row moves to the file", () => {
+    const d = dataDir();
+    const rec = d.open();
+    rec.append(sessionMark("start", "a", new Date(), "stdio"));
+    rec.append(sessionMark("end", "a", new Date(), "stdio"));
+    d.close();
+    // as an older rta left it: the checkpoint in gate.db, no file
+    const held = JSON.parse(readFileSync(d.checkpoint, "latin1"));
+    rmSync(d.checkpoint);
+    const db = new Database(d.db);
+    db.query("INSERT INTO record_checkpoint (id, n, mac, size) VALUES (1, $n, $mac, $size)").run({
+      $n: held.n,
+      $mac: held.mac,
+      $size: held.size,
+    });
+    db.close();
+    expect(d.verify()).toMatchObject({ lines: 2, problems: [] });
+    // and a cut tail still shows against the row
+    const whole = readFileSync(d.file);
+    writeFileSync(d.file, whole.subarray(0, whole.indexOf("\n") + 1));
+    expect(d.verify().problems.map((p) => p.kind)).toContain("cut-tail");
+    writeFileSync(d.file, whole);
+    const next = d.open();
+    next.append(sessionMark("start", "b", new Date(), "stdio"));
+    expect(JSON.parse(readFileSync(d.checkpoint, "latin1")).n).toBe(3);
+    expect(d.row()).toEqual([]);
+    expect(d.verify()).toMatchObject({ lines: 3, problems: [expect.objectContaining({ kind: "cut-tail", line: 3 })] });
+    next.close();
+    // the row is gone: the file removed is a checkpoint gone, not the old row standing in for it
+    rmSync(d.checkpoint);
+    expect(d.verify().problems).toEqual([
+      expect.objectContaining({ kind: "replaced", what: expect.stringContaining("no checkpoint") }),
+      expect.objectContaining({ kind: "cut-tail", line: 3 }),
+    ]);
+  });
+
+  test("removed under a running writer: the next line makes it again at its name", () => {
+    const d = dataDir();
+    const rec = d.open();
+    rec.append(sessionMark("start", "a", new Date(), "stdio"));
+    rmSync(d.checkpoint);
+    rec.append(entry("a"));
+    rec.append(sessionMark("end", "a", new Date(), "stdio"));
+    expect(JSON.parse(readFileSync(d.checkpoint, "latin1")).n).toBe(3);
+    expect(d.verify()).toMatchObject({ lines: 3, problems: [] });
+  });
+
+  test("replaced by an older copy under a running writer: the next line is written after the one it counts", () => {
+    const d = dataDir();
+    const rec = d.open();
+    rec.append(sessionMark("start", "a", new Date(), "stdio"));
+    const old = readFileSync(d.checkpoint);
+    rec.append(entry("a"));
+    writeFileSync(`${d.checkpoint}.copy`, old);
+    renameSync(`${d.checkpoint}.copy`, d.checkpoint);
+    rec.append(sessionMark("end", "a", new Date(), "stdio"));
+    // the writer reads the file at the name, finds line 2 past it, and chains on from it
+    expect(readRecord(d.file).lines.map((l) => l.n)).toEqual([1, 2, 3]);
+    expect(JSON.parse(readFileSync(d.checkpoint, "latin1")).n).toBe(3);
+    expect(d.verify()).toMatchObject({ lines: 3, problems: [] });
+  });
+
+  test("a link at its name refuses the line, and writes nothing where it leads", () => {
+    const d = dataDir();
+    const rec = d.open();
+    rec.append(entry("a"));
+    const before = readFileSync(d.file, "utf8");
+    const elsewhere = join(tempDir(), "elsewhere");
+    writeFileSync(elsewhere, "mine\n");
+    rmSync(d.checkpoint);
+    symlinkSync(elsewhere, d.checkpoint);
+    expect(() => rec.append(entry("a"))).toThrow("the record cannot be written");
+    expect(readFileSync(elsewhere, "utf8")).toBe("mine\n");
+    expect(readFileSync(d.file, "utf8")).toBe(before);
+  });
+
+  test("garbage at its name is no checkpoint: --verify says so, and the next line writes a good one", () => {
+    const d = dataDir();
+    const rec = d.open();
+    rec.append(sessionMark("start", "a", new Date(), "stdio"));
+    writeFileSync(d.checkpoint, "x".repeat(256));
+    expect(d.verify().problems.map((p) => p.kind)).toEqual(["replaced", "cut-tail"]);
+    rec.append(sessionMark("end", "a", new Date(), "stdio"));
+    expect(d.verify()).toMatchObject({ lines: 2, problems: [] });
+  });
+});
+
+describe("statx, asked through libc", () => {
+  test("says what Node's lstat and fstat say: a file, a dir, a link not followed, nothing", () => {
+    const dir = tempDir();
+    const file = join(dir, "f");
+    writeFileSync(file, "12345");
+    symlinkSync(file, join(dir, "l"));
+    mkdirSync(join(dir, "d"));
+    for (const name of ["f", "l", "d"]) {
+      const path = join(dir, name);
+      const s = lstatSync(path);
+      expect(new NameProbe(path).id()).toMatchObject({ ino: s.ino, size: s.size, isFile: s.isFile() });
+    }
+    expect(new NameProbe(join(dir, "none")).id()).toBeUndefined();
+    expect(new NameProbe(join(dir, "f", "under")).id()).toBeUndefined();
+    const fd = openSync(file, "r");
+    try {
+      const byFd = fdId(fd);
+      const byName = new NameProbe(file).id();
+      expect(byFd).toEqual(byName as NonNullable<typeof byName>);
+      expect(byFd?.ino).toBe(fstatSync(fd).ino);
+      expect(hasRoom(fd, file)).toBe(true);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
