@@ -172,6 +172,21 @@ describe("the record's checkpoint file", () => {
     rec.append(sessionMark("end", "a", new Date(), "stdio"));
     expect(d.verify()).toMatchObject({ lines: 2, problems: [] });
   });
+
+  test("a dir or a link at its name is no checkpoint to --verify, said as replaced, not as unreadable", () => {
+    for (const put of [(at: string) => mkdirSync(at), (at: string) => symlinkSync(join(tempDir(), "x"), at)]) {
+      const d = dataDir();
+      const rec = d.open();
+      rec.append(sessionMark("start", "a", new Date(), "stdio"));
+      rec.append(sessionMark("end", "a", new Date(), "stdio"));
+      d.close();
+      rmSync(d.checkpoint);
+      put(d.checkpoint);
+      expect(d.verify().problems).toEqual([
+        expect.objectContaining({ kind: "replaced", what: expect.stringContaining("no checkpoint") }),
+      ]);
+    }
+  });
 });
 
 describe("statx, asked through libc", () => {

@@ -220,10 +220,15 @@ export class CheckpointStore {
     try {
       fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return this.row.get() ?? NONE;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return this.row.get() ?? NONE;
+      // a link at the name, which no writer follows: no checkpoint of theirs
+      if (code === "ELOOP") return NONE;
       throw err;
     }
     try {
+      // A dir, a FIFO or a device at the name holds no checkpoint: the checkpoint is gone, not unreadable.
+      if (!fdId(fd)?.isFile) return NONE;
       const bytes = Buffer.alloc(CHECKPOINT_BYTES + 1);
       const got = readSync(fd, bytes, 0, CHECKPOINT_BYTES + 1, 0);
       if (got === 0) return this.row.get() ?? NONE;
