@@ -95,9 +95,10 @@ export class CheckpointStore {
 
   /**
    * The record's checkpoint, for --verify; all zero before the first keyed
-   * line, or when the file and gate.db hold none. Read without the write lock;
-   * a file read while a writer rewrote it (a text that does not parse) is read
-   * again holding the lock. Makes nothing.
+   * line, or when the file and gate.db hold none. Read without the write lock,
+   * so a stopped server holding it does not stop --verify; a file that may
+   * have been read while a writer rewrote it (two reads differ, or its text
+   * does not parse) is read again holding the lock. Makes nothing.
    */
   current(): RecordCheckpoint {
     const read = this.readNamed();
@@ -232,6 +233,10 @@ export class CheckpointStore {
       const bytes = Buffer.alloc(CHECKPOINT_BYTES + 1);
       const got = readSync(fd, bytes, 0, CHECKPOINT_BYTES + 1, 0);
       if (got === 0) return this.row.get() ?? NONE;
+      // A read does not wait for a write in progress, so one can see half of each (a mac of two, which parses):
+      // the same bytes read twice running were not being written.
+      const again = Buffer.alloc(CHECKPOINT_BYTES + 1);
+      if (readSync(fd, again, 0, CHECKPOINT_BYTES + 1, 0) !== got || !again.equals(bytes)) return "torn";
       return parseCheckpoint(bytes, got) ?? "torn";
     } finally {
       closeSync(fd);
