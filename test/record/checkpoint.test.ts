@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { GateStore, RECORD_CHECKPOINT_FILE } from "../../src/gate/gateStore.ts";
-import { FileRecord, sessionMark } from "../../src/record/append.ts";
+import { FileRecord, type RecordCheckpoint, sessionMark } from "../../src/record/append.ts";
 import { fdId, hasRoom, NameProbe } from "../../src/record/fileId.ts";
 import { readRecordKey, recordKey } from "../../src/record/key.ts";
 import { readRecord } from "../../src/record/read.ts";
@@ -186,6 +186,50 @@ describe("the record's checkpoint file", () => {
         expect.objectContaining({ kind: "replaced", what: expect.stringContaining("no checkpoint") }),
       ]);
     }
+  });
+});
+
+describe("beside a server of an earlier version, which keeps the checkpoint in gate.db's row", () => {
+  /** An earlier rta's writer: the row read and written in the line's own transaction of gate.db. */
+  const earlier = (file: string) => {
+    const db = new Database(file);
+    db.exec("PRAGMA busy_timeout = 5000");
+    return {
+      appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint) {
+        db.exec("BEGIN IMMEDIATE");
+        const last = db.query<RecordCheckpoint, []>("SELECT n, mac, size FROM record_checkpoint WHERE id = 1").get();
+        const next = append(last ?? { n: 0, mac: "", size: 0 });
+        db.query(
+          "INSERT INTO record_checkpoint (id, n, mac, size) VALUES (1, $n, $mac, $size) ON CONFLICT (id) DO UPDATE SET n = $n, mac = $mac, size = $size",
+        ).run({ $n: next.n, $mac: next.mac, $size: next.size });
+        db.exec("COMMIT");
+      },
+      close: () => db.close(),
+    };
+  };
+
+  test("each goes on from the other's lines, however many bytes of them there are", () => {
+    const d = dataDir();
+    const now = d.open();
+    now.append(sessionMark("start", "now", new Date(), "stdio"));
+    const old = earlier(d.db);
+    const before = new FileRecord(d.file, { key: () => recordKey(d.dir), checkpoints: () => old });
+    before.append(sessionMark("start", "old", new Date(), "stdio"));
+    // more than the 64 KiB a writer reads back past its checkpoint, each way
+    const long = { ...entry("now"), args: ["x".repeat(250)] };
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 300; i++) now.append(long);
+      before.append(entry("old"));
+      for (let i = 0; i < 300; i++) before.append({ ...long, session: "old" });
+      now.append(entry("now"));
+    }
+    now.append(sessionMark("end", "now", new Date(), "stdio"));
+    before.append(sessionMark("end", "old", new Date(), "stdio"));
+    old.close();
+    d.close();
+    const lines = readRecord(d.file).lines;
+    expect(lines.map((l) => l.n)).toEqual(lines.map((_, i) => i + 1));
+    expect(d.verify()).toMatchObject({ lines: lines.length, problems: [] });
   });
 });
 

@@ -102,16 +102,22 @@ export class CheckpointStore {
    */
   current(): RecordCheckpoint {
     const read = this.readNamed();
-    if (read !== "torn") return read;
+    if (read !== "torn") return this.later(read);
     return this.writeLock.operator(() => {
       this.txn.begin.run();
       try {
         const again = this.readNamed();
-        return again === "torn" ? NONE : again;
+        return this.later(again === "torn" ? NONE : again);
       } finally {
         this.txn.rollback.run();
       }
     });
+  }
+
+  /** The later of the file's checkpoint and gate.db's row, which a server of an earlier version may have moved since. */
+  private later(file: RecordCheckpoint): RecordCheckpoint {
+    const row = this.row.get();
+    return row && row.n > file.n ? row : file;
   }
 
   /**
@@ -165,25 +171,29 @@ export class CheckpointStore {
     const open = this.opened();
     const got = readSync(open.fd, this.scratch, 0, CHECKPOINT_BYTES, 0);
     const known = this.known;
-    if (known && got === CHECKPOINT_BYTES && known.bytes.equals(this.scratch)) return known.checkpoint;
-    const read = parseCheckpoint(this.scratch, got);
-    if (read) {
-      this.known = { bytes: Buffer.from(this.scratch), checkpoint: read };
-      return read;
+    let held: RecordCheckpoint | undefined;
+    if (known && got === CHECKPOINT_BYTES && known.bytes.equals(this.scratch)) held = known.checkpoint;
+    else {
+      held = parseCheckpoint(this.scratch, got);
+      if (held) this.known = { bytes: Buffer.from(this.scratch), checkpoint: held };
     }
-    // A file just made, or one a crash left empty: the checkpoint an older rta kept in gate.db, if any, moves here.
-    // Anything else there (cut, or not rta's) is a checkpoint gone, as gate.db removed was: none.
-    const row = got === 0 ? this.row.get() : null;
-    const carried = row ?? NONE;
-    this.write(carried);
+    // A row in gate.db is an older rta's checkpoint: one this file was made from, or one a server of an earlier
+    // version still running wrote since. The later of the two is the line before this one; the row is then
+    // deleted, so that such a server, finding none, goes on from the record's last line, not from its own last
+    // line many lines back. Anything else in the file (cut, or not rta's) is a checkpoint gone, as gate.db
+    // removed was: none.
+    const row = this.row.get();
     if (row) {
       try {
         this.dropRow.run();
       } catch {
-        // a gate.db that cannot be written (read-only): the row stays, and the file, which now holds it, is read first
+        // a gate.db that cannot be written (read-only): the row stays, and is weighed again at the next line
       }
+      if (!held || row.n > held.n) held = row;
     }
-    return carried;
+    if (!held) held = NONE;
+    if (held !== this.known?.checkpoint) this.write(held);
+    return held;
   }
 
   /** The checkpoint file the name holds now, opened (and made, 0600) when it is not the one this process has. */
@@ -222,7 +232,7 @@ export class CheckpointStore {
       fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return this.row.get() ?? NONE;
+      if (code === "ENOENT") return NONE;
       // a link at the name, which no writer follows: no checkpoint of theirs
       if (code === "ELOOP") return NONE;
       throw err;
@@ -232,7 +242,7 @@ export class CheckpointStore {
       if (!fdId(fd)?.isFile) return NONE;
       const bytes = Buffer.alloc(CHECKPOINT_BYTES + 1);
       const got = readSync(fd, bytes, 0, CHECKPOINT_BYTES + 1, 0);
-      if (got === 0) return this.row.get() ?? NONE;
+      if (got === 0) return NONE;
       // A read does not wait for a write in progress, so one can see half of each (a mac of two, which parses):
       // the same bytes read twice running were not being written.
       const again = Buffer.alloc(CHECKPOINT_BYTES + 1);
