@@ -7,12 +7,13 @@
  * carries its place `n` in one chain that runs through the whole file, and a
  * mac chained to the line before it, whatever that line's session: a line or
  * a whole session cut out, a line altered, moved or made up, all break it.
- * The last line's place, mac and the file's size are kept as a checkpoint in
- * the grant store (gate.db), so a cut tail or a replaced file shows too.
+ * The last line's place, mac and the file's size are kept as a checkpoint
+ * beside it (record.checkpoint, kept by the grant store), so a cut tail or a
+ * replaced file shows too.
  *
- * Servers sharing a data dir append in turn: each line is written holding the
- * store's write lock (one SQLite transaction), which hands the writer the line
- * before it and keeps the checkpoint in step with the file. A line is one
+ * Servers sharing a data dir append in turn: each line is written holding
+ * gate.db's write lock, under which the writer reads the checkpoint (the line
+ * before it) and writes the new one, in step with the file. A line is one
  * write(2) on a descriptor opened with O_APPEND; a write cut short (a full
  * disk) is truncated away under the same lock, so no torn line is left.
  *
