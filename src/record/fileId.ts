@@ -108,7 +108,7 @@ export function fdId(fd: number): FileId | undefined {
   return fromBuffer();
 }
 
-/** struct statfs on 64-bit Linux: f_bfree u64 @24, f_bavail u64 @32 (the first 120 bytes; room for more). */
+/** struct statfs on 64-bit Linux: f_blocks u64 @16, f_bfree @24, f_bavail @32 (the first 120 bytes; room for more). */
 const fsBuf = new Uint8Array(128);
 const fsView = new DataView(fsBuf.buffer);
 let fsPtr = 0;
@@ -118,22 +118,24 @@ const BLOCKS_AT = process.geteuid?.() === 0 ? 24 : 32;
 /**
  * Whether the file system `fd` is on has a block left for this process to
  * write into (the way a full disk is told before a write that would still fit
- * in the file's last block). True when it cannot be asked (a write failing on
- * a full disk is still caught by the write). `path` is the file's name, for
- * where libc cannot be reached.
+ * in the file's last block). True when it cannot be asked, or when the file
+ * system counts no blocks at all (ramfs, a tmpfs without a size): a write
+ * failing on a full disk is still caught by the write. `path` is the file's
+ * name, for where libc cannot be reached.
  */
 export function hasRoom(fd: number, path: string): boolean {
   loadStatx();
   if (fstatfs === null) {
     try {
       const s = statfsSync(path);
-      return (BLOCKS_AT === 24 ? s.bfree : s.bavail) > 0;
+      return s.blocks === 0 || (BLOCKS_AT === 24 ? s.bfree : s.bavail) > 0;
     } catch {
       return true;
     }
   }
   if (fsPtr === 0) fsPtr = ptr(fsBuf);
   if (fstatfs(fd, fsPtr) !== 0) return true;
+  if (fsView.getUint32(16, true) === 0 && fsView.getUint32(20, true) === 0) return true;
   return fsView.getUint32(BLOCKS_AT, true) > 0 || fsView.getUint32(BLOCKS_AT + 4, true) > 0;
 }
 

@@ -233,6 +233,28 @@ describe("beside a server of an earlier version, which keeps the checkpoint in g
   });
 });
 
+describe("a disk's room", () => {
+  test.skipIf(process.getuid?.() !== 0)(
+    "a file system that counts no blocks (ramfs) is not taken for a full one",
+    () => {
+      const at = tempDir();
+      expect(Bun.spawnSync(["mount", "-t", "ramfs", "ramfs", at]).exitCode).toBe(0);
+      try {
+        const file = join(at, "agent-log.jsonl");
+        const rec = new FileRecord(file, {
+          key: () => recordKey(at),
+          checkpoints: () => new GateStore(join(at, "gate.db")),
+        });
+        rec.append(entry("a"));
+        rec.close();
+        expect(readRecord(file).lines).toHaveLength(1);
+      } finally {
+        Bun.spawnSync(["umount", "-l", at]);
+      }
+    },
+  );
+});
+
 describe("statx, asked through libc", () => {
   test("says what Node's lstat and fstat say: a file, a dir, a link not followed, nothing", () => {
     const dir = tempDir();
