@@ -1,8 +1,9 @@
 /**
  * The record: appends per second from one process, and from four at once into
  * the same file (each a session of its own, each line keyed and chained to the
- * one before it in the file, the checkpoint kept in gate.db, as a server writes
- * them). Target: at least 20,000 a second from one.
+ * one before it in the file, the checkpoint kept in record.checkpoint under
+ * gate.db's write lock, as a server writes them). Target: at least 20,000 a
+ * second from one.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

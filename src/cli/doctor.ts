@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { readConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
-import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
+import { GATE_STORE_FILE, GateStore, RECORD_CHECKPOINT_FILE } from "../gate/gateStore.ts";
 import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
 import { storeLockHolders } from "../gate/storeLock.ts";
@@ -141,6 +141,23 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
       add("record", "fail", `${record} cannot be appended to`, `make it yours: chown "$USER" ${record}`);
     }
   } else add("record", "note", `${record} does not exist yet`, "nothing to do: the first agent call makes it");
+  // The record's checkpoint, beside it: said only when it stops calls, as the record is.
+  const checkpoint = join(d.data, RECORD_CHECKPOINT_FILE);
+  const checkpointStat = dataStat?.isDirectory() ? lstatSync(checkpoint, { throwIfNoEntry: false }) : undefined;
+  if (checkpointStat && !checkpointStat.isFile())
+    add(
+      "record",
+      "fail",
+      `${checkpoint} is not a file (a link, a FIFO or a dir), so every agent call is refused`,
+      `move it aside: mv ${checkpoint} ${checkpoint}.aside`,
+    );
+  else if (checkpointStat)
+    try {
+      const { O_RDWR, O_NOFOLLOW, O_NONBLOCK } = constants;
+      closeSync(openSync(checkpoint, O_RDWR | O_NOFOLLOW | O_NONBLOCK));
+    } catch {
+      add("record", "fail", `${checkpoint} cannot be written`, `make it yours: chown "$USER" ${checkpoint}`);
+    }
 
   if (existsSync(d.data)) {
     try {

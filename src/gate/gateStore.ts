@@ -8,16 +8,18 @@
  * core.store.unavailable.
  */
 import type { Database } from "bun:sqlite";
-import { statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import type { RecordCheckpoint } from "../record/append.ts";
-import { CheckpointStore } from "./store/checkpoint.ts";
+import { type FileId, NameProbe, sameFile } from "../record/fileId.ts";
+import { CheckpointStore, RECORD_CHECKPOINT_FILE } from "./store/checkpoint.ts";
 import { type Chosen, openGateDb } from "./store/db.ts";
 import { type Grant, type GrantQuery, GrantStore, type NewGrant } from "./store/grants.ts";
 import { type Lock, LockStore, type NewLock } from "./store/locks.ts";
 import { type Token, TokenStore } from "./store/tokens.ts";
 import { StoreWriteLock } from "./storeLock.ts";
 
+export { RECORD_CHECKPOINT_FILE } from "./store/checkpoint.ts";
 export { GATE_STORE_FILE } from "./store/db.ts";
 export { type Grant, type GrantQuery, type GrantState, grantState, type NewGrant } from "./store/grants.ts";
 export type { Lock } from "./store/locks.ts";
@@ -31,19 +33,23 @@ export class GateStore {
   private readonly checkpoint: CheckpointStore;
   /** the device and inode of the file opened, to tell it from another put at its name */
   private readonly opened: FileId | undefined;
+  /** asks what gate.db's name holds (see stillOpened) */
+  private readonly named: NameProbe;
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
     this.db = openGateDb(file);
-    this.opened = fileId(file);
+    this.named = new NameProbe(file);
+    this.opened = this.named.id();
     const writeLock = new StoreWriteLock(this.db, file);
     this.grants = new GrantStore(this.db, writeLock);
     this.lockRows = new LockStore(this.db, writeLock);
     this.tokenRows = new TokenStore(this.db, writeLock);
-    this.checkpoint = new CheckpointStore(this.db, writeLock);
+    this.checkpoint = new CheckpointStore(this.db, writeLock, join(dirname(file), RECORD_CHECKPOINT_FILE));
   }
 
   close(): void {
+    this.checkpoint.close();
     this.db.close();
   }
 
@@ -140,11 +146,11 @@ export class GateStore {
    * Refuses (core.store.unavailable) while gate.db's name holds another file than the one this store opened, or
    * none. The CLI writes its locks, lifts and revokes to the file the name holds: one removed or replaced under a
    * running server (a data dir cleared to start over) would take them where the server never looks, and it would
-   * go on spending grants the person believes gone. Asked at every agent call, as a lock is (one stat).
+   * go on spending grants the person believes gone. Asked at every agent call, as a lock is (one statx).
    */
   private stillOpened(): void {
-    const now = this.opened && fileId(this.file);
-    if (now && this.opened && now.ino === this.opened.ino && now.dev === this.opened.dev) return;
+    const now = this.opened && this.named.id();
+    if (now && this.opened && sameFile(now, this.opened)) return;
     throw new RtaError(
       "core.store.unavailable",
       "the grant store was removed or replaced since the server started",
@@ -174,20 +180,5 @@ export class GateStore {
   /** Runs `append` holding the store's write lock and keeps the checkpoint it returns (see CheckpointStore). */
   appendRecordLine(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
     this.checkpoint.append(append, undo);
-  }
-}
-
-/** A file's device and inode. */
-interface FileId {
-  dev: number;
-  ino: number;
-}
-
-/** A file's device and inode by its name, or undefined when there is none to be had. */
-function fileId(file: string): FileId | undefined {
-  try {
-    return statSync(file, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
   }
 }

@@ -7,12 +7,13 @@
  * carries its place `n` in one chain that runs through the whole file, and a
  * mac chained to the line before it, whatever that line's session: a line or
  * a whole session cut out, a line altered, moved or made up, all break it.
- * The last line's place, mac and the file's size are kept as a checkpoint in
- * the grant store (gate.db), so a cut tail or a replaced file shows too.
+ * The last line's place, mac and the file's size are kept as a checkpoint
+ * beside it (record.checkpoint, kept by the grant store), so a cut tail or a
+ * replaced file shows too.
  *
- * Servers sharing a data dir append in turn: each line is written holding the
- * store's write lock (one SQLite transaction), which hands the writer the line
- * before it and keeps the checkpoint in step with the file. A line is one
+ * Servers sharing a data dir append in turn: each line is written holding
+ * gate.db's write lock, under which the writer reads the checkpoint (the line
+ * before it) and writes the new one, in step with the file. A line is one
  * write(2) on a descriptor opened with O_APPEND; a write cut short (a full
  * disk) is truncated away under the same lock, so no torn line is left.
  *
@@ -20,21 +21,12 @@
  * line naming its process and closes with an `end` line.
  */
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import { chainMac } from "./chain.ts";
+import { type FileId, fdId, hasRoom, NameProbe, sameFile } from "./fileId.ts";
 import type { CheckpointStore, RecordCheckpoint, RecordEntry, RecordLine, RecordSink } from "./line.ts";
 import { sealLine } from "./lineText.ts";
 
@@ -86,6 +78,10 @@ const TAIL_WINDOW = 64 * 1024;
  */
 export class FileRecord implements RecordSink {
   private fd: number | undefined;
+  /** the file `fd` holds, to tell it from another put at the record's name */
+  private fdFile: FileId | undefined;
+  /** asks what the record's name holds, once a line */
+  private readonly named: NameProbe;
   private key: Buffer | undefined;
   private store: CheckpointStore | undefined;
   private readonly seqs = new SessionSeqs();
@@ -93,7 +89,9 @@ export class FileRecord implements RecordSink {
   constructor(
     readonly path: string,
     private readonly options: FileRecordOptions,
-  ) {}
+  ) {
+    this.named = new NameProbe(path);
+  }
 
   append(entry: RecordEntry): void {
     try {
@@ -130,6 +128,7 @@ export class FileRecord implements RecordSink {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.fdFile = undefined;
   }
 
   /** Writes one line after `last` into the file `current` gave, holding the store's lock; returns the new checkpoint. */
@@ -166,6 +165,9 @@ export class FileRecord implements RecordSink {
     const text = `${lead}${line.text}\n`;
     const length = Buffer.byteLength(text);
     lap("record: line and mac");
+    // A disk with no block left refuses the line even where it would still fit in the file's last block: the
+    // record, the store and the outcome lines to come share it, so calls stop at once, not a few lines later.
+    if (!hasRoom(fd, this.path)) throw new Error("the record's disk is full");
     try {
       const written = writeSync(fd, text);
       if (written !== length) throw new Error(`the record took ${written} of ${length} bytes`);
@@ -182,17 +184,18 @@ export class FileRecord implements RecordSink {
    * it was removed, renamed or replaced since the last line: a line written to
    * the file that was there before would be on no record anyone reads, and its
    * call would run as if it were. Called holding the store's lock, so the
-   * size it gives is still the file's when the line is written.
+   * size it gives is still the file's when the line is written. One statx of
+   * the name a line: when it holds the file open, its size is the open file's.
    */
   private current(): OpenRecord {
-    if (this.fd !== undefined) {
-      const named = lstatSync(this.path, { throwIfNoEntry: false });
-      const open = fstatSync(this.fd);
-      if (named && named.ino === open.ino && named.dev === open.dev) return { fd: this.fd, size: open.size };
+    if (this.fd !== undefined && this.fdFile) {
+      const named = this.named.id();
+      if (named && sameFile(named, this.fdFile)) return { fd: this.fd, size: named.size };
       this.close();
     }
     const opened = this.open();
     this.fd = opened.fd;
+    this.fdFile = opened.id;
     return opened;
   }
 
@@ -203,19 +206,20 @@ export class FileRecord implements RecordSink {
     // waiting on a FIFO's reader (a write to one would block the server holding the store's lock).
     const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
     const fd = openSync(this.path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) {
+    const id = fdId(fd);
+    if (!id?.isFile) {
       closeSync(fd);
       throw new Error(`${this.path} is not a regular file`);
     }
-    return { fd, size: stat.size };
+    return { fd, size: id.size, id };
   }
 }
 
-/** The record file's descriptor and its size, as one stat of it found them. */
+/** The record file's descriptor and its size, as one stat of it found them; `id` when it was just opened. */
 interface OpenRecord {
   fd: number;
   size: number;
+  id?: FileId;
 }
 
 /**

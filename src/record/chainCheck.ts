@@ -104,7 +104,7 @@ export function checkChain(
         kind: "replaced",
         session: "",
         line: 0,
-        what: "the store holds no checkpoint for this keyed record: gate.db was replaced or removed, so a cut tail cannot be seen",
+        what: "the data dir holds no checkpoint for this keyed record: record.checkpoint (or gate.db) was replaced or removed, so a cut tail cannot be seen",
       });
     return;
   }

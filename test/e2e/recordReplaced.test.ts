@@ -85,4 +85,26 @@ describe("rta doctor on a record that is not a file", () => {
       expect(r.code).not.toBe(0);
     }, 20_000);
   }
+
+  test("a FIFO at the checkpoint's name refuses every call, and doctor says so", async () => {
+    const { s, data, env } = await serving();
+    try {
+      const checkpoint = join(data, "record.checkpoint");
+      rmSync(checkpoint);
+      execFileSync("mkfifo", [checkpoint]);
+      expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).code).toBe(
+        "core.record.unavailable",
+      );
+      const r = await rta(["doctor", "--json"], { env });
+      const findings = (JSON.parse(r.stdout) as { findings: { check: string; status: string; detail: string }[] })
+        .findings;
+      expect(findings).toContainEqual(
+        expect.objectContaining({ check: "record", status: "fail", detail: expect.stringContaining(checkpoint) }),
+      );
+      rmSync(checkpoint);
+      expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
+    } finally {
+      await s.close();
+    }
+  }, 20_000);
 });

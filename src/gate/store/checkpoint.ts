@@ -1,73 +1,255 @@
 /**
- * The record's checkpoint in gate.db: the count, MAC and size of the record
- * as last written, so a line taken out of the file or a file cut short is
- * found. Kept in the gate's database because its write lock already orders
- * every process sharing the data dir.
+ * The record's checkpoint: the count, MAC and size of the record as last
+ * written, so a line taken out of the file or a file cut short is found. It
+ * is a file of its own beside gate.db, `record.checkpoint`: one fixed-size
+ * JSON text, read and rewritten in place (one pread, one pwrite) by each
+ * line's writer while it holds gate.db's write lock, the lock that already
+ * orders every process sharing the data dir. The lock is taken by an empty
+ * transaction (BEGIN IMMEDIATE, COMMIT), which writes nothing to gate.db: no
+ * WAL frame, no commit, no WAL checkpoint every thousand lines. What it
+ * replaces, the checkpoint as a row of gate.db written in each line's
+ * transaction, cost six times as much; that row is still read once, to carry
+ * an older data dir's checkpoint over, then deleted so it cannot stand in
+ * later for a checkpoint file removed.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { closeSync, constants, openSync, readSync, writeSync } from "node:fs";
 import { lap } from "../../core/profile.ts";
 import type { RecordCheckpoint } from "../../record/append.ts";
+import { type FileId, fdId, NameProbe, sameFile } from "../../record/fileId.ts";
 import type { StoreWriteLock } from "../storeLock.ts";
 
+/** The checkpoint's file name inside the data dir. */
+export const RECORD_CHECKPOINT_FILE = "record.checkpoint";
+
+/** The file's fixed size: its JSON, padded with spaces, and a newline. */
+const CHECKPOINT_BYTES = 256;
+
+const NONE: RecordCheckpoint = { n: 0, mac: "", size: 0 };
+
+/** The checkpoint as the file holds it: JSON padded to CHECKPOINT_BYTES. */
+function checkpointBytes(c: RecordCheckpoint): Buffer {
+  const text = JSON.stringify({ n: c.n, mac: c.mac, size: c.size });
+  if (text.length >= CHECKPOINT_BYTES) throw new Error("a record checkpoint does not fit its file");
+  const bytes = Buffer.alloc(CHECKPOINT_BYTES, 0x20);
+  bytes.write(text, 0, "latin1");
+  bytes[CHECKPOINT_BYTES - 1] = 0x0a;
+  return bytes;
+}
+
+/** The checkpoint a file's bytes hold; undefined when they hold none (empty, cut, or not rta's). */
+function parseCheckpoint(bytes: Buffer, length: number): RecordCheckpoint | undefined {
+  if (length !== CHECKPOINT_BYTES) return undefined;
+  try {
+    const c = JSON.parse(bytes.toString("latin1", 0, length)) as Record<string, unknown>;
+    const { n, mac, size } = c;
+    if (!Number.isSafeInteger(n) || (n as number) < 0 || typeof mac !== "string") return undefined;
+    if (!Number.isSafeInteger(size) || (size as number) < 0) return undefined;
+    return { n: n as number, mac, size: size as number };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The checkpoint file as this process has it open. */
+interface OpenCheckpoint {
+  fd: number;
+  id: FileId;
+}
+
 export class CheckpointStore {
-  private readonly read: Statement<RecordCheckpoint>;
-  private readonly write: Statement;
+  private readonly row: Statement<RecordCheckpoint>;
+  private readonly dropRow: Statement;
   private readonly txn: { begin: Statement; commit: Statement; rollback: Statement };
+  private readonly probe: NameProbe;
+  private open: OpenCheckpoint | undefined;
+  /** what the file held when last read or written, and the checkpoint those bytes are, to skip a parse */
+  private known: { bytes: Buffer; checkpoint: RecordCheckpoint } | undefined;
+  private readonly scratch = Buffer.alloc(CHECKPOINT_BYTES);
+  /** a write statement has run in this connection's lock: it really holds gate.db's write lock */
+  private writable = false;
+  private readonly noWrite: Statement;
 
   constructor(
     private readonly db: Database,
     private readonly writeLock: StoreWriteLock,
+    readonly file: string,
   ) {
-    this.read = db.query("SELECT n, mac, size FROM record_checkpoint WHERE id = 1");
-    this.write = db.query(
-      "INSERT INTO record_checkpoint (id, n, mac, size) VALUES (1, $n, $mac, $size) ON CONFLICT (id) DO UPDATE SET n = $n, mac = $mac, size = $size",
-    );
+    this.row = db.query("SELECT n, mac, size FROM record_checkpoint WHERE id = 1");
+    this.dropRow = db.query("DELETE FROM record_checkpoint WHERE id = 1");
+    this.noWrite = db.query("DELETE FROM record_checkpoint WHERE 0");
     this.txn = {
       begin: db.query("BEGIN IMMEDIATE"),
       commit: db.query("COMMIT"),
       rollback: db.query("ROLLBACK"),
     };
+    this.probe = new NameProbe(file);
   }
 
-  /** The record's checkpoint; all zero before the first keyed line. */
-  current(): RecordCheckpoint {
-    return this.read.get() ?? { n: 0, mac: "", size: 0 };
+  /** Lets go of the checkpoint file, if this process opened it. */
+  close(): void {
+    if (this.open) closeSync(this.open.fd);
+    this.open = undefined;
+    this.known = undefined;
   }
 
   /**
-   * Runs `append` holding the store's write lock, handing it the checkpoint,
-   * and keeps the checkpoint it returns. Record lines are so appended one at a
-   * time across every process sharing the data dir, each knowing the line
-   * before it. What `append` throws leaves the checkpoint as it was; when the
-   * checkpoint's update fails (a store SQLite opened read-only) or the commit
-   * does (a full disk), `undo` is called to take the line back out of the
-   * file, still holding the lock where SQLite lets it be held. Once a
-   * line has waited the store's 5 s for the lock in vain, the next ones wait
-   * briefly until one is written (see StoreWriteLock).
+   * The record's checkpoint, for --verify; all zero before the first keyed
+   * line, or when the file and gate.db hold none. Read without the write lock,
+   * so a stopped server holding it does not stop --verify; a file that may
+   * have been read while a writer rewrote it (two reads differ, or its text
+   * does not parse) is read again holding the lock. Makes nothing.
    */
-  append(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
-    this.writeLock.taking(() => this.txn.begin.run());
-    try {
-      const last = this.current();
-      lap("record: gate.db lock and checkpoint read");
-      const next = append(last);
-      this.write.run(next);
-    } catch (err) {
-      // A checkpoint that could not be kept (a store SQLite opened read-only) takes its line out of the file too.
+  current(): RecordCheckpoint {
+    const read = this.readNamed();
+    if (read !== "torn") return this.later(read);
+    return this.writeLock.operator(() => {
+      this.txn.begin.run();
       try {
-        undo();
+        const again = this.readNamed();
+        return this.later(again === "torn" ? NONE : again);
       } finally {
         this.txn.rollback.run();
       }
-      throw err;
-    }
+    });
+  }
+
+  /** The later of the file's checkpoint and gate.db's row, which a server of an earlier version may have moved since. */
+  private later(file: RecordCheckpoint): RecordCheckpoint {
+    const row = this.row.get();
+    return row && row.n > file.n ? row : file;
+  }
+
+  /**
+   * Runs `append` holding gate.db's write lock, handing it the checkpoint,
+   * and writes the checkpoint it returns. Record lines are so appended one at
+   * a time across every process sharing the data dir, each knowing the line
+   * before it. What `append` throws leaves the checkpoint as it was; when the
+   * checkpoint cannot be written or the lock let go, `undo` is called to take
+   * the line back out of the file, still holding the lock where SQLite lets it
+   * be held, and the checkpoint is put back. Once a line has waited the
+   * store's 5 s for the lock in vain, the next ones wait briefly until one is
+   * written (see StoreWriteLock).
+   */
+  append(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
+    this.writeLock.taking(() => this.txn.begin.run());
+    let last: RecordCheckpoint | undefined;
+    let moved = false;
     try {
+      // A connection SQLite opened read-only (gate.db not writable by this user) takes BEGIN IMMEDIATE without
+      // the write lock, so its lines would not be ordered with another server's: a write statement, which changes
+      // nothing, refuses it once (SQLITE_READONLY); a connection that opened writable stays so.
+      if (!this.writable) {
+        this.noWrite.run();
+        this.writable = true;
+      }
+      last = this.held();
+      lap("record: gate.db lock and checkpoint read");
+      const next = append(last);
+      moved = true;
+      this.write(next);
       this.txn.commit.run();
       lap("record: checkpoint write and commit");
     } catch (err) {
-      undo();
-      if (this.db.inTransaction) this.txn.rollback.run();
+      // A checkpoint that could not be kept takes its line out of the file, and is put back as it was.
+      try {
+        if (moved) undo();
+        if (moved && last) this.write(last);
+      } finally {
+        if (this.db.inTransaction) this.txn.rollback.run();
+      }
       throw err;
+    }
+  }
+
+  /**
+   * The checkpoint the file at the name holds, read holding the lock: the file
+   * opened again when its name holds another (removed, replaced) since the
+   * last line, and made when there is none, carrying over gate.db's row.
+   */
+  private held(): RecordCheckpoint {
+    const open = this.opened();
+    const got = readSync(open.fd, this.scratch, 0, CHECKPOINT_BYTES, 0);
+    const known = this.known;
+    let held: RecordCheckpoint | undefined;
+    if (known && got === CHECKPOINT_BYTES && known.bytes.equals(this.scratch)) held = known.checkpoint;
+    else {
+      held = parseCheckpoint(this.scratch, got);
+      if (held) this.known = { bytes: Buffer.from(this.scratch), checkpoint: held };
+    }
+    // A row in gate.db is an older rta's checkpoint: one this file was made from, or one a server of an earlier
+    // version still running wrote since. The later of the two is the line before this one; the row is then
+    // deleted, so that such a server, finding none, goes on from the record's last line, not from its own last
+    // line many lines back. Anything else in the file (cut, or not rta's) is a checkpoint gone, as gate.db
+    // removed was: none.
+    const row = this.row.get();
+    if (row) {
+      try {
+        this.dropRow.run();
+      } catch {
+        // a gate.db that cannot be written (read-only): the row stays, and is weighed again at the next line
+      }
+      if (!held || row.n > held.n) held = row;
+    }
+    if (!held) held = NONE;
+    if (held !== this.known?.checkpoint) this.write(held);
+    return held;
+  }
+
+  /** The checkpoint file the name holds now, opened (and made, 0600) when it is not the one this process has. */
+  private opened(): OpenCheckpoint {
+    const open = this.open;
+    const named = this.probe.id();
+    if (open && named && sameFile(named, open.id)) return open;
+    if (open) closeSync(open.fd);
+    this.open = undefined;
+    this.known = undefined;
+    // Not through a link, and never a FIFO's or a device's: the file is rta's alone.
+    const { O_RDWR, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
+    const fd = openSync(this.file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+    const id = fdId(fd);
+    if (!id?.isFile) {
+      closeSync(fd);
+      throw new Error(`${this.file} is not a regular file`);
+    }
+    this.open = { fd, id };
+    return this.open;
+  }
+
+  private write(c: RecordCheckpoint): void {
+    const bytes = checkpointBytes(c);
+    const open = this.open;
+    if (!open) throw new Error("the record checkpoint is not open");
+    const wrote = writeSync(open.fd, bytes, 0, CHECKPOINT_BYTES, 0);
+    if (wrote !== CHECKPOINT_BYTES) throw new Error(`the record checkpoint took ${wrote} of ${CHECKPOINT_BYTES} bytes`);
+    this.known = { bytes, checkpoint: c };
+  }
+
+  /** What the name holds, read without the lock: "torn" when its text does not parse. */
+  private readNamed(): RecordCheckpoint | "torn" {
+    let fd: number;
+    try {
+      fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return NONE;
+      // a link at the name, which no writer follows: no checkpoint of theirs
+      if (code === "ELOOP") return NONE;
+      throw err;
+    }
+    try {
+      // A dir, a FIFO or a device at the name holds no checkpoint: the checkpoint is gone, not unreadable.
+      if (!fdId(fd)?.isFile) return NONE;
+      const bytes = Buffer.alloc(CHECKPOINT_BYTES + 1);
+      const got = readSync(fd, bytes, 0, CHECKPOINT_BYTES + 1, 0);
+      if (got === 0) return NONE;
+      // A read does not wait for a write in progress, so one can see half of each (a mac of two, which parses):
+      // the same bytes read twice running were not being written.
+      const again = Buffer.alloc(CHECKPOINT_BYTES + 1);
+      if (readSync(fd, again, 0, CHECKPOINT_BYTES + 1, 0) !== got || !again.equals(bytes)) return "torn";
+      return parseCheckpoint(bytes, got) ?? "torn";
+    } finally {
+      closeSync(fd);
     }
   }
 }

@@ -1,8 +1,10 @@
 /**
- * The one database behind the grant, lock and token stores and the record's
- * checkpoint: gate.db in the data dir, bun:sqlite in WAL mode with a busy
- * timeout, so several server processes can share it. The schema is the one
- * every gate.db already has: a table is only ever added to, never changed.
+ * The one database behind the grant, lock and token stores, whose write lock
+ * also orders the record's writers: gate.db in the data dir, bun:sqlite in WAL
+ * mode with a busy timeout, so several server processes can share it. The
+ * schema is the one every gate.db already has: a table is only ever added to,
+ * never changed (record_checkpoint, where an older rta kept the record's
+ * checkpoint, is read only to carry it over to record.checkpoint).
  * Refuses a data dir it cannot make or write as core.store.unavailable.
  */
 import { Database } from "bun:sqlite";
