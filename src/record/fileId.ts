@@ -13,12 +13,12 @@
  * statx saved 8 to 12 µs of server CPU a call, and loading bun:ffi with its
  * two symbols left a compiled server's idle memory within 0.2 MiB of before.
  */
-import { dlopen, FFIType, ptr } from "bun:ffi";
 import { fstatSync, lstatSync, type Stats, statfsSync } from "node:fs";
+import { AT_SYMLINK_NOFOLLOW, cPath, fstatfsOf, hasStatx, STATX_TYPE_INO_SIZE, statxAt, stx } from "../core/statx.ts";
 
 /** What a name or a descriptor holds: enough to tell one file from another, and how long it is. */
 export interface FileId {
-  /** the device, as one number (statx's major and minor, or Node's dev) */
+  /** the device, as node:fs spells it */
   dev: number;
   ino: number;
   size: number;
@@ -26,52 +26,11 @@ export interface FileId {
   isFile: boolean;
 }
 
-type Statx = (dirfd: number, path: number, flags: number, mask: number, buf: number) => number;
-type Fstatfs = (fd: number, buf: number) => number;
-
-const AT_FDCWD = -100;
-const AT_SYMLINK_NOFOLLOW = 0x100;
-const AT_EMPTY_PATH = 0x1000;
-/** STATX_TYPE | STATX_INO | STATX_SIZE: nothing else is read */
-const MASK = 0x0001 | 0x0100 | 0x0200;
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 
-let statx: Statx | null | undefined;
-let fstatfs: Fstatfs | null = null;
-
-function loadStatx(): Statx | null {
-  if (statx !== undefined) return statx;
-  statx = null;
-  if (process.platform !== "linux") return statx;
-  try {
-    const { symbols } = dlopen("libc.so.6", {
-      statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
-      fstatfs: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-    });
-    statx = symbols.statx as unknown as Statx;
-    fstatfs = symbols.fstatfs as unknown as Fstatfs;
-  } catch {
-    // a libc without statx (or none by that name): Node's stat answers
-  }
-  return statx;
-}
-
-/** struct statx: 256 bytes, the same on every Linux architecture; one buffer for every ask, read at once. */
-const buf = new Uint8Array(256);
-const view = new DataView(buf.buffer);
-let bufPtr = 0;
-const EMPTY = new Uint8Array(1);
-let emptyPtr = 0;
-
-function fromBuffer(): FileId {
-  // stx_mode u16 @28, stx_ino u64 @32, stx_size u64 @40, stx_dev_major u32 @136, stx_dev_minor u32 @140
-  return {
-    dev: view.getUint32(136, true) * 0x100000000 + view.getUint32(140, true),
-    ino: view.getUint32(36, true) * 0x100000000 + view.getUint32(32, true),
-    size: view.getUint32(44, true) * 0x100000000 + view.getUint32(40, true),
-    isFile: (view.getUint16(28, true) & S_IFMT) === S_IFREG,
-  };
+function fromView(v: DataView): FileId {
+  return { dev: stx.dev(v), ino: stx.ino(v), size: stx.size(v), isFile: (stx.mode(v) & S_IFMT) === S_IFREG };
 }
 
 /**
@@ -82,36 +41,25 @@ function fromBuffer(): FileId {
  */
 export class NameProbe {
   private readonly cpath: Uint8Array;
-  private cptr = 0;
 
   constructor(readonly path: string) {
-    this.cpath = new TextEncoder().encode(`${path}\0`);
+    this.cpath = cPath(path);
   }
 
   id(): FileId | undefined {
-    const call = loadStatx();
-    if (call === null) return nodeId(() => lstatSync(this.path, { throwIfNoEntry: false }));
-    if (this.cptr === 0) this.cptr = ptr(this.cpath);
-    if (bufPtr === 0) bufPtr = ptr(buf);
-    if (call(AT_FDCWD, this.cptr, AT_SYMLINK_NOFOLLOW, MASK, bufPtr) !== 0) return undefined;
-    return fromBuffer();
+    if (!hasStatx()) return nodeId(() => lstatSync(this.path, { throwIfNoEntry: false }));
+    const v = statxAt(this.cpath, AT_SYMLINK_NOFOLLOW, STATX_TYPE_INO_SIZE);
+    return v && fromView(v);
   }
 }
 
 /** What an open descriptor holds, as NameProbe says what a name holds; undefined when it cannot be asked. */
 export function fdId(fd: number): FileId | undefined {
-  const call = loadStatx();
-  if (call === null) return nodeId(() => fstatSync(fd));
-  if (bufPtr === 0) bufPtr = ptr(buf);
-  if (emptyPtr === 0) emptyPtr = ptr(EMPTY);
-  if (call(fd, emptyPtr, AT_EMPTY_PATH, MASK, bufPtr) !== 0) return undefined;
-  return fromBuffer();
+  if (!hasStatx()) return nodeId(() => fstatSync(fd));
+  const v = statxAt(null, 0, STATX_TYPE_INO_SIZE, fd);
+  return v && fromView(v);
 }
 
-/** struct statfs on 64-bit Linux: f_blocks u64 @16, f_bfree @24, f_bavail @32 (the first 120 bytes; room for more). */
-const fsBuf = new Uint8Array(128);
-const fsView = new DataView(fsBuf.buffer);
-let fsPtr = 0;
 /** root may write into the blocks a file system keeps back; anyone else stops at what is available to all */
 const BLOCKS_AT = process.geteuid?.() === 0 ? 24 : 32;
 
@@ -124,8 +72,8 @@ const BLOCKS_AT = process.geteuid?.() === 0 ? 24 : 32;
  * name, for where libc cannot be reached.
  */
 export function hasRoom(fd: number, path: string): boolean {
-  loadStatx();
-  if (fstatfs === null) {
+  const v = fstatfsOf(fd);
+  if (v === null) {
     try {
       const s = statfsSync(path);
       return s.blocks === 0 || (BLOCKS_AT === 24 ? s.bfree : s.bavail) > 0;
@@ -133,10 +81,10 @@ export function hasRoom(fd: number, path: string): boolean {
       return true;
     }
   }
-  if (fsPtr === 0) fsPtr = ptr(fsBuf);
-  if (fstatfs(fd, fsPtr) !== 0) return true;
-  if (fsView.getUint32(16, true) === 0 && fsView.getUint32(20, true) === 0) return true;
-  return fsView.getUint32(BLOCKS_AT, true) > 0 || fsView.getUint32(BLOCKS_AT + 4, true) > 0;
+  // struct statfs on 64-bit Linux: f_blocks u64 @16, f_bfree @24, f_bavail @32
+  if (v === undefined) return true;
+  if (v.getUint32(16, true) === 0 && v.getUint32(20, true) === 0) return true;
+  return v.getUint32(BLOCKS_AT, true) > 0 || v.getUint32(BLOCKS_AT + 4, true) > 0;
 }
 
 /** Whether two ids name the same file (device and inode). */
