@@ -37,7 +37,7 @@ export interface StdioStreams {
 export interface DirectAnswers {
   /** the message, parsed, when it is a request the direct path will take (the SDK's schema passes it as it is) */
   parse(text: string): JSONRPCMessage | undefined;
-  /** told of each request served: takes one parse() gave, and answers it later with one frame through `answer`; false: the SDK's */
+  /** told of each request served: takes one parse() gave and answers it later through `answer`; false: the SDK's */
   take(
     request: JSONRPCMessage & { id: string | number },
     answer: (id: string | number, frame: string) => void,
@@ -116,8 +116,8 @@ export class BoundedStdioTransport implements Transport {
     const { input } = this.streams;
     input.on("data", this.onData);
     input.on("end", this.onEnd);
-    input.on("error", this.onInputError);
-    this.streams.output.on("error", this.onOutputError);
+    input.on("error", this.onStreamError);
+    this.streams.output.on("error", this.onStreamError);
   }
 
   /**
@@ -143,13 +143,8 @@ export class BoundedStdioTransport implements Transport {
     void this.close();
   };
 
-  private onInputError = (err: Error) => {
-    this.onerror?.(err);
-    void this.close();
-  };
-
-  /** A client that stopped reading for good (its end of stdout closed) is gone: the session ends, as at stdin's end. */
-  private onOutputError = (err: Error) => {
+  /** A stdin that fails, or a client that stopped reading for good (its end of stdout closed): the session ends. */
+  private onStreamError = (err: Error) => {
     this.onerror?.(err);
     void this.close();
   };
@@ -294,7 +289,7 @@ export class BoundedStdioTransport implements Transport {
     const { input } = this.streams;
     input.off("data", this.onData);
     input.off("end", this.onEnd);
-    input.off("error", this.onInputError);
+    input.off("error", this.onStreamError);
     input.pause();
     this.endWait?.();
     this.streams.direct?.closed();

@@ -80,7 +80,7 @@ async function runPlugin(
     const value = checkAnswer(answer.value, cap, ref.name);
     for (const name of wroteOf(answer.wrote, written, ref)) {
       const w = written.get(name);
-      if (w) w.handle.replace(contents(w.fd, hosts.opts.maxResult, ref), modeOf(w.handle));
+      if (w) w.handle.replace(contents(w.fd, hosts.maxResult, ref), modeOf(w.handle));
     }
     return value;
   } finally {

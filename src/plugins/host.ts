@@ -10,7 +10,7 @@
  */
 import type { PluginRef } from "../core/capability.ts";
 import { pluginError, RtaError } from "../core/errors.ts";
-import { tooLarge } from "../gate/bound.ts";
+import { agentLimits, tooLarge } from "../gate/bound.ts";
 import { Child, type Reply } from "./child.ts";
 import { FrameError } from "./frame.ts";
 import {
@@ -31,8 +31,8 @@ export const DESCRIBE_WAIT_MS = 10_000;
 const SAID_BYTES = 4096;
 
 export interface HostOptions {
-  /** the server's hard result bound (--max-result): an answer declaring more is refused from its header */
-  maxResult: number;
+  /** the server's hard result bound (--max-result), else an agent's default: an answer declaring more is refused from its header */
+  maxResult?: number;
   /** how long a cancelled call may take to answer before its child is killed; 2 s */
   graceMs?: number;
 }
@@ -94,6 +94,11 @@ export class PluginHosts {
 
   constructor(readonly opts: HostOptions) {
     process.once("exit", this.onExit);
+  }
+
+  /** The hard result bound a plugin's answer is held to. */
+  get maxResult(): number {
+    return this.opts.maxResult ?? agentLimits().hard;
   }
 
   /**
@@ -161,12 +166,12 @@ export class PluginHosts {
   private async exchange(child: Child, ref: PluginRef, params: RunParams, signal: AbortSignal): Promise<unknown> {
     let reply: Reply;
     try {
-      reply = await child.request("run", params, this.opts.maxResult, signal, this.grace);
+      reply = await child.request("run", params, this.maxResult, signal, this.grace);
     } catch (err) {
       if (!(err instanceof FrameError)) throw err;
       child.kill();
       if (signal.aborted) throw cancelled();
-      if (err.kind === "toolarge") throw tooLarge(err.declared, this.opts.maxResult);
+      if (err.kind === "toolarge") throw tooLarge(err.declared, this.maxResult);
       const why = err.kind === "ended" ? "it exited before it answered" : err.message;
       throw failed(ref.name, why, await child.ending());
     }

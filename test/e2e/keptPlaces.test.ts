@@ -178,7 +178,7 @@ describe("an rta data dir this server does not use", () => {
       env: otherEnv,
     });
     await second.close(); // its record and key are written
-    expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.key"]);
+    expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.checkpoint", "record.key"]);
     const s = await server(root, tempDir());
     try {
       const cases: [string, Record<string, unknown>][] = [
@@ -200,7 +200,7 @@ describe("an rta data dir this server does not use", () => {
         expect([name, args, (await s.call(name, args)).code]).toEqual([name, args, "core.path.withheld"]);
       const grep = await s.call("fs_grep", { path: "backup", pattern: "session|bob" });
       expect(grep).toMatchObject({ type: "table", rows: [] });
-      expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.key"]);
+      expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.checkpoint", "record.key"]);
     } finally {
       await s.close();
     }
