@@ -49,14 +49,24 @@ export function fileDigest(file: string, rehash = false): Digest {
   }
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
-    const identity = identityOf(fstatSync(fd, { bigint: true }));
-    if (!rehash && cached?.identity === identity) return cached;
-    const digest = { sha256: hashFd(fd), identity };
-    known.set(file, digest);
-    return digest;
+    return fdDigest(file, fd, rehash);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The digest of what `fd` (opened on `file`) holds, from the cache while its
+ * identity is the one kept for `file`, else read whole through `fd` and kept.
+ * Refuses what the system refuses.
+ */
+export function fdDigest(file: string, fd: number, rehash = false): Digest {
+  const cached = known.get(file);
+  const identity = identityOf(fstatSync(fd, { bigint: true }));
+  if (!rehash && cached?.identity === identity) return cached;
+  const digest = { sha256: hashFd(fd), identity };
+  known.set(file, digest);
+  return digest;
 }
 
 const CHUNK = 1 << 20;

@@ -48,7 +48,7 @@ export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
       });
     else if (p.state === "changed") {
       try {
-        const described = await describePlugin(p.file, p.name);
+        const described = await describePlugin(p.file, p.name, p.sha256);
         out.push({ name: p.name, offered: true, described, sha256: p.sha256, file: p.file, changed: true });
       } catch (err) {
         out.push({

@@ -80,7 +80,7 @@ export async function prepareInstall(
     copyFileSync(path, temp, constants.COPYFILE_EXCL);
     chmodSync(temp, 0o700);
     const digest = fileDigest(temp);
-    const described = await describePlugin(temp, name);
+    const described = await describePlugin(temp, name, digest.sha256);
     const final = pluginFile(dataDir, name);
     const replaces = index.plugins[name];
     return {

@@ -174,6 +174,19 @@ export function invalid(name: string, reason: string): RtaError {
   );
 }
 
+/**
+ * A call of a plugin whose binary no longer hashes to the one that described
+ * it (replaced or removed under a running server): what it declared may not
+ * be what it would do. A server started again describes it again.
+ */
+export function changedSinceDescribed(name: string, gone: boolean): RtaError {
+  return new RtaError(
+    "core.plugin.invalid",
+    `plugin ${name} is unavailable: its binary ${gone ? "is gone" : "changed"} since it was described`,
+    "a person can run `rta pkg verify` to see it; the server describes it again when it is started again",
+  );
+}
+
 /** A call a plugin failed: what the caller is told (never the plugin's stderr, which `detail` keeps for the record). */
 export function failed(name: string, reason: string, detail?: string): RtaError {
   const err = new RtaError(

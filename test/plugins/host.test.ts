@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
 import type { Capability, RunContext } from "../../src/core/capability.ts";
 import { RtaError } from "../../src/core/errors.ts";
 import { PluginHosts } from "../../src/plugins/host.ts";
 import { tempDir } from "../support/fixtures.ts";
-import { loaded } from "./support.ts";
+import { loaded, running } from "./support.ts";
 
 const MiB = 1024 * 1024;
 let hosts: PluginHosts;
@@ -24,19 +23,6 @@ async function cap(plugin: string, name: string, graceMs?: number): Promise<Capa
   const found = (await loaded(plugin, hosts)).find((c) => c.name === name);
   if (!found) throw new Error(`${name} is not declared`);
   return found;
-}
-
-/** The pids of processes running `file` (a shell plugin is `sh <file>`), or anything it started (dd). */
-function running(file: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync("/proc").filter((n) => /^[0-9]+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file)) out.push(Number(pid));
-    } catch {
-      // gone
-    }
-  }
-  return out;
 }
 
 async function failure(run: Promise<unknown>): Promise<RtaError> {
