@@ -73,6 +73,8 @@ export function checkDescribed(value: unknown, name: string): Described {
   if (bytes > DESCRIBE_MAX_BYTES) throw invalid(name, `its describe is ${bytes} bytes, past the bound of 1 MiB`);
   if (!describedShape(value)) throw invalid(name, `its describe fails the schema: ${schemaFault(describedShape)}`);
   const d = value as Described;
+  const control = controlAt(d, "");
+  if (control !== undefined) throw invalid(name, `its describe holds a control character at ${control}`);
   if (d.protocol !== PLUGIN_PROTOCOL) throw invalid(name, `it speaks protocol ${d.protocol}, not ${PLUGIN_PROTOCOL}`);
   if (d.name !== name) throw invalid(name, `it calls itself ${JSON.stringify(d.name)}`);
   const tools = new Set<string>();
@@ -86,6 +88,27 @@ export function checkDescribed(value: unknown, name: string): Described {
     checkDecl(decl, name);
   }
   return d;
+}
+
+/**
+ * A control character, a C1 control, a line separator or a bidirectional
+ * formatting character: what a terminal acts on (clearing it, setting its
+ * title, reordering what follows) when `rta explain` or a command's help
+ * prints what a plugin declares, and what a tab-separated row breaks on.
+ */
+const CONTROL = /[\p{Cc}\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
+
+/** Where in a describe answer (a JSON pointer) a string, or a key, holds a CONTROL; undefined when none does. */
+function controlAt(value: unknown, at: string): string | undefined {
+  if (typeof value === "string") return CONTROL.test(value) ? at || "/" : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, v] of Object.entries(value)) {
+    const here = `${at}/${key}`;
+    if (CONTROL.test(key)) return JSON.stringify(here);
+    const found = controlAt(v, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** What define() refuses of a built-in, and what only a plugin may not declare. */

@@ -89,6 +89,19 @@ describe("a describe answer", () => {
     });
   }
 
+  test("holding a terminal's control or a bidirectional override, in any text or key, is refused", () => {
+    for (const text of ["\u001b[2J", "a\nb", "tab\there", "\u009b31m", "\u202eevil", "\u2066x", "\u2028"]) {
+      const d = described([{ ...echo, summary: `Say ${text}` }]);
+      expect(reason(() => checkDescribed(d, "x"))).toContain("a control character at /capabilities/0/summary");
+      const v = described([echo], { version: `1.0${text}` });
+      expect(reason(() => checkDescribed(v, "x"))).toContain("a control character at /version");
+    }
+    const words = described([{ ...echo, searchWords: ["ok", "\u001b]0;t\u0007"] }]);
+    expect(reason(() => checkDescribed(words, "x"))).toContain("at /capabilities/0/searchWords/1");
+    // right-to-left text itself is let be
+    expect(checkDescribed(described([{ ...echo, summary: "Say שלום" }]), "x").name).toBe("x");
+  });
+
   test("of a plugin named as a never-a-tool area is refused", () => {
     const grant = described([{ ...echo, name: "grant.echo" }], { name: "grant" });
     expect(reason(() => checkDescribed(grant, "grant"))).toContain("grant.echo is a name that is never a tool");
@@ -113,6 +126,7 @@ describe("describing a fixture plugin", () => {
     ["twice", "twice.same is declared twice"],
     ["mute", "a malformed frame: a header line that is not `Name: value`"],
     ["vast", "its describe declares 2097152 bytes, past 1 MiB"],
+    ["loud", "its describe holds a control character at /capabilities/0/summary"],
   ];
   for (const [name, why] of broken) {
     test(`${name} is unavailable, with the reason`, async () => {
