@@ -53,7 +53,7 @@ export class Child {
     readonly digest: string,
     fds: readonly number[] = [],
   ) {
-    const exe = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const exe = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     let proc: Subprocess<"pipe", "pipe", "pipe"> | undefined;
     try {
       const seen = fdDigest(file, exe);
