@@ -5,7 +5,7 @@
  * command, `sys info` as much as `mcp serve`, waiting for good.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pluginFile, pluginsDir } from "../../src/plugins/registry.ts";
 import { fixture } from "../plugins/support.ts";
@@ -56,4 +56,29 @@ describe("an installed binary that is not a file", () => {
       expect(called.stderr).toContain("plugin demo is installed but left out");
     });
   }
+});
+
+describe("an install that cannot take the index lock", () => {
+  test("is refused and leaves the installed binary as it was, so grants on it still cover it", async () => {
+    const { data, env } = dirsEnv();
+    await installPlugin(fixture("demo"), data, env);
+    const other = join(tempDir(), "rta-plugin-demo");
+    writeFileSync(other, `${readFileSync(fixture("demo"), "utf8")}\n# another build\n`);
+    chmodSync(other, 0o755);
+    // another rta, alive, holds the lock past the wait
+    const holder = Bun.spawn(["sleep", "60"]);
+    try {
+      writeFileSync(join(pluginsDir(data), "index.lock"), String(holder.pid));
+      const ran = await rta(["pkg", "install", other, "--yes"], { env });
+      expect(ran.code).not.toBe(0);
+      expect(ran.stderr).toContain("another rta is changing the installed plugins");
+    } finally {
+      holder.kill();
+    }
+    rmSync(join(pluginsDir(data), "index.lock"));
+    const verify = await rta(["pkg", "verify"], { env });
+    expect(verify.stdout).toMatch(/\tok\n$/);
+    expect(verify.code).toBe(0);
+    expect(readdirSync(pluginsDir(data)).sort()).toEqual(["index.json", "rta-plugin-demo"]);
+  }, 30_000);
 });
