@@ -98,11 +98,23 @@ function declares(d: Described, sha256: string, replaces?: { version: string; sh
   for (const c of [...d.capabilities].sort((a, b) => (a.name < b.name ? -1 : 1)))
     lines.push(`  ${c.name.padEnd(width)}  ${c.safety.padEnd(11)}  ${shown(c.summary)}`);
   if (d.capabilities.length === 0) lines.push("  nothing");
+  // a plugin may declare 1,000: the tally stays beside the question, however far the list scrolled
+  else lines.push(`in all: ${count(d.capabilities.length)}, ${tally(d)}`);
   if (replaces !== undefined && replaces.sha256 !== sha256)
     lines.push(
       `it replaces ${d.name} ${shown(replaces.version)} (sha256 ${replaces.sha256.slice(0, 12)}): grants issued for that one will cover nothing`,
     );
   return `${lines.join("\n")}\n`;
+}
+
+/** How many it declares of each safety class, the mildest first: "5 read, 1 write". */
+function tally(d: Described): string {
+  const classes = ["read", "write", "destructive"] as const;
+  return classes
+    .map((safety) => [safety, d.capabilities.filter((c) => c.safety === safety).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([safety, n]) => `${n} ${safety}`)
+    .join(", ");
 }
 
 function stateText(p: InstalledPlugin, form: Form): string {

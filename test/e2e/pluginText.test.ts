@@ -61,3 +61,12 @@ test("one an index holds already is left out: explain, help and pkg list print n
   const listed = await rta(["pkg", "list", "--json"], { env });
   expect(JSON.parse(listed.stdout).plugins[0]).toMatchObject({ name: "loud", state: "invalid" });
 });
+
+test("the question on a terminal comes with how many it declares of each safety class", async () => {
+  const { data, env } = dirsEnv();
+  const asked = await onTerminal(["pkg", "install", fixture("demo")], env, "n\n");
+  expect(asked.out).toMatch(/in all: 6 capabilities, 5 read, 1 write\r?\n(\S.*\r?\n)*install it\? \[y\/N\]/);
+  expect(existsSync(pluginFile(data, "demo"))).toBe(false);
+  const piped = await rta(["pkg", "install", fixture("demo"), "--yes"], { env });
+  expect(piped.stderr).toContain("in all: 6 capabilities, 5 read, 1 write\n");
+});
