@@ -69,7 +69,7 @@ export async function prepareInstall(
   if (taken.includes(name))
     throw new RtaError(
       "core.input.invalid",
-      `rta has an area named ${name} already: a plugin named so would not be offered`,
+      `rta has an area or command named ${name} already: a plugin named so would not be offered`,
       "a plugin's name is the area of everything it declares: give it another",
     );
   checkExecutable(path);

@@ -5,8 +5,9 @@
  * index already holds one.
  */
 import { expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { pluginFile, pluginsDir, writeIndex } from "../../src/plugins/registry.ts";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pluginFile, pluginsDir, readIndex, writeIndex } from "../../src/plugins/registry.ts";
 import { fixture } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { rta } from "../support/rta.ts";
@@ -69,4 +70,35 @@ test("the question on a terminal comes with how many it declares of each safety 
   expect(existsSync(pluginFile(data, "demo"))).toBe(false);
   const piped = await rta(["pkg", "install", fixture("demo"), "--yes"], { env });
   expect(piped.stderr).toContain("in all: 6 capabilities, 5 read, 1 write\n");
+});
+
+test("a plugin named as one of rta's own commands is refused, and one an index holds is left out", async () => {
+  const { data, env } = dirsEnv();
+  const dir = tempDir();
+  for (const name of ["help", "explain", "completion"]) {
+    const file = join(dir, `rta-plugin-${name}`);
+    writeFileSync(file, readFileSync(fixture("demo"), "utf8").replaceAll('"demo', `"${name}`));
+    chmodSync(file, 0o755);
+    const ran = await rta(["pkg", "install", file, "--yes"], { env });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(`rta has an area or command named ${name} already`);
+  }
+  // installed by an rta that let it: `rta help` is rta's own still
+  expect((await rta(["pkg", "install", fixture("demo"), "--yes"], { env })).code).toBe(0);
+  const file = join(dir, "rta-plugin-help");
+  copyFileSync(file, pluginFile(data, "help"));
+  const index = readIndex(data);
+  const demo = index.plugins.demo;
+  if (demo === undefined) throw new Error("demo is not installed");
+  index.plugins.help = {
+    version: demo.version,
+    installed: demo.installed,
+    sha256: new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex"),
+    described: JSON.parse(JSON.stringify(demo.described).replaceAll('"demo', '"help')),
+  };
+  writeIndex(data, index);
+  const help = await rta(["help"], { env });
+  expect(help.stdout).toContain("Usage: rta [options] [command]");
+  expect(help.stdout).not.toContain("help capabilities");
+  expect((await rta(["doctor"], { env })).stdout).toContain("plugin help\tleft out: its name is an area or command");
 });
