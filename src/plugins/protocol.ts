@@ -91,12 +91,14 @@ export function checkDescribed(value: unknown, name: string): Described {
 }
 
 /**
- * A control character, a C1 control, a line separator or a bidirectional
- * formatting character: what a terminal acts on (clearing it, setting its
- * title, reordering what follows) when `rta explain` or a command's help
- * prints what a plugin declares, and what a tab-separated row breaks on.
+ * A control character (C0, DEL, C1), a line separator or an invisible format
+ * character (a bidirectional override, a zero-width one, a Unicode tag): what
+ * a terminal acts on (clearing it, setting its title, reordering what follows)
+ * when `rta explain` or a command's help prints what a plugin declares, what a
+ * tab-separated row breaks on, and words an agent reads in a tool's
+ * description that the person shown it at install could not see.
  */
-const CONTROL = /[\p{Cc}\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
+const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 
 /** Where in a describe answer (a JSON pointer) a string, or a key, holds a CONTROL; undefined when none does. */
 function controlAt(value: unknown, at: string): string | undefined {
