@@ -102,3 +102,22 @@ test("a plugin named as one of rta's own commands is refused, and one an index h
   expect(help.stdout).not.toContain("help capabilities");
   expect((await rta(["doctor"], { env })).stdout).toContain("plugin help\tleft out: its name is an area or command");
 });
+
+test("installing a binary removed before says which live grants issued for it will cover it again", async () => {
+  const { env } = dirsEnv();
+  expect((await rta(["pkg", "install", fixture("demo"), "--yes"], { env })).code).toBe(0);
+  const granted = await rta(["grant", "allow", "demo", "--agent", "claude", "--ttl", "30m"], { env });
+  const id = granted.stdout.trim();
+  expect(id).toMatch(/^g[0-9a-f]+$/);
+  expect((await rta(["pkg", "remove", "demo"], { env })).code).toBe(0);
+  const asked = await onTerminal(["pkg", "install", fixture("demo")], env, "n\n");
+  expect(asked.out).toContain(
+    `a live grant was issued for this very binary, and will cover it as soon as it is installed: ${id}`,
+  );
+  const again = await rta(["pkg", "install", fixture("demo"), "--yes"], { env });
+  expect(again.stderr).toContain(`will cover it as soon as it is installed: ${id}`);
+  // once revoked, nothing is said
+  expect((await rta(["grant", "revoke", id], { env })).code).toBe(0);
+  expect((await rta(["pkg", "remove", "demo"], { env })).code).toBe(0);
+  expect((await rta(["pkg", "install", fixture("demo"), "--yes"], { env })).stderr).not.toContain("live grant");
+});
