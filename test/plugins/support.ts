@@ -26,16 +26,16 @@ export async function loaded(name: string, hosts: PluginHosts, file = fixture(na
 }
 
 /**
- * The pids of processes running `file`: whose command line names it, or names
- * the descriptor rta runs it from (`/proc/<rta>/fd/<n>`, as `sh` is handed a
- * shell plugin).
+ * The pids of processes running `file` (a path, or the part of one such as
+ * `rta-plugin-demo`): whose command line names it, or names the descriptor rta
+ * runs it from (`/proc/<rta>/fd/<n>`, as `sh` is handed a shell plugin).
  */
 export function running(file: string): number[] {
   const out: number[] = [];
   for (const pid of readdirSync("/proc").filter((n) => /^[0-9]+$/.test(n))) {
     try {
       const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-      if (args.some((a) => a.includes(file) || (/^\/proc\/\d+\/fd\/\d+$/.test(a) && leadsTo(a) === file)))
+      if (args.some((a) => a.includes(file) || (/^\/proc\/\d+\/fd\/\d+$/.test(a) && leadsTo(a).includes(file))))
         out.push(Number(pid));
     } catch {
       // gone
@@ -44,10 +44,10 @@ export function running(file: string): number[] {
   return out;
 }
 
-function leadsTo(link: string): string | undefined {
+function leadsTo(link: string): string {
   try {
     return readlinkSync(link);
   } catch {
-    return undefined;
+    return "";
   }
 }
