@@ -9,7 +9,7 @@ import { COMMAND_NAMES, NEVER_A_TOOL } from "../core/catalogue.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { GATE_STORE_FILE } from "../gate/gateStore.ts";
-import { grantState } from "../gate/store/grants.ts";
+import { type Grant, grantState } from "../gate/store/grants.ts";
 import { type InstalledPlugin, installedPlugins, prepareInstall, removePlugin } from "../plugins/packages.ts";
 import type { Described } from "../plugins/protocol.ts";
 import type { Cli } from "./factory.ts";
@@ -105,15 +105,19 @@ const SHOWN_CAPS = 5;
 /**
  * The live grants on plugin `name` pinned to the binary `sha256` (issued
  * before it was removed, or for the same build installed elsewhere): they
- * cover it again once it is installed. None when there is no grant store yet.
+ * cover it again once it is installed. None when there is no grant store, or
+ * none that can be read.
  */
 function standing(cli: Cli, dataDir: string, name: string, sha256: string): string[] {
   if (!existsSync(join(dataDir, GATE_STORE_FILE))) return [];
   const now = cli.clock.now();
-  return cli
-    .deps()
-    .gate()
-    .list()
+  let grants: Grant[];
+  try {
+    grants = cli.deps().gate().list();
+  } catch {
+    return []; // a store no rta can read has no grant a call could spend
+  }
+  return grants
     .filter((g) => g.digest === sha256 && (g.target === name || g.target.startsWith(`${name}.`)))
     .filter((g) => grantState(g, now) === "live")
     .map((g) => g.id);
