@@ -63,6 +63,8 @@ export const DESCRIBE_MAX_CAPABILITIES = 1000;
  */
 export function checkDescribed(value: unknown, name: string): Described {
   if (!PLUGIN_NAME.test(name)) throw invalid(name, "its name is not lowercase letters and digits");
+  if (deeperThan(value, DESCRIBE_MAX_DEPTH))
+    throw invalid(name, `its describe nests past ${DESCRIBE_MAX_DEPTH} levels`);
   if (value !== null && typeof value === "object" && Array.isArray((value as Described).capabilities)) {
     const count = (value as Described).capabilities.length;
     if (count > DESCRIBE_MAX_CAPABILITIES) {
@@ -88,6 +90,21 @@ export function checkDescribed(value: unknown, name: string): Described {
     checkDecl(decl, name);
   }
   return d;
+}
+
+/** Past this many levels of arrays and objects a describe is refused: a declaration needs a few, and JSON.stringify fails on a deep one. */
+export const DESCRIBE_MAX_DEPTH = 32;
+
+/** Whether `value` nests arrays and objects past `max` levels; looked at without recursion. Refuses nothing. */
+function deeperThan(value: unknown, max: number): boolean {
+  const todo: [unknown, number][] = [[value, 0]];
+  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+    const [v, depth] = next;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) todo.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**

@@ -113,6 +113,14 @@ describe("a describe answer", () => {
     expect(checkDescribed(described([{ ...echo, summary: "Say שלום" }]), "x").name).toBe("x");
   });
 
+  test("nested past the bound is refused as the plugin's fault, not a crash of rta", () => {
+    const deep = JSON.parse(`${"[".repeat(200_000)}${"]".repeat(200_000)}`);
+    const d = described([{ ...echo, inputs: { text: { ...echo.inputs.text, default: deep } } }]);
+    expect(reason(() => checkDescribed(d, "x"))).toBe(
+      "core.plugin.invalid: plugin x is unavailable: its describe nests past 32 levels",
+    );
+  });
+
   test("of a plugin named as a never-a-tool area is refused", () => {
     const grant = described([{ ...echo, name: "grant.echo" }], { name: "grant" });
     expect(reason(() => checkDescribed(grant, "grant"))).toContain("grant.echo is a name that is never a tool");
