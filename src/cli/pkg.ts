@@ -2,10 +2,14 @@
  * `rta pkg`: install, list, remove and verify plugins. It parses what was
  * typed and renders; the work and its refusals are src/plugins/packages.ts's.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
-import { NEVER_A_TOOL } from "../core/catalogue.ts";
+import { COMMAND_NAMES, NEVER_A_TOOL } from "../core/catalogue.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
+import { GATE_STORE_FILE } from "../gate/gateStore.ts";
+import { type Grant, grantState } from "../gate/store/grants.ts";
 import { type InstalledPlugin, installedPlugins, prepareInstall, removePlugin } from "../plugins/packages.ts";
 import type { Described } from "../plugins/protocol.ts";
 import type { Cli } from "./factory.ts";
@@ -24,12 +28,19 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
   const { io } = cli;
   try {
     const dataDir = dirs(io.env).data;
-    const taken = [...builtinCatalogue().areas(), ...NEVER_A_TOOL.areas];
+    const taken = [...builtinCatalogue().areas(), ...NEVER_A_TOOL.areas, ...COMMAND_NAMES];
     const pending = await prepareInstall(dataDir, path, taken);
     const form = outputForm(io, opts.json);
     const say = form === "terminal" ? io.out : io.err;
     try {
-      say(declares(pending.described, pending.sha256, pending.replaces));
+      say(
+        declares(
+          pending.described,
+          pending.sha256,
+          pending.replaces,
+          standing(cli, dataDir, pending.name, pending.sha256),
+        ),
+      );
       const asked = io.stdinIsTTY && io.stdoutIsTTY;
       if (opts.yes !== true && !asked)
         throw new RtaError(
@@ -91,18 +102,60 @@ function capsCell(list: { name: string }[], form: Form): string {
 
 const SHOWN_CAPS = 5;
 
+/**
+ * The live grants on plugin `name` pinned to the binary `sha256` (issued
+ * before it was removed, or for the same build installed elsewhere): they
+ * cover it again once it is installed. None when there is no grant store, or
+ * none that can be read.
+ */
+function standing(cli: Cli, dataDir: string, name: string, sha256: string): string[] {
+  if (!existsSync(join(dataDir, GATE_STORE_FILE))) return [];
+  const now = cli.clock.now();
+  let grants: Grant[];
+  try {
+    grants = cli.deps().gate().list();
+  } catch {
+    return []; // a store no rta can read has no grant a call could spend
+  }
+  return grants
+    .filter((g) => g.digest === sha256 && (g.target === name || g.target.startsWith(`${name}.`)))
+    .filter((g) => grantState(g, now) === "live")
+    .map((g) => g.id);
+}
+
 /** What a plugin declares, as lines: its name, version and digest, each capability with its safety class. */
-function declares(d: Described, sha256: string, replaces?: { version: string; sha256: string }): string {
+function declares(
+  d: Described,
+  sha256: string,
+  replaces?: { version: string; sha256: string },
+  live: string[] = [],
+): string {
   const width = Math.max(...d.capabilities.map((c) => c.name.length), 0);
   const lines = [`plugin ${d.name} ${shown(d.version)} (sha256 ${sha256}) declares:`];
   for (const c of [...d.capabilities].sort((a, b) => (a.name < b.name ? -1 : 1)))
     lines.push(`  ${c.name.padEnd(width)}  ${c.safety.padEnd(11)}  ${shown(c.summary)}`);
   if (d.capabilities.length === 0) lines.push("  nothing");
+  // a plugin may declare 1,000: the tally stays beside the question, however far the list scrolled
+  else lines.push(`in all: ${count(d.capabilities.length)}, ${tally(d)}`);
   if (replaces !== undefined && replaces.sha256 !== sha256)
     lines.push(
       `it replaces ${d.name} ${shown(replaces.version)} (sha256 ${replaces.sha256.slice(0, 12)}): grants issued for that one will cover nothing`,
     );
+  if (live.length > 0 && replaces?.sha256 !== sha256)
+    lines.push(
+      `${live.length === 1 ? "a live grant was" : `${live.length} live grants were`} issued for this very binary, and will cover it as soon as it is installed: ${live.join(", ")} (\`rta grant revoke ID\` takes one back)`,
+    );
   return `${lines.join("\n")}\n`;
+}
+
+/** How many it declares of each safety class, the mildest first: "5 read, 1 write". */
+function tally(d: Described): string {
+  const classes = ["read", "write", "destructive"] as const;
+  return classes
+    .map((safety) => [safety, d.capabilities.filter((c) => c.safety === safety).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([safety, n]) => `${n} ${safety}`)
+    .join(", ");
 }
 
 function stateText(p: InstalledPlugin, form: Form): string {

@@ -25,6 +25,12 @@ export const NEVER_A_TOOL = {
   verbs: ["audit.clients", "audit.doctor", "kv.copy", "kv.edit", "keys.export", "keys.import"],
 } as const;
 
+/**
+ * rta's own commands that are no area: a plugin named so would shadow the
+ * command (`rta help`) or be shadowed by it (`rta explain`), so none is.
+ */
+export const COMMAND_NAMES = ["completion", "explain", "help"] as const;
+
 /** Plain code-point order, so `_` sorts before letters, as tools/list promises. */
 export function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -6,8 +6,8 @@
  * an fstat, not a read of the binary.
  */
 import type { Capability } from "../core/capability.ts";
-import { RtaError } from "../core/errors.ts";
 import { fileDigest } from "../plugins/digest.ts";
+import { changedSinceDescribed } from "../plugins/protocol.ts";
 
 /**
  * The sha256 the binary behind `cap` hashes to now: null for a built-in, and
@@ -30,9 +30,5 @@ export function artifactDigest(cap: Capability): string | null {
  */
 export function checkDescribedDigest(cap: Capability, now: string | null = artifactDigest(cap)): void {
   if (cap.plugin === undefined || now === cap.plugin.digest) return;
-  throw new RtaError(
-    "core.plugin.invalid",
-    `plugin ${cap.plugin.name} is unavailable: its binary ${now === "" ? "is gone" : "changed"} since it was described`,
-    "a person can run `rta pkg verify` to see it; the server describes it again when it is started again",
-  );
+  throw changedSinceDescribed(cap.plugin.name, now === "");
 }

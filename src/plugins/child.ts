@@ -4,7 +4,9 @@
  * group of its own, so a kill takes what it started too. It is asked one
  * request at a time; the last 8 KiB of its stderr are kept for the record.
  */
+import { closeSync, constants, fstatSync, openSync } from "node:fs";
 import type { Subprocess } from "bun";
+import { fdDigest, identityOf } from "./digest.ts";
 import { encodeFrame, FrameError, FrameReader } from "./frame.ts";
 
 /** How much of a plugin's stderr is kept: its tail, for the record. */
@@ -38,23 +40,44 @@ export class Child {
 
   /**
    * Starts `file` with `fds` as its fds 3, 4, ...; refuses (throws the
-   * system's error) a file that cannot be run.
+   * system's error) a file that cannot be run, and BinaryChanged when it
+   * does not hash to `digest` (unless that is "").
+   *
+   * The binary is opened once, hashed through that descriptor, and run from
+   * it (`/proc/<rta>/fd/<n>`), never again by its name: a file renamed or
+   * linked to the name after the check is not what starts. A write into the
+   * opened file before it started changes its identity, seen once it has.
    */
   constructor(
     readonly file: string,
     readonly digest: string,
     fds: readonly number[] = [],
   ) {
-    this.proc = Bun.spawn([file], {
-      cwd: "/",
-      env: pluginEnv(),
-      stdio: ["pipe", "pipe", "pipe", ...fds],
-      detached: true,
-    }) as Subprocess<"pipe", "pipe", "pipe">;
+    const exe = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    let proc: Subprocess<"pipe", "pipe", "pipe"> | undefined;
+    try {
+      const seen = fdDigest(file, exe);
+      if (digest !== "" && seen.sha256 !== digest) throw new BinaryChanged();
+      proc = Bun.spawn([`/proc/${process.pid}/fd/${exe}`], {
+        argv0: file,
+        cwd: "/",
+        env: pluginEnv(),
+        stdio: ["pipe", "pipe", "pipe", ...fds],
+        detached: true,
+      }) as Subprocess<"pipe", "pipe", "pipe">;
+      if (identityOf(fstatSync(exe, { bigint: true })) !== seen.identity) throw new BinaryChanged();
+    } catch (err) {
+      if (proc) killGroup(proc);
+      closeSync(exe);
+      throw err;
+    }
+    this.proc = proc;
     this.reader = new FrameReader(this.proc.stdout);
     this.stderrRead = this.keepTail(this.proc.stderr);
+    // kept open while it runs: an interpreter opens its script by that name once started
     this.proc.exited.then(() => {
       this.ended = true;
+      closeSync(exe);
     });
   }
 
@@ -114,13 +137,7 @@ export class Child {
 
   /** Kills it and everything it started (its process group). Refuses nothing. */
   kill(): void {
-    if (!this.dead) {
-      try {
-        process.kill(-this.proc.pid, "SIGKILL");
-      } catch {
-        this.proc.kill("SIGKILL");
-      }
-    }
+    if (!this.dead) killGroup(this.proc);
     this.ended = true;
     this.reader.cancel();
   }
@@ -144,6 +161,22 @@ export class Child {
     } catch {
       // the stream was cut when it was killed
     }
+  }
+}
+
+/** The binary at a plugin's name is not the one it was described as: it is not run. */
+export class BinaryChanged extends Error {
+  constructor() {
+    super("its binary changed since it was described");
+  }
+}
+
+/** Kills a process and everything it started (its process group). Refuses nothing. */
+function killGroup(proc: Subprocess): void {
+  try {
+    process.kill(-proc.pid, "SIGKILL");
+  } catch {
+    proc.kill("SIGKILL");
   }
 }
 

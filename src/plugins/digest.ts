@@ -35,10 +35,10 @@ export function rememberDigest(file: string, digest: Digest): void {
 }
 
 /**
- * The digest of the file at `file` (never through a link at the name), from
- * the cache while its identity is unchanged, else read whole again (always
- * with `rehash`). Refuses what the system refuses (ENOENT, EACCES, ELOOP),
- * passed through.
+ * The digest of the file at `file` (never through a link at the name, never
+ * waiting on a FIFO), from the cache while its identity is unchanged, else
+ * read whole again (always with `rehash`). Refuses what the system refuses
+ * (ENOENT, EACCES, ELOOP), passed through, and what is no file (code "not a file").
  */
 export function fileDigest(file: string, rehash = false): Digest {
   const cached = known.get(file);
@@ -47,16 +47,28 @@ export function fileDigest(file: string, rehash = false): Digest {
     const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
     if (st?.isFile() && identityOf(st) === cached.identity) return cached;
   }
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const identity = identityOf(fstatSync(fd, { bigint: true }));
-    if (!rehash && cached?.identity === identity) return cached;
-    const digest = { sha256: hashFd(fd), identity };
-    known.set(file, digest);
-    return digest;
+    return fdDigest(file, fd, rehash);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The digest of what `fd` (opened on `file`) holds, from the cache while its
+ * identity is the one kept for `file`, else read whole through `fd` and kept.
+ * Refuses what the system refuses, and what is no file (code "not a file").
+ */
+export function fdDigest(file: string, fd: number, rehash = false): Digest {
+  const cached = known.get(file);
+  const st = fstatSync(fd, { bigint: true });
+  if (!st.isFile()) throw Object.assign(new Error(`${file} is not a file`), { code: "not a file" });
+  const identity = identityOf(st);
+  if (!rehash && cached?.identity === identity) return cached;
+  const digest = { sha256: hashFd(fd), identity };
+  known.set(file, digest);
+  return digest;
 }
 
 const CHUNK = 1 << 20;

@@ -11,9 +11,10 @@
 import type { PluginRef } from "../core/capability.ts";
 import { pluginError, RtaError } from "../core/errors.ts";
 import { agentLimits, tooLarge } from "../gate/bound.ts";
-import { Child, type Reply } from "./child.ts";
+import { BinaryChanged, Child, type Reply } from "./child.ts";
 import { FrameError } from "./frame.ts";
 import {
+  changedSinceDescribed,
   checkDescribed,
   DESCRIBE_MAX_BYTES,
   type Described,
@@ -48,16 +49,18 @@ export interface RunParams {
 }
 
 /**
- * Spawns the plugin, asks `describe` under the bounds (1 MiB, 1,000
- * capabilities, 10 s), and stops it. Refuses core.plugin.invalid with the
- * reason: it cannot be started, exits, hangs, sends a malformed or oversized
+ * Spawns the plugin (checked to hash to `sha256` unless that is ""), asks
+ * `describe` under the bounds (1 MiB, 1,000 capabilities, 10 s), and stops
+ * it. Refuses core.plugin.invalid with the reason: it cannot be started, its
+ * binary is not the one hashed, it exits, hangs, sends a malformed or oversized
  * frame, an error, or a description checkDescribed refuses.
  */
-export async function describePlugin(file: string, name: string): Promise<Described> {
+export async function describePlugin(file: string, name: string, sha256 = ""): Promise<Described> {
   let child: Child;
   try {
-    child = new Child(file, "");
+    child = new Child(file, sha256);
   } catch (err) {
+    if (err instanceof BinaryChanged) throw invalid(name, "its binary changed as it was described");
     throw invalid(name, `it could not be started (${(err as NodeJS.ErrnoException).code ?? "not executable"})`);
   }
   const abort = new AbortController();
@@ -157,6 +160,7 @@ export class PluginHosts {
     try {
       return new Child(ref.file, ref.digest, fds);
     } catch (err) {
+      if (err instanceof BinaryChanged) throw changedSinceDescribed(ref.name, false);
       const why = (err as NodeJS.ErrnoException).code ?? "it is not executable";
       throw failed(ref.name, `it could not be started (${why})`);
     }

@@ -9,7 +9,7 @@
  * `rta pkg list` show; it never stops the built-ins being served.
  */
 import type { Capability } from "../core/capability.ts";
-import { type Catalogue, NEVER_A_TOOL } from "../core/catalogue.ts";
+import { type Catalogue, COMMAND_NAMES, NEVER_A_TOOL } from "../core/catalogue.ts";
 import { pluginCapabilities, pluginValidators } from "./capabilities.ts";
 import { describePlugin, PluginHosts } from "./host.ts";
 import { installedPlugins } from "./packages.ts";
@@ -48,7 +48,7 @@ export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
       });
     else if (p.state === "changed") {
       try {
-        const described = await describePlugin(p.file, p.name);
+        const described = await describePlugin(p.file, p.name, p.sha256);
         out.push({ name: p.name, offered: true, described, sha256: p.sha256, file: p.file, changed: true });
       } catch (err) {
         out.push({
@@ -64,18 +64,22 @@ export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
 
 /**
  * The catalogue `base` with every offered plugin's capabilities added. A
- * plugin whose name is an area of `base` or a never-a-tool area, or whose
+ * plugin whose name is an area of `base`, a never-a-tool area or one of rta's commands, or whose
  * capabilities do not load, is left out and turned into a left-out entry in
  * `loaded` (so doctor says why). Refuses nothing.
  */
 export function withPlugins(base: Catalogue, loaded: LoadedPlugin[], hosts: () => PluginHosts): Catalogue {
   if (!loaded.some((p) => p.offered)) return base;
-  const taken = new Set<string>([...base.areas(), ...NEVER_A_TOOL.areas]);
+  const taken = new Set<string>([...base.areas(), ...NEVER_A_TOOL.areas, ...COMMAND_NAMES]);
   const added: Capability[] = [];
   for (const [i, p] of loaded.entries()) {
     if (!p.offered) continue;
     if (taken.has(p.name)) {
-      loaded[i] = { name: p.name, offered: false, reason: `its name is an area rta has already (${p.name})` };
+      loaded[i] = {
+        name: p.name,
+        offered: false,
+        reason: `its name is an area or command rta has already (${p.name})`,
+      };
       continue;
     }
     try {

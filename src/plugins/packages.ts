@@ -69,7 +69,7 @@ export async function prepareInstall(
   if (taken.includes(name))
     throw new RtaError(
       "core.input.invalid",
-      `rta has an area named ${name} already: a plugin named so would not be offered`,
+      `rta has an area or command named ${name} already: a plugin named so would not be offered`,
       "a plugin's name is the area of everything it declares: give it another",
     );
   checkExecutable(path);
@@ -80,7 +80,7 @@ export async function prepareInstall(
     copyFileSync(path, temp, constants.COPYFILE_EXCL);
     chmodSync(temp, 0o700);
     const digest = fileDigest(temp);
-    const described = await describePlugin(temp, name);
+    const described = await describePlugin(temp, name, digest.sha256);
     const final = pluginFile(dataDir, name);
     const replaces = index.plugins[name];
     return {
@@ -131,29 +131,34 @@ interface Commit {
 }
 
 function commitInstall(dataDir: string, c: Commit): IndexEntry {
-  renameSync(c.temp, c.final);
-  // the rename moved the copy's ctime: its identity is taken again, and its bytes must still be the ones described
-  const digest = fileDigest(c.final);
-  if (digest.sha256 !== c.digest.sha256) {
-    unlinkQuietly(c.final);
-    throw new RtaError(
-      "core.plugin.invalid",
-      `the copy of plugin ${c.name} changed while it was installed`,
-      "install it again",
-    );
+  try {
+    // under the lock, the binary and its entry change together: an install refused while another rta holds the
+    // lock leaves the installed binary as it was, and two at once cannot leave one's binary beside the other's entry
+    return updateIndex(dataDir, (index) => {
+      renameSync(c.temp, c.final);
+      // the rename moved the copy's ctime: its identity is taken again, and its bytes must still be the ones described
+      const digest = fileDigest(c.final);
+      if (digest.sha256 !== c.digest.sha256) {
+        unlinkQuietly(c.final);
+        throw new RtaError(
+          "core.plugin.invalid",
+          `the copy of plugin ${c.name} changed while it was installed`,
+          "install it again",
+        );
+      }
+      const entry: IndexEntry = {
+        version: c.described.version,
+        sha256: digest.sha256,
+        installed: c.now.toISOString().replace(/\.\d+Z$/, "Z"),
+        described: c.described,
+        identity: digest.identity,
+      };
+      index.plugins[c.name] = entry;
+      return entry;
+    });
+  } finally {
+    unlinkQuietly(c.temp);
   }
-  const entry: IndexEntry = {
-    version: c.described.version,
-    sha256: digest.sha256,
-    installed: c.now.toISOString().replace(/\.\d+Z$/, "Z"),
-    described: c.described,
-    identity: digest.identity,
-  };
-  // under the lock, read again: another install may have finished while this one waited for the person's yes
-  updateIndex(dataDir, (index) => {
-    index.plugins[c.name] = entry;
-  });
-  return entry;
 }
 
 function unlinkQuietly(file: string): void {
@@ -200,7 +205,7 @@ function inspect(dataDir: string, name: string, entry: IndexEntry, rehash: boole
 }
 
 /**
- * Removes an installed plugin: from the index first, then its binary.
+ * Removes an installed plugin: its binary and its entry in the index, under the index lock.
  * Refuses a name not installed (core.plugin.unknown) and a torn index.
  */
 export function removePlugin(dataDir: string, name: string): IndexEntry {
@@ -211,11 +216,11 @@ export function removePlugin(dataDir: string, name: string): IndexEntry {
       `no plugin named ${JSON.stringify(name)} is installed`,
       "run `rta pkg list` to see the installed plugins",
     );
-  const entry = updateIndex(dataDir, (index) => {
+  // under the lock, so an install of the same name that finished meanwhile keeps its binary
+  return updateIndex(dataDir, (index) => {
     const was = index.plugins[name] ?? known;
     delete index.plugins[name];
+    unlinkQuietly(pluginFile(dataDir, name));
     return was;
   });
-  unlinkQuietly(pluginFile(dataDir, name));
-  return entry;
 }

@@ -63,6 +63,8 @@ export const DESCRIBE_MAX_CAPABILITIES = 1000;
  */
 export function checkDescribed(value: unknown, name: string): Described {
   if (!PLUGIN_NAME.test(name)) throw invalid(name, "its name is not lowercase letters and digits");
+  if (deeperThan(value, DESCRIBE_MAX_DEPTH))
+    throw invalid(name, `its describe nests past ${DESCRIBE_MAX_DEPTH} levels`);
   if (value !== null && typeof value === "object" && Array.isArray((value as Described).capabilities)) {
     const count = (value as Described).capabilities.length;
     if (count > DESCRIBE_MAX_CAPABILITIES) {
@@ -73,6 +75,8 @@ export function checkDescribed(value: unknown, name: string): Described {
   if (bytes > DESCRIBE_MAX_BYTES) throw invalid(name, `its describe is ${bytes} bytes, past the bound of 1 MiB`);
   if (!describedShape(value)) throw invalid(name, `its describe fails the schema: ${schemaFault(describedShape)}`);
   const d = value as Described;
+  const control = controlAt(d, "");
+  if (control !== undefined) throw invalid(name, `its describe holds a control character at ${control}`);
   if (d.protocol !== PLUGIN_PROTOCOL) throw invalid(name, `it speaks protocol ${d.protocol}, not ${PLUGIN_PROTOCOL}`);
   if (d.name !== name) throw invalid(name, `it calls itself ${JSON.stringify(d.name)}`);
   const tools = new Set<string>();
@@ -86,6 +90,44 @@ export function checkDescribed(value: unknown, name: string): Described {
     checkDecl(decl, name);
   }
   return d;
+}
+
+/** Past this many levels of arrays and objects a describe is refused: a declaration needs a few, and JSON.stringify fails on a deep one. */
+export const DESCRIBE_MAX_DEPTH = 32;
+
+/** Whether `value` nests arrays and objects past `max` levels; looked at without recursion. Refuses nothing. */
+function deeperThan(value: unknown, max: number): boolean {
+  const todo: [unknown, number][] = [[value, 0]];
+  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+    const [v, depth] = next;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) todo.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * A control character (C0, DEL, C1), a line separator or an invisible format
+ * character (a bidirectional override, a zero-width one, a Unicode tag): what
+ * a terminal acts on (clearing it, setting its title, reordering what follows)
+ * when `rta explain` or a command's help prints what a plugin declares, what a
+ * tab-separated row breaks on, and words an agent reads in a tool's
+ * description that the person shown it at install could not see.
+ */
+const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
+/** Where in a describe answer (a JSON pointer) a string, or a key, holds a CONTROL; undefined when none does. */
+function controlAt(value: unknown, at: string): string | undefined {
+  if (typeof value === "string") return CONTROL.test(value) ? at || "/" : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, v] of Object.entries(value)) {
+    const here = `${at}/${key}`;
+    if (CONTROL.test(key)) return JSON.stringify(here);
+    const found = controlAt(v, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** What define() refuses of a built-in, and what only a plugin may not declare. */
@@ -171,6 +213,19 @@ export function invalid(name: string, reason: string): RtaError {
     "core.plugin.invalid",
     `plugin ${name} is unavailable: ${reason}`,
     "the person running rta can run `rta doctor`, and reinstall or remove the plugin",
+  );
+}
+
+/**
+ * A call of a plugin whose binary no longer hashes to the one that described
+ * it (replaced or removed under a running server): what it declared may not
+ * be what it would do. A server started again describes it again.
+ */
+export function changedSinceDescribed(name: string, gone: boolean): RtaError {
+  return new RtaError(
+    "core.plugin.invalid",
+    `plugin ${name} is unavailable: its binary ${gone ? "is gone" : "changed"} since it was described`,
+    "a person can run `rta pkg verify` to see it; the server describes it again when it is started again",
   );
 }
 

@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -66,12 +67,25 @@ const INDEX_FILE = "index.json";
  * core.plugin.index, and one it cannot read as the system says.
  */
 export function readIndex(dataDir: string): PluginIndex {
+  let fd: number;
+  try {
+    // never through a link, and never waiting on a FIFO put in its place: every command reads it
+    fd = openSync(
+      join(pluginsDir(dataDir), INDEX_FILE),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { version: INDEX_VERSION, plugins: {} };
+    if (code === "ELOOP") throw foreign("it is a link");
+    throw err;
+  }
   let text: string;
   try {
-    text = readFileSync(join(pluginsDir(dataDir), INDEX_FILE), "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: INDEX_VERSION, plugins: {} };
-    throw err;
+    if (!fstatSync(fd).isFile()) throw foreign("it is not a file");
+    text = readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
   }
   let value: unknown;
   try {

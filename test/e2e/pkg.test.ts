@@ -109,7 +109,7 @@ describe("rta pkg install", () => {
       copyFileSync(MEMO_PLUGIN, taken);
       const ran = await rta(["pkg", "install", taken, "--yes"], { env });
       expect(ran.code).toBe(2);
-      expect(ran.stderr).toContain(`rta has an area named ${area} already`);
+      expect(ran.stderr).toContain(`rta has an area or command named ${area} already`);
     }
   });
 

@@ -7,9 +7,9 @@
  * describe is malformed left out while everything else is served.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fixture } from "../plugins/support.ts";
+import { fixture, running } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { installPlugin } from "../support/plugins.ts";
@@ -22,19 +22,6 @@ async function installed(plugins: string[], files: Record<string, string> = {}) 
   const root = tempDir();
   for (const [name, text] of Object.entries(files)) writeFileSync(join(root, name), text);
   return { data, root };
-}
-
-/** The pids of processes whose command line holds `file`. */
-function running(file: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync("/proc").filter((n) => /^[0-9]+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file)) out.push(Number(pid));
-    } catch {
-      // gone
-    }
-  }
-  return out;
 }
 
 async function gone(file: string): Promise<number[]> {

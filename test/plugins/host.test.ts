@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Capability, RunContext } from "../../src/core/capability.ts";
 import { RtaError } from "../../src/core/errors.ts";
 import { PluginHosts } from "../../src/plugins/host.ts";
 import { tempDir } from "../support/fixtures.ts";
-import { loaded } from "./support.ts";
+import { fixture, loaded, running } from "./support.ts";
 
 const MiB = 1024 * 1024;
 let hosts: PluginHosts;
@@ -24,19 +25,6 @@ async function cap(plugin: string, name: string, graceMs?: number): Promise<Capa
   const found = (await loaded(plugin, hosts)).find((c) => c.name === name);
   if (!found) throw new Error(`${name} is not declared`);
   return found;
-}
-
-/** The pids of processes running `file` (a shell plugin is `sh <file>`), or anything it started (dd). */
-function running(file: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync("/proc").filter((n) => /^[0-9]+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file)) out.push(Number(pid));
-    } catch {
-      // gone
-    }
-  }
-  return out;
 }
 
 async function failure(run: Promise<unknown>): Promise<RtaError> {
@@ -170,5 +158,25 @@ describe("what a plugin gets wrong", () => {
     expect((await failure(waiting)).code).toBe("core.call.cancelled");
     first.abort();
     expect((await failure(running)).code).toBe("core.call.cancelled");
+  });
+});
+
+describe("the binary a child is started from", () => {
+  test("is the one its ref's digest names: a file put at the name since is refused, and never started", async () => {
+    hosts = new PluginHosts({ maxResult: 8 * MiB });
+    const dir = tempDir();
+    const file = join(dir, "rta-plugin-demo");
+    copyFileSync(fixture("demo"), file);
+    const echo = (await loaded("demo", hosts, file)).find((c) => c.name === "demo.echo");
+    if (!echo) throw new Error("demo.echo is not declared");
+    const proof = join(dir, "ran");
+    const other = join(dir, "other");
+    writeFileSync(other, `#!/bin/sh\n: >"${proof}"\n`);
+    chmodSync(other, 0o700);
+    renameSync(other, file);
+    const err = await failure(echo.run({ text: "hi" }, ctx()));
+    expect(err.code).toBe("core.plugin.invalid");
+    expect(err.message).toContain("its binary changed since it was described");
+    expect(existsSync(proof)).toBe(false);
   });
 });
