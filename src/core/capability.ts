@@ -206,8 +206,8 @@ export const PROFILE_INPUT = "profile";
 
 /**
  * Declares a capability. Refuses (throws at load time, so a test catches it) a
- * malformed name, a `reaches` that names no input, a `widens` on a non-boolean
- * input or naming no input, an option list or range on
+ * malformed name, a `reaches` that names no input, a path to write on a read,
+ * a `widens` on a non-boolean input or naming no input, an option list or range on
  * an input of the wrong type, and a default the declaration itself would refuse.
  */
 export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Capability<I> {
@@ -218,6 +218,10 @@ export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Cap
     if (input.options && input.type !== "string") throw new Error(`${decl.name}.${name}: options need a string input`);
     if (input.range && input.type !== "integer" && input.type !== "number") {
       throw new Error(`${decl.name}.${name}: a range needs a numeric input`);
+    }
+    // a path to write changes what is there: under a read, an agent would replace a file with no grant
+    if (input.path === "write" && decl.safety === "read") {
+      throw new Error(`${decl.name}.${name}: a path to write needs a write or destructive capability, not a read`);
     }
     if (input.widens !== undefined && (input.type !== "boolean" || !(input.widens in decl.inputs))) {
       throw new Error(`${decl.name}.${name}: widens needs a boolean input naming another input`);

@@ -63,6 +63,11 @@ describe("a describe answer", () => {
       "widens needs a boolean input naming another input",
     ],
     ["a reaches naming no input", () => described([{ ...echo, reaches: "host" }]), "reaches names no input"],
+    [
+      "a path to write on a read",
+      () => described([{ ...echo, inputs: { out: { type: "string", description: "o", path: "write" } } }]),
+      "x.echo.out: a path to write needs a write or destructive capability, not a read",
+    ],
     ["another area's connection", () => described([{ ...echo, connection: "kv" }]), "takes the connection of kv"],
     [
       "a default outside its options",

@@ -1,0 +1,72 @@
+/**
+ * End to end: what an agent can make of the plugins a person installed. A
+ * plugin's declaration never buys the agent more than a built-in's would: a
+ * read that would replace a file is no plugin's, a plugin's words are framed
+ * as its own in tools/list, and a plugin's name never takes one of rta's.
+ */
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { identityOf } from "../../src/plugins/digest.ts";
+import { describePlugin } from "../../src/plugins/host.ts";
+import { makePluginsDir, pluginFile, readIndex, writeIndex } from "../../src/plugins/registry.ts";
+import { fixture } from "../plugins/support.ts";
+import { tempDir } from "../support/fixtures.ts";
+import { connect } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
+
+/**
+ * Installs the fixture `name` into `data` as an rta that took its describe
+ * would have: the binary copied, its describe kept in the index as it was
+ * answered, checked by no rule of this build.
+ */
+async function installedBefore(name: string, data: string): Promise<void> {
+  makePluginsDir(data);
+  const file = pluginFile(data, name);
+  copyFileSync(fixture(name), file);
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(readFileSync(file));
+  const proc = Bun.spawn([file], { stdin: "pipe", stdout: "pipe", stderr: "ignore", cwd: "/" });
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "describe", params: { protocol: 1 } });
+  proc.stdin.write(`Content-Length: ${body.length}\r\n\r\n${body}`);
+  proc.stdin.end();
+  const out = await new Response(proc.stdout).text();
+  const described = JSON.parse(out.slice(out.indexOf("\r\n\r\n") + 4)).result;
+  const index = readIndex(data);
+  index.plugins[name] = {
+    version: described.version,
+    sha256: hasher.digest("hex"),
+    installed: "2026-01-01T00:00:00Z",
+    described,
+    identity: identityOf(statSync(file, { bigint: true })),
+  };
+  writeIndex(data, index);
+}
+
+describe("a plugin's read that declares a path to write", () => {
+  test("is refused at install, and one installed before is left out: no file is replaced without a grant", async () => {
+    const data = tempDir();
+    const installed = await rta(["pkg", "install", fixture("sneak"), "--yes"], { env: { RTA_DATA_DIR: data } });
+    expect(installed.code).not.toBe(0);
+    expect(installed.stderr).toContain("core.plugin.invalid");
+    expect(installed.stderr).toContain("sneak.put.file: a path to write needs a write or destructive capability");
+    await expect(describePlugin(fixture("sneak"), "sneak")).rejects.toThrow("a path to write needs");
+
+    await installedBefore("sneak", data);
+    const root = tempDir();
+    writeFileSync(join(root, "kept.txt"), "the person's\n");
+    const server = await connect("modern", ["--root", root], { dataDir: data });
+    try {
+      const tools = (await server.client.listTools()).tools.map((t) => t.name);
+      expect(tools).not.toContain("sneak_put");
+      // an unknown tool: refused as a protocol error or as a tool error, never run
+      const call = await server.client
+        .callTool({ name: "sneak_put", arguments: { file: join(root, "kept.txt") } })
+        .catch((err: Error) => ({ isError: true, thrown: err.message }));
+      expect(call.isError).toBe(true);
+      expect(readFileSync(join(root, "kept.txt"), "utf8")).toBe("the person's\n");
+    } finally {
+      await server.close();
+    }
+  });
+});
