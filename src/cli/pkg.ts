@@ -3,7 +3,7 @@
  * typed and renders; the work and its refusals are src/plugins/packages.ts's.
  */
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
-import { NEVER_A_TOOL } from "../core/catalogue.ts";
+import { NEVER_A_PLUGIN, NEVER_A_TOOL } from "../core/catalogue.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { type InstalledPlugin, installedPlugins, prepareInstall, removePlugin } from "../plugins/packages.ts";
@@ -24,7 +24,7 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
   const { io } = cli;
   try {
     const dataDir = dirs(io.env).data;
-    const taken = [...builtinCatalogue().areas(), ...NEVER_A_TOOL.areas];
+    const taken = [...builtinCatalogue().areas(), ...NEVER_A_TOOL.areas, ...NEVER_A_PLUGIN];
     const pending = await prepareInstall(dataDir, path, taken);
     const form = outputForm(io, opts.json);
     const say = form === "terminal" ? io.out : io.err;

@@ -25,6 +25,15 @@ export const NEVER_A_TOOL = {
   verbs: ["audit.clients", "audit.doctor", "kv.copy", "kv.edit", "keys.export", "keys.import"],
 } as const;
 
+/**
+ * Names no plugin may take, beside the built-in and never-a-tool areas:
+ * `core`, the prefix of rta's own codes (a plugin's refusal under it would
+ * read as the gate's, a grant refused or a lock), and the command line's
+ * verbs that are no area, which a plugin's commands would shadow or be
+ * shadowed by.
+ */
+export const NEVER_A_PLUGIN = ["completion", "core", "explain", "help"] as const;
+
 /** Plain code-point order, so `_` sorts before letters, as tools/list promises. */
 export function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
