@@ -19,15 +19,27 @@ export { PluginHosts };
 
 /** A plugin as a process found it: offered (its description and the digest it stands on) or left out (why). */
 export type LoadedPlugin =
-  | { name: string; offered: true; described: Described; sha256: string; file: string; changed: boolean }
+  | {
+      name: string;
+      offered: true;
+      described: Described;
+      sha256: string;
+      file: string;
+      changed: boolean;
+      /** for a binary that changed and was not run to describe it again: the digest it has now (`sha256` is the installed one's) */
+      changedTo?: string;
+    }
   | { name: string; offered: false; reason: string };
 
 /**
  * Reads the installed plugins under `dataDir`, describing again each whose
- * binary changed. Never throws: a torn index leaves every plugin out, said
- * as one entry named by the index.
+ * binary changed; with `describeChanged` false, a changed binary is not run:
+ * it is offered as it was installed, on the installed digest, so a call of
+ * it is refused (core.plugin.invalid) and a grant on it too
+ * (core.plugin.changed). Never throws: a torn index leaves every plugin out,
+ * said as one entry named by the index.
  */
-export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
+export async function loadPlugins(dataDir: string, describeChanged = true): Promise<LoadedPlugin[]> {
   let installed: ReturnType<typeof installedPlugins>;
   try {
     installed = installedPlugins(dataDir);
@@ -45,6 +57,16 @@ export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
         sha256: p.entry.sha256,
         file: p.file,
         changed: false,
+      });
+    else if (p.state === "changed" && !describeChanged && p.described)
+      out.push({
+        name: p.name,
+        offered: true,
+        described: p.described,
+        sha256: p.entry.sha256,
+        file: p.file,
+        changed: true,
+        changedTo: p.sha256,
       });
     else if (p.state === "changed") {
       try {

@@ -5,14 +5,14 @@
  * as its own in tools/list, and a plugin's name never takes one of rta's.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "../../src/plugins/digest.ts";
 import { describePlugin } from "../../src/plugins/host.ts";
 import { makePluginsDir, pluginFile, readIndex, writeIndex } from "../../src/plugins/registry.ts";
 import { fixture } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
-import { connect, type Era } from "../support/mcpClient.ts";
+import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { installPlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
 
@@ -178,5 +178,44 @@ describe("a plugin named as rta's own code prefix or one of its command line's v
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("a plugin binary an agent replaced in a data dir the server was not started with", () => {
+  test("is run by no person's verb that runs no capability: rta lock, grant, doctor and explain run nothing", async () => {
+    const home = tempDir();
+    const other = join(home, ".local/share/rta");
+    await installPlugin(fixture("demo"), other, { HOME: tempDir() });
+    const data = tempDir();
+    const granted = await rta(["grant", "allow", "fs.write", "--agent", "x", "--ttl", "10m", "--yes"], {
+      env: { RTA_DATA_DIR: data },
+    });
+    expect(granted.code).toBe(0);
+    // the data dir holds no record key nor grant store: it is not known as another rta's, and the agent writes there
+    const ran = join(tempDir(), "ran");
+    const server = await connect("modern", ["--root", home, "--agent", "x"], { dataDir: data });
+    try {
+      const wrote = await server.client.callTool({
+        name: "fs_write",
+        arguments: {
+          path: join(other, "plugins/rta-plugin-demo"),
+          content: `#!/bin/sh\necho ran >> ${ran}\n`,
+          mode: "overwrite",
+        },
+      });
+      expect(resultJson(wrote)).toMatchObject({ type: "object", value: { mode: "overwrite" } });
+    } finally {
+      await server.close();
+    }
+    const env = { RTA_DATA_DIR: other };
+    const lock = await rta(["lock", "demo", "--agent", "x"], { env });
+    expect(lock.code).toBe(0);
+    const grant = await rta(["grant", "allow", "demo.echo", "--agent", "x", "--ttl", "1m", "--yes"], { env });
+    expect(grant.stderr).toContain("core.plugin.changed");
+    const doctor = await rta(["doctor"], { env });
+    expect(doctor.stdout).toContain("plugin demo\tits binary changed since it was installed");
+    expect((await rta(["explain", "demo.echo"], { env })).code).toBe(0);
+    expect((await rta(["completion", "bash"], { env })).code).toBe(0);
+    expect(existsSync(ran)).toBe(false);
   });
 });
