@@ -127,6 +127,14 @@ export interface RunContext<I extends Inputs = Inputs> {
    * for an agent, and for a person whose output is piped.
    */
   progress?: (seen: Seen) => void;
+  /**
+   * Refuses (core.lock.locked) once a person has locked what the call is,
+   * or its agent, since the gate let it through. A run that waits before it
+   * acts (a plugin's call queued behind another of the same plugin, for as
+   * long as that one takes) asks it once the wait is over, so a lock set
+   * meanwhile stops it as it would a call made then. Left out for a person.
+   */
+  stillAllowed?: () => void;
 }
 
 /** What a walk has seen so far: entries, and bytes of the files among them. */

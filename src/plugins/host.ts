@@ -84,6 +84,8 @@ interface Slot {
   child?: Child;
   /** settles when the last call queued for the child is over */
   queue: Promise<void>;
+  /** the calls sent or waiting to be: a call that finds one waits, and is asked `ready` after */
+  calls: number;
 }
 
 /** The children of every plugin a server has called, closed with it. */
@@ -101,9 +103,17 @@ export class PluginHosts {
    * checks its shape). `fds` are handed to a fresh child as 3, 4, ...; none
    * goes to the long-lived one. Refuses core.result.toolarge from a header
    * past the bound, core.call.cancelled once `signal` aborts, a plugin error
-   * under its prefix, and core.plugin.failed for anything else.
+   * under its prefix, and core.plugin.failed for anything else. `ready` is
+   * asked once a call queued behind another is about to be sent, and may
+   * refuse it (a lock set while it waited).
    */
-  async run(ref: PluginRef, params: RunParams, fds: readonly number[], signal: AbortSignal): Promise<unknown> {
+  async run(
+    ref: PluginRef,
+    params: RunParams,
+    fds: readonly number[],
+    signal: AbortSignal,
+    ready: () => void = () => {},
+  ): Promise<unknown> {
     if (signal.aborted) throw cancelled();
     if (fds.length > 0) {
       const child = this.start(ref, fds);
@@ -115,9 +125,11 @@ export class PluginHosts {
         child.finish(this.grace);
       }
     }
-    const slot = this.slots.get(ref.name) ?? { queue: Promise.resolve() };
+    const slot = this.slots.get(ref.name) ?? { queue: Promise.resolve(), calls: 0 };
     this.slots.set(ref.name, slot);
     const before = slot.queue;
+    const queued = slot.calls > 0;
+    slot.calls++;
     let done = () => {};
     const mine = new Promise<void>((r) => {
       done = r;
@@ -125,12 +137,14 @@ export class PluginHosts {
     slot.queue = before.then(() => mine);
     try {
       await waitOr(before, signal);
+      if (queued) ready();
       if (!slot.child || slot.child.dead || slot.child.digest !== ref.digest || slot.child.file !== ref.file) {
         slot.child?.kill();
         slot.child = this.start(ref, []);
       }
       return await this.exchange(slot.child, ref, params, signal);
     } finally {
+      slot.calls--;
       done();
     }
   }

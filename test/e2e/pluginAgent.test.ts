@@ -219,3 +219,29 @@ describe("a plugin binary an agent replaced in a data dir the server was not sta
     expect(existsSync(ran)).toBe(false);
   });
 });
+
+describe("a plugin call queued behind another of the same plugin", () => {
+  test("is stopped by a lock set while it waited, as a call made then would be", { timeout: 20_000 }, async () => {
+    const data = tempDir();
+    await installPlugin(fixture("queue"), data, { HOME: tempDir() });
+    const env = { RTA_DATA_DIR: data };
+    expect((await rta(["grant", "allow", "queue.put", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
+    const server = await connect("modern", ["--agent", "x"], { dataDir: data });
+    try {
+      const abort = new AbortController();
+      const wait = server.client.callTool({ name: "queue_wait", arguments: {} }, { signal: abort.signal });
+      wait.catch(() => {});
+      const put = server.client.callTool({ name: "queue_put", arguments: { text: "a" } });
+      // the put has passed the gate once its run line is on the record: it waits for the plugin's child
+      const log = join(data, "agent-log.jsonl");
+      const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
+      for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
+      expect(queued()).toBe(true);
+      expect((await rta(["lock", "--agent", "x"], { env })).code).toBe(0);
+      abort.abort();
+      expect(resultJson(await put)).toMatchObject({ type: "error", code: "core.lock.locked" });
+    } finally {
+      await server.close();
+    }
+  });
+});
