@@ -245,3 +245,34 @@ describe("a plugin call queued behind another of the same plugin", () => {
     }
   });
 });
+
+describe("a plugin's read that reaches the destination an agent names", () => {
+  test("is covered only by a grant naming the host: the plugin connects where rta cannot check the address", async () => {
+    const data = tempDir();
+    await installPlugin(fixture("reach"), data, { HOME: tempDir() });
+    const env = { RTA_DATA_DIR: data };
+    expect((await rta(["grant", "allow", "reach.get", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
+    const server = await connect("modern", ["--agent", "x"], { dataDir: data });
+    try {
+      // a name the agent chose may resolve to a loopback, private or metadata address; a built-in would see that
+      const any = resultJson(
+        await server.client.callTool({ name: "reach_get", arguments: { url: "http://metadata.example.test/" } }),
+      );
+      expect(any).toMatchObject({ type: "error", code: "core.grant.required" });
+      expect(String(any.message)).toContain("plugin reach connects where rta cannot check the address");
+      expect(String(any.hint)).toContain("--host metadata.example.test");
+      const named = await rta(
+        ["grant", "allow", "reach.get", "--agent", "x", "--ttl", "10m", "--host", "status.example.test", "--yes"],
+        { env },
+      );
+      expect(named.code).toBe(0);
+      const ok = await server.client.callTool({
+        name: "reach_get",
+        arguments: { url: "https://status.example.test/" },
+      });
+      expect(resultJson(ok)).toEqual({ type: "text", text: "fetched" });
+    } finally {
+      await server.close();
+    }
+  });
+});
