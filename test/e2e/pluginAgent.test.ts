@@ -251,7 +251,9 @@ describe("a plugin's read that reaches the destination an agent names", () => {
     const data = tempDir();
     await installPlugin(fixture("reach"), data, { HOME: tempDir() });
     const env = { RTA_DATA_DIR: data };
-    expect((await rta(["grant", "allow", "reach.get", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
+    const hostless = await rta(["grant", "allow", "reach.get", "--agent", "x", "--ttl", "10m", "--yes"], { env });
+    expect(hostless.code).toBe(0);
+    expect(hostless.stderr).toContain("hosts: none until one is named with --host");
     const server = await connect("modern", ["--agent", "x"], { dataDir: data });
     try {
       // a name the agent chose may resolve to a loopback, private or metadata address; a built-in would see that
