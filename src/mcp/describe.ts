@@ -113,19 +113,45 @@ export function annotations(cap: Capability): ToolAnnotations {
   };
 }
 
-/** tools/list: every capability in the catalogue (never-a-tool names are not in it), in name order. */
-export function toolListings(catalogue: Catalogue, config: Config = EMPTY_CONFIG): ToolListing[] {
+/**
+ * tools/list: every capability in the catalogue (never-a-tool names are not in it), in name order. A plugin's
+ * listing is passed through `shown` (the agent's redaction): its words were written by a program that knows where
+ * rta keeps its data (its own path is under the data dir), and they name those places no more than its answers do.
+ */
+export function toolListings(
+  catalogue: Catalogue,
+  config: Config = EMPTY_CONFIG,
+  shown: (text: string) => string = (text) => text,
+): ToolListing[] {
   return catalogue.all().map((cap) => {
     const profiles = profilesFor(cap, config);
     const configured = new Set(Object.keys(configValues(config, cap)));
-    return {
+    const listing = {
       name: cap.tool,
       title: cap.summary,
       description: toolDescription(cap, profiles),
       inputSchema: publishedSchema(cap, "agent", configured, profiles.length > 0),
       annotations: annotations(cap),
     };
+    return cap.plugin === undefined ? listing : pluginListing(listing, shown);
   });
+}
+
+/** A plugin's listing with every text of its own passed through `shown`. */
+function pluginListing(listing: ToolListing, shown: (text: string) => string): ToolListing {
+  const properties: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(listing.inputSchema.properties)) {
+    const s = spec as { description?: unknown };
+    properties[name] = typeof s.description === "string" ? { ...s, description: shown(s.description) } : s;
+  }
+  const title = shown(listing.title);
+  return {
+    ...listing,
+    title,
+    description: shown(listing.description),
+    inputSchema: { ...listing.inputSchema, properties } as ToolListing["inputSchema"],
+    annotations: { ...listing.annotations, title },
+  };
 }
 
 /** True when some capability offered takes a profile the config sets up for its area. */

@@ -278,3 +278,26 @@ describe("a plugin's read that reaches the destination an agent names", () => {
     }
   });
 });
+
+for (const era of ["legacy", "modern"] as Era[]) {
+  describe(`a plugin whose declaration names where it is kept (${era})`, () => {
+    test("is listed with rta's places renamed, as its answers are", async () => {
+      const data = tempDir();
+      await installPlugin(fixture("where"), data, { HOME: tempDir() });
+      const server = await connect(era, [], { dataDir: data });
+      try {
+        const tool = (await server.client.listTools()).tools.find((t) => t.name === "where_am");
+        const listed = JSON.stringify(tool);
+        expect(listed).toContain("Kept at <data dir>/plugins/");
+        expect(listed).toContain("a file beside <data dir>/plugins");
+        expect(listed).not.toContain(data);
+        const said = await server.client.callTool({ name: "where_am", arguments: {} });
+        expect(resultJson(said)).toEqual({ type: "text", text: "kept at <data dir>/plugins" });
+        const card = await server.client.readResource({ uri: "rta://capability/where.am" });
+        expect(JSON.stringify(card)).not.toContain(data);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}
