@@ -301,3 +301,39 @@ for (const era of ["legacy", "modern"] as Era[]) {
     });
   });
 }
+
+describe("a plugin's answer holding a credential under its name", () => {
+  test("is masked for an agent in a table's column and a tree node's value, as an object's key masks it", async () => {
+    const data = tempDir();
+    await installPlugin(fixture("creds"), data, { HOME: tempDir() });
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      const table = resultJson(await server.client.callTool({ name: "creds_table", arguments: {} }));
+      expect(table).toEqual({
+        type: "table",
+        columns: ["name", "password"],
+        rows: [
+          ["db", "***"],
+          ["none", null],
+        ],
+        total: 2,
+      });
+      const tree = resultJson(await server.client.callTool({ name: "creds_tree", arguments: {} }));
+      expect(tree).toEqual({
+        type: "tree",
+        root: {
+          name: "db",
+          children: [
+            { name: "user", value: "ops" },
+            { name: "password", value: "***" },
+          ],
+        },
+      });
+    } finally {
+      await server.close();
+    }
+    // a person is shown what is stored, as for an object
+    const person = await rta(["creds", "table"], { env: { RTA_DATA_DIR: data } });
+    expect(person.stdout).toContain("Zq9-hunter2-sekrit");
+  });
+});
