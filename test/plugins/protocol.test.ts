@@ -64,6 +64,11 @@ describe("a describe answer", () => {
     ],
     ["a reaches naming no input", () => described([{ ...echo, reaches: "host" }]), "reaches names no input"],
     [
+      "an empty table said as one of rta's own codes",
+      () => described([{ ...echo, result: { shape: "table", whenEmpty: "core.lock.locked" } }]),
+      "x.echo names core.lock.locked, a code outside its prefix",
+    ],
+    [
       "a path to write on a read",
       () => described([{ ...echo, inputs: { out: { type: "string", description: "o", path: "write" } } }]),
       "x.echo.out: a path to write needs a write or destructive capability, not a read",
