@@ -7,11 +7,13 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { identityOf } from "../../src/plugins/digest.ts";
 import { describePlugin } from "../../src/plugins/host.ts";
 import { makePluginsDir, pluginFile, readIndex, writeIndex } from "../../src/plugins/registry.ts";
 import { fixture } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
+import { startHttp } from "../support/httpServer.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { installPlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
@@ -335,5 +337,48 @@ describe("a plugin's answer holding a credential under its name", () => {
     // a person is shown what is stored, as for an object
     const person = await rta(["creds", "table"], { env: { RTA_DATA_DIR: data } });
     expect(person.stdout).toContain("Zq9-hunter2-sekrit");
+  });
+});
+
+describe("a plugin's child, started by a server an agent reaches", () => {
+  // what the fixture's shell exports of its own (LC_ALL) and sets itself (PWD), beside what rta gives
+  const env = "HOME LANG LC_ALL PATH PWD RTA_PLUGIN_PROTOCOL";
+
+  test("over stdio holds no descriptor past stdio and none of the server's environment", async () => {
+    const data = tempDir();
+    await installPlugin(fixture("fds"), data, { HOME: tempDir() });
+    const server = await connect("modern", [], {
+      dataDir: data,
+      env: { RTA_SECRET_TOKEN: "s3cret", AWS_SECRET_ACCESS_KEY: "k3y" },
+    });
+    try {
+      // a call first, so the record, its key and the grant store are open in the server
+      await server.client.callTool({ name: "sys_info", arguments: {} });
+      const said = resultJson(await server.client.callTool({ name: "fds_list", arguments: {} }));
+      expect(said).toEqual({ type: "object", value: { fds: "", env } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("over HTTP holds neither the listening socket, the bearer, nor the server's environment", async () => {
+    const data = tempDir();
+    await installPlugin(fixture("fds"), data, { HOME: tempDir() });
+    const srv = await startHttp([], { data, config: tempDir() });
+    const client = new Client({ name: "fds-e2e", version: "1.0.0" });
+    try {
+      const token = await srv.token("x");
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(srv.url), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      await client.callTool({ name: "sys_info", arguments: {} });
+      const said = resultJson(await client.callTool({ name: "fds_list", arguments: {} }));
+      expect(said).toEqual({ type: "object", value: { fds: "", env } });
+    } finally {
+      await client.close();
+      await srv.stop();
+    }
   });
 });
