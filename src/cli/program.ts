@@ -84,6 +84,14 @@ function buildProgram(cli: Cli, first?: string): Command {
  */
 const NEVER_RUN_PLUGINS = new Set(["agent", "completion", "config", "doctor", "explain", "grant", "help", "lock"]);
 
+/** Whether a command line may run a plugin's capability: one of its area's, or a server (`rta mcp serve`). */
+function mayRunPlugins(argv: readonly string[]): boolean {
+  const verb = argv[0] ?? "";
+  // `rta mcp token revoke`, the no of a server over HTTP, waits on no plugin either
+  if (verb === "mcp") return argv.includes("serve");
+  return !NEVER_RUN_PLUGINS.has(verb);
+}
+
 /**
  * Runs one command line against a factory (the real process's by default; a bench or test hands in its own) and
  * returns the exit status. Never throws: a refusal no command caught is said with its code and hint, anything else
@@ -108,7 +116,7 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     return reportError(io, err as RtaError, false);
   }
   // `rta pkg` reads the index itself, and must still work when it is torn
-  if (argv[0] !== "pkg") await cli.loadPlugins(!NEVER_RUN_PLUGINS.has(argv[0] ?? ""));
+  if (argv[0] !== "pkg") await cli.loadPlugins(mayRunPlugins(argv));
   const program = buildProgram(cli, argv[0]);
   if (argv.length === 0) {
     // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it

@@ -184,7 +184,7 @@ describe("a plugin named as rta's own code prefix or one of its command line's v
 });
 
 describe("a plugin binary an agent replaced in a data dir the server was not started with", () => {
-  test("is run by no person's verb that runs no capability: rta lock, grant, doctor and explain run nothing", async () => {
+  test("is run by no person's verb that runs no capability: lock, grant, doctor, explain, a token's revoke", async () => {
     const home = tempDir();
     const other = join(home, ".local/share/rta");
     await installPlugin(fixture("demo"), other, { HOME: tempDir() });
@@ -218,6 +218,8 @@ describe("a plugin binary an agent replaced in a data dir the server was not sta
     expect(doctor.stdout).toContain("plugin demo\tits binary changed since it was installed");
     expect((await rta(["explain", "demo.echo"], { env })).code).toBe(0);
     expect((await rta(["completion", "bash"], { env })).code).toBe(0);
+    expect((await rta(["mcp", "token", "new", "--agent", "x"], { env })).code).toBe(0);
+    expect((await rta(["mcp", "token", "revoke", "--agent", "x"], { env })).code).toBe(0);
     expect(existsSync(ran)).toBe(false);
   });
 });
