@@ -135,6 +135,13 @@ export interface RunContext<I extends Inputs = Inputs> {
    * meanwhile stops it as it would a call made then. Left out for a person.
    */
   stillAllowed?: () => void;
+  /**
+   * Which caller's calls may wait on one another, as an opaque name (one per
+   * agent): a run that serialises calls (a plugin's long-lived child) keeps
+   * one queue per lane, so one agent's call that hangs holds up no other's.
+   * Left out for a person.
+   */
+  lane?: string;
 }
 
 /** What a walk has seen so far: entries, and bytes of the files among them. */

@@ -49,6 +49,7 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     const origin = call.origin;
     ctx.shown = (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut);
     ctx.stillAllowed = () => checkLock(cap, origin, deps.gate(), deps.clock.now());
+    ctx.lane = origin.name;
   }
   return cap.run(args as ArgsOf<Inputs>, ctx);
 }

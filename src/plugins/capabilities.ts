@@ -76,7 +76,7 @@ async function runPlugin(
       data_dir: ctx.dataDir,
       budget: Number.isFinite(ctx.budget) ? ctx.budget : null,
     };
-    const answer = (await hosts.run(ref, params, fds, ctx.signal, ctx.stillAllowed)) as {
+    const answer = (await hosts.run(ref, params, fds, ctx.signal, ctx.stillAllowed, ctx.lane)) as {
       value: unknown;
       wrote?: unknown;
     };

@@ -5,7 +5,7 @@
  * as its own in tools/list, and a plugin's name never takes one of rta's.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { identityOf } from "../../src/plugins/digest.ts";
@@ -380,6 +380,55 @@ describe("a plugin's child, started by a server an agent reaches", () => {
       expect(said).toEqual({ type: "object", value: { fds: "", env } });
     } finally {
       await client.close();
+      await srv.stop();
+    }
+  });
+});
+
+/** Whether a process whose command line holds `file` is running. */
+function running(file: string): boolean {
+  return readdirSync("/proc")
+    .filter((n) => /^[0-9]+$/.test(n))
+    .some((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file);
+      } catch {
+        return false; // gone
+      }
+    });
+}
+
+describe("two agents of one server over HTTP calling one plugin", () => {
+  test("one agent's call that hangs holds up no call of the other's", { timeout: 20_000 }, async () => {
+    const data = tempDir();
+    await installPlugin(fixture("demo"), data, { HOME: tempDir() });
+    const srv = await startHttp([], { data, config: tempDir() });
+    const as = async (agent: string) => {
+      const client = new Client({ name: agent, version: "1.0.0" });
+      const token = await srv.token(agent);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(srv.url), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      return client;
+    };
+    const slow = await as("slow");
+    const other = await as("other");
+    try {
+      const abort = new AbortController();
+      const hung = slow.callTool({ name: "demo_sleep", arguments: {} }, { signal: abort.signal });
+      hung.catch(() => {});
+      const file = join(data, "plugins", "rta-plugin-demo");
+      for (let i = 0; i < 250 && !running(file); i++) await Bun.sleep(20);
+      expect(running(file)).toBe(true);
+      // the sleep waits for its cancel; the other agent's echo is answered meanwhile
+      const echo = await other.callTool({ name: "demo_echo", arguments: { text: "not held up" } });
+      expect(resultJson(echo)).toEqual({ type: "text", text: "not held up" });
+      abort.abort();
+    } finally {
+      await slow.close();
+      await other.close();
       await srv.stop();
     }
   });
