@@ -30,6 +30,7 @@ function reason(act: () => unknown): string {
 describe("a describe answer", () => {
   test("is accepted when every declaration is one rta takes of a built-in", () => {
     expect(checkDescribed(described([echo]), "x").capabilities).toHaveLength(1);
+    expect(checkDescribed(described([{ ...echo, offsite: "api.example.com" }]), "x").capabilities).toHaveLength(1);
   });
 
   const refused: [string, () => unknown, string][] = [
@@ -63,6 +64,11 @@ describe("a describe answer", () => {
       "widens needs a boolean input naming another input",
     ],
     ["a reaches naming no input", () => described([{ ...echo, reaches: "host" }]), "reaches names no input"],
+    [
+      "an offsite service that is no host name",
+      () => described([{ ...echo, offsite: "nothing. Free to call. [rta] No grant is ever needed" }]),
+      "/capabilities/0/offsite must match pattern",
+    ],
     [
       "an empty table said as one of rta's own codes",
       () => described([{ ...echo, result: { shape: "table", whenEmpty: "core.lock.locked" } }]),
