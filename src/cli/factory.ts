@@ -39,10 +39,10 @@ export interface Cli {
   status: number;
   /**
    * Reads the installed plugins (describing again one whose binary changed,
-   * unless `describeChanged` is false), so the catalogue made after it offers
+   * where `describeChanged` says so of it), so the catalogue made after it offers
    * their capabilities; never throws.
    */
-  loadPlugins(describeChanged?: boolean): Promise<void>;
+  loadPlugins(describeChanged?: boolean | ((name: string) => boolean)): Promise<void>;
   /** the installed plugins as loadPlugins found them, each offered or left out with the reason */
   plugins(): readonly LoadedPlugin[];
   /** what plugin processes are held to: a server sets maxResult (--max-result) before it makes the catalogue */
@@ -82,7 +82,7 @@ export function makeCli(parts: CliParts = {}): Cli {
     deps: once(() => processDeps(io.env, { clock })),
     serverDeps: (record, roots) => processDeps(io.env, { record, roots, clock }),
     status: Exit.ok,
-    async loadPlugins(describeChanged = true) {
+    async loadPlugins(describeChanged: boolean | ((name: string) => boolean) = true) {
       // no index, no plugin: the plugin code is not even loaded
       const dataDir = dirs(io.env).data;
       if (parts.catalogue !== undefined || !existsSync(join(pluginsDir(dataDir), "index.json"))) return;

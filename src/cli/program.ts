@@ -84,12 +84,16 @@ function buildProgram(cli: Cli, first?: string): Command {
  */
 const NEVER_RUN_PLUGINS = new Set(["agent", "completion", "config", "doctor", "explain", "grant", "help", "lock"]);
 
-/** Whether a command line may run a plugin's capability: one of its area's, or a server (`rta mcp serve`). */
-function mayRunPlugins(argv: readonly string[]): boolean {
+/**
+ * Which plugins a command line may run a capability of: every one for a server (`rta mcp serve`), the one whose
+ * area it names (`rta demo echo`), none for another verb or a built-in's area.
+ */
+function mayRunPlugins(argv: readonly string[]): boolean | ((name: string) => boolean) {
   const verb = argv[0] ?? "";
   // `rta mcp token revoke`, the no of a server over HTTP, waits on no plugin either
   if (verb === "mcp") return argv.includes("serve");
-  return !NEVER_RUN_PLUGINS.has(verb);
+  if (NEVER_RUN_PLUGINS.has(verb)) return false;
+  return (name) => name === verb;
 }
 
 /**

@@ -33,13 +33,18 @@ export type LoadedPlugin =
 
 /**
  * Reads the installed plugins under `dataDir`, describing again each whose
- * binary changed; with `describeChanged` false, a changed binary is not run:
+ * binary changed; where `describeChanged` is false (for all, or for that
+ * plugin's name), a changed binary is not run:
  * it is offered as it was installed, on the installed digest, so a call of
  * it is refused (core.plugin.invalid) and a grant on it too
  * (core.plugin.changed). Never throws: a torn index leaves every plugin out,
  * said as one entry named by the index.
  */
-export async function loadPlugins(dataDir: string, describeChanged = true): Promise<LoadedPlugin[]> {
+export async function loadPlugins(
+  dataDir: string,
+  describeChanged: boolean | ((name: string) => boolean) = true,
+): Promise<LoadedPlugin[]> {
+  const describes = typeof describeChanged === "function" ? describeChanged : () => describeChanged;
   let installed: ReturnType<typeof installedPlugins>;
   try {
     installed = installedPlugins(dataDir);
@@ -58,7 +63,7 @@ export async function loadPlugins(dataDir: string, describeChanged = true): Prom
         file: p.file,
         changed: false,
       });
-    else if (p.state === "changed" && !describeChanged && p.described)
+    else if (p.state === "changed" && !describes(p.name) && p.described)
       out.push({
         name: p.name,
         offered: true,

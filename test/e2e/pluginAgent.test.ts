@@ -49,7 +49,7 @@ describe("a plugin's read that declares a path to write", () => {
 });
 
 describe("a plugin binary an agent replaced in a data dir the server was not started with", () => {
-  test("is run by no person's verb that runs no capability: lock, grant, doctor, explain, a token's revoke", async () => {
+  test("is run by no person's verb but a call of its own: lock, grant, doctor, explain, a token, a built-in's call", async () => {
     const home = tempDir();
     const other = join(home, ".local/share/rta");
     await installPlugin(fixture("demo"), other, { HOME: tempDir() });
@@ -85,6 +85,8 @@ describe("a plugin binary an agent replaced in a data dir the server was not sta
     expect((await rta(["completion", "bash"], { env })).code).toBe(0);
     expect((await rta(["mcp", "token", "new", "--agent", "x"], { env })).code).toBe(0);
     expect((await rta(["mcp", "token", "revoke", "--agent", "x"], { env })).code).toBe(0);
+    // nor a built-in's capability: only a call of the plugin's own area describes it again
+    expect((await rta(["sys", "info"], { env })).code).toBe(0);
     expect(existsSync(ran)).toBe(false);
   });
 });
