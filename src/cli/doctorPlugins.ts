@@ -18,7 +18,7 @@ export function pluginFindings(cli: Cli, add: Add): void {
       add(
         `plugin ${p.name}`,
         "fail",
-        `its binary changed since it was installed (it hashes to ${p.sha256.slice(0, 12)} now): it was described again, and no grant issued before covers it`,
+        `its binary changed since it was installed (it hashes to ${(p.changedTo ?? p.sha256).slice(0, 12)} now): no grant issued before covers it`,
         "run `rta pkg verify`; if you trust the new binary, `rta pkg install` it, then grant again",
       );
     else {

@@ -36,10 +36,11 @@ export interface Cli {
   /** the exit status the command chose */
   status: number;
   /**
-   * Reads the installed plugins (describing again one whose binary changed),
-   * so the catalogue made after it offers their capabilities; never throws.
+   * Reads the installed plugins (describing again one whose binary changed,
+   * where `describeChanged` says so of it), so the catalogue made after it offers
+   * their capabilities; never throws.
    */
-  loadPlugins(): Promise<void>;
+  loadPlugins(describeChanged?: boolean | ((name: string) => boolean)): Promise<void>;
   /** the installed plugins as loadPlugins found them, each offered or left out with the reason */
   plugins(): readonly LoadedPlugin[];
   /** what plugin processes are held to: a server sets maxResult (--max-result) before it makes the catalogue */
@@ -79,12 +80,12 @@ export function makeCli(parts: CliParts = {}): Cli {
     deps: once(() => depsModule().processDeps(io.env, { clock })),
     serverDeps: (record, roots) => depsModule().processDeps(io.env, { record, roots, clock }),
     status: Exit.ok,
-    async loadPlugins() {
+    async loadPlugins(describeChanged: boolean | ((name: string) => boolean) = true) {
       // no index, no plugin: the plugin code is not even loaded
       const dataDir = dirs(io.env).data;
       if (parts.catalogue !== undefined || !existsSync(join(pluginsDir(dataDir), "index.json"))) return;
       load = await import("../plugins/load.ts");
-      loaded = await load.loadPlugins(dataDir);
+      loaded = await load.loadPlugins(dataDir, describeChanged);
     },
     plugins: () => loaded,
     pluginHosts: hostOptions,

@@ -111,12 +111,17 @@ function describeCoverage(catalogue: Catalogue, c: Coverage, row: Narrowed & { a
   for (const x of c.capabilities) lines.push(`  ${x.name.padEnd(width)}  ${x.safety}`);
   if (c.capabilities.length === 0) lines.push("  nothing: the team policy never grants any of it");
   if (narrowed) lines.push(`narrowed to: ${shown(narrowed)}`);
-  lines.push(
-    `hosts: ${c.hosts === null ? "none (it reaches no host)" : c.hosts === "any" ? "any it names" : shown(c.hosts)}`,
-  );
+  lines.push(`hosts: ${hostsLine(c.hosts)}`);
   lines.push(`uses: ${c.uses === null ? "any number" : c.uses}`);
   lines.push(`time: ${formatDuration(c.ttlMs)}`);
   return `${lines.join("\n")}\n`;
+}
+
+function hostsLine(hosts: Coverage["hosts"]): string {
+  if (hosts === null) return "none (it reaches no host)";
+  if (hosts === "any") return "any it names";
+  if (hosts === "named") return "none until one is named with --host (a plugin connects where rta cannot check it)";
+  return shown(hosts);
 }
 
 /** One line saying what a grant allows, whom, until when and how often; what it is narrowed to shown escaped. */

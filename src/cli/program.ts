@@ -86,6 +86,27 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
 }
 
 /**
+ * The verbs that never run a plugin's capability, so never a plugin binary
+ * either: one that changed since it was installed is not run to describe it
+ * again. `rta lock`, the instant no, waits on no plugin (a describe may take
+ * 10 s) and runs no code nobody installed; nor does a grant, which is refused
+ * on a changed plugin whatever it would say now, nor a look at the catalogue.
+ */
+const NEVER_RUN_PLUGINS = new Set(["agent", "completion", "config", "doctor", "explain", "grant", "help", "lock"]);
+
+/**
+ * Which plugins a command line may run a capability of: every one for a server (`rta mcp serve`), the one whose
+ * area it names (`rta demo echo`), none for another verb or a built-in's area.
+ */
+function mayRunPlugins(argv: readonly string[]): boolean | ((name: string) => boolean) {
+  const verb = argv[0] ?? "";
+  // `rta mcp token revoke`, the no of a server over HTTP, waits on no plugin either
+  if (verb === "mcp") return argv.includes("serve");
+  if (NEVER_RUN_PLUGINS.has(verb)) return false;
+  return (name) => name === verb;
+}
+
+/**
  * Runs one command line against a factory (the real process's by default; a bench or test hands in its own) and
  * returns the exit status. Never throws: a refusal no command caught is said with its code and hint, anything else
  * as core.internal.
@@ -96,7 +117,7 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   if (given[0] === "__complete") {
     // the words being completed as they stand, --color and a half-typed value of it included
     const { complete } = await import("./completion.ts");
-    await cli.loadPlugins();
+    await cli.loadPlugins(false);
     return complete(cli, await buildProgram(cli, given[0]), given.slice(1));
   }
   let argv: string[];
@@ -109,7 +130,7 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     return reportError(io, err as RtaError, false);
   }
   // `rta pkg` reads the index itself, and must still work when it is torn
-  if (argv[0] !== "pkg") await cli.loadPlugins();
+  if (argv[0] !== "pkg") await cli.loadPlugins(mayRunPlugins(argv));
   const program = await buildProgram(cli, argv[0]);
   if (argv.length === 0) {
     // a bare `rta` is a person asking what there is: the help, on stdout, as `rta --help` gives it

@@ -127,6 +127,21 @@ export interface RunContext<I extends Inputs = Inputs> {
    * for an agent, and for a person whose output is piped.
    */
   progress?: (seen: Seen) => void;
+  /**
+   * Refuses (core.lock.locked) once a person has locked what the call is,
+   * or its agent, since the gate let it through. A run that waits before it
+   * acts (a plugin's call queued behind another of the same plugin, for as
+   * long as that one takes) asks it once the wait is over, so a lock set
+   * meanwhile stops it as it would a call made then. Left out for a person.
+   */
+  stillAllowed?: () => void;
+  /**
+   * Which caller's calls may wait on one another, as an opaque name (one per
+   * agent): a run that serialises calls (a plugin's long-lived child) keeps
+   * one queue per lane, so one agent's call that hangs holds up no other's.
+   * Left out for a person.
+   */
+  lane?: string;
 }
 
 /** What a walk has seen so far: entries, and bytes of the files among them. */
@@ -206,8 +221,8 @@ export const PROFILE_INPUT = "profile";
 
 /**
  * Declares a capability. Refuses (throws at load time, so a test catches it) a
- * malformed name, a `reaches` that names no input, a `widens` on a non-boolean
- * input or naming no input, an option list or range on
+ * malformed name, a `reaches` that names no input, a path to write on a read,
+ * a `widens` on a non-boolean input or naming no input, an option list or range on
  * an input of the wrong type, and a default the declaration itself would refuse.
  */
 export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Capability<I> {
@@ -218,6 +233,10 @@ export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Cap
     if (input.options && input.type !== "string") throw new Error(`${decl.name}.${name}: options need a string input`);
     if (input.range && input.type !== "integer" && input.type !== "number") {
       throw new Error(`${decl.name}.${name}: a range needs a numeric input`);
+    }
+    // a path to write changes what is there: under a read, an agent would replace a file with no grant
+    if (input.path === "write" && decl.safety === "read") {
+      throw new Error(`${decl.name}.${name}: a path to write needs a write or destructive capability, not a read`);
     }
     if (input.widens !== undefined && (input.type !== "boolean" || !(input.widens in decl.inputs))) {
       throw new Error(`${decl.name}.${name}: widens needs a boolean input naming another input`);

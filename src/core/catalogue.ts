@@ -26,10 +26,13 @@ export const NEVER_A_TOOL = {
 } as const;
 
 /**
- * rta's own commands that are no area: a plugin named so would shadow the
- * command (`rta help`) or be shadowed by it (`rta explain`), so none is.
+ * Names no plugin may take, beside the built-in and never-a-tool areas:
+ * `core`, the prefix of rta's own codes (a plugin's refusal under it would
+ * read as the gate's, a grant refused or a lock), and the command line's
+ * verbs that are no area, which a plugin's commands would shadow or be
+ * shadowed by.
  */
-export const COMMAND_NAMES = ["completion", "explain", "help"] as const;
+export const NEVER_A_PLUGIN = ["completion", "core", "explain", "help"] as const;
 
 /** Plain code-point order, so `_` sorts before letters, as tools/list promises. */
 export function byCodePoint(a: string, b: string): number {

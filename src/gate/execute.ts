@@ -13,6 +13,7 @@ import type { Args, ArgsOf, Capability, Inputs, PathsOf, RunContext } from "../c
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
 import type { Deps } from "./deps.ts";
+import { checkLock } from "./locks.ts";
 
 /** What one call's run is handed, beside its capability and arguments. */
 export interface RunInputs {
@@ -44,7 +45,11 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
   };
   // Set one by one, not spread in: a spread copies an object per call.
   if (run.progress && call.origin.kind === "person") ctx.progress = run.progress;
-  if (call.origin.kind === "agent")
+  if (call.origin.kind === "agent") {
+    const origin = call.origin;
     ctx.shown = (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut);
+    ctx.stillAllowed = () => checkLock(cap, origin, deps.gate(), deps.clock.now());
+    ctx.lane = origin.name;
+  }
   return cap.run(args as ArgsOf<Inputs>, ctx);
 }

@@ -70,7 +70,8 @@ export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }
     connection: call.connection ?? null,
     profile: call.profile ?? null,
     host,
-    hostRequired: host !== null && DIALLED.has(cap.reaches as string) && sensitiveAddress(host) !== undefined,
+    hostRequired:
+      host !== null && (unchecked(cap) || (DIALLED.has(cap.reaches as string) && sensitiveAddress(host) !== undefined)),
     args_digest: argsDigest(args),
     digest: artifactDigest(cap),
     now,
@@ -84,6 +85,17 @@ export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }
  * hostless grant covers any of them.
  */
 const DIALLED = new Set(["host", "url"]);
+
+/**
+ * Whether the destination a call names is reached where rta cannot hold it
+ * to the address rules: a plugin resolves and connects in its own process,
+ * so a name that resolves to a loopback, private or metadata address is
+ * never caught as it is for a built-in. Only a grant naming the host covers
+ * such a call.
+ */
+function unchecked(cap: Capability): boolean {
+  return cap.plugin !== undefined;
+}
 
 /**
  * A destination no packet could be sent to (no URL, another scheme, a URL
@@ -139,6 +151,8 @@ function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: 
   else if (last && state === "spent") why = `: grant ${last.id} was spent (${last.uses} of ${last.max_uses} uses)`;
   else if (kind !== undefined)
     why = ` naming ${q.host}, ${withArticle(kind)} address a grant for any host does not reach`;
+  else if (q.hostRequired && unchecked(cap))
+    why = ` naming ${q.host}: plugin ${cap.plugin?.name} connects where rta cannot check the address, so a grant for any host does not reach it`;
   return new RtaError(
     "core.grant.required",
     `${cap.name} needs a grant for agent ${q.agent}${why}`,

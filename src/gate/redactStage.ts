@@ -8,6 +8,8 @@
 import type { Call, Outcome } from "../core/call.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Redactor } from "../core/redact.ts";
+import type { ResultValue, Scalar, TreeNode } from "../core/result.ts";
+import { CREDENTIAL_KEY, MASK } from "../core/secrets.ts";
 
 /** Stage 13: rta's places and secrets out of an agent's outcome, the strings the agent sent kept as sent. */
 export function redactOutcome(outcome: Outcome, call: Call, redactor: Redactor): Outcome {
@@ -17,7 +19,7 @@ export function redactOutcome(outcome: Outcome, call: Call, redactor: Redactor):
     sent ??= sentStrings(call.args);
     return sent;
   };
-  if (outcome.ok) return { ok: true, value: redactor.value(outcome.value, kept) };
+  if (outcome.ok) return { ok: true, value: redactor.value(byName(outcome.value), kept) };
   const e = outcome.error;
   const hint = e.hint === undefined ? undefined : redactor.text(e.hint, kept);
   return { ok: false, error: new RtaError(e.code, redactor.text(e.message, kept), hint) };
@@ -40,5 +42,44 @@ function sentStrings(args: unknown): string[] {
       }
   };
   walk(args);
+  return out;
+}
+
+/**
+ * A value's texts named as credentials masked, as an object's are by their
+ * key: a table's or log's cells under a column named so (`password`,
+ * `token`, `authorization`), and a tree node's value when the node is named
+ * so. A plugin answers in any shape it declares, and a secret a table holds
+ * is one an object holding the same would have masked. The rest is given
+ * back as it was, not copied.
+ */
+function byName(value: ResultValue): ResultValue {
+  if (value.type === "table" || value.type === "log") {
+    const masked = value.columns.flatMap((c, i) => (CREDENTIAL_KEY.test(c) ? [i] : []));
+    if (masked.length === 0) return value;
+    const rows = value.rows.map((row) => row.map((cell, i) => (masked.includes(i) ? maskedScalar(cell) : cell)));
+    return { ...value, rows } as ResultValue;
+  }
+  if (value.type === "tree") {
+    const root = maskedNode(value.root);
+    return root === value.root ? value : { ...value, root };
+  }
+  return value;
+}
+
+function maskedScalar(cell: Scalar): Scalar {
+  return typeof cell === "string" && cell !== "" ? MASK : cell;
+}
+
+function maskedNode(node: TreeNode): TreeNode {
+  const value = node.value !== undefined && CREDENTIAL_KEY.test(node.name) ? maskedScalar(node.value) : node.value;
+  let children = node.children;
+  if (children !== undefined) {
+    const walked = children.map(maskedNode);
+    if (walked.some((c, i) => c !== children?.[i])) children = walked;
+  }
+  if (value === node.value && children === node.children) return node;
+  const out: TreeNode = { ...node, value: value as Scalar };
+  if (children !== undefined) out.children = children;
   return out;
 }

@@ -78,8 +78,11 @@ export function createServer(ctx: ServeContext): Server {
   });
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
+  // one function for the server's life, so the listing made for it is handed out again while the config holds
+  const shownToAgent = (text: string) => ctx.deps.redactor.shown(text);
   server.setRequestHandler("tools/list", async (req) => {
-    const all = toolListings(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) as unknown as Tool[];
+    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
+    const all = toolListings(ctx.catalogue, config, shownToAgent) as unknown as Tool[];
     const p = page(all, req.params?.cursor, (t) => t.name);
     return p.nextCursor ? { tools: p.items, nextCursor: p.nextCursor } : { tools: p.items };
   });

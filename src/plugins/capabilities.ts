@@ -76,7 +76,10 @@ async function runPlugin(
       data_dir: ctx.dataDir,
       budget: Number.isFinite(ctx.budget) ? ctx.budget : null,
     };
-    const answer = (await hosts.run(ref, params, fds, ctx.signal)) as { value: unknown; wrote?: unknown };
+    const answer = (await hosts.run(ref, params, fds, ctx.signal, ctx.stillAllowed, ctx.lane)) as {
+      value: unknown;
+      wrote?: unknown;
+    };
     const value = checkAnswer(answer.value, cap, ref.name);
     for (const name of wroteOf(answer.wrote, written, ref)) {
       const w = written.get(name);

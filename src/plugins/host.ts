@@ -1,6 +1,6 @@
 /**
- * Plugin processes. One long-lived child per plugin per server, started on
- * first use and started again when it died (or its binary was described
+ * Plugin processes. One long-lived child per plugin and lane (an agent's
+ * calls; a person's) in a server, started on first use and started again when it died (or its binary was described
  * anew), takes the calls with no path input, one at a time: the next `run` is
  * sent only once the one before is answered, so an answer refused from its
  * header is the one call's, and a hung call killed on cancel takes no other
@@ -87,9 +87,11 @@ interface Slot {
   child?: Child;
   /** settles when the last call queued for the child is over */
   queue: Promise<void>;
+  /** the calls sent or waiting to be: a call that finds one waits, and is asked `ready` after */
+  calls: number;
 }
 
-/** The children of every plugin a server has called, closed with it. */
+/** The children of every plugin a server has called (a long-lived one per plugin and lane), closed with it. */
 export class PluginHosts {
   private readonly slots = new Map<string, Slot>();
   private readonly fresh = new Set<Child>();
@@ -109,9 +111,20 @@ export class PluginHosts {
    * checks its shape). `fds` are handed to a fresh child as 3, 4, ...; none
    * goes to the long-lived one. Refuses core.result.toolarge from a header
    * past the bound, core.call.cancelled once `signal` aborts, a plugin error
-   * under its prefix, and core.plugin.failed for anything else.
+   * under its prefix, and core.plugin.failed for anything else. `ready` is
+   * asked once a call queued behind another is about to be sent, and may
+   * refuse it (a lock set while it waited). Calls in different `lane`s (one
+   * agent's, another's) go to long-lived children of their own, so one
+   * agent's call that hangs holds up no other agent's.
    */
-  async run(ref: PluginRef, params: RunParams, fds: readonly number[], signal: AbortSignal): Promise<unknown> {
+  async run(
+    ref: PluginRef,
+    params: RunParams,
+    fds: readonly number[],
+    signal: AbortSignal,
+    ready: () => void = () => {},
+    lane = "",
+  ): Promise<unknown> {
     if (signal.aborted) throw cancelled();
     if (fds.length > 0) {
       const child = this.start(ref, fds);
@@ -123,9 +136,12 @@ export class PluginHosts {
         child.finish(this.grace);
       }
     }
-    const slot = this.slots.get(ref.name) ?? { queue: Promise.resolve() };
-    this.slots.set(ref.name, slot);
+    const key = `${ref.name}\0${lane}`;
+    const slot = this.slots.get(key) ?? { queue: Promise.resolve(), calls: 0 };
+    this.slots.set(key, slot);
     const before = slot.queue;
+    const queued = slot.calls > 0;
+    slot.calls++;
     let done = () => {};
     const mine = new Promise<void>((r) => {
       done = r;
@@ -133,12 +149,14 @@ export class PluginHosts {
     slot.queue = before.then(() => mine);
     try {
       await waitOr(before, signal);
+      if (queued) ready();
       if (!slot.child || slot.child.dead || slot.child.digest !== ref.digest || slot.child.file !== ref.file) {
         slot.child?.kill();
         slot.child = this.start(ref, []);
       }
       return await this.exchange(slot.child, ref, params, signal);
     } finally {
+      slot.calls--;
       done();
     }
   }

@@ -9,7 +9,7 @@
  * `rta pkg list` show; it never stops the built-ins being served.
  */
 import type { Capability } from "../core/capability.ts";
-import { type Catalogue, COMMAND_NAMES, NEVER_A_TOOL } from "../core/catalogue.ts";
+import { type Catalogue, NEVER_A_PLUGIN, NEVER_A_TOOL } from "../core/catalogue.ts";
 import { pluginCapabilities, pluginValidators } from "./capabilities.ts";
 import { describePlugin, PluginHosts } from "./host.ts";
 import { installedPlugins } from "./packages.ts";
@@ -19,15 +19,32 @@ export { PluginHosts };
 
 /** A plugin as a process found it: offered (its description and the digest it stands on) or left out (why). */
 export type LoadedPlugin =
-  | { name: string; offered: true; described: Described; sha256: string; file: string; changed: boolean }
+  | {
+      name: string;
+      offered: true;
+      described: Described;
+      sha256: string;
+      file: string;
+      changed: boolean;
+      /** for a binary that changed and was not run to describe it again: the digest it has now (`sha256` is the installed one's) */
+      changedTo?: string;
+    }
   | { name: string; offered: false; reason: string };
 
 /**
  * Reads the installed plugins under `dataDir`, describing again each whose
- * binary changed. Never throws: a torn index leaves every plugin out, said
- * as one entry named by the index.
+ * binary changed; where `describeChanged` is false (for all, or for that
+ * plugin's name), a changed binary is not run:
+ * it is offered as it was installed, on the installed digest, so a call of
+ * it is refused (core.plugin.invalid) and a grant on it too
+ * (core.plugin.changed). Never throws: a torn index leaves every plugin out,
+ * said as one entry named by the index.
  */
-export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
+export async function loadPlugins(
+  dataDir: string,
+  describeChanged: boolean | ((name: string) => boolean) = true,
+): Promise<LoadedPlugin[]> {
+  const describes = typeof describeChanged === "function" ? describeChanged : () => describeChanged;
   let installed: ReturnType<typeof installedPlugins>;
   try {
     installed = installedPlugins(dataDir);
@@ -45,6 +62,16 @@ export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
         sha256: p.entry.sha256,
         file: p.file,
         changed: false,
+      });
+    else if (p.state === "changed" && !describes(p.name) && p.described)
+      out.push({
+        name: p.name,
+        offered: true,
+        described: p.described,
+        sha256: p.entry.sha256,
+        file: p.file,
+        changed: true,
+        changedTo: p.sha256,
       });
     else if (p.state === "changed") {
       try {
@@ -70,7 +97,7 @@ export async function loadPlugins(dataDir: string): Promise<LoadedPlugin[]> {
  */
 export function withPlugins(base: Catalogue, loaded: LoadedPlugin[], hosts: () => PluginHosts): Catalogue {
   if (!loaded.some((p) => p.offered)) return base;
-  const taken = new Set<string>([...base.areas(), ...NEVER_A_TOOL.areas, ...COMMAND_NAMES]);
+  const taken = new Set<string>([...base.areas(), ...NEVER_A_TOOL.areas, ...NEVER_A_PLUGIN]);
   const added: Capability[] = [];
   for (const [i, p] of loaded.entries()) {
     if (!p.offered) continue;

@@ -12,7 +12,7 @@ import {
   type Safety,
 } from "../core/capability.ts";
 import { isNeverATool } from "../core/catalogue.ts";
-import { isCode, RtaError } from "../core/errors.ts";
+import { RtaError } from "../core/errors.ts";
 import type { ResultValue, Shape } from "../core/result.ts";
 import { checkDescribed as describedShape, checkResult as resultShape } from "../generated/plugins.js";
 
@@ -135,11 +135,8 @@ function checkDecl(decl: PluginDecl, name: string): void {
   if (decl.connection !== undefined && decl.connection !== name) {
     throw invalid(name, `${decl.name} takes the connection of ${decl.connection}, not its own area's`);
   }
-  if (
-    decl.result.whenEmpty !== undefined &&
-    !underPrefix(decl.result.whenEmpty, name) &&
-    !isCode(decl.result.whenEmpty)
-  ) {
+  // rta's own codes are the gate's: an empty table said as core.lock.locked would exit as a lock's refusal
+  if (decl.result.whenEmpty !== undefined && !underPrefix(decl.result.whenEmpty, name)) {
     throw invalid(name, `${decl.name} names ${decl.result.whenEmpty}, a code outside its prefix`);
   }
   for (const [input, spec] of Object.entries(decl.inputs)) {

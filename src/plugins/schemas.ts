@@ -50,7 +50,12 @@ const decl = {
     searchWords: { type: "array", items: SHORT, maxItems: 32 },
     safety: { enum: ["read", "write", "destructive"] },
     reaches: SHORT,
-    offsite: SHORT,
+    // said inside rta's own sentence of a tool ("It asks <host>, a fixed service you cannot aim"): a host name only
+    offsite: {
+      type: "string",
+      pattern: "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$",
+      maxLength: 253,
+    },
     reveals: { type: "boolean" },
     record: SHORT,
     inputs: {

@@ -11,8 +11,11 @@ import type { GrantPlan } from "./grants.ts";
 export interface Coverage {
   target: string;
   capabilities: { name: string; safety: Safety }[];
-  /** the one host it is narrowed to; "any" when a capability it covers reaches hosts and none is named; null when none reaches one */
-  hosts: string | "any" | null;
+  /**
+   * the one host it is narrowed to; "any" when a capability it covers reaches hosts and none is named; "named" when
+   * the only ones that reach hosts are plugins', which no grant naming no host covers; null when none reaches one
+   */
+  hosts: string | "any" | "named" | null;
   /** how many calls it pays for; null for any number until it expires */
   uses: number | null;
   ttlMs: number;
@@ -32,11 +35,13 @@ export function grantCoverage(catalogue: Catalogue, plan: GrantPlan): Coverage {
   const caps = (one ? [one] : catalogue.all().filter((c) => c.area === target)).filter(
     (c) => !plan.never.includes(c.name),
   );
-  const reaches = caps.some((c) => c.reaches !== undefined);
+  const reaching = caps.filter((c) => c.reaches !== undefined);
+  // a plugin's reach is covered only by a grant naming the host (grants.ts)
+  const hostless = reaching.length === 0 ? null : reaching.some((c) => c.plugin === undefined) ? "any" : "named";
   return {
     target,
     capabilities: caps.map((c) => ({ name: c.name, safety: c.safety })),
-    hosts: host ?? (reaches ? "any" : null),
+    hosts: host ?? hostless,
     uses: max_uses,
     ttlMs: plan.ttlMs,
     destructive: caps.some((c) => c.safety === "destructive"),
