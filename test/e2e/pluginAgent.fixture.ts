@@ -3,11 +3,11 @@
  * an earlier rta would have left it, a shell plugin made under any name, and
  * whether a plugin's process is running.
  */
-import { chmodSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "../../src/plugins/digest.ts";
 import { makePluginsDir, pluginFile, readIndex, writeIndex } from "../../src/plugins/registry.ts";
-import { fixture } from "../plugins/support.ts";
+import { fixture, running as runningPids } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
 
 /**
@@ -70,15 +70,7 @@ done
   return file;
 }
 
-/** Whether a process whose command line holds `file` is running. */
+/** Whether a process runs the plugin binary `file` (by its name or by a descriptor leading to it). */
 export function running(file: string): boolean {
-  return readdirSync("/proc")
-    .filter((n) => /^[0-9]+$/.test(n))
-    .some((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file);
-      } catch {
-        return false; // gone
-      }
-    });
+  return runningPids(file).length > 0;
 }

@@ -57,7 +57,7 @@ describe("a plugin named as rta's own code prefix or one of its command line's v
       const data = tempDir();
       const ran = await rta(["pkg", "install", pluginNamed(name), "--yes"], { env: { RTA_DATA_DIR: data } });
       expect(ran.code).toBe(2);
-      expect(ran.stderr).toContain(`rta has an area named ${name} already`);
+      expect(ran.stderr).toContain(`rta has an area or command named ${name} already`);
     }
   });
 
