@@ -20,6 +20,19 @@ export function pluginEnv(): Record<string, string> {
   };
 }
 
+/** How long, once a plugin exited, its stdout and stderr are read on: what it wrote before it exited is there. */
+const EXITED_GRACE_MS = 2000;
+
+/** SIGKILLs the process group `pid` leads; whether there was one to signal. Refuses nothing. */
+function killGroup(pid: number): boolean {
+  try {
+    process.kill(-pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** One JSON-RPC response, as the plugin sent it. */
 export type Reply =
   | { result: unknown }
@@ -35,6 +48,7 @@ export class Child {
   private readonly stderrRead: Promise<void>;
   private nextId = 1;
   private ended = false;
+  private stderrReader: { cancel(): Promise<void> } | undefined;
 
   /**
    * Starts `file` with `fds` as its fds 3, 4, ...; refuses (throws the
@@ -55,6 +69,10 @@ export class Child {
     this.stderrRead = this.keepTail(this.proc.stderr);
     this.proc.exited.then(() => {
       this.ended = true;
+      // What it started and left behind goes with it: a process holding its stdout would keep a call waiting for an
+      // answer that never comes, and outlive the server. One that left its group is cut off once the grace is over.
+      killGroup(this.proc.pid);
+      setTimeout(() => this.cutOff(), EXITED_GRACE_MS).unref();
     });
   }
 
@@ -114,15 +132,15 @@ export class Child {
 
   /** Kills it and everything it started (its process group). Refuses nothing. */
   kill(): void {
-    if (!this.dead) {
-      try {
-        process.kill(-this.proc.pid, "SIGKILL");
-      } catch {
-        this.proc.kill("SIGKILL");
-      }
-    }
+    if (!this.dead && !killGroup(this.proc.pid)) this.proc.kill("SIGKILL");
     this.ended = true;
     this.reader.cancel();
+  }
+
+  /** Stops reading its stdout and stderr, which a process that left its group may hold open. Refuses nothing. */
+  private cutOff(): void {
+    this.reader.cancel();
+    this.stderrReader?.cancel().catch(() => {});
   }
 
   private send(message: unknown): void {
@@ -136,8 +154,12 @@ export class Child {
   }
 
   private async keepTail(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const reader = stream.getReader();
+    this.stderrReader = reader;
     try {
-      for await (const chunk of stream) {
+      for (;;) {
+        const { value: chunk, done } = await reader.read();
+        if (done || chunk === undefined) return;
         const joined = Buffer.concat([this.tail, chunk]);
         this.tail = joined.length > STDERR_TAIL_BYTES ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
       }

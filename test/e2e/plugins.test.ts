@@ -141,6 +141,23 @@ describe("a misbehaving plugin over MCP", () => {
     expect(failed?.error?.detail).toContain("crash.now: about to fall over");
   });
 
+  test("what a plugin leaves behind holding its stdout ends with it: a crash is answered, nothing outlives a call", async () => {
+    const { data, root } = await installed(["orphan"], { "notes.txt": "x" });
+    const file = join(data, "plugins", "rta-plugin-orphan");
+    const server = await connect("modern", ["--root", root], { dataDir: data });
+    try {
+      const crash = resultJson(await server.client.callTool({ name: "orphan_crash", arguments: {} }));
+      expect(crash).toMatchObject({ type: "error", code: "core.plugin.failed" });
+      expect(await gone(file)).toEqual([]);
+      const keep = await server.client.callTool({ name: "orphan_keep", arguments: { file: join(root, "notes.txt") } });
+      expect(resultJson(keep)).toEqual({ type: "text", text: "kept" });
+      expect(await gone(file)).toEqual([]);
+    } finally {
+      await server.close();
+      for (const pid of running(file)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   test("a plugin whose describe is malformed is left out, and everything else is served", async () => {
     const { data } = await installed(["demo"]);
     // the installed binary replaced by one that answers describe with a newline-framed message
