@@ -158,6 +158,32 @@ describe("a misbehaving plugin over MCP", () => {
     }
   });
 
+  test("an answer nested 40,000 deep or holding 1e999 is core.plugin.failed, to the agent and in the record alike", async () => {
+    const { data } = await installed(["deep", "demo"]);
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      for (const name of ["deep_nest", "deep_huge"]) {
+        const said = resultJson(await server.client.callTool({ name, arguments: {} }));
+        expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
+      }
+      const echo = await server.client.callTool({ name: "demo_echo", arguments: { text: "after" } });
+      expect(resultJson(echo)).toEqual({ type: "text", text: "after" });
+    } finally {
+      await server.close();
+    }
+    const outcomes = readFileSync(join(data, "agent-log.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((l) => String(l.capability).startsWith("deep_"))
+      .map((l) => l.outcome);
+    expect(outcomes).toEqual(["core.plugin.failed", "core.plugin.failed"]);
+    const cli = await rta(["deep", "nest"], {
+      env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir(), HOME: tempDir() },
+    });
+    expect(cli.stderr).toContain("(core.plugin.failed)");
+  });
+
   test("a plugin whose describe is malformed is left out, and everything else is served", async () => {
     const { data } = await installed(["demo"]);
     // the installed binary replaced by one that answers describe with a newline-framed message
