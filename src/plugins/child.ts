@@ -45,6 +45,8 @@ export class Child {
   private readonly proc: Subprocess<"pipe", "pipe", "pipe">;
   private readonly reader: FrameReader;
   private tail: Buffer = Buffer.alloc(0);
+  /** whether more was written to stderr than the tail keeps */
+  private tailCut = false;
   private readonly stderrRead: Promise<void>;
   private nextId = 1;
   private ended = false;
@@ -116,8 +118,14 @@ export class Child {
         : this.proc.exitCode !== null
           ? `exit status ${this.proc.exitCode}`
           : "still running";
-    const text = this.tail.toString("utf8");
-    return text === "" ? `(${how}; nothing on stderr)` : `(${how}) stderr: ${text}`;
+    if (!this.tailCut) {
+      const text = this.tail.toString("utf8");
+      return text === "" ? `(${how}; nothing on stderr)` : `(${how}) stderr: ${text}`;
+    }
+    // a tail cut short starts inside a line, maybe inside a credential that is masked only whole: from its next line
+    const lineStart = this.tail.indexOf(0x0a) + 1;
+    if (lineStart === 0) return `(${how}) stderr: (its last ${STDERR_TAIL_BYTES} bytes hold no whole line)`;
+    return `(${how}) stderr, its last lines: ${this.tail.subarray(lineStart).toString("utf8")}`;
   }
 
   /** Closes its stdin, so a plugin that reads to the end exits; killed `graceMs` later if it has not. */
@@ -161,7 +169,8 @@ export class Child {
         const { value: chunk, done } = await reader.read();
         if (done || chunk === undefined) return;
         const joined = Buffer.concat([this.tail, chunk]);
-        this.tail = joined.length > STDERR_TAIL_BYTES ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
+        if (joined.length > STDERR_TAIL_BYTES) this.tailCut = true;
+        this.tail = this.tailCut ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
       }
     } catch {
       // the stream was cut when it was killed

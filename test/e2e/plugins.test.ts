@@ -184,6 +184,24 @@ describe("a misbehaving plugin over MCP", () => {
     expect(cli.stderr).toContain("(core.plugin.failed)");
   });
 
+  test("the stderr tail in the record starts at a whole line: a credential cut at its head is not kept", async () => {
+    const { data } = await installed(["loud"]);
+    const server = await connect("legacy", [], { dataDir: data });
+    try {
+      const said = resultJson(await server.client.callTool({ name: "loud_fail", arguments: {} }));
+      expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
+    } finally {
+      await server.close();
+    }
+    const failed = readFileSync(join(data, "agent-log.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((l) => l.outcome === "core.plugin.failed");
+    expect(failed?.error?.detail).toContain("yyyy\n");
+    expect(failed?.error?.detail).not.toContain("sekrit");
+  });
+
   test("a plugin whose describe is malformed is left out, and everything else is served", async () => {
     const { data } = await installed(["demo"]);
     // the installed binary replaced by one that answers describe with a newline-framed message
