@@ -27,6 +27,13 @@ import {
 export const CANCEL_GRACE_MS = 2000;
 /** How long a plugin has to answer `describe`. */
 export const DESCRIBE_WAIT_MS = 10_000;
+/**
+ * How long a plugin has to answer a `run`, as a system tool has to end
+ * (gate/spawn.ts): then it is sent `cancel` and killed the grace later. A
+ * plugin that never answers would hold its long-lived child, and every call
+ * queued behind it, for good.
+ */
+export const RUN_WAIT_MS = 60_000;
 /** A plugin's error message or hint, as the caller is told it, at most. */
 const SAID_BYTES = 4096;
 
@@ -35,6 +42,8 @@ export interface HostOptions {
   maxResult: number;
   /** how long a cancelled call may take to answer before its child is killed; 2 s */
   graceMs?: number;
+  /** how long a run may take before it is cancelled and fails; 60 s */
+  runMs?: number;
 }
 
 /** One `run` request's params, as sent. */
@@ -159,18 +168,33 @@ export class PluginHosts {
 
   /** One run on `child`, its answer or failure said as the caller is told it; a child that misbehaved is killed. */
   private async exchange(child: Child, ref: PluginRef, params: RunParams, signal: AbortSignal): Promise<unknown> {
+    const runMs = this.opts.runMs ?? RUN_WAIT_MS;
+    const late = new AbortController();
+    const timer = setTimeout(() => late.abort(), runMs);
+    const overdue = () => `it did not answer within ${runMs / 1000} s`;
     let reply: Reply;
     try {
-      reply = await child.request("run", params, this.opts.maxResult, signal, this.grace);
+      reply = await child.request(
+        "run",
+        params,
+        this.opts.maxResult,
+        AbortSignal.any([signal, late.signal]),
+        this.grace,
+      );
     } catch (err) {
       if (!(err instanceof FrameError)) throw err;
       child.kill();
       if (signal.aborted) throw cancelled();
+      if (late.signal.aborted) throw failed(ref.name, overdue(), await child.ending());
       if (err.kind === "toolarge") throw tooLarge(err.declared, this.opts.maxResult);
       const why = err.kind === "ended" ? "it exited before it answered" : err.message;
       throw failed(ref.name, why, await child.ending());
+    } finally {
+      clearTimeout(timer);
     }
     if (signal.aborted) throw cancelled();
+    // what it answered once it was cancelled for being late is no answer to the call
+    if (late.signal.aborted) throw failed(ref.name, overdue());
     if ("error" in reply) throw refusal(reply.error, ref);
     const result = reply.result as { value?: unknown; wrote?: unknown } | null;
     if (result === null || typeof result !== "object" || !("value" in result)) {
