@@ -69,6 +69,9 @@ export function checkDescribed(value: unknown, name: string): Described {
       throw invalid(name, `it declares ${count} capabilities, past the bound of ${DESCRIBE_MAX_CAPABILITIES}`);
     }
   }
+  // before anything walks it: JSON.stringify of a value nested 100,000 deep overflows the stack
+  const unfit = unfitValue(value);
+  if (unfit !== undefined) throw invalid(name, `its describe holds ${unfit}`);
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? "");
   if (bytes > DESCRIBE_MAX_BYTES) throw invalid(name, `its describe is ${bytes} bytes, past the bound of 1 MiB`);
   if (!describedShape(value)) throw invalid(name, `its describe fails the schema: ${schemaFault(describedShape)}`);
