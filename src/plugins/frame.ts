@@ -123,10 +123,12 @@ function linesSoFar(held: Buffer): void {
 function declaredLength(text: string): number {
   let length: number | undefined;
   for (const line of text.split("\r\n")) {
+    if (line.includes("\n")) throw malformed("a header line that does not end in CRLF");
     const colon = line.indexOf(":");
     if (colon <= 0) throw malformed("a header line that is not `Name: value`");
     const name = line.slice(0, colon).toLowerCase();
-    const value = line.slice(colon + 1).trim();
+    // optional spaces and tabs around it, as HTTP lets be; any other byte (a bare LF, a no-break space) makes it no number
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
     if (name === "content-type") continue;
     if (name !== "content-length") throw malformed(`a header other than Content-Length and Content-Type`);
     if (length !== undefined) throw malformed("Content-Length given twice");

@@ -65,6 +65,10 @@ describe("frames", () => {
     ["a line that is no header", "{}\r\n\r\n"],
     ["a newline-framed message", '{"jsonrpc":"2.0"}\n'],
     ["a header section past 1 KiB", `Content-Length: 2\r\nContent-Type: ${"x".repeat(1100)}\r\n\r\n{}`],
+    ["a length line ending in LF before its CRLF", "Content-Length: 2\n\r\n\r\n{}"],
+    ["a length padded with a no-break space", "Content-Length: 2\u00a0\r\n\r\n{}"],
+    ["a length led by a vertical tab", "Content-Length: \v2\r\n\r\n{}"],
+    ["a bare LF inside a Content-Type", "Content-Type: a\nb\r\nContent-Length: 2\r\n\r\n{}"],
   ];
   for (const [what, bytes] of malformed) {
     test(`${what} is a malformed frame`, async () => {
