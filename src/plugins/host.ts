@@ -114,11 +114,28 @@ export class PluginHosts {
    */
   async run(ref: PluginRef, params: RunParams, fds: readonly number[], signal: AbortSignal): Promise<unknown> {
     if (signal.aborted) throw cancelled();
+    // the time a call has starts when it does: one queued behind a plugin that hangs ends in time too
+    const late = new AbortController();
+    const timer = setTimeout(() => late.abort(), this.runMs);
+    try {
+      return await this.runBy(ref, params, fds, signal, late.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async runBy(
+    ref: PluginRef,
+    params: RunParams,
+    fds: readonly number[],
+    signal: AbortSignal,
+    late: AbortSignal,
+  ): Promise<unknown> {
     if (fds.length > 0) {
       const child = this.start(ref, fds);
       this.fresh.add(child);
       try {
-        return await this.exchange(child, ref, params, signal);
+        return await this.exchange(child, ref, params, signal, late);
       } finally {
         this.fresh.delete(child);
         child.finish(this.grace);
@@ -133,12 +150,12 @@ export class PluginHosts {
     });
     slot.queue = before.then(() => mine);
     try {
-      await waitOr(before, signal);
+      await waitOr(before, signal, late, () => this.overdue(ref));
       if (!slot.child || slot.child.dead || slot.child.digest !== ref.digest || slot.child.file !== ref.file) {
         slot.child?.kill();
         slot.child = this.start(ref, []);
       }
-      return await this.exchange(slot.child, ref, params, signal);
+      return await this.exchange(slot.child, ref, params, signal, late);
     } finally {
       done();
     }
@@ -157,6 +174,15 @@ export class PluginHosts {
     return this.opts.graceMs ?? CANCEL_GRACE_MS;
   }
 
+  private get runMs(): number {
+    return this.opts.runMs ?? RUN_WAIT_MS;
+  }
+
+  /** A call that was not answered in the time it has, whether it was waiting its turn or sent. */
+  private overdue(ref: PluginRef, detail?: string): RtaError {
+    return failed(ref.name, `it did not answer within ${this.runMs / 1000} s`, detail);
+  }
+
   private start(ref: PluginRef, fds: readonly number[]): Child {
     try {
       return new Child(ref.file, ref.digest, fds);
@@ -167,34 +193,28 @@ export class PluginHosts {
   }
 
   /** One run on `child`, its answer or failure said as the caller is told it; a child that misbehaved is killed. */
-  private async exchange(child: Child, ref: PluginRef, params: RunParams, signal: AbortSignal): Promise<unknown> {
-    const runMs = this.opts.runMs ?? RUN_WAIT_MS;
-    const late = new AbortController();
-    const timer = setTimeout(() => late.abort(), runMs);
-    const overdue = () => `it did not answer within ${runMs / 1000} s`;
+  private async exchange(
+    child: Child,
+    ref: PluginRef,
+    params: RunParams,
+    signal: AbortSignal,
+    late: AbortSignal,
+  ): Promise<unknown> {
     let reply: Reply;
     try {
-      reply = await child.request(
-        "run",
-        params,
-        this.opts.maxResult,
-        AbortSignal.any([signal, late.signal]),
-        this.grace,
-      );
+      reply = await child.request("run", params, this.opts.maxResult, AbortSignal.any([signal, late]), this.grace);
     } catch (err) {
       if (!(err instanceof FrameError)) throw err;
       child.kill();
       if (signal.aborted) throw cancelled();
-      if (late.signal.aborted) throw failed(ref.name, overdue(), await child.ending());
+      if (late.aborted) throw this.overdue(ref, await child.ending());
       if (err.kind === "toolarge") throw tooLarge(err.declared, this.opts.maxResult);
       const why = err.kind === "ended" ? "it exited before it answered" : err.message;
       throw failed(ref.name, why, await child.ending());
-    } finally {
-      clearTimeout(timer);
     }
     if (signal.aborted) throw cancelled();
     // what it answered once it was cancelled for being late is no answer to the call
-    if (late.signal.aborted) throw failed(ref.name, overdue());
+    if (late.aborted) throw this.overdue(ref);
     if ("error" in reply) throw refusal(reply.error, ref);
     const result = reply.result as { value?: unknown; wrote?: unknown } | null;
     if (result === null || typeof result !== "object" || !("value" in result)) {
@@ -220,14 +240,21 @@ function cancelled(): RtaError {
   return new RtaError("core.call.cancelled", "the call was cancelled", "call again to start over");
 }
 
-/** Resolves when `p` settles; refuses core.call.cancelled first once `signal` aborts. */
-function waitOr(p: Promise<void>, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves when `p` settles; refuses core.call.cancelled first once `signal`
+ * aborts, and what `overdue` makes once `late` does.
+ */
+function waitOr(p: Promise<void>, signal: AbortSignal, late: AbortSignal, overdue: () => RtaError): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(cancelled());
+    const onLate = () => reject(overdue());
     signal.addEventListener("abort", onAbort, { once: true });
+    late.addEventListener("abort", onLate, { once: true });
     p.then(() => {
       signal.removeEventListener("abort", onAbort);
+      late.removeEventListener("abort", onLate);
       if (signal.aborted) reject(cancelled());
+      else if (late.aborted) reject(overdue());
       else resolve();
     });
   });

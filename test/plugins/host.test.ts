@@ -162,12 +162,14 @@ describe("what a plugin gets wrong", () => {
   test("a run that is not answered in time is cancelled, killed after the grace, and fails; the next is served", async () => {
     hosts = new PluginHosts({ maxResult: 8 * MiB, graceMs: 100, runMs: 300 });
     const hang = await cap("hang", "hang.wait");
-    const err = await failure(hang.run({}, ctx()));
+    // the second waits its turn behind the first, and has no more time than it
+    const [err, queued] = await Promise.all([failure(hang.run({}, ctx())), failure(hang.run({}, ctx()))]);
     expect([err.code, err.message]).toEqual([
       "core.plugin.failed",
       "plugin hang failed: it did not answer within 0.3 s",
     ]);
     expect(err.detail).toContain("hang.wait: not answering");
+    expect([queued.code, queued.message]).toEqual([err.code, err.message]);
     // one that answers the cancel it was sent for being late fails all the same, and stays up for the next call
     const sleep = await cap("demo", "demo.sleep");
     expect((await failure(sleep.run({}, ctx()))).message).toBe("plugin demo failed: it did not answer within 0.3 s");
