@@ -5,7 +5,7 @@
  * request at a time; the last 8 KiB of its stderr are kept for the record.
  */
 import type { Subprocess } from "bun";
-import { encodeFrame, FrameError, FrameReader } from "./frame.ts";
+import { encodeFrame, FrameError, FrameReader, holdsPast, MESSAGE_VALUE_LIMIT } from "./frame.ts";
 
 /** How much of a plugin's stderr is kept: its tail, for the record. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
@@ -180,6 +180,9 @@ export class Child {
 
 /** The body as one JSON-RPC response to request `id`; refuses (FrameError malformed) anything else. */
 function asReply(body: Buffer, id: number): Reply {
+  if (holdsPast(body)) {
+    throw new FrameError("toomany", `a message holding more than ${MESSAGE_VALUE_LIMIT} values`, body.length);
+  }
   let msg: unknown;
   try {
     msg = JSON.parse(utf8.decode(body));

@@ -12,7 +12,7 @@ import type { PluginRef } from "../core/capability.ts";
 import { pluginError, RtaError } from "../core/errors.ts";
 import { tooLarge } from "../gate/bound.ts";
 import { Child, type Reply } from "./child.ts";
-import { FrameError } from "./frame.ts";
+import { FrameError, MESSAGE_VALUE_LIMIT } from "./frame.ts";
 import {
   checkDescribed,
   DESCRIBE_MAX_BYTES,
@@ -209,6 +209,7 @@ export class PluginHosts {
       if (signal.aborted) throw cancelled();
       if (late.aborted) throw this.overdue(ref, await child.ending());
       if (err.kind === "toolarge") throw tooLarge(err.declared, this.opts.maxResult);
+      if (err.kind === "toomany") throw tooManyValues();
       const why = err.kind === "ended" ? "it exited before it answered" : err.message;
       throw failed(ref.name, why, await child.ending());
     }
@@ -234,6 +235,15 @@ function refusal(error: Extract<Reply, { error: unknown }>["error"], ref: Plugin
   }
   const hint = typeof error.data?.hint === "string" ? error.data.hint.slice(0, SAID_BYTES) : undefined;
   return pluginError(code, message, hint);
+}
+
+/** An answer within the byte bound holding more values than a message may. */
+function tooManyValues(): RtaError {
+  return new RtaError(
+    "core.result.toolarge",
+    `the result holds more than ${MESSAGE_VALUE_LIMIT.toLocaleString("en")} values, over the limit`,
+    "ask for less: a smaller limit, a tighter filter or a narrower path",
+  );
 }
 
 function cancelled(): RtaError {

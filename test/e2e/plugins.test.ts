@@ -101,6 +101,20 @@ describe("a misbehaving plugin over MCP", () => {
     }
   });
 
+  test("an answer under the byte bound holding 1.2 million values is refused before it is parsed, and it serves on", async () => {
+    const { data } = await installed(["many", "demo"]);
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      const many = resultJson(await server.client.callTool({ name: "many_rows", arguments: {} }));
+      expect(many).toMatchObject({ type: "error", code: "core.result.toolarge" });
+      expect(String(many.message)).toContain("more than 1,000,000 values");
+      const echo = await server.client.callTool({ name: "demo_echo", arguments: { text: "still here" } });
+      expect(resultJson(echo)).toEqual({ type: "text", text: "still here" });
+    } finally {
+      await server.close();
+    }
+  });
+
   test("a plugin that hangs is killed once the agent cancels, and the next call is answered", {
     timeout: 20_000,
   }, async () => {
