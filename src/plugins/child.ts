@@ -151,13 +151,18 @@ export class Child {
     this.stderrReader?.cancel().catch(() => {});
   }
 
+  /**
+   * Writes one message to its stdin. A write that fails (it closed its stdin,
+   * or is gone) kills it: a plugin that reads no more requests answers none,
+   * and its call would wait on a stdout it keeps open.
+   */
   private send(message: unknown): void {
     try {
       this.proc.stdin.write(encodeFrame(message));
       const flushed = this.proc.stdin.flush();
-      if (flushed instanceof Promise) flushed.catch(() => {});
+      if (flushed instanceof Promise) flushed.catch(() => this.kill());
     } catch {
-      // it is gone: reading its answer says so
+      this.kill();
     }
   }
 

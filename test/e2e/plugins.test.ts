@@ -115,6 +115,19 @@ describe("a misbehaving plugin over MCP", () => {
     }
   });
 
+  test("a plugin that closed its stdin fails the next call at once, and the one after is served by a new child", async () => {
+    const { data } = await installed(["deaf"]);
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      const call = async () => resultJson(await server.client.callTool({ name: "deaf_once", arguments: {} }));
+      expect(await call()).toEqual({ type: "text", text: "once" });
+      expect(await call()).toMatchObject({ type: "error", code: "core.plugin.failed" });
+      expect(await call()).toEqual({ type: "text", text: "once" });
+    } finally {
+      await server.close();
+    }
+  });
+
   test("a plugin that hangs is killed once the agent cancels, and the next call is answered", {
     timeout: 20_000,
   }, async () => {
