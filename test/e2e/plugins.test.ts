@@ -7,7 +7,7 @@
  * describe is malformed left out while everything else is served.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixture } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
@@ -227,6 +227,26 @@ describe("a misbehaving plugin over MCP", () => {
       .find((l) => l.outcome === "core.plugin.failed");
     expect(failed?.error?.detail).toContain("yyyy\n");
     expect(failed?.error?.detail).not.toContain("sekrit");
+  });
+
+  test("plugins that changed since they were installed are described at once, not one after the other", async () => {
+    const dir = tempDir();
+    const data = tempDir();
+    for (const name of ["pa", "pb"]) {
+      copyFileSync(fixture("pair"), join(dir, `rta-plugin-${name}`));
+      await installPlugin(join(dir, `rta-plugin-${name}`), data, { HOME: tempDir() });
+      appendFileSync(join(data, "plugins", `rta-plugin-${name}`), "# changed since\n");
+    }
+    // each now answers describe only once the other was asked too
+    const home = tempDir();
+    writeFileSync(join(home, "rendezvous"), "");
+    const server = await connect("modern", [], { dataDir: data, env: { HOME: home } });
+    try {
+      const tools = (await server.client.listTools()).tools.map((t) => t.name);
+      expect(tools).toEqual(expect.arrayContaining(["pa_hi", "pb_hi"]));
+    } finally {
+      await server.close();
+    }
   });
 
   test("a plugin whose describe is malformed is left out, and everything else is served", async () => {
