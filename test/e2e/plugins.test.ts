@@ -7,10 +7,12 @@
  * describe is malformed left out while everything else is served.
  */
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { fixture } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
+import { startHttp } from "../support/httpServer.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { installPlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
@@ -125,6 +127,39 @@ describe("a misbehaving plugin over MCP", () => {
       expect(await call()).toEqual({ type: "text", text: "once" });
     } finally {
       await server.close();
+    }
+  });
+
+  test("over HTTP, an agent whose 32 slots hold calls to a plugin that hangs can still cancel one", async () => {
+    const { data } = await installed(["hang"]);
+    const srv = await startHttp([], { data, config: tempDir() });
+    const client = new Client({ name: "rta-e2e", version: "1.0.0" });
+    try {
+      const token = await srv.token("claude");
+      const auth = { requestInit: { headers: { Authorization: `Bearer ${token}` } } };
+      await client.connect(new StreamableHTTPClientTransport(new URL(srv.url), auth));
+      const aborts = Array.from({ length: 32 }, () => new AbortController());
+      const calls = aborts.map((a) => client.callTool({ name: "hang_wait", arguments: {} }, { signal: a.signal }));
+      for (const call of calls) call.catch(() => {});
+      // a 33rd call is refused: every slot is taken
+      let said = "";
+      for (let i = 0; i < 250 && !said.includes("32 requests in flight"); i++) {
+        said = await client.callTool({ name: "hang_wait", arguments: {} }).then(
+          () => "answered",
+          (e) => String(e),
+        );
+        if (!said.includes("32 requests in flight")) await Bun.sleep(20);
+      }
+      expect(said).toContain("32 requests in flight");
+      (aborts[31] as AbortController).abort();
+      const record = join(data, "agent-log.jsonl");
+      const cancelled = () =>
+        existsSync(record) && readFileSync(record, "utf8").includes('"outcome":"core.call.cancelled"');
+      for (let i = 0; i < 250 && !cancelled(); i++) await Bun.sleep(20);
+      expect(cancelled()).toBe(true);
+    } finally {
+      await client.close().catch(() => {});
+      await srv.stop();
     }
   });
 
