@@ -7,7 +7,7 @@
 import { closeSync, constants, fstatSync, openSync } from "node:fs";
 import type { Subprocess } from "bun";
 import { fdDigest, identityOf } from "./digest.ts";
-import { encodeFrame, FrameError, FrameReader } from "./frame.ts";
+import { encodeFrame, FrameError, FrameReader, holdsPast, MESSAGE_VALUE_LIMIT } from "./frame.ts";
 
 /** How much of a plugin's stderr is kept: its tail, for the record. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
@@ -22,6 +22,19 @@ export function pluginEnv(): Record<string, string> {
   };
 }
 
+/** How long, once a plugin exited, its stdout and stderr are read on: what it wrote before it exited is there. */
+const EXITED_GRACE_MS = 2000;
+
+/** SIGKILLs the process group `pid` leads; whether there was one to signal. Refuses nothing. */
+function killGroup(pid: number): boolean {
+  try {
+    process.kill(-pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** One JSON-RPC response, as the plugin sent it. */
 export type Reply =
   | { result: unknown }
@@ -34,9 +47,12 @@ export class Child {
   private readonly proc: Subprocess<"pipe", "pipe", "pipe">;
   private readonly reader: FrameReader;
   private tail: Buffer = Buffer.alloc(0);
+  /** whether more was written to stderr than the tail keeps */
+  private tailCut = false;
   private readonly stderrRead: Promise<void>;
   private nextId = 1;
   private ended = false;
+  private stderrReader: { cancel(): Promise<void> } | undefined;
 
   /**
    * Starts `file` with `fds` as its fds 3, 4, ...; refuses (throws the
@@ -67,7 +83,7 @@ export class Child {
       }) as Subprocess<"pipe", "pipe", "pipe">;
       if (identityOf(fstatSync(exe, { bigint: true })) !== seen.identity) throw new BinaryChanged();
     } catch (err) {
-      if (proc) killGroup(proc);
+      if (proc && !killGroup(proc.pid)) proc.kill("SIGKILL");
       closeSync(exe);
       throw err;
     }
@@ -78,6 +94,10 @@ export class Child {
     this.proc.exited.then(() => {
       this.ended = true;
       closeSync(exe);
+      // What it started and left behind goes with it: a process holding its stdout would keep a call waiting for an
+      // answer that never comes, and outlive the server. One that left its group is cut off once the grace is over.
+      killGroup(this.proc.pid);
+      setTimeout(() => this.cutOff(), EXITED_GRACE_MS).unref();
     });
   }
 
@@ -121,8 +141,14 @@ export class Child {
         : this.proc.exitCode !== null
           ? `exit status ${this.proc.exitCode}`
           : "still running";
-    const text = this.tail.toString("utf8");
-    return text === "" ? `(${how}; nothing on stderr)` : `(${how}) stderr: ${text}`;
+    if (!this.tailCut) {
+      const text = this.tail.toString("utf8");
+      return text === "" ? `(${how}; nothing on stderr)` : `(${how}) stderr: ${text}`;
+    }
+    // a tail cut short starts inside a line, maybe inside a credential that is masked only whole: from its next line
+    const lineStart = this.tail.indexOf(0x0a) + 1;
+    if (lineStart === 0) return `(${how}) stderr: (its last ${STDERR_TAIL_BYTES} bytes hold no whole line)`;
+    return `(${how}) stderr, its last lines: ${this.tail.subarray(lineStart).toString("utf8")}`;
   }
 
   /** Closes its stdin, so a plugin that reads to the end exits; killed `graceMs` later if it has not. */
@@ -137,26 +163,42 @@ export class Child {
 
   /** Kills it and everything it started (its process group). Refuses nothing. */
   kill(): void {
-    if (!this.dead) killGroup(this.proc);
+    if (!this.dead && !killGroup(this.proc.pid)) this.proc.kill("SIGKILL");
     this.ended = true;
     this.reader.cancel();
   }
 
+  /** Stops reading its stdout and stderr, which a process that left its group may hold open. Refuses nothing. */
+  private cutOff(): void {
+    this.reader.cancel();
+    this.stderrReader?.cancel().catch(() => {});
+  }
+
+  /**
+   * Writes one message to its stdin. A write that fails (it closed its stdin,
+   * or is gone) kills it: a plugin that reads no more requests answers none,
+   * and its call would wait on a stdout it keeps open.
+   */
   private send(message: unknown): void {
     try {
       this.proc.stdin.write(encodeFrame(message));
       const flushed = this.proc.stdin.flush();
-      if (flushed instanceof Promise) flushed.catch(() => {});
+      if (flushed instanceof Promise) flushed.catch(() => this.kill());
     } catch {
-      // it is gone: reading its answer says so
+      this.kill();
     }
   }
 
   private async keepTail(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const reader = stream.getReader();
+    this.stderrReader = reader;
     try {
-      for await (const chunk of stream) {
+      for (;;) {
+        const { value: chunk, done } = await reader.read();
+        if (done || chunk === undefined) return;
         const joined = Buffer.concat([this.tail, chunk]);
-        this.tail = joined.length > STDERR_TAIL_BYTES ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
+        if (joined.length > STDERR_TAIL_BYTES) this.tailCut = true;
+        this.tail = this.tailCut ? joined.subarray(joined.length - STDERR_TAIL_BYTES) : joined;
       }
     } catch {
       // the stream was cut when it was killed
@@ -171,17 +213,11 @@ export class BinaryChanged extends Error {
   }
 }
 
-/** Kills a process and everything it started (its process group). Refuses nothing. */
-function killGroup(proc: Subprocess): void {
-  try {
-    process.kill(-proc.pid, "SIGKILL");
-  } catch {
-    proc.kill("SIGKILL");
-  }
-}
-
 /** The body as one JSON-RPC response to request `id`; refuses (FrameError malformed) anything else. */
 function asReply(body: Buffer, id: number): Reply {
+  if (holdsPast(body)) {
+    throw new FrameError("toomany", `a message holding more than ${MESSAGE_VALUE_LIMIT} values`, body.length);
+  }
   let msg: unknown;
   try {
     msg = JSON.parse(utf8.decode(body));

@@ -12,7 +12,7 @@ import type { PluginRef } from "../core/capability.ts";
 import { pluginError, RtaError } from "../core/errors.ts";
 import { agentLimits, tooLarge } from "../gate/bound.ts";
 import { BinaryChanged, Child, type Reply } from "./child.ts";
-import { FrameError } from "./frame.ts";
+import { FrameError, MESSAGE_VALUE_LIMIT } from "./frame.ts";
 import {
   changedSinceDescribed,
   checkDescribed,
@@ -28,6 +28,13 @@ import {
 export const CANCEL_GRACE_MS = 2000;
 /** How long a plugin has to answer `describe`. */
 export const DESCRIBE_WAIT_MS = 10_000;
+/**
+ * How long a plugin has to answer a `run`, as a system tool has to end
+ * (gate/spawn.ts): then it is sent `cancel` and killed the grace later. A
+ * plugin that never answers would hold its long-lived child, and every call
+ * queued behind it, for good.
+ */
+export const RUN_WAIT_MS = 60_000;
 /** A plugin's error message or hint, as the caller is told it, at most. */
 const SAID_BYTES = 4096;
 
@@ -36,6 +43,8 @@ export interface HostOptions {
   maxResult?: number;
   /** how long a cancelled call may take to answer before its child is killed; 2 s */
   graceMs?: number;
+  /** how long a run may take before it is cancelled and fails; 60 s */
+  runMs?: number;
 }
 
 /** One `run` request's params, as sent. */
@@ -126,11 +135,30 @@ export class PluginHosts {
     lane = "",
   ): Promise<unknown> {
     if (signal.aborted) throw cancelled();
+    // the time a call has starts when it does: one queued behind a plugin that hangs ends in time too
+    const late = new AbortController();
+    const timer = setTimeout(() => late.abort(), this.runMs);
+    try {
+      return await this.runBy(ref, params, fds, signal, late.signal, ready, lane);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async runBy(
+    ref: PluginRef,
+    params: RunParams,
+    fds: readonly number[],
+    signal: AbortSignal,
+    late: AbortSignal,
+    ready: () => void,
+    lane: string,
+  ): Promise<unknown> {
     if (fds.length > 0) {
       const child = this.start(ref, fds);
       this.fresh.add(child);
       try {
-        return await this.exchange(child, ref, params, signal);
+        return await this.exchange(child, ref, params, signal, late);
       } finally {
         this.fresh.delete(child);
         child.finish(this.grace);
@@ -148,13 +176,13 @@ export class PluginHosts {
     });
     slot.queue = before.then(() => mine);
     try {
-      await waitOr(before, signal);
+      await waitOr(before, signal, late, () => this.overdue(ref));
       if (queued) ready();
       if (!slot.child || slot.child.dead || slot.child.digest !== ref.digest || slot.child.file !== ref.file) {
         slot.child?.kill();
         slot.child = this.start(ref, []);
       }
-      return await this.exchange(slot.child, ref, params, signal);
+      return await this.exchange(slot.child, ref, params, signal, late);
     } finally {
       slot.calls--;
       done();
@@ -174,6 +202,15 @@ export class PluginHosts {
     return this.opts.graceMs ?? CANCEL_GRACE_MS;
   }
 
+  private get runMs(): number {
+    return this.opts.runMs ?? RUN_WAIT_MS;
+  }
+
+  /** A call that was not answered in the time it has, whether it was waiting its turn or sent. */
+  private overdue(ref: PluginRef, detail?: string): RtaError {
+    return failed(ref.name, `it did not answer within ${this.runMs / 1000} s`, detail);
+  }
+
   private start(ref: PluginRef, fds: readonly number[]): Child {
     try {
       return new Child(ref.file, ref.digest, fds);
@@ -185,19 +222,29 @@ export class PluginHosts {
   }
 
   /** One run on `child`, its answer or failure said as the caller is told it; a child that misbehaved is killed. */
-  private async exchange(child: Child, ref: PluginRef, params: RunParams, signal: AbortSignal): Promise<unknown> {
+  private async exchange(
+    child: Child,
+    ref: PluginRef,
+    params: RunParams,
+    signal: AbortSignal,
+    late: AbortSignal,
+  ): Promise<unknown> {
     let reply: Reply;
     try {
-      reply = await child.request("run", params, this.maxResult, signal, this.grace);
+      reply = await child.request("run", params, this.maxResult, AbortSignal.any([signal, late]), this.grace);
     } catch (err) {
       if (!(err instanceof FrameError)) throw err;
       child.kill();
       if (signal.aborted) throw cancelled();
+      if (late.aborted) throw this.overdue(ref, await child.ending());
       if (err.kind === "toolarge") throw tooLarge(err.declared, this.maxResult);
+      if (err.kind === "toomany") throw tooManyValues();
       const why = err.kind === "ended" ? "it exited before it answered" : err.message;
       throw failed(ref.name, why, await child.ending());
     }
     if (signal.aborted) throw cancelled();
+    // what it answered once it was cancelled for being late is no answer to the call
+    if (late.aborted) throw this.overdue(ref);
     if ("error" in reply) throw refusal(reply.error, ref);
     const result = reply.result as { value?: unknown; wrote?: unknown } | null;
     if (result === null || typeof result !== "object" || !("value" in result)) {
@@ -219,18 +266,34 @@ function refusal(error: Extract<Reply, { error: unknown }>["error"], ref: Plugin
   return pluginError(code, message, hint);
 }
 
+/** An answer within the byte bound holding more values than a message may. */
+function tooManyValues(): RtaError {
+  return new RtaError(
+    "core.result.toolarge",
+    `the result holds more than ${MESSAGE_VALUE_LIMIT.toLocaleString("en")} values, over the limit`,
+    "ask for less: a smaller limit, a tighter filter or a narrower path",
+  );
+}
+
 function cancelled(): RtaError {
   return new RtaError("core.call.cancelled", "the call was cancelled", "call again to start over");
 }
 
-/** Resolves when `p` settles; refuses core.call.cancelled first once `signal` aborts. */
-function waitOr(p: Promise<void>, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves when `p` settles; refuses core.call.cancelled first once `signal`
+ * aborts, and what `overdue` makes once `late` does.
+ */
+function waitOr(p: Promise<void>, signal: AbortSignal, late: AbortSignal, overdue: () => RtaError): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(cancelled());
+    const onLate = () => reject(overdue());
     signal.addEventListener("abort", onAbort, { once: true });
+    late.addEventListener("abort", onLate, { once: true });
     p.then(() => {
       signal.removeEventListener("abort", onAbort);
+      late.removeEventListener("abort", onLate);
       if (signal.aborted) reject(cancelled());
+      else if (late.aborted) reject(overdue());
       else resolve();
     });
   });

@@ -51,20 +51,22 @@ export async function loadPlugins(
   } catch (err) {
     return [{ name: "(index)", offered: false, reason: (err as Error).message }];
   }
-  const out: LoadedPlugin[] = [];
-  for (const p of installed) {
-    if (p.state === "invalid") out.push({ name: p.name, offered: false, reason: p.reason });
-    else if (p.state === "ok" && p.described)
-      out.push({
+  // each changed binary is described at once beside the others: one that never answers costs its 10 s once, not
+  // 10 s for every plugin described after it
+  const found = installed.map(async (p): Promise<LoadedPlugin | undefined> => {
+    if (p.state === "invalid") return { name: p.name, offered: false, reason: p.reason };
+    if (p.state === "ok" && p.described)
+      return {
         name: p.name,
         offered: true,
         described: p.described,
         sha256: p.entry.sha256,
         file: p.file,
         changed: false,
-      });
-    else if (p.state === "changed" && !describes(p.name) && p.described)
-      out.push({
+      };
+    if (p.state !== "changed") return undefined;
+    if (!describes(p.name) && p.described)
+      return {
         name: p.name,
         offered: true,
         described: p.described,
@@ -72,21 +74,19 @@ export async function loadPlugins(
         file: p.file,
         changed: true,
         changedTo: p.sha256,
-      });
-    else if (p.state === "changed") {
-      try {
-        const described = await describePlugin(p.file, p.name, p.sha256);
-        out.push({ name: p.name, offered: true, described, sha256: p.sha256, file: p.file, changed: true });
-      } catch (err) {
-        out.push({
-          name: p.name,
-          offered: false,
-          reason: `it changed since it was installed, and ${(err as Error).message}`,
-        });
-      }
+      };
+    try {
+      const described = await describePlugin(p.file, p.name, p.sha256);
+      return { name: p.name, offered: true, described, sha256: p.sha256, file: p.file, changed: true };
+    } catch (err) {
+      return {
+        name: p.name,
+        offered: false,
+        reason: `it changed since it was installed, and ${(err as Error).message}`,
+      };
     }
-  }
-  return out;
+  });
+  return (await Promise.all(found)).filter((p) => p !== undefined);
 }
 
 /**

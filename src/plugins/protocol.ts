@@ -71,6 +71,9 @@ export function checkDescribed(value: unknown, name: string): Described {
       throw invalid(name, `it declares ${count} capabilities, past the bound of ${DESCRIBE_MAX_CAPABILITIES}`);
     }
   }
+  // before anything walks it: JSON.stringify of a value nested 100,000 deep overflows the stack
+  const unfit = unfitValue(value);
+  if (unfit !== undefined) throw invalid(name, `its describe holds ${unfit}`);
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? "");
   if (bytes > DESCRIBE_MAX_BYTES) throw invalid(name, `its describe is ${bytes} bytes, past the bound of 1 MiB`);
   if (!describedShape(value)) throw invalid(name, `its describe fails the schema: ${schemaFault(describedShape)}`);
@@ -175,6 +178,8 @@ export function underPrefix(code: string, plugin: string): boolean {
  * must carry codes under the plugin's prefix. Refuses core.plugin.failed, saying what is wrong.
  */
 export function checkAnswer(value: unknown, cap: Pick<Capability, "name" | "result">, plugin: string): ResultValue {
+  const unfit = unfitValue(value);
+  if (unfit !== undefined) throw failed(plugin, `its answer to ${cap.name} holds ${unfit}`);
   let fits: boolean;
   try {
     fits = resultShape(value) as boolean;
@@ -202,6 +207,35 @@ export function checkAnswer(value: unknown, cap: Pick<Capability, "name" | "resu
       throw failed(plugin, `its answer to ${cap.name} warns with ${w.code}, outside its prefix`);
   }
   return v;
+}
+
+/** How deep a run answer's value may nest, arrays and objects counted: a tree 100 levels deep is 200. */
+export const ANSWER_MAX_DEPTH = 256;
+
+/**
+ * What of `value` no result may hold, walked without recursion: nesting past
+ * ANSWER_MAX_DEPTH (what renders, redacts and sends a result recurses, and a
+ * stack overflow there is an answer the agent never gets while the record
+ * says ok) or a number JSON cannot say (1e999 parses to Infinity: the CLI
+ * would show it, the agent would be sent null). Undefined when it holds neither.
+ */
+function unfitValue(value: unknown): string | undefined {
+  const stack: { v: object; depth: number }[] = [];
+  const visit = (v: unknown, depth: number): string | undefined => {
+    if (typeof v === "number" && !Number.isFinite(v)) return "a number that is not finite";
+    if (v === null || typeof v !== "object") return undefined;
+    if (depth > ANSWER_MAX_DEPTH) return `a value nested more than ${ANSWER_MAX_DEPTH} deep`;
+    stack.push({ v, depth });
+    return undefined;
+  };
+  let said = visit(value, 1);
+  for (let top = stack.pop(); said === undefined && top !== undefined; top = stack.pop()) {
+    for (const child of Object.values(top.v)) {
+      said = visit(child, top.depth + 1);
+      if (said !== undefined) break;
+    }
+  }
+  return said;
 }
 
 /** The refusal that makes a plugin unavailable, with the reason. */

@@ -7,10 +7,12 @@
  * describe is malformed left out while everything else is served.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { fixture, running } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
+import { startHttp } from "../support/httpServer.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { installPlugin } from "../support/plugins.ts";
 import { rta } from "../support/rta.ts";
@@ -88,6 +90,66 @@ describe("a misbehaving plugin over MCP", () => {
     }
   });
 
+  test("an answer under the byte bound holding 1.2 million values is refused before it is parsed, and it serves on", async () => {
+    const { data } = await installed(["many", "demo"]);
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      const many = resultJson(await server.client.callTool({ name: "many_rows", arguments: {} }));
+      expect(many).toMatchObject({ type: "error", code: "core.result.toolarge" });
+      expect(String(many.message)).toContain("more than 1,000,000 values");
+      const echo = await server.client.callTool({ name: "demo_echo", arguments: { text: "still here" } });
+      expect(resultJson(echo)).toEqual({ type: "text", text: "still here" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a plugin that closed its stdin fails the next call at once, and the one after is served by a new child", async () => {
+    const { data } = await installed(["deaf"]);
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      const call = async () => resultJson(await server.client.callTool({ name: "deaf_once", arguments: {} }));
+      expect(await call()).toEqual({ type: "text", text: "once" });
+      expect(await call()).toMatchObject({ type: "error", code: "core.plugin.failed" });
+      expect(await call()).toEqual({ type: "text", text: "once" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("over HTTP, an agent whose 32 slots hold calls to a plugin that hangs can still cancel one", async () => {
+    const { data } = await installed(["hang"]);
+    const srv = await startHttp([], { data, config: tempDir() });
+    const client = new Client({ name: "rta-e2e", version: "1.0.0" });
+    try {
+      const token = await srv.token("claude");
+      const auth = { requestInit: { headers: { Authorization: `Bearer ${token}` } } };
+      await client.connect(new StreamableHTTPClientTransport(new URL(srv.url), auth));
+      const aborts = Array.from({ length: 32 }, () => new AbortController());
+      const calls = aborts.map((a) => client.callTool({ name: "hang_wait", arguments: {} }, { signal: a.signal }));
+      for (const call of calls) call.catch(() => {});
+      // a 33rd call is refused: every slot is taken
+      let said = "";
+      for (let i = 0; i < 250 && !said.includes("32 requests in flight"); i++) {
+        said = await client.callTool({ name: "hang_wait", arguments: {} }).then(
+          () => "answered",
+          (e) => String(e),
+        );
+        if (!said.includes("32 requests in flight")) await Bun.sleep(20);
+      }
+      expect(said).toContain("32 requests in flight");
+      (aborts[31] as AbortController).abort();
+      const record = join(data, "agent-log.jsonl");
+      const cancelled = () =>
+        existsSync(record) && readFileSync(record, "utf8").includes('"outcome":"core.call.cancelled"');
+      for (let i = 0; i < 250 && !cancelled(); i++) await Bun.sleep(20);
+      expect(cancelled()).toBe(true);
+    } finally {
+      await client.close().catch(() => {});
+      await srv.stop();
+    }
+  });
+
   test("a plugin that hangs is killed once the agent cancels, and the next call is answered", {
     timeout: 20_000,
   }, async () => {
@@ -126,6 +188,87 @@ describe("a misbehaving plugin over MCP", () => {
       .map((l) => JSON.parse(l));
     const failed = lines.find((l) => l.outcome === "core.plugin.failed");
     expect(failed?.error?.detail).toContain("crash.now: about to fall over");
+  });
+
+  test("what a plugin leaves behind holding its stdout ends with it: a crash is answered, nothing outlives a call", async () => {
+    const { data, root } = await installed(["orphan"], { "notes.txt": "x" });
+    const file = join(data, "plugins", "rta-plugin-orphan");
+    const server = await connect("modern", ["--root", root], { dataDir: data });
+    try {
+      const crash = resultJson(await server.client.callTool({ name: "orphan_crash", arguments: {} }));
+      expect(crash).toMatchObject({ type: "error", code: "core.plugin.failed" });
+      expect(await gone(file)).toEqual([]);
+      const keep = await server.client.callTool({ name: "orphan_keep", arguments: { file: join(root, "notes.txt") } });
+      expect(resultJson(keep)).toEqual({ type: "text", text: "kept" });
+      expect(await gone(file)).toEqual([]);
+    } finally {
+      await server.close();
+      for (const pid of running(file)) process.kill(pid, "SIGKILL");
+    }
+  });
+
+  test("an answer nested 40,000 deep or holding 1e999 is core.plugin.failed, to the agent and in the record alike", async () => {
+    const { data } = await installed(["deep", "demo"]);
+    const server = await connect("modern", [], { dataDir: data });
+    try {
+      for (const name of ["deep_nest", "deep_huge"]) {
+        const said = resultJson(await server.client.callTool({ name, arguments: {} }));
+        expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
+      }
+      const echo = await server.client.callTool({ name: "demo_echo", arguments: { text: "after" } });
+      expect(resultJson(echo)).toEqual({ type: "text", text: "after" });
+    } finally {
+      await server.close();
+    }
+    const outcomes = readFileSync(join(data, "agent-log.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((l) => String(l.capability).startsWith("deep_"))
+      .map((l) => l.outcome);
+    expect(outcomes).toEqual(["core.plugin.failed", "core.plugin.failed"]);
+    const cli = await rta(["deep", "nest"], {
+      env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir(), HOME: tempDir() },
+    });
+    expect(cli.stderr).toContain("(core.plugin.failed)");
+  });
+
+  test("the stderr tail in the record starts at a whole line: a credential cut at its head is not kept", async () => {
+    const { data } = await installed(["chatty"]);
+    const server = await connect("legacy", [], { dataDir: data });
+    try {
+      const said = resultJson(await server.client.callTool({ name: "chatty_fail", arguments: {} }));
+      expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
+    } finally {
+      await server.close();
+    }
+    const failed = readFileSync(join(data, "agent-log.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((l) => l.outcome === "core.plugin.failed");
+    expect(failed?.error?.detail).toContain("yyyy\n");
+    expect(failed?.error?.detail).not.toContain("sekrit");
+  });
+
+  test("plugins that changed since they were installed are described at once, not one after the other", async () => {
+    const dir = tempDir();
+    const data = tempDir();
+    for (const name of ["pa", "pb"]) {
+      copyFileSync(fixture("pair"), join(dir, `rta-plugin-${name}`));
+      await installPlugin(join(dir, `rta-plugin-${name}`), data, { HOME: tempDir() });
+      appendFileSync(join(data, "plugins", `rta-plugin-${name}`), "# changed since\n");
+    }
+    // each now answers describe only once the other was asked too
+    const home = tempDir();
+    writeFileSync(join(home, "rendezvous"), "");
+    const server = await connect("modern", [], { dataDir: data, env: { HOME: home } });
+    try {
+      const tools = (await server.client.listTools()).tools.map((t) => t.name);
+      expect(tools).toEqual(expect.arrayContaining(["pa_hi", "pb_hi"]));
+    } finally {
+      await server.close();
+    }
   });
 
   test("a plugin whose describe is malformed is left out, and everything else is served", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { encodeFrame, FrameError, FrameReader } from "../../src/plugins/frame.ts";
+import { encodeFrame, FrameError, FrameReader, holdsPast } from "../../src/plugins/frame.ts";
 
 /** A stream of `chunks`, counting how many were pulled; then it ends, or (`endless`) it never does. */
 function streamOf(chunks: (string | Uint8Array)[], endless = false) {
@@ -65,6 +65,10 @@ describe("frames", () => {
     ["a line that is no header", "{}\r\n\r\n"],
     ["a newline-framed message", '{"jsonrpc":"2.0"}\n'],
     ["a header section past 1 KiB", `Content-Length: 2\r\nContent-Type: ${"x".repeat(1100)}\r\n\r\n{}`],
+    ["a length line ending in LF before its CRLF", "Content-Length: 2\n\r\n\r\n{}"],
+    ["a length padded with a no-break space", "Content-Length: 2\u00a0\r\n\r\n{}"],
+    ["a length led by a vertical tab", "Content-Length: \v2\r\n\r\n{}"],
+    ["a bare LF inside a Content-Type", "Content-Type: a\nb\r\nContent-Length: 2\r\n\r\n{}"],
   ];
   for (const [what, bytes] of malformed) {
     test(`${what} is a malformed frame`, async () => {
@@ -85,5 +89,14 @@ describe("frames", () => {
   test("a stream that ends inside a body says so", async () => {
     const err = await refusal(new FrameReader(streamOf(["Content-Length: 10\r\n\r\n{}"]).stream).next(100));
     expect([err.kind, err.message]).toEqual(["ended", "the stream ended inside a message"]);
+  });
+});
+
+describe("the values a message holds", () => {
+  test("are counted from its text: brackets, braces and commas outside strings, escaped quotes within them", () => {
+    const body = (text: string) => Buffer.from(text);
+    expect(holdsPast(body('{"a":[1,2,3]}'), 5)).toBe(false);
+    expect(holdsPast(body('{"a":[1,2,3,4]}'), 5)).toBe(true);
+    expect(holdsPast(body('{"a":"[,{,[,{,\\",[,{"}'), 2)).toBe(false);
   });
 });

@@ -147,6 +147,24 @@ describe("what a plugin gets wrong", () => {
     expect((await failure(next)).code).toBe("core.call.cancelled");
   });
 
+  test("a run that is not answered in time is cancelled, killed after the grace, and fails; the next is served", async () => {
+    hosts = new PluginHosts({ maxResult: 8 * MiB, graceMs: 100, runMs: 300 });
+    const hang = await cap("hang", "hang.wait");
+    // the second waits its turn behind the first, and has no more time than it
+    const [err, queued] = await Promise.all([failure(hang.run({}, ctx())), failure(hang.run({}, ctx()))]);
+    expect([err.code, err.message]).toEqual([
+      "core.plugin.failed",
+      "plugin hang failed: it did not answer within 0.3 s",
+    ]);
+    expect(err.detail).toContain("hang.wait: not answering");
+    expect([queued.code, queued.message]).toEqual([err.code, err.message]);
+    // one that answers the cancel it was sent for being late fails all the same, and stays up for the next call
+    const sleep = await cap("demo", "demo.sleep");
+    expect((await failure(sleep.run({}, ctx()))).message).toBe("plugin demo failed: it did not answer within 0.3 s");
+    const echo = await cap("demo", "demo.echo");
+    expect(await echo.run({ text: "next" }, ctx())).toEqual({ type: "text", text: "next" });
+  });
+
   test("calls to the long-lived child wait their turn, and one cancelled while it waits ends at once, before the call ahead of it", async () => {
     const hang = await cap("hang", "hang.wait", 300);
     const first = new AbortController();

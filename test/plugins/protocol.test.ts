@@ -87,6 +87,11 @@ describe("a describe answer", () => {
     ],
     ["over 1,000 capabilities", () => described(Array.from({ length: 1001 }, () => echo)), "past the bound of 1000"],
     [
+      "a value nested 100,000 deep",
+      () => described([echo], { x: JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`) }),
+      "a value nested more than 256 deep",
+    ],
+    [
       "over 1 MiB",
       () =>
         described(
@@ -192,12 +197,27 @@ describe("a run answer", () => {
     const value = { type: "table", columns: ["id"], rows: [["a"]], total: 1 };
     expect(checkAnswer(value, table, "x")).toEqual(value as never);
   });
+  test("nested to the bound is taken", () => {
+    const nested = JSON.parse(`${"[".repeat(253)}${"]".repeat(253)}`);
+    const value = { type: "object", value: { x: nested } };
+    expect(checkAnswer(value, { name: "x.get", result: { shape: "object" } }, "x")).toEqual(value as never);
+  });
   const wrong: [string, unknown, string][] = [
     ["another shape", { type: "text", text: "a" }, "is a text, not the table it declared"],
     ["other columns", { type: "table", columns: ["name"], rows: [], total: 0 }, "columns other than those it declared"],
     ["a short row", { type: "table", columns: ["id"], rows: [[]], total: 1 }, "a row that does not match"],
     ["a total below its rows", { type: "table", columns: ["id"], rows: [["a"]], total: 0 }, "counts fewer rows"],
     ["no result value", { type: "table", columns: ["id"], rows: [[{}]], total: 1 }, "is not a result value"],
+    [
+      "a row nested past the bound",
+      { type: "table", columns: ["id"], rows: [[JSON.parse(`${"[".repeat(40_000)}${"]".repeat(40_000)}`)]], total: 1 },
+      "a value nested more than 256 deep",
+    ],
+    [
+      "a number past what JSON says",
+      JSON.parse('{"type":"table","columns":["id"],"rows":[[1e999]],"total":1}'),
+      "not finite",
+    ],
     [
       "a warning outside its prefix",
       { type: "table", columns: ["id"], rows: [], total: 0, warnings: [{ code: "core.mcp.result.cut", message: "x" }] },

@@ -135,6 +135,7 @@ export function bodyLimit(inFlight: InFlight): Check {
     const read = await readBody(x.req, ticket);
     switch (read.kind) {
       case "read":
+        if (ticket.past && !holdsNoRequest(read.body)) return refused(ticket.tooMany());
         x.body = read.body;
         return undefined;
       case "toolarge":
@@ -150,6 +151,18 @@ export function bodyLimit(inFlight: InFlight): Check {
 }
 
 const decoder = new TextDecoder();
+
+/** Whether a body is JSON-RPC messages none of which is a request: notifications (a cancellation) and answers. */
+function holdsNoRequest(body: Uint8Array): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(decoder.decode(body));
+  } catch {
+    return false;
+  }
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.every((m) => m !== null && typeof m === "object" && !("id" in m && "method" in m));
+}
 
 /**
  * The body's values: refuses with 400 one holding more than the limit

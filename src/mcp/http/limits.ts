@@ -34,9 +34,22 @@ export const RETRY_AFTER_SECONDS = 5;
 /** Why a request was not let in, as the HTTP status to answer with. */
 export type Refusal = { status: 429 | 503; message: string };
 
+/**
+ * POSTs an agent may have past its REQUESTS_IN_FLIGHT, each to carry no
+ * request: a cancellation above all, or an answer to the server's own
+ * request. Without them an agent whose every slot is a call that hangs (a
+ * plugin that never answers) could not cancel one of them. A POST let in so
+ * that turns out to hold a request is refused 429 as it would have been.
+ */
+export const PAST_COUNT_POSTS = 8;
+/** What one such POST may hold: a cancellation is a few hundred bytes. */
+export const PAST_COUNT_BYTES = 64 * 1024;
+
 interface AgentUse {
   requests: number;
   bytes: number;
+  /** POSTs let in past the count, to carry no request */
+  past: number;
 }
 
 /** The bytes and requests in flight: reserved before a body is read, given back when the request is done. */
@@ -57,12 +70,21 @@ export class InFlight {
 
   /** Takes a request slot for the agent; the Ticket gives it back. Refused past the agent's count. */
   admit(agent: string): Ticket | Refusal {
-    const use = this.agents.get(agent) ?? { requests: 0, bytes: 0 };
-    if (use.requests >= this.agentRequests)
-      return { status: 429, message: `this agent already has ${this.agentRequests} requests in flight` };
+    const use = this.agents.get(agent) ?? { requests: 0, bytes: 0, past: 0 };
+    if (use.requests >= this.agentRequests) {
+      if (use.past >= PAST_COUNT_POSTS) return this.tooMany();
+      use.past++;
+      this.agents.set(agent, use);
+      return new Ticket(this, agent, true);
+    }
     use.requests++;
     this.agents.set(agent, use);
     return new Ticket(this, agent);
+  }
+
+  /** Said of a POST past the agent's requests in flight. */
+  tooMany(): Refusal {
+    return { status: 429, message: `this agent already has ${this.agentRequests} requests in flight` };
   }
 
   /** @internal Reserves bytes for an admitted request; a refusal leaves nothing reserved. */
@@ -79,13 +101,14 @@ export class InFlight {
   }
 
   /** @internal */
-  release(agent: string, bytes: number): void {
+  release(agent: string, bytes: number, past = false): void {
     const use = this.agents.get(agent);
     if (!use) return;
     use.bytes -= bytes;
-    use.requests--;
+    if (past) use.past--;
+    else use.requests--;
     this.bytes -= bytes;
-    if (use.requests === 0) this.agents.delete(agent);
+    if (use.requests === 0 && use.past === 0) this.agents.delete(agent);
   }
 }
 
@@ -97,18 +120,26 @@ export class Ticket {
   constructor(
     private readonly inFlight: InFlight,
     private readonly agent: string,
+    /** let in past the agent's count: its body may hold no request, and PAST_COUNT_BYTES at most */
+    readonly past = false,
   ) {}
 
   reserve(n: number): Refusal | undefined {
+    if (this.past && this.reserved + n > PAST_COUNT_BYTES) return this.tooMany();
     const refused = this.inFlight.reserve(this.agent, n);
     if (!refused) this.reserved += n;
     return refused;
   }
 
+  /** Said of a POST past the agent's requests in flight. */
+  tooMany(): Refusal {
+    return this.inFlight.tooMany();
+  }
+
   release(): void {
     if (this.done) return;
     this.done = true;
-    this.inFlight.release(this.agent, this.reserved);
+    this.inFlight.release(this.agent, this.reserved, this.past);
   }
 }
 

@@ -138,17 +138,24 @@ describe("bodyLimit", () => {
     });
     expect(x.ticket).toBeDefined(); // given back by the front once the answer is sent
   });
-  test("an agent past its requests in flight: 429 with Retry-After, and no ticket held", async () => {
+  test("an agent past its requests in flight: 429 with Retry-After for a request, its ticket given back once sent", async () => {
     const inFlight = new InFlight(100, 100, 1);
     expect(await outcome(bodyLimit(inFlight), agentX({}, "1"))).toBe("pass");
-    const x = agentX({}, "2");
+    const x = agentX({}, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}');
     expect(await outcome(bodyLimit(inFlight), x)).toEqual({
       status: 429,
       connection: "close",
       retryAfter: "5",
       error: { code: -32000, message: "this agent already has 1 requests in flight" },
     });
-    expect(x.ticket).toBeUndefined();
+    expect(x.ticket?.past).toBe(true);
+  });
+
+  test("an agent past its requests in flight may still send a cancellation", async () => {
+    const inFlight = new InFlight(100, 1000, 1);
+    expect(await outcome(bodyLimit(inFlight), agentX({}, "1"))).toBe("pass");
+    const cancel = '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}';
+    expect(await outcome(bodyLimit(inFlight), agentX({}, cancel))).toBe("pass");
   });
 });
 
