@@ -144,11 +144,11 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
   // The record's checkpoint, beside it: said only when it stops calls, as the record is.
   const checkpoint = join(d.data, RECORD_CHECKPOINT_FILE);
   const checkpointStat = dataStat?.isDirectory() ? lstatSync(checkpoint, { throwIfNoEntry: false }) : undefined;
-  if (checkpointStat && !checkpointStat.isFile())
+  if (checkpointStat && (!checkpointStat.isFile() || checkpointStat.nlink !== 1))
     add(
       "record",
       "fail",
-      `${checkpoint} is not a file (a link, a FIFO or a dir), so every agent call is refused`,
+      `${checkpoint} is not a file of its own (a link, a FIFO, a dir or a hard link), so every agent call is refused`,
       `move it aside: mv ${checkpoint} ${checkpoint}.aside`,
     );
   else if (checkpointStat)

@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
@@ -107,4 +107,32 @@ describe("rta doctor on a record that is not a file", () => {
       await s.close();
     }
   }, 20_000);
+  // The checkpoint is rewritten in place at its offset 0: a hard link at its name to the record's key or gate.db
+  // had the next line write the checkpoint over that file's first bytes, losing the key (no line verifies any
+  // more) or every grant and lock.
+  for (const other of ["record.key", "gate.db"] as const) {
+    test(`a hard link to ${other} at the checkpoint's name refuses every call and leaves ${other} as it was`, async () => {
+      const { s, data, env } = await serving();
+      const checkpoint = join(data, "record.checkpoint");
+      const was = readFileSync(join(data, other));
+      try {
+        rmSync(checkpoint);
+        linkSync(join(data, other), checkpoint);
+        expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).code).toBe(
+          "core.record.unavailable",
+        );
+        expect(readFileSync(join(data, other)).equals(was)).toBe(true);
+        const r = await rta(["doctor", "--json"], { env });
+        const findings = (JSON.parse(r.stdout) as { findings: { check: string; status: string; detail: string }[] })
+          .findings;
+        expect(findings).toContainEqual(
+          expect.objectContaining({ check: "record", status: "fail", detail: expect.stringContaining(checkpoint) }),
+        );
+        rmSync(checkpoint);
+        expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
+      } finally {
+        await s.close();
+      }
+    }, 20_000);
+  }
 });
