@@ -6,8 +6,18 @@
  * that holds a link, a FIFO or a dir refuses the call as core.record.unavailable.
  */
 import { describe, expect, test } from "bun:test";
-import { execFileSync } from "node:child_process";
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
@@ -135,4 +145,49 @@ describe("rta doctor on a record that is not a file", () => {
       }
     }, 20_000);
   }
+});
+
+describe("the checkpoint's mode", () => {
+  // gate.db, where the checkpoint was kept, is made 0600 each time a server opens it. record.checkpoint kept the
+  // mode it was found with: restored or made by hand open to others, along with the record, another account could
+  // put an old checkpoint back over a cut tail, and --verify said the record was whole.
+  test("a checkpoint open to others is made 0600 when a server opens it, so another account cannot roll it back", async () => {
+    const data = tempDir();
+    const config = tempDir();
+    chmodSync(data, 0o755);
+    const file = join(data, "agent-log.jsonl");
+    const checkpoint = join(data, "record.checkpoint");
+    const calls = async (n: number) => {
+      const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+      try {
+        for (let i = 0; i < n; i++)
+          expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
+      } finally {
+        await s.close();
+      }
+    };
+    await calls(1);
+    chmodSync(file, 0o666);
+    chmodSync(checkpoint, 0o666);
+    await calls(1);
+    expect(statSync(checkpoint).mode & 0o777).toBe(0o600);
+    // As nobody: keep the checkpoint and the record's size as they are, let more calls be written, then cut the
+    // record back and put the old checkpoint back.
+    const aside = tempDir();
+    chmodSync(aside, 0o777);
+    const nobody = (script: string) =>
+      spawnSync("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "sh", "-c", script], {
+        env: { PATH: process.env.PATH ?? "" },
+      }).status;
+    const size = statSync(file).size;
+    expect(nobody(`cat ${checkpoint} > ${aside}/old`)).not.toBe(0);
+    await calls(2);
+    nobody(`truncate -s ${size} ${file}; cat ${aside}/old > ${checkpoint}`);
+    const verified = await rta(["agent", "log", "--verify", "--json"], {
+      env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config },
+    });
+    expect((JSON.parse(verified.stdout) as { problems: { kind: string }[] }).problems.map((p) => p.kind)).toContain(
+      "cut-tail",
+    );
+  }, 30_000);
 });
