@@ -155,6 +155,9 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
     try {
       const { O_RDWR, O_NOFOLLOW, O_NONBLOCK } = constants;
       closeSync(openSync(checkpoint, O_RDWR | O_NOFOLLOW | O_NONBLOCK));
+      // a server makes it 0600 when it opens it, which only its owner (or root) may
+      const euid = process.geteuid?.();
+      if (euid !== undefined && euid !== 0 && checkpointStat.uid !== euid) throw new Error("not this user's");
     } catch {
       add("record", "fail", `${checkpoint} cannot be written`, `make it yours: chown "$USER" ${checkpoint}`);
     }

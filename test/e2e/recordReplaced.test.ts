@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
+  chownSync,
   linkSync,
   mkdirSync,
   readFileSync,
@@ -22,7 +23,7 @@ import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
-import { rta } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 
 async function serving() {
   const data = tempDir();
@@ -188,6 +189,46 @@ describe("the checkpoint's mode", () => {
     });
     expect((JSON.parse(verified.stdout) as { problems: { kind: string }[] }).problems.map((p) => p.kind)).toContain(
       "cut-tail",
+    );
+  }, 30_000);
+  test("a checkpoint of another account's, open to this one, refuses calls and doctor says so", async () => {
+    // root ignores modes, so the server runs as nobody, in a data dir of its own, with a checkpoint root keeps
+    const top = tempDir();
+    const data = join(top, "data");
+    mkdirSync(data);
+    chmodSync(top, 0o755);
+    chownSync(data, 65534, 65534);
+    const checkpoint = join(data, "record.checkpoint");
+    writeFileSync(checkpoint, "");
+    chmodSync(checkpoint, 0o666);
+    const asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA];
+    const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
+    const requests = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "sys_info", arguments: {} } },
+    ];
+    const served = spawnSync(asNobody[0] as string, [...asNobody.slice(1), "mcp", "serve", "--root", top], {
+      env,
+      input: requests.map((r) => `${JSON.stringify(r)}\n`).join(""),
+    });
+    const answer = served.stdout
+      .toString()
+      .split("\n")
+      .find((l) => l.includes('"id":2'));
+    expect(JSON.parse(JSON.parse(answer ?? "{}").result.content[0].text).code).toBe("core.record.unavailable");
+    expect(statSync(checkpoint).mode & 0o777).toBe(0o666);
+    const doctor = spawnSync(asNobody[0] as string, [...asNobody.slice(1), "doctor", "--json"], { env });
+    const findings = (
+      JSON.parse(doctor.stdout.toString()) as { findings: { check: string; status: string; detail: string }[] }
+    ).findings;
+    expect(findings).toContainEqual(
+      expect.objectContaining({ check: "record", status: "fail", detail: `${checkpoint} cannot be written` }),
     );
   }, 30_000);
 });
