@@ -144,17 +144,20 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
   // The record's checkpoint, beside it: said only when it stops calls, as the record is.
   const checkpoint = join(d.data, RECORD_CHECKPOINT_FILE);
   const checkpointStat = dataStat?.isDirectory() ? lstatSync(checkpoint, { throwIfNoEntry: false }) : undefined;
-  if (checkpointStat && !checkpointStat.isFile())
+  if (checkpointStat && (!checkpointStat.isFile() || checkpointStat.nlink !== 1))
     add(
       "record",
       "fail",
-      `${checkpoint} is not a file (a link, a FIFO or a dir), so every agent call is refused`,
+      `${checkpoint} is not a file of its own (a link, a FIFO, a dir or a hard link), so every agent call is refused`,
       `move it aside: mv ${checkpoint} ${checkpoint}.aside`,
     );
   else if (checkpointStat)
     try {
       const { O_RDWR, O_NOFOLLOW, O_NONBLOCK } = constants;
       closeSync(openSync(checkpoint, O_RDWR | O_NOFOLLOW | O_NONBLOCK));
+      // a server makes it 0600 when it opens it, which only its owner (or root) may
+      const euid = process.geteuid?.();
+      if (euid !== undefined && euid !== 0 && checkpointStat.uid !== euid) throw new Error("not this user's");
     } catch {
       add("record", "fail", `${checkpoint} cannot be written`, `make it yours: chown "$USER" ${checkpoint}`);
     }

@@ -6,13 +6,24 @@
  * that holds a link, a FIFO or a dir refuses the call as core.record.unavailable.
  */
 import { describe, expect, test } from "bun:test";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
-import { rta } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 
 async function serving() {
   const data = tempDir();
@@ -107,4 +118,117 @@ describe("rta doctor on a record that is not a file", () => {
       await s.close();
     }
   }, 20_000);
+  // The checkpoint is rewritten in place at its offset 0: a hard link at its name to the record's key or gate.db
+  // had the next line write the checkpoint over that file's first bytes, losing the key (no line verifies any
+  // more) or every grant and lock.
+  for (const other of ["record.key", "gate.db"] as const) {
+    test(`a hard link to ${other} at the checkpoint's name refuses every call and leaves ${other} as it was`, async () => {
+      const { s, data, env } = await serving();
+      const checkpoint = join(data, "record.checkpoint");
+      const was = readFileSync(join(data, other));
+      try {
+        rmSync(checkpoint);
+        linkSync(join(data, other), checkpoint);
+        expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).code).toBe(
+          "core.record.unavailable",
+        );
+        expect(readFileSync(join(data, other)).equals(was)).toBe(true);
+        const r = await rta(["doctor", "--json"], { env });
+        const findings = (JSON.parse(r.stdout) as { findings: { check: string; status: string; detail: string }[] })
+          .findings;
+        expect(findings).toContainEqual(
+          expect.objectContaining({ check: "record", status: "fail", detail: expect.stringContaining(checkpoint) }),
+        );
+        rmSync(checkpoint);
+        expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
+      } finally {
+        await s.close();
+      }
+    }, 20_000);
+  }
+});
+
+describe("the checkpoint's mode", () => {
+  // gate.db, where the checkpoint was kept, is made 0600 each time a server opens it. record.checkpoint kept the
+  // mode it was found with: restored or made by hand open to others, along with the record, another account could
+  // put an old checkpoint back over a cut tail, and --verify said the record was whole.
+  test("a checkpoint open to others is made 0600 when a server opens it, so another account cannot roll it back", async () => {
+    const data = tempDir();
+    const config = tempDir();
+    chmodSync(data, 0o755);
+    const file = join(data, "agent-log.jsonl");
+    const checkpoint = join(data, "record.checkpoint");
+    const calls = async (n: number) => {
+      const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+      try {
+        for (let i = 0; i < n; i++)
+          expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
+      } finally {
+        await s.close();
+      }
+    };
+    await calls(1);
+    chmodSync(file, 0o666);
+    chmodSync(checkpoint, 0o666);
+    await calls(1);
+    expect(statSync(checkpoint).mode & 0o777).toBe(0o600);
+    // As nobody: keep the checkpoint and the record's size as they are, let more calls be written, then cut the
+    // record back and put the old checkpoint back.
+    const aside = tempDir();
+    chmodSync(aside, 0o777);
+    const nobody = (script: string) =>
+      spawnSync("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "sh", "-c", script], {
+        env: { PATH: process.env.PATH ?? "" },
+      }).status;
+    const size = statSync(file).size;
+    expect(nobody(`cat ${checkpoint} > ${aside}/old`)).not.toBe(0);
+    await calls(2);
+    nobody(`truncate -s ${size} ${file}; cat ${aside}/old > ${checkpoint}`);
+    const verified = await rta(["agent", "log", "--verify", "--json"], {
+      env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config },
+    });
+    expect((JSON.parse(verified.stdout) as { problems: { kind: string }[] }).problems.map((p) => p.kind)).toContain(
+      "cut-tail",
+    );
+  }, 30_000);
+  test("a checkpoint of another account's, open to this one, refuses calls and doctor says so", async () => {
+    // root ignores modes, so the server runs as nobody, in a data dir of its own, with a checkpoint root keeps
+    const top = tempDir();
+    const data = join(top, "data");
+    mkdirSync(data);
+    chmodSync(top, 0o755);
+    chownSync(data, 65534, 65534);
+    const checkpoint = join(data, "record.checkpoint");
+    writeFileSync(checkpoint, "");
+    chmodSync(checkpoint, 0o666);
+    const asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA];
+    const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
+    const requests = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "sys_info", arguments: {} } },
+    ];
+    const served = spawnSync(asNobody[0] as string, [...asNobody.slice(1), "mcp", "serve", "--root", top], {
+      env,
+      input: requests.map((r) => `${JSON.stringify(r)}\n`).join(""),
+    });
+    const answer = served.stdout
+      .toString()
+      .split("\n")
+      .find((l) => l.includes('"id":2'));
+    expect(JSON.parse(JSON.parse(answer ?? "{}").result.content[0].text).code).toBe("core.record.unavailable");
+    expect(statSync(checkpoint).mode & 0o777).toBe(0o666);
+    const doctor = spawnSync(asNobody[0] as string, [...asNobody.slice(1), "doctor", "--json"], { env });
+    const findings = (
+      JSON.parse(doctor.stdout.toString()) as { findings: { check: string; status: string; detail: string }[] }
+    ).findings;
+    expect(findings).toContainEqual(
+      expect.objectContaining({ check: "record", status: "fail", detail: `${checkpoint} cannot be written` }),
+    );
+  }, 30_000);
 });

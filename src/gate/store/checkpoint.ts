@@ -13,7 +13,7 @@
  * later for a checkpoint file removed.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { closeSync, constants, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { lap } from "../../core/profile.ts";
 import type { RecordCheckpoint } from "../../record/append.ts";
 import { type FileId, fdId, NameProbe, sameFile } from "../../record/fileId.ts";
@@ -204,13 +204,24 @@ export class CheckpointStore {
     if (open) closeSync(open.fd);
     this.open = undefined;
     this.known = undefined;
-    // Not through a link, and never a FIFO's or a device's: the file is rta's alone.
+    // Not through a link, and never a FIFO's or a device's: the file is rta's alone. Nor a file with another name
+    // (a hard link to record.key or gate.db): it is rewritten in place, over that file's first bytes. Asked only
+    // when opened.
     const { O_RDWR, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
     const fd = openSync(this.file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
     const id = fdId(fd);
-    if (!id?.isFile) {
+    if (!id?.isFile || fstatSync(fd).nlink !== 1) {
       closeSync(fd);
-      throw new Error(`${this.file} is not a regular file`);
+      throw new Error(`${this.file} is not a regular file of its own (a link, a FIFO, a dir or a hard link)`);
+    }
+    // 0600 whatever mode it was found with (restored, made by hand), as gate.db is at each open: one open to
+    // another account would let it put an old checkpoint back over a cut tail. One not this user's to change
+    // refuses, as gate.db's does.
+    try {
+      fchmodSync(fd, 0o600);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
     }
     this.open = { fd, id };
     return this.open;
