@@ -10,6 +10,7 @@ import {
   chmodSync,
   chownSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   realpathSync,
   renameSync,
@@ -141,5 +142,18 @@ describe("a kept root", () => {
     expect(Object.keys(await s.write("w.txt", "written"))).not.toContain("code");
     expect(await s.read("w.txt")).toEqual({ type: "text", text: "written" });
     expect(await s.read("f.txt")).toEqual({ type: "text", text: "inside" });
+  }, 30_000);
+
+  test("the root bound over itself read-only: the next write meets the read-only mount, not the one it covers", async () => {
+    const s = await served();
+    const mount = (...args: string[]) => expect(Bun.spawnSync(["mount", ...args]).exitCode).toBe(0);
+    mount("--bind", s.root, s.root);
+    try {
+      mount("-o", "remount,ro,bind", s.root);
+      expect((await s.write("w.txt", "written")).code).toBe("fs.readonly");
+      expect(existsSync(join(s.root, "w.txt"))).toBe(false);
+    } finally {
+      Bun.spawnSync(["umount", "-l", s.root]);
+    }
   }, 30_000);
 });
