@@ -18,6 +18,7 @@ import {
   pathOf,
   STATX_BASIC_STATS,
   STATX_MNT_ID,
+  STATX_TYPE_INO_SIZE,
   statxAt,
   stx,
 } from "../../core/statx.ts";
@@ -81,6 +82,19 @@ export function stillAt(path: Uint8Array, dev: number, ino: number, ctimeMs: num
   }
   const v = statxAt(path, 0, STATX_BASIC_STATS, AT_FDCWD);
   return v !== undefined && stx.ino(v) === ino && stx.ctimeMs(v) === ctimeMs && stx.dev(v) === dev;
+}
+
+/**
+ * Whether `path` (made by cPath), followed as stat follows it, is still the file of device `dev` and inode `ino`,
+ * changed or not: one look, with nothing made of it. False when it cannot be looked at. Refuses nothing.
+ */
+export function sameInode(path: Uint8Array, dev: number, ino: number): boolean {
+  if (!hasStatx()) {
+    const st = fromNode(path, false);
+    return st !== undefined && st.dev === dev && st.ino === ino;
+  }
+  const v = statxAt(path, 0, STATX_TYPE_INO_SIZE, AT_FDCWD);
+  return v !== undefined && stx.ino(v) === ino && stx.dev(v) === dev;
 }
 
 /** The same numbers of a Stats node:fs gave. */
