@@ -22,6 +22,8 @@ export const AT_SYMLINK_NOFOLLOW = 0x100;
 export const AT_EMPTY_PATH = 0x1000;
 /** STATX_BASIC_STATS: type, mode, nlink, uid, gid, times, ino, size, blocks */
 export const STATX_BASIC_STATS = 0x7ff;
+/** STATX_MNT_ID: the id of the mount the file was reached through (Linux 5.8) */
+export const STATX_MNT_ID = 0x1000;
 /** STATX_TYPE | STATX_INO | STATX_SIZE */
 export const STATX_TYPE_INO_SIZE = 0x0001 | 0x0100 | 0x0200;
 
@@ -100,6 +102,8 @@ export function u64(view: DataView, at: number): number {
 
 /** The fields of a statx answer, as node:fs spells them. */
 export const stx = {
+  /** which fields the kernel filled in */
+  mask: (v: DataView) => v.getUint32(0, true),
   mode: (v: DataView) => v.getUint16(0x1c, true),
   nlink: (v: DataView) => v.getUint32(0x10, true),
   uid: (v: DataView) => v.getUint32(0x14, true),
@@ -110,6 +114,8 @@ export const stx = {
   ctimeMs: (v: DataView) =>
     (v.getUint32(0x60, true) + v.getInt32(0x64, true) * 0x100000000) * 1000 + v.getUint32(0x68, true) / 1e6,
   dev: (v: DataView) => makedev(v.getUint32(0x88, true), v.getUint32(0x8c, true)),
+  /** the mount's id, where the mask says the kernel gave it (STATX_MNT_ID) */
+  mountId: (v: DataView) => ((v.getUint32(0, true) & STATX_MNT_ID) !== 0 ? u64(v, 0x90) : undefined),
 };
 
 /** glibc's makedev, as node:fs spells a device number. */

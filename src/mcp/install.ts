@@ -118,9 +118,16 @@ const PROJECT_SERVER_FILES = [
 ] as const;
 
 /**
+ * The files in the home from which a client reads the servers it starts, though rta registers itself elsewhere for
+ * that client: Claude Code's `~/.claude.json`, which holds its user-scope servers and each project's local-scope ones
+ * (`claude mcp add` writes there by default).
+ */
+const HOME_SERVER_FILES = [[".claude.json"]] as const;
+
+/**
  * Every file a registration is written into, for this home, CODEX_HOME and
  * these project directories (the server's own and its roots), and every
- * file in those projects a client reads its servers from: what an MCP client
+ * file in those projects or the home a client reads its servers from: what an MCP client
  * runs when it next starts. The path gate keeps them as rta's own places, as
  * it keeps rta's executable: an agent that could write one would choose the
  * command the client runs as the person, or the roots, name and dirs the next
@@ -145,6 +152,7 @@ export function registrationFiles(
       if (isAbsolute(file)) files.add(file);
     }
   }
+  if (home !== undefined && isAbsolute(home)) for (const parts of HOME_SERVER_FILES) files.add(join(home, ...parts));
   return [...files];
 }
 

@@ -9,7 +9,7 @@
  * the same record key and grants, and is known by what it holds.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_REMOVE_DEPTH } from "../../src/gate/paths/removal.ts";
 import { canBindMount, tempDir } from "../support/fixtures.ts";
@@ -120,6 +120,43 @@ describe("the way to a place not made yet, reached by a bind mount", () => {
       } finally {
         await s.close();
         Bun.spawnSync(["umount", mount]);
+      }
+    },
+    30_000,
+  );
+});
+
+describe("a place mounted over while the server runs", () => {
+  // The places are worked out again only when a directory looked in changed; a mount over the config dir itself
+  // changes no directory's ctime, but gives the config dir's path another inode: the one under the root.
+  test.skipIf(!canBindMount())(
+    "a dir under the root bound over the config dir is withheld from the next call",
+    async () => {
+      const root = realpathSync(tempDir());
+      mkdirSync(join(root, "team"));
+      writeFileSync(join(root, "team/policy.toml"), "# the team's\n");
+      const config = realpathSync(tempDir());
+      const data = tempDir();
+      const env = { HOME: tempDir(), RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+      expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+      const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: data, env });
+      const call = async (name: string, args: Record<string, unknown>) =>
+        resultJson(await s.client.callTool({ name, arguments: args }));
+      // the places are kept once every directory looked in last changed well before (the home apart from the data
+      // dir, which each call writes in): read twice, kept the second
+      await Bun.sleep(300);
+      for (let i = 0; i < 2; i++)
+        expect(await call("fs_read", { path: "team/policy.toml" })).toEqual({ type: "text", text: "# the team's\n" });
+      expect(Bun.spawnSync(["mount", "--bind", join(root, "team"), config]).exitCode).toBe(0);
+      try {
+        expect((await call("fs_read", { path: "team/policy.toml" })).code).toBe("core.path.withheld");
+        expect((await call("fs_write", { path: "team/policy.toml", content: "[ceiling]\n" })).code).toBe(
+          "core.path.withheld",
+        );
+        expect(readFileSync(join(root, "team/policy.toml"), "utf8")).toBe("# the team's\n");
+      } finally {
+        await s.close();
+        Bun.spawnSync(["umount", "-l", config]);
       }
     },
     30_000,

@@ -10,6 +10,7 @@ import {
   chmodSync,
   chownSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   realpathSync,
   renameSync,
@@ -19,7 +20,7 @@ import {
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { tempDir } from "../support/fixtures.ts";
+import { canBindMount, tempDir } from "../support/fixtures.ts";
 import { resultJson } from "../support/mcpClient.ts";
 import { RTA } from "../support/rta.ts";
 
@@ -142,4 +143,22 @@ describe("a kept root", () => {
     expect(await s.read("w.txt")).toEqual({ type: "text", text: "written" });
     expect(await s.read("f.txt")).toEqual({ type: "text", text: "inside" });
   }, 30_000);
+
+  // root may bind-mount here (the tests run as root); where it may not, there is no mount to test
+  test.skipIf(!canBindMount())(
+    "the root bound over itself read-only: the next write meets the read-only mount, not the one it covers",
+    async () => {
+      const s = await served();
+      const mount = (...args: string[]) => expect(Bun.spawnSync(["mount", ...args]).exitCode).toBe(0);
+      mount("--bind", s.root, s.root);
+      try {
+        mount("-o", "remount,ro,bind", s.root);
+        expect((await s.write("w.txt", "written")).code).toBe("fs.readonly");
+        expect(existsSync(join(s.root, "w.txt"))).toBe(false);
+      } finally {
+        Bun.spawnSync(["umount", "-l", s.root]);
+      }
+    },
+    30_000,
+  );
 });

@@ -62,6 +62,8 @@ describe("the client registrations rta mcp install writes", () => {
         ["fs_mkdir", { path: ".gemini" }],
         ["fs_write", { path: ".gemini/settings.json", content: planted }],
         ["fs_write", { path: ".codex/config.toml", content: '[mcp_servers.x]\ncommand = "sh"\n' }],
+        // Claude Code's own servers, user and local scope, kept in the home
+        ["fs_write", { path: join(home, ".claude.json"), content: planted }],
       ];
       for (const [name, args] of cases)
         expect([name, args, (await call(name, args)).code]).toEqual([name, args, "core.path.withheld"]);
@@ -69,7 +71,7 @@ describe("the client registrations rta mcp install writes", () => {
       expect(readFileSync(join(home, ".cursor/mcp.json"), "utf8")).toBe(cursor);
       for (const made of [
         ...[".vscode", ".cursor", ".gemini", ".codex"].map((d) => join(project, d)),
-        ...[".codex", ".gemini", ".config/Claude"].map((d) => join(home, d)),
+        ...[".codex", ".gemini", ".config/Claude", ".claude.json"].map((d) => join(home, d)),
       ])
         expect([made, existsSync(made)]).toEqual([made, false]);
       // beside them, the project is written as before

@@ -146,6 +146,43 @@ describe("the roots a client offers", () => {
   });
 });
 
+describe("a client's registration in a root the client offers", () => {
+  test("is not written by an agent, as in the server's own roots", async () => {
+    const serverRoot = realpathSync(tempDir());
+    const offered = realpathSync(tempDir());
+    const env = { PATH: process.env.PATH ?? "", HOME: tempDir(), RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
+    expect(Bun.spawnSync([RTA, "grant", "allow", "fs", "--agent", "e2e", "--ttl", "10m"], { env }).exitCode).toBe(0);
+    const transport = new StdioClientTransport({
+      command: RTA,
+      args: ["mcp", "serve", "--agent", "e2e", "--root", serverRoot],
+      env,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "e2e", version: "1" }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler("roots/list", async () => ({ roots: [{ uri: `file://${offered}`, name: "offered" }] }));
+    await client.connect(transport);
+    const call = async (name: string, args: Record<string, unknown>) =>
+      resultJson(await client.callTool({ name, arguments: args }));
+    try {
+      for (let i = 0; i < 50; i++) {
+        if ((await call("fs_list", { path: offered })).type === "table") break;
+        await Bun.sleep(20); // the server asks for the roots right after the handshake
+      }
+      for (const file of [".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json", ".gemini/settings.json"]) {
+        const path = join(offered, file);
+        expect([file, (await call("fs_write", { path, content: "{}" })).code]).toEqual([file, "core.path.withheld"]);
+        expect(existsSync(path)).toBe(false);
+      }
+      // beside them, the offered root is written as any root
+      expect(await call("fs_write", { path: join(offered, "notes.md"), content: "x" })).toMatchObject({
+        value: { created: true },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("what the system refuses", () => {
   // Root ignores file modes, so rta runs as nobody for the mode to bite.
   test("a write into a directory the user may not write is fs.denied, with no errno and no stack", async () => {

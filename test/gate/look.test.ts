@@ -5,9 +5,9 @@
  * otherwise would only ever say "changed".
  */
 import { expect, test } from "bun:test";
-import { lstatSync, mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cPath, look, lookOf, stillAt } from "../../src/gate/paths/look.ts";
+import { cPath, look, lookOf, mountOf, stillAt } from "../../src/gate/paths/look.ts";
 import { tempDir } from "../support/fixtures.ts";
 
 test("a look at a directory, a file, a link and /proc says what stat and lstat say", () => {
@@ -16,12 +16,17 @@ test("a look at a directory, a file, a link and /proc says what stat and lstat s
   writeFileSync(join(dir, "f"), "x");
   symlinkSync("d", join(dir, "l"));
   for (const p of ["/", dir, join(dir, "d"), join(dir, "f"), join(dir, "l"), "/proc/self"]) {
-    expect(look(cPath(p))).toEqual(lookOf(statSync(p)));
-    expect(look(cPath(p), true)).toEqual(lookOf(lstatSync(p)));
+    // and the mount it was reached through, which a Stats does not say
+    expect(look(cPath(p))).toEqual({ ...lookOf(statSync(p)), mount: expect.any(Number) });
+    expect(look(cPath(p), true)).toEqual({ ...lookOf(lstatSync(p)), mount: expect.any(Number) });
     const st = statSync(p);
     expect(stillAt(cPath(p), st.dev, st.ino, st.ctimeMs)).toBe(true);
     expect(stillAt(cPath(p), st.dev, st.ino, st.ctimeMs + 1)).toBe(false);
   }
+  // a descriptor's mount is the one a look at its path says, so a kept root's is held against the look
+  const fd = openSync(dir, "r");
+  expect(mountOf(fd)).toBe(look(cPath(dir))?.mount as number);
+  closeSync(fd);
   expect(look(cPath(join(dir, "missing")))).toBeUndefined();
   expect(stillAt(cPath(join(dir, "missing")), 0, 0, 0)).toBe(false);
 });

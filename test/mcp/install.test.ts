@@ -100,6 +100,8 @@ describe("the registration", () => {
       "/r/.mcp.json",
       "/r/.vscode/mcp.json",
       ...inProject("/r"),
+      // Claude Code's own servers, user and local scope
+      "/h/.claude.json",
     ]);
     expect(registrationFiles(undefined, ["/w"], undefined, "linux")).toEqual([
       "/w/.mcp.json",

@@ -11,7 +11,17 @@
  * they ever spelled otherwise, a look would only ever say "changed".
  */
 import { lstatSync, type Stats, statSync } from "node:fs";
-import { AT_FDCWD, AT_SYMLINK_NOFOLLOW, hasStatx, pathOf, STATX_BASIC_STATS, statxAt, stx } from "../../core/statx.ts";
+import {
+  AT_FDCWD,
+  AT_SYMLINK_NOFOLLOW,
+  hasStatx,
+  pathOf,
+  STATX_BASIC_STATS,
+  STATX_MNT_ID,
+  STATX_TYPE_INO_SIZE,
+  statxAt,
+  stx,
+} from "../../core/statx.ts";
 
 export { cPath } from "../../core/statx.ts";
 
@@ -26,6 +36,11 @@ export interface Look {
   size: number;
   /** the last change to the inode (a write, a chmod, a chown, an entry made or removed in a directory), in ms */
   ctimeMs: number;
+  /**
+   * the mount it was reached through, where the kernel says (Linux's statx): the same directory bound over itself
+   * read-only is the same inode, unchanged, on another mount
+   */
+  mount?: number;
 }
 
 /**
@@ -34,7 +49,7 @@ export interface Look {
  */
 export function look(path: Uint8Array, noFollow = false): Look | undefined {
   if (!hasStatx()) return fromNode(path, noFollow);
-  const v = statxAt(path, noFollow ? AT_SYMLINK_NOFOLLOW : 0, STATX_BASIC_STATS);
+  const v = statxAt(path, noFollow ? AT_SYMLINK_NOFOLLOW : 0, STATX_BASIC_STATS | STATX_MNT_ID);
   if (v === undefined) return undefined;
   return {
     dev: stx.dev(v),
@@ -45,7 +60,15 @@ export function look(path: Uint8Array, noFollow = false): Look | undefined {
     nlink: stx.nlink(v),
     size: stx.size(v),
     ctimeMs: stx.ctimeMs(v),
+    mount: stx.mountId(v),
   };
+}
+
+/** The mount an opened descriptor was reached through, where the kernel says (see Look's `mount`). */
+export function mountOf(fd: number): number | undefined {
+  if (!hasStatx()) return undefined;
+  const v = statxAt(null, 0, STATX_MNT_ID, fd);
+  return v === undefined ? undefined : stx.mountId(v);
 }
 
 /**
@@ -59,6 +82,19 @@ export function stillAt(path: Uint8Array, dev: number, ino: number, ctimeMs: num
   }
   const v = statxAt(path, 0, STATX_BASIC_STATS, AT_FDCWD);
   return v !== undefined && stx.ino(v) === ino && stx.ctimeMs(v) === ctimeMs && stx.dev(v) === dev;
+}
+
+/**
+ * Whether `path` (made by cPath), followed as stat follows it, is still the file of device `dev` and inode `ino`,
+ * changed or not: one look, with nothing made of it. False when it cannot be looked at. Refuses nothing.
+ */
+export function sameInode(path: Uint8Array, dev: number, ino: number): boolean {
+  if (!hasStatx()) {
+    const st = fromNode(path, false);
+    return st !== undefined && st.dev === dev && st.ino === ino;
+  }
+  const v = statxAt(path, 0, STATX_TYPE_INO_SIZE, AT_FDCWD);
+  return v !== undefined && stx.ino(v) === ino && stx.dev(v) === dev;
 }
 
 /** The same numbers of a Stats node:fs gave. */
@@ -75,7 +111,10 @@ export function lookOf(st: Stats): Look {
   };
 }
 
-/** Whether two looks saw the same inode, with the same type, mode and owner, unchanged since (its ctime). */
+/**
+ * Whether two looks saw the same inode, with the same type, mode and owner, unchanged since (its ctime), through
+ * the same mount.
+ */
 export function sameLook(a: Look, b: Look): boolean {
   return (
     a.dev === b.dev &&
@@ -83,7 +122,8 @@ export function sameLook(a: Look, b: Look): boolean {
     a.mode === b.mode &&
     a.uid === b.uid &&
     a.gid === b.gid &&
-    a.ctimeMs === b.ctimeMs
+    a.ctimeMs === b.ctimeMs &&
+    a.mount === b.mount
   );
 }
 

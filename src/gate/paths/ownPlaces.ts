@@ -94,13 +94,15 @@ const SLASH = 0x2f;
 
 /**
  * The places and the way to each, as the file system stands now; /proc and /sys too when `system`. `lookedIn`
- * is told each directory a lookup looked in, by its path, and what stat said of it: what was found depends on
- * nothing else (placesMemo.ts).
+ * is told each directory a lookup looked in, by its path, and what stat said of it, and `found` each place there
+ * is, with what stat said of it (its device and inode, which a mount over it changes and its directory does not
+ * see): what was found depends on nothing else (placesMemo.ts).
  */
 export function ownPlacesNow(
   places: readonly string[],
   system: boolean,
   lookedIn?: (dir: string, st: Stats) => void,
+  found?: (place: string, st: Stats) => void,
 ): OwnPlaces {
   const inside = new Set<string>();
   const way = new Set<string>();
@@ -110,7 +112,10 @@ export function ownPlacesNow(
   for (const place of places) {
     const spelled = resolve(place);
     const st = look.stat(spelled);
-    if (st) ids.add(idOf(st)); // else not made yet: it has no inode to be known by
+    if (st) {
+      ids.add(idOf(st));
+      found?.(spelled, st);
+    } // else not made yet: it has no inode to be known by
     const traced = trace(spelled, look);
     inside.add(spelled);
     inside.add(traced.real);

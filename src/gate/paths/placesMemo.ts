@@ -9,7 +9,11 @@
  * the kernel sets a ctime: `touch -d` sets the others and ctime to now. A
  * mount over one of them gives its path another device and inode. So each
  * call stats the directories looked in, and works the places out again when
- * one of them is not the same directory with the same ctime.
+ * one of them is not the same directory with the same ctime. Each place
+ * there is is known by its device and inode too (a bind mount elsewhere of
+ * the same directory is withheld by them), and a mount over a place gives it
+ * others while its directory's ctime stays: so each call also looks at each
+ * place found, and works the places out again when one is another inode.
  *
  * A ctime is taken from a clock the kernel moves at each tick, so a second
  * change in the tick of the first leaves it as it was. A working-out is therefore kept only when
@@ -23,7 +27,7 @@
  */
 import type { Stats } from "node:fs";
 import { settledBefore } from "../../core/recheck.ts";
-import { cPath, stillAt } from "./look.ts";
+import { cPath, sameInode, stillAt } from "./look.ts";
 import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
 
 interface Seen {
@@ -34,9 +38,16 @@ interface Seen {
   ctimeMs: number;
 }
 
+interface Found {
+  /** the place's path, as statx takes it, followed as a stat follows it */
+  place: Uint8Array;
+  dev: number;
+  ino: number;
+}
+
 /** One set of places, worked out again only when a directory looked in has changed (see above). */
 export class PlacesMemo {
-  private kept: { own: OwnPlaces; seen: Seen[] } | undefined;
+  private kept: { own: OwnPlaces; seen: Seen[]; found: Found[] } | undefined;
 
   /** `places` and `system` as ownPlacesNow takes them; `clock` the time in ms, the real one but in a test. */
   constructor(
@@ -51,14 +62,22 @@ export class PlacesMemo {
   /** The places as they stand now: the last working-out while every directory it looked in is as it was. */
   now(): OwnPlaces {
     const kept = this.kept;
-    if (kept?.seen.every(unchanged)) return kept.own;
+    if (kept?.seen.every(unchanged) && kept.found.every(still)) return kept.own;
     const began = this.clock();
     this.workedOut++;
     const seen: Seen[] = [];
-    const own = ownPlacesNow(this.places, this.system, (dir: string, st: Stats) => {
-      seen.push({ dir: cPath(dir), dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs });
-    });
-    this.kept = seen.every((s) => settledBefore(s.ctimeMs, began)) ? { own: frozen(own), seen } : undefined;
+    const found: Found[] = [];
+    const own = ownPlacesNow(
+      this.places,
+      this.system,
+      (dir: string, st: Stats) => {
+        seen.push({ dir: cPath(dir), dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs });
+      },
+      (place: string, st: Stats) => {
+        found.push({ place: cPath(place), dev: st.dev, ino: st.ino });
+      },
+    );
+    this.kept = seen.every((s) => settledBefore(s.ctimeMs, began)) ? { own: frozen(own), seen, found } : undefined;
     return own;
   }
 }
@@ -69,6 +88,11 @@ export class PlacesMemo {
  */
 function unchanged(s: Seen): boolean {
   return stillAt(s.dir, s.dev, s.ino, s.ctimeMs);
+}
+
+/** Whether a place found is still the inode it was: a mount over it, or over the way to it, makes it another. */
+function still(f: Found): boolean {
+  return sameInode(f.place, f.dev, f.ino);
 }
 
 /** Kept places are handed to many calls: none may change them. */

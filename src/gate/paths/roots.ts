@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, openSync, realpathSync, type Stats } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { settledBefore } from "../../core/recheck.ts";
-import { cPath, type Look, look, lookOf, sameLook } from "./look.ts";
+import { cPath, type Look, look, lookOf, mountOf, sameLook } from "./look.ts";
 import { idOf, isUnder } from "./ownPlaces.ts";
 import { OUTSIDE_HINT, pathError, type RootFacts } from "./rules.ts";
 
@@ -112,7 +112,11 @@ export class Roots {
       );
     }
     if (!settledBefore(st.ctimeMs, openedAt)) return { fd: rootFd, st };
-    const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), seen: lookOf(st), facts: {} };
+    // the mount it was opened through, as a look at its path will say it: a bind mount of the root over itself
+    // (made read-only) is the same directory, unchanged, and must not be written through the mount it covered
+    const seen: Look = { ...lookOf(st), mount: mountOf(rootFd) };
+    if (seen.mount === undefined && process.platform === "linux") return { fd: rootFd, st };
+    const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), seen, facts: {} };
     if (keptRoots.size >= MAX_KEPT_ROOTS) forgetOldest();
     keptRoots.set(root, kept);
     return kept;
@@ -142,8 +146,9 @@ export interface OpenedRoot {
  * path at each (an open, an fstat and a close), and what was asked of it.
  * Each call still looks at the root by its path first (one statx, with no
  * Stats built) and serves the kept descriptor only while that look finds the
- * same directory, with the same mode, owner and group, unchanged since: so a
- * root replaced, renamed or moved away is not served, nor one made unreadable
+ * same directory, with the same mode, owner and group, unchanged since, through
+ * the same mount: so a root replaced, renamed or moved away is not served, nor
+ * one bound over itself read-only, nor one made unreadable
  * (a chmod or chown, or an ACL set, moves its ctime; an ancestor the server
  * can no longer search fails the look), and an entry made or removed in it
  * (what would make it an rta data dir) moves its ctime too. Otherwise the

@@ -55,10 +55,22 @@ export function personAccess(cwd = process.cwd()): CallPaths {
   return new CallPaths(new PathGate(["/"], PERSON_RULES), cwd);
 }
 
-/** The same gate with a capability's declared default roots added after the server's. Refuses nothing. */
-export function withRoots(gate: PathGate, extra: readonly string[] | undefined): PathGate {
+/**
+ * The same gate with roots added after the server's: a capability's declared defaults, or the roots a client
+ * offers, with `withheld` kept as rta's own places too (the registration files in a client's roots). Refuses
+ * nothing.
+ */
+export function withRoots(
+  gate: PathGate,
+  extra: readonly string[] | undefined,
+  withheld: readonly string[] = [],
+): PathGate {
   if (!extra || extra.length === 0) return gate;
-  return new PathGate([...gate.roots, ...extra.filter((r) => !gate.roots.includes(r))], gate.rules, gate.pins);
+  const rules =
+    withheld.length === 0
+      ? gate.rules
+      : { ...gate.rules, withheld: [...new Set([...gate.rules.withheld, ...withheld.map((p) => resolve(p))])] };
+  return new PathGate([...gate.roots, ...extra.filter((r) => !gate.roots.includes(r))], rules, gate.pins);
 }
 
 /** Whether opening this call's paths may make directories on the way (a write with `parents`). */

@@ -10,6 +10,7 @@ import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio"
 import { Exit } from "../../core/errors.ts";
 import { withRoots } from "../../gate/paths/stage.ts";
 import { BoundedStdioTransport } from "../boundedStdio.ts";
+import { registrationFiles } from "../install.ts";
 import { createServer } from "../server.ts";
 import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "./callsInFlight.ts";
 import { DirectCalls } from "./directCall.ts";
@@ -68,7 +69,8 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
     ...(direct ? { onSdkCall: direct.sdkCall } : {}),
     onClientRoots: (offered: string[]) => {
       const added = offered.filter((r) => !roots.includes(r));
-      deps.roots = withRoots(served, added);
+      // a client reads a project's registration from the project: in a root it offers, as in the server's own
+      deps.roots = withRoots(served, added, registrationFiles(undefined, added));
       if (added.length > 0) o.say(`rta: the client offered roots: ${added.map(o.shown).join(", ")}`);
     },
   };
