@@ -63,17 +63,16 @@ export const DESCRIBE_MAX_CAPABILITIES = 1000;
  */
 export function checkDescribed(value: unknown, name: string): Described {
   if (!PLUGIN_NAME.test(name)) throw invalid(name, "its name is not lowercase letters and digits");
-  if (deeperThan(value, DESCRIBE_MAX_DEPTH))
-    throw invalid(name, `its describe nests past ${DESCRIBE_MAX_DEPTH} levels`);
+  // before anything walks it: JSON.stringify of a value nested 100,000 deep overflows the stack
+  const unfit = unfitValue(value, DESCRIBE_MAX_DEPTH);
+  if (unfit === "deep") throw invalid(name, `its describe nests past ${DESCRIBE_MAX_DEPTH} levels`);
+  if (unfit === "number") throw invalid(name, "its describe holds a number that is not finite");
   if (value !== null && typeof value === "object" && Array.isArray((value as Described).capabilities)) {
     const count = (value as Described).capabilities.length;
     if (count > DESCRIBE_MAX_CAPABILITIES) {
       throw invalid(name, `it declares ${count} capabilities, past the bound of ${DESCRIBE_MAX_CAPABILITIES}`);
     }
   }
-  // before anything walks it: JSON.stringify of a value nested 100,000 deep overflows the stack
-  const unfit = unfitValue(value);
-  if (unfit !== undefined) throw invalid(name, `its describe holds ${unfit}`);
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? "");
   if (bytes > DESCRIBE_MAX_BYTES) throw invalid(name, `its describe is ${bytes} bytes, past the bound of 1 MiB`);
   if (!describedShape(value)) throw invalid(name, `its describe fails the schema: ${schemaFault(describedShape)}`);
@@ -97,18 +96,6 @@ export function checkDescribed(value: unknown, name: string): Described {
 
 /** Past this many levels of arrays and objects a describe is refused: a declaration needs a few, and JSON.stringify fails on a deep one. */
 export const DESCRIBE_MAX_DEPTH = 32;
-
-/** Whether `value` nests arrays and objects past `max` levels; looked at without recursion. Refuses nothing. */
-function deeperThan(value: unknown, max: number): boolean {
-  const todo: [unknown, number][] = [[value, 0]];
-  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
-    const [v, depth] = next;
-    if (v === null || typeof v !== "object") continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(v)) todo.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * A control character (C0, DEL, C1), a line separator or an invisible format
@@ -178,8 +165,10 @@ export function underPrefix(code: string, plugin: string): boolean {
  * must carry codes under the plugin's prefix. Refuses core.plugin.failed, saying what is wrong.
  */
 export function checkAnswer(value: unknown, cap: Pick<Capability, "name" | "result">, plugin: string): ResultValue {
-  const unfit = unfitValue(value);
-  if (unfit !== undefined) throw failed(plugin, `its answer to ${cap.name} holds ${unfit}`);
+  const unfit = unfitValue(value, ANSWER_MAX_DEPTH);
+  if (unfit === "deep")
+    throw failed(plugin, `its answer to ${cap.name} holds a value nested more than ${ANSWER_MAX_DEPTH} deep`);
+  if (unfit === "number") throw failed(plugin, `its answer to ${cap.name} holds a number that is not finite`);
   let fits: boolean;
   try {
     fits = resultShape(value) as boolean;
@@ -213,27 +202,22 @@ export function checkAnswer(value: unknown, cap: Pick<Capability, "name" | "resu
 export const ANSWER_MAX_DEPTH = 256;
 
 /**
- * What of `value` no result may hold, walked without recursion: nesting past
- * ANSWER_MAX_DEPTH (what renders, redacts and sends a result recurses, and a
- * stack overflow there is an answer the agent never gets while the record
- * says ok) or a number JSON cannot say (1e999 parses to Infinity: the CLI
- * would show it, the agent would be sent null). Undefined when it holds neither.
+ * What of `value` no describe or result may hold, walked without recursion:
+ * arrays and objects nested past `max` levels ("deep": what renders, redacts
+ * and sends a result recurses, and JSON.stringify of a deep describe
+ * overflows the stack) or a number JSON cannot say ("number": 1e999 parses to
+ * Infinity; the CLI would show it, the agent would be sent null). "deep" is
+ * said over "number"; undefined when it holds neither.
  */
-function unfitValue(value: unknown): string | undefined {
-  const stack: { v: object; depth: number }[] = [];
-  const visit = (v: unknown, depth: number): string | undefined => {
-    if (typeof v === "number" && !Number.isFinite(v)) return "a number that is not finite";
-    if (v === null || typeof v !== "object") return undefined;
-    if (depth > ANSWER_MAX_DEPTH) return `a value nested more than ${ANSWER_MAX_DEPTH} deep`;
-    stack.push({ v, depth });
-    return undefined;
-  };
-  let said = visit(value, 1);
-  for (let top = stack.pop(); said === undefined && top !== undefined; top = stack.pop()) {
-    for (const child of Object.values(top.v)) {
-      said = visit(child, top.depth + 1);
-      if (said !== undefined) break;
-    }
+function unfitValue(value: unknown, max: number): "deep" | "number" | undefined {
+  let said: "number" | undefined;
+  const todo: [unknown, number][] = [[value, 1]];
+  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+    const [v, depth] = next;
+    if (typeof v === "number" && !Number.isFinite(v)) said = "number";
+    if (v === null || typeof v !== "object") continue;
+    if (depth > max) return "deep";
+    for (const child of Object.values(v)) todo.push([child, depth + 1]);
   }
   return said;
 }
