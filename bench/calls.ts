@@ -8,7 +8,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Driver } from "./mcpDriver.ts";
+import { callRate } from "./mcpDriver.ts";
 import { benchDir, compile, median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
@@ -34,20 +34,8 @@ const workloads: Workload[] = [
 ];
 
 /** Calls per second over CALLS sequential calls of one tool, after a warm-up. */
-async function rate(cmd: string[], tool: string, args: Record<string, unknown>): Promise<number> {
-  const d = new Driver(cmd, env);
-  await d.initialize();
-  const once = async () => {
-    const r = await d.request("tools/call", { name: tool, arguments: args });
-    const result = r.result as { isError?: boolean } | undefined;
-    if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(r).slice(0, 300)}`);
-  };
-  for (let i = 0; i < 100; i++) await once();
-  const t0 = performance.now();
-  for (let i = 0; i < CALLS; i++) await once();
-  const s = (performance.now() - t0) / 1000;
-  await d.close();
-  return CALLS / s;
+function rate(cmd: string[], tool: string, args: Record<string, unknown>): Promise<number> {
+  return callRate(cmd, env, tool, args, CALLS);
 }
 
 try {

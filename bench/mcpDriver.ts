@@ -90,3 +90,26 @@ export function peakSinceExec(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/** Calls per second over `calls` sequential calls of one tool by the server `cmd` starts, after 100 to warm up; throws on a failed call. */
+export async function callRate(
+  cmd: string[],
+  env: Record<string, string>,
+  tool: string,
+  args: object,
+  calls: number,
+): Promise<number> {
+  const d = new Driver(cmd, env);
+  await d.initialize();
+  const once = async () => {
+    const r = await d.request("tools/call", { name: tool, arguments: args });
+    const result = r.result as { isError?: boolean } | undefined;
+    if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(r).slice(0, 300)}`);
+  };
+  for (let i = 0; i < 100; i++) await once();
+  const t0 = performance.now();
+  for (let i = 0; i < calls; i++) await once();
+  const s = (performance.now() - t0) / 1000;
+  await d.close();
+  return calls / s;
+}

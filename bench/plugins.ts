@@ -15,7 +15,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Driver } from "./mcpDriver.ts";
+import { callRate } from "./mcpDriver.ts";
 import { benchDir, median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
@@ -46,20 +46,8 @@ function dataFor(bin: string, name: string, plugins: string[]): Record<string, s
 }
 
 /** Calls per second over CALLS sequential calls of one tool, after a warm-up. */
-async function rate(bin: string, env: Record<string, string>, tool: string, args: object): Promise<number> {
-  const d = new Driver([bin, "mcp", "serve"], env);
-  await d.initialize();
-  const once = async () => {
-    const r = await d.request("tools/call", { name: tool, arguments: args });
-    const result = r.result as { isError?: boolean } | undefined;
-    if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(r).slice(0, 300)}`);
-  };
-  for (let i = 0; i < 100; i++) await once();
-  const t0 = performance.now();
-  for (let i = 0; i < CALLS; i++) await once();
-  const s = (performance.now() - t0) / 1000;
-  await d.close();
-  return CALLS / s;
+function rate(bin: string, env: Record<string, string>, tool: string, args: object): Promise<number> {
+  return callRate([bin, "mcp", "serve"], env, tool, args, CALLS);
 }
 
 const envs: Record<string, string>[] = [];
