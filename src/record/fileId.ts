@@ -5,8 +5,8 @@
  * the ask cannot be skipped or spaced out, only made cheap. Node's statSync
  * builds a whole Stats object (times as Dates included) for the two numbers
  * wanted, and that was 7.5% of a free read's server time; statx(2) through
- * libc fills a buffer this module keeps, and asks the kernel for the type,
- * inode and size alone. Where libc or statx cannot be reached (not Linux with
+ * libc (core/statx.ts) fills a buffer kept for the process, and asks the
+ * kernel for the type, inode and size alone. Where libc or statx cannot be reached (not Linux with
  * glibc), Node's lstatSync and fstatSync answer the same questions. One
  * process uses one of the two throughout, so ids it compares always come from
  * the same one. Measured in one run against Node's stat for the same asks,
