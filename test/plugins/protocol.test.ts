@@ -137,6 +137,16 @@ describe("a describe answer", () => {
     );
   });
 
+  test("holding a number JSON cannot say is refused, and nesting past the bound is said first", () => {
+    const huge = JSON.parse("1e999");
+    const d = described([{ ...echo, inputs: { text: { ...echo.inputs.text, default: huge } } }]);
+    expect(reason(() => checkDescribed(d, "x"))).toBe(
+      "core.plugin.invalid: plugin x is unavailable: its describe holds a number that is not finite",
+    );
+    const both = { ...(d as object), deep: JSON.parse(`${"[".repeat(40)}${"]".repeat(40)}`) };
+    expect(reason(() => checkDescribed(both, "x"))).toContain("nests past 32 levels");
+  });
+
   test("of a plugin named as a never-a-tool area is refused", () => {
     const grant = described([{ ...echo, name: "grant.echo" }], { name: "grant" });
     expect(reason(() => checkDescribed(grant, "grant"))).toContain("grant.echo is a name that is never a tool");
