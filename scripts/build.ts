@@ -17,9 +17,8 @@ const root = join(import.meta.dir, "..");
 const out = join(root, "dist", "rta");
 /** JavaScriptCore's tier-up thresholds are this many times their normal while rta starts: start-up code runs once. */
 const JIT_POLICY_AT_START = 4;
-const FLAGS = [
-  "build",
-  join(root, "src", "main.ts"),
+/** How rta and the note plugin alike are compiled: a binary that reads no file of the place it is run in. */
+const COMPILE = [
   "--compile",
   "--no-compile-autoload-dotenv",
   "--no-compile-autoload-bunfig",
@@ -28,6 +27,11 @@ const FLAGS = [
   "--minify",
   "--bytecode",
   "--format=esm",
+];
+const FLAGS = [
+  "build",
+  join(root, "src", "main.ts"),
+  ...COMPILE,
   "--splitting",
   // src/main.ts sets the normal policy back once the start is over
   `--compile-jit-policy=${JIT_POLICY_AT_START}`,
@@ -104,14 +108,7 @@ const plugin = spawnSync(
   [
     "build",
     join(root, "plugins", "note", "main.ts"),
-    "--compile",
-    "--no-compile-autoload-dotenv",
-    "--no-compile-autoload-bunfig",
-    "--no-compile-autoload-tsconfig",
-    "--no-compile-autoload-package-json",
-    "--minify",
-    "--bytecode",
-    "--format=esm",
+    ...COMPILE,
     "--outfile",
     join(root, "dist", "plugins", "rta-plugin-note"),
   ],
