@@ -8,6 +8,7 @@
 import { expect, test } from "bun:test";
 import { tempDir } from "../support/fixtures.ts";
 import { RTA } from "../support/rta.ts";
+import { stdioLines } from "../support/stdioLines.ts";
 
 const MODERN = "2026-07-28";
 const TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln";
@@ -39,25 +40,11 @@ function serving() {
     stderr: "pipe",
     env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
   });
-  const out: Answer[] = [];
-  let wake = () => {};
-  void (async () => {
-    const decoder = new TextDecoder();
-    let carry = "";
-    for await (const chunk of proc.stdout) {
-      carry += decoder.decode(chunk, { stream: true });
-      const lines = carry.split("\n");
-      carry = lines.pop() ?? "";
-      for (const l of lines) out.push(JSON.parse(l));
-      wake();
-    }
-    wake();
-  })();
+  const { out, until, send } = stdioLines<Answer>(proc);
   let seen = 0;
   const ask = async (text: string, n = 1): Promise<Answer[]> => {
-    proc.stdin.write(text);
-    await proc.stdin.flush();
-    while (out.length < seen + n && proc.exitCode === null) await new Promise<void>((resolve) => (wake = resolve));
+    await send(text);
+    await until(() => out.length >= seen + n);
     const got = out.slice(seen, seen + n);
     seen += n;
     return got;

@@ -10,6 +10,7 @@ import { afterAll, expect, test } from "bun:test";
 import { REQUESTS_IN_FLIGHT } from "../../src/mcp/requestValues.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { RTA, rta } from "../support/rta.ts";
+import { stdioLines } from "../support/stdioLines.ts";
 
 const held: (() => void)[] = [];
 /** Until a test lets go, each request is held; after, each is answered at once. */
@@ -66,27 +67,7 @@ async function serving() {
     stderr: "ignore",
     env: { PATH: process.env.PATH ?? "", HOME: env.RTA_DATA_DIR, ...env },
   });
-  const out: Line[] = [];
-  let wake = () => {};
-  void (async () => {
-    const decoder = new TextDecoder();
-    let carry = "";
-    for await (const chunk of proc.stdout) {
-      carry += decoder.decode(chunk, { stream: true });
-      const lines = carry.split("\n");
-      carry = lines.pop() ?? "";
-      for (const l of lines) out.push(JSON.parse(l));
-      wake();
-    }
-  })();
-  /** Resolves once what rta wrote meets `seen`. */
-  const until = async (seen: () => boolean) => {
-    while (!seen()) await new Promise<void>((resolve) => (wake = resolve));
-  };
-  const send = async (text: string) => {
-    proc.stdin.write(text);
-    await proc.stdin.flush();
-  };
+  const { out, until, send } = stdioLines<Line>(proc);
   await send(
     line({
       jsonrpc: "2.0",
