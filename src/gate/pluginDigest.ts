@@ -7,7 +7,7 @@
  */
 import type { Capability } from "../core/capability.ts";
 import { fileDigest } from "../plugins/digest.ts";
-import { changedSinceDescribed } from "../plugins/protocol.ts";
+import { changedSinceDescribed } from "../plugins/refusals.ts";
 
 /**
  * The sha256 the binary behind `cap` hashes to now: null for a built-in, and

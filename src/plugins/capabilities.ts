@@ -23,7 +23,8 @@ import type { ResultValue } from "../core/result.ts";
 import { type Audience, shapeSchema } from "../core/schema.ts";
 import { AUDIENCES, validatorKey } from "../gate/shapeSchemas.ts";
 import type { PluginHosts, RunParams } from "./host.ts";
-import { checkAnswer, type Described, failed, type PluginDecl } from "./protocol.ts";
+import { checkAnswer, type Described, type PluginDecl } from "./protocol.ts";
+import { failed } from "./refusals.ts";
 
 /** The first descriptor a child is handed beside stdin, stdout and stderr. */
 const FIRST_FD = 3;

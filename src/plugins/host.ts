@@ -13,16 +13,8 @@ import { pluginError, RtaError } from "../core/errors.ts";
 import { agentLimits, tooLarge } from "../gate/bound.ts";
 import { BinaryChanged, Child, type Reply } from "./child.ts";
 import { FrameError, MESSAGE_VALUE_LIMIT } from "./frame.ts";
-import {
-  changedSinceDescribed,
-  checkDescribed,
-  DESCRIBE_MAX_BYTES,
-  type Described,
-  failed,
-  invalid,
-  PLUGIN_PROTOCOL,
-  underPrefix,
-} from "./protocol.ts";
+import { checkDescribed, DESCRIBE_MAX_BYTES, type Described, PLUGIN_PROTOCOL, underPrefix } from "./protocol.ts";
+import { changedSinceDescribed, failed, invalid } from "./refusals.ts";
 
 /** How long a cancelled call's plugin has to answer before it is killed. */
 export const CANCEL_GRACE_MS = 2000;

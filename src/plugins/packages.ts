@@ -10,8 +10,16 @@ import { basename, join } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import { type Digest, fileDigest, rememberDigest } from "./digest.ts";
 import { describePlugin } from "./host.ts";
-import { checkDescribed, type Described, PLUGIN_NAME } from "./protocol.ts";
-import { type IndexEntry, makePluginsDir, PLUGIN_PREFIX, pluginFile, readIndex, updateIndex } from "./registry.ts";
+import { checkDescribed, type Described } from "./protocol.ts";
+import {
+  type IndexEntry,
+  makePluginsDir,
+  PLUGIN_NAME,
+  PLUGIN_PREFIX,
+  pluginFile,
+  readIndex,
+  updateIndex,
+} from "./registry.ts";
 
 /** What an installed plugin is now: as installed, a binary that changed since, or one rta cannot offer (why). */
 export type PluginState = { state: "ok" } | { state: "changed"; sha256: string } | { state: "invalid"; reason: string };

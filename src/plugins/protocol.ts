@@ -12,14 +12,12 @@ import {
   type Safety,
 } from "../core/capability.ts";
 import { isNeverATool } from "../core/catalogue.ts";
-import { RtaError } from "../core/errors.ts";
 import type { ResultValue, Shape } from "../core/result.ts";
 import { checkDescribed as describedShape, checkResult as resultShape } from "../generated/plugins.js";
+import { failed, invalid } from "./refusals.ts";
+import { PLUGIN_NAME } from "./registry.ts";
 
 export const PLUGIN_PROTOCOL = 1;
-
-/** A plugin's name: the area prefix of everything it declares. */
-export const PLUGIN_NAME = /^[a-z][a-z0-9]*$/;
 
 /** An input as a plugin declares it: a built-in's fields (InputSpec), `widens` among them. */
 export type PluginInput = InputSpec;
@@ -220,39 +218,6 @@ function unfitValue(value: unknown, max: number): "deep" | "number" | undefined 
     for (const child of Object.values(v)) todo.push([child, depth + 1]);
   }
   return said;
-}
-
-/** The refusal that makes a plugin unavailable, with the reason. */
-export function invalid(name: string, reason: string): RtaError {
-  return new RtaError(
-    "core.plugin.invalid",
-    `plugin ${name} is unavailable: ${reason}`,
-    "the person running rta can run `rta doctor`, and reinstall or remove the plugin",
-  );
-}
-
-/**
- * A call of a plugin whose binary no longer hashes to the one that described
- * it (replaced or removed under a running server): what it declared may not
- * be what it would do. A server started again describes it again.
- */
-export function changedSinceDescribed(name: string, gone: boolean): RtaError {
-  return new RtaError(
-    "core.plugin.invalid",
-    `plugin ${name} is unavailable: its binary ${gone ? "is gone" : "changed"} since it was described`,
-    "a person can run `rta pkg verify` to see it; the server describes it again when it is started again",
-  );
-}
-
-/** A call a plugin failed: what the caller is told (never the plugin's stderr, which `detail` keeps for the record). */
-export function failed(name: string, reason: string, detail?: string): RtaError {
-  const err = new RtaError(
-    "core.plugin.failed",
-    `plugin ${name} failed: ${reason}`,
-    "the call may be sent again; the person running rta can read the record and `rta doctor`",
-  );
-  if (detail !== undefined && detail !== "") err.detail = detail;
-  return err;
 }
 
 /** ajv's first fault, as `/capabilities/0/name must match pattern ...`. */

@@ -23,7 +23,9 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { RtaError } from "../core/errors.ts";
-import { PLUGIN_NAME } from "./protocol.ts";
+
+/** A plugin's name: the area prefix of everything it declares. */
+export const PLUGIN_NAME = /^[a-z][a-z0-9]*$/;
 
 /** The prefix every plugin binary's file name starts with. */
 export const PLUGIN_PREFIX = "rta-plugin-";

@@ -58,6 +58,13 @@ test("a server's start loads the server and evaluates no capability's module and
   expect(loaded.filter((m) => otherGroups.includes(m))).toEqual([]);
 });
 
+test("with no plugin installed, a server's start evaluates none of the plugin protocol's checks or compiled schemas", () => {
+  const { status, loaded } = loadedAfter(["mcp", "serve", "--max-result", "0"]);
+  expect(status).toBe(2);
+  expect(loaded).toContain("gate/pluginDigest.ts");
+  expect(loaded.filter((m) => m === "plugins/protocol.ts" || m.startsWith("generated/plugins"))).toEqual([]);
+});
+
 test("a capability's module is evaluated when it runs, and only its own", () => {
   const { status, loaded } = loadedAfter(["jwt", "decode", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.x", "--json"]);
   expect(status).toBe(0);
