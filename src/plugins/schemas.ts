@@ -1,7 +1,7 @@
 /**
  * The JSON Schemas (draft 2020-12) of what a plugin sends: a `describe`
  * answer and a `run` answer's value. The build compiles them into standalone
- * ajv code (scripts/gen-validators.ts writes src/generated/plugins.ts), so
+ * ajv code (scripts/gen-validators.ts writes src/generated/plugins.js), so
  * checking a plugin compiles nothing at run time. What a schema cannot say
  * (the prefix, duplicates, what an input names) protocol.ts checks after.
  */
