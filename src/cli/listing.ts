@@ -7,7 +7,7 @@
  */
 import { type Scalar, table } from "../core/result.ts";
 import type { Cli } from "./factory.ts";
-import { type Form, type Io, jsonText, outputForm, paint } from "./io.ts";
+import { type Form, type Io, jsonText, outputForm, paint, StdoutClosed } from "./io.ts";
 import { plainCell } from "./plain.ts";
 import { renderHuman } from "./render.ts";
 
@@ -111,5 +111,7 @@ function printForm<T>(cli: Cli, json: boolean | undefined, l: Listing<T>): void 
  * ends with 0 and says nothing, as ripgrep does. Refuses nothing.
  */
 export function readerLeft(err: unknown): boolean {
+  // io.out says it as StdoutClosed, with the errno; a stream's own write says it as a Node error's code
+  if (err instanceof StdoutClosed) return err.errno === "EPIPE";
   return (err as NodeJS.ErrnoException | undefined)?.code === "EPIPE";
 }

@@ -8,9 +8,12 @@ import { describe, expect, test } from "bun:test";
 import {
   appendFileSync,
   chmodSync,
+  closeSync,
+  constants,
   copyFileSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -21,7 +24,7 @@ import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { installPlugin, MEMO_PLUGIN, NOTE_PLUGIN } from "../support/plugins.ts";
-import { noStack, rta } from "../support/rta.ts";
+import { noStack, RTA, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
 
 function dirsEnv() {
@@ -265,6 +268,30 @@ describe("the note plugin", () => {
       expect(readdirSync(folder).filter((f) => f.endsWith(".json"))).toHaveLength(1);
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe("rta pkg whose stdout's reader has gone (`| head` done)", () => {
+  test("lists, verifies, installs and removes quietly with 0, as the other operator's commands do", async () => {
+    const { env } = dirsEnv();
+    expect((await rta(["pkg", "install", MEMO_PLUGIN, "--yes"], { env })).code).toBe(0);
+    // a FIFO whose reader closed before rta starts: its first write to stdout fails with EPIPE, every time
+    const fifo = join(tempDir(), "out");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    for (const argv of [["list"], ["verify"], ["install", MEMO_PLUGIN, "--yes"], ["remove", "memo"]]) {
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      const writer = openSync(fifo, constants.O_WRONLY);
+      closeSync(reader);
+      const proc = Bun.spawn([RTA, "pkg", ...argv], {
+        stdin: "ignore",
+        stdout: writer,
+        stderr: "pipe",
+        env: { PATH: process.env.PATH ?? "", ...env },
+      });
+      closeSync(writer);
+      const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+      expect({ argv, code, internal: stderr.includes("core.internal") }).toEqual({ argv, code: 0, internal: false });
     }
   });
 });
