@@ -294,4 +294,22 @@ describe("rta pkg whose stdout's reader has gone (`| head` done)", () => {
       expect({ argv, code, internal: stderr.includes("core.internal") }).toEqual({ argv, code: 0, internal: false });
     }
   });
+
+  test("a stdout that takes no more for another reason (a full disk) is said as core.output.failed, not internal", async () => {
+    const { env } = dirsEnv();
+    expect((await rta(["pkg", "install", MEMO_PLUGIN, "--yes"], { env })).code).toBe(0);
+    const full = openSync("/dev/full", constants.O_WRONLY);
+    const proc = Bun.spawn([RTA, "pkg", "list"], {
+      stdin: "ignore",
+      stdout: full,
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
+    closeSync(full);
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      "rta: error: the output could not be written (ENOSPC) (core.output.failed)\nrta: hint: write it somewhere with room\n",
+    );
+  });
 });
