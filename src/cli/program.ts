@@ -131,6 +131,9 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     io.err("rta: error: rta hit an unexpected failure (core.internal)\n");
     io.err("rta: hint: run the same command with RTA_DEBUG=1 to see the details, and report it\n");
     return Exit.failure;
+  } finally {
+    // a plugin's long-lived child would keep the command from ever exiting
+    cli.closePlugins();
   }
 }
 
@@ -195,6 +198,10 @@ function suggestion(err: CommanderError, cmd: Command, rest: string[], words: st
   const at = (w: string) => ["rta", ...words, w].join(" ");
   if (err.code === "commander.unknownCommand" && rest[0] !== undefined) {
     const typed = rest[0];
+    // an installed plugin that could not be offered is said as such, not guessed at
+    const leftOut = words.length === 0 ? cli.plugins().find((p) => p.name === typed && !p.offered) : undefined;
+    if (leftOut && !leftOut.offered)
+      return `plugin ${typed} is installed but left out (${leftOut.reason}): \`rta doctor\` says more;`;
     if (typed.includes(".") || typed.includes("_")) {
       const names = cli.catalogue.all().map((c) => c.name);
       const dotted = typed.replaceAll("_", ".");

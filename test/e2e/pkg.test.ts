@@ -268,3 +268,16 @@ describe("the note plugin", () => {
     }
   });
 });
+
+test("a person's call to a plugin ends once it is answered, on a terminal as piped, its child with it", async () => {
+  const { data, env } = dirsEnv();
+  await installPlugin(NOTE_PLUGIN, data, env);
+  const piped = await rta(["note", "add", "plan", "--body", "one"], { env });
+  expect(piped.code).toBe(0);
+  const shown = await onTerminal(["note", "list"], env);
+  expect(shown.code).toBe(0);
+  expect(shown.out).toContain("plan");
+  // no plugin process of this data dir is left behind
+  const left = Bun.spawnSync(["pgrep", "-f", join(data, "plugins")]);
+  expect(left.stdout.toString()).toBe("");
+});
