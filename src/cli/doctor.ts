@@ -17,6 +17,7 @@ import { pluginFindings } from "./doctorPlugins.ts";
 import { checkRoots, type RootSource, servedRoots } from "./doctorRoots.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
+import { movedData } from "./movedAreas.ts";
 import { shown } from "./render.ts";
 
 export interface Finding {
@@ -181,6 +182,8 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
   }
 
   pluginFindings(cli, add);
+  for (const m of movedData(cli.catalogue, d.data))
+    add(`plugin ${m.area}`, "note", `${m.dir} holds ${m.area}s, and no plugin reads them`, m.fix);
 
   const failed = findings.some((f) => f.status === "fail");
   const form = outputForm(cli.io, opts.json);

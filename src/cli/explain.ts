@@ -12,6 +12,7 @@ import { RtaError } from "../core/errors.ts";
 import { calledSo, closest, didYouMean } from "../core/suggest.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
+import { movedHint } from "./movedAreas.ts";
 import { plainCell } from "./plain.ts";
 import { reportError } from "./report.ts";
 
@@ -74,9 +75,10 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
       new RtaError(
         "core.tool.unknown",
         `no capability is named ${JSON.stringify(name)}`,
-        catalogue.areas().includes(name)
-          ? `${name} is an area: run \`rta explain\` to list its capabilities, or name one, e.g. \`rta explain ${catalogue.all().find((c) => c.area === name)?.name}\``
-          : `${didYouMean(nearNames(catalogue, name), (n) => `rta explain ${n}`)} run \`rta explain\` to list them`.trimStart(),
+        movedHint(catalogue, name.split(/[._]/)[0] as string) ??
+          (catalogue.areas().includes(name)
+            ? `${name} is an area: run \`rta explain\` to list its capabilities, or name one, e.g. \`rta explain ${catalogue.all().find((c) => c.area === name)?.name}\``
+            : `${didYouMean(nearNames(catalogue, name), (n) => `rta explain ${n}`)} run \`rta explain\` to list them`.trimStart()),
       ),
       json === true,
     );

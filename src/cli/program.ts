@@ -13,6 +13,7 @@ import { warnIfConfigUnread } from "./configWarning.ts";
 import { type Cli, makeCli } from "./factory.ts";
 import { EXIT_PIPE_CLOSED, type Io, StdoutClosed, takeColor } from "./io.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
+import { movedHint } from "./movedAreas.ts";
 import { reportError, reportUsage } from "./report.ts";
 
 /**
@@ -202,6 +203,8 @@ function suggestion(err: CommanderError, cmd: Command, rest: string[], words: st
     const leftOut = words.length === 0 ? cli.plugins().find((p) => p.name === typed && !p.offered) : undefined;
     if (leftOut && !leftOut.offered)
       return `plugin ${typed} is installed but left out (${leftOut.reason}): \`rta doctor\` says more;`;
+    const moved = words.length === 0 ? movedHint(cli.catalogue, typed) : undefined;
+    if (moved !== undefined) return `${moved};`;
     if (typed.includes(".") || typed.includes("_")) {
       const names = cli.catalogue.all().map((c) => c.name);
       const dotted = typed.replaceAll("_", ".");

@@ -281,3 +281,23 @@ test("a person's call to a plugin ends once it is answered, on a terminal as pip
   const left = Bun.spawnSync(["pgrep", "-f", join(data, "plugins")]);
   expect(left.stdout.toString()).toBe("");
 });
+
+test("a person who upgraded with notes kept is told note is a plugin now, with the path to install, and finds them after", async () => {
+  const { data, env } = dirsEnv();
+  mkdirSync(join(data, "notes"));
+  writeFileSync(
+    join(data, "notes", "plan-1a2b3c.json"),
+    JSON.stringify({ id: "plan-1a2b3c", title: "plan", body: "one", created: 1, updated: 1 }),
+  );
+  const install = `\`rta pkg install ${NOTE_PLUGIN}\``;
+  const called = await rta(["note", "list"], { env });
+  expect(called.code).toBe(2);
+  expect(called.stderr).toContain(`rta: hint: note is a plugin now, no longer built in: install it with ${install}`);
+  const explained = await rta(["explain", "note.add"], { env });
+  expect(explained.stderr).toContain(install);
+  const doctor = await rta(["doctor"], { env });
+  expect(doctor.stdout).toContain(`note\tplugin note\t${join(data, "notes")} holds notes, and no plugin reads them\t`);
+  await installPlugin(NOTE_PLUGIN, data, env);
+  expect((await rta(["doctor"], { env })).stdout).not.toContain("no plugin reads them");
+  expect((await rta(["explain", "note.add"], { env })).code).toBe(0);
+});
