@@ -15,7 +15,6 @@ import type { Catalogue } from "../core/catalogue.ts";
 import { type Clock, once, systemClock } from "../core/deps.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
-import { agentLimits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import type { HostOptions, PluginHosts } from "../plugins/host.ts";
 import type { LoadedPlugin } from "../plugins/load.ts";
@@ -63,7 +62,17 @@ export function makeCli(parts: CliParts = {}): Cli {
   let loaded: LoadedPlugin[] = [];
   let load: typeof import("../plugins/load.ts") | undefined;
   let hosts: PluginHosts | undefined;
-  const hostOptions: HostOptions = { maxResult: agentLimits().hard };
+  // the gate's bound is loaded only once a plugin is run or a server sets it: `rta explain` evaluates no gate code
+  let maxResult: number | undefined;
+  const hostOptions: HostOptions = {
+    get maxResult() {
+      maxResult ??= (require("../gate/bound.ts") as typeof import("../gate/bound.ts")).agentLimits().hard;
+      return maxResult;
+    },
+    set maxResult(bytes: number) {
+      maxResult = bytes;
+    },
+  };
   const madeHosts = () => {
     hosts ??= new (load as typeof import("../plugins/load.ts")).PluginHosts(hostOptions);
     return hosts;
