@@ -43,7 +43,7 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
 
   program
     .command("explain")
-    .description("show a capability's card, or the whole catalogue and what is never a tool")
+    .description("show a capability's card, an area's capabilities, or the whole catalogue and what is never a tool")
     .argument("[capability]", "a capability's dotted name, e.g. proc.list")
     .option("--json", "print JSON")
     .action(async (name: string | undefined, opts: { json?: boolean }) => {
