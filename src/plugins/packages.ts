@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { accessSync, chmodSync, constants, copyFileSync, renameSync, statSync, unlinkSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, isAbsolute, join } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import { type Digest, fileDigest, rememberDigest } from "./digest.ts";
 import { describePlugin } from "./host.ts";
@@ -110,7 +110,9 @@ function checkExecutable(path: string): void {
       throw new RtaError(
         "core.input.invalid",
         `no file is at ${JSON.stringify(path)}`,
-        "give the path of the plugin's binary",
+        isAbsolute(path)
+          ? "give the path of the plugin's binary"
+          : `give the path of the plugin's binary: a relative one starts at the current directory, ${process.cwd()}`,
       );
   }
   if (!ok)

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { installPlugin, MEMO_PLUGIN, NOTE_PLUGIN } from "../support/plugins.ts";
-import { noStack, rta } from "../support/rta.ts";
+import { noStack, RTA, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
 
 function dirsEnv() {
@@ -111,6 +111,19 @@ describe("rta pkg install", () => {
       expect(ran.code).toBe(2);
       expect(ran.stderr).toContain(`rta has an area named ${area} already`);
     }
+  });
+
+  test("a relative path that names no file is said with the directory it was taken from", async () => {
+    const { env } = dirsEnv();
+    const cwd = tempDir();
+    const ran = Bun.spawnSync([RTA, "pkg", "install", "dist/plugins/rta-plugin-note", "--yes"], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
+    expect(ran.exitCode).toBe(2);
+    expect(ran.stderr.toString()).toContain(
+      `rta: hint: give the path of the plugin's binary: a relative one starts at the current directory, ${cwd}\n`,
+    );
   });
 
   test("a torn index is refused with what to do, and the built-ins are still served", async () => {
