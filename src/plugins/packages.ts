@@ -80,7 +80,15 @@ export async function prepareInstall(
     copyFileSync(path, temp, constants.COPYFILE_EXCL);
     chmodSync(temp, 0o700);
     const digest = fileDigest(temp);
-    const described = await describePlugin(temp, name);
+    const described = await describePlugin(temp, name).catch((err: unknown) => {
+      // nothing is installed yet, so there is nothing for doctor to show or pkg remove to take
+      if (!(err instanceof RtaError) || err.code !== "core.plugin.invalid") throw err;
+      throw new RtaError(
+        err.code,
+        err.message,
+        "nothing was installed: a plugin answers describe as docs/plugins.md says; fix it and install it again",
+      );
+    });
     const final = pluginFile(dataDir, name);
     const replaces = index.plugins[name];
     return {

@@ -113,6 +113,20 @@ describe("rta pkg install", () => {
     }
   });
 
+  test("a plugin that fails describe is not installed, and the hint says so rather than sending the person to doctor", async () => {
+    const { env } = dirsEnv();
+    const bad = join(tempDir(), "rta-plugin-mute");
+    writeFileSync(bad, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const ran = await rta(["pkg", "install", bad, "--yes"], { env });
+    expect(ran.code).toBe(4);
+    expect(ran.stderr).toContain(
+      "plugin mute is unavailable: it exited before answering describe (core.plugin.invalid)",
+    );
+    expect(ran.stderr).toContain("rta: hint: nothing was installed:");
+    expect(ran.stderr).not.toContain("rta doctor");
+    expect((await rta(["pkg", "list"], { env })).stdout).toBe("");
+  });
+
   test("a relative path that names no file is said with the directory it was taken from", async () => {
     const { env } = dirsEnv();
     const cwd = tempDir();
