@@ -118,6 +118,12 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     return Exit.ok;
   }
   warnIfConfigUnread(io, argv[0]);
+  // a person's call runs a plugin described anew from a binary that changed since it was installed: said, not hidden
+  const changed = cli.plugins().find((p) => p.name === argv[0] && p.offered && p.changed);
+  if (changed?.offered)
+    io.err(
+      `rta: note: plugin ${changed.name} is not the binary that was installed (it hashes to ${changed.sha256.slice(0, 12)} now): \`rta pkg verify\` says more\n`,
+    );
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.status;

@@ -228,6 +228,10 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
       expect(verify.stderr).toContain("memo");
       const doctor = await rta(["doctor"], { env });
       expect(doctor.stdout).toContain("plugin memo\tits binary changed since it was installed");
+      // a person's own call runs it, described anew, and is told on stderr that it is not the binary installed
+      const person = await rta(["memo", "get", "k"], { env });
+      expect(person.stderr).toContain("rta: note: plugin memo is not the binary that was installed (it hashes to ");
+      expect(person.stdout).not.toContain("rta: note");
       // and no new grant is pinned to a binary nobody installed
       const regrant = await rta(["grant", "allow", "memo", "--agent", "claude", "--ttl", "30m"], { env });
       expect(regrant.code).toBe(3);
