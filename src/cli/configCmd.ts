@@ -15,6 +15,7 @@ import { checkedSetting } from "../gate/fill.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm } from "./io.ts";
+import { movedHint } from "./movedAreas.ts";
 import { printResult } from "./printResult.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
@@ -65,6 +66,11 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
       problems.push(`${where}: ${(err as RtaError).message}`);
     }
   };
+  // an area built in before and a plugin now (note) is named with how to install it
+  const moved = (name: string) => {
+    const hint = movedHint(catalogue, name.split(".")[0] as string);
+    return hint === undefined ? "" : ` (${hint})`;
+  };
   for (const [target, inputs] of Object.entries(config.defaults)) {
     const caps = target.includes(".")
       ? [target]
@@ -73,7 +79,7 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
           .filter((c) => c.area === target)
           .map((c) => c.name);
     if (caps.length === 0 || (target.includes(".") && !catalogue.byName(target))) {
-      problems.push(`[defaults."${target}"]: no capability or area is named ${target}`);
+      problems.push(`[defaults."${target}"]: no capability or area is named ${target}${moved(target)}`);
       continue;
     }
     for (const [input, value] of Object.entries(inputs)) {
@@ -83,11 +89,11 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
     }
   }
   for (const [name, c] of Object.entries(config.connections)) {
-    if (!areas.has(c.area)) problems.push(`[connections.${name}]: no area is named ${c.area}`);
+    if (!areas.has(c.area)) problems.push(`[connections.${name}]: no area is named ${c.area}${moved(c.area)}`);
   }
   for (const [name, p] of Object.entries(config.profiles)) {
     if (!areas.has(p.area)) {
-      problems.push(`[profiles.${name}]: no area is named ${p.area}`);
+      problems.push(`[profiles.${name}]: no area is named ${p.area}${moved(p.area)}`);
       continue;
     }
     const caps = catalogue.all().filter((c) => c.area === p.area);

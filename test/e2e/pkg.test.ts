@@ -332,3 +332,20 @@ test("a person who upgraded with notes kept is told note is a plugin now, with t
   expect((await rta(["doctor"], { env })).stdout).not.toContain("no plugin reads them");
   expect((await rta(["explain", "note.add"], { env })).code).toBe(0);
 });
+
+test("a config that names note from before says it is a plugin now, with how to install it, and reads once it is", async () => {
+  const { data, config, env } = dirsEnv();
+  writeFileSync(
+    join(config, "config.toml"),
+    `[defaults.note]\nlimit = 5\n\n[connections.work]\narea = "note"\nfolder = "${tempDir()}"\n`,
+  );
+  const checked = await rta(["config", "check"], { env });
+  expect(checked.code).toBe(2);
+  const install = `install it with \`rta pkg install ${NOTE_PLUGIN}\``;
+  expect(checked.stdout).toContain(
+    `[connections.work]: no area is named note (note is a plugin now, no longer built in: ${install})`,
+  );
+  expect(checked.stdout).toContain(`[defaults."note"]: no capability or area is named note (note is a plugin now`);
+  await installPlugin(NOTE_PLUGIN, data, env);
+  expect((await rta(["config", "check"], { env })).code).toBe(0);
+});
