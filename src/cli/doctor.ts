@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { readConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
+import { movedData } from "../core/movedAreas.ts";
 import { GATE_STORE_FILE, GateStore, RECORD_CHECKPOINT_FILE } from "../gate/gateStore.ts";
 import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
@@ -17,7 +18,6 @@ import { pluginFindings } from "./doctorPlugins.ts";
 import { checkRoots, type RootSource, servedRoots } from "./doctorRoots.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
-import { movedData } from "./movedAreas.ts";
 import { shown } from "./render.ts";
 
 export interface Finding {

@@ -9,10 +9,10 @@ import { neverAToolList } from "../core/catalogue.ts";
 import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
+import { movedHint } from "../core/movedAreas.ts";
 import { calledSo, closest, didYouMean } from "../core/suggest.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
-import { movedHint } from "./movedAreas.ts";
 import { plainCell } from "./plain.ts";
 import { reportError } from "./report.ts";
 

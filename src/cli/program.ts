@@ -8,12 +8,12 @@
 import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
+import { movedHint } from "../core/movedAreas.ts";
 import { calledSo, closest, didYouMean } from "../core/suggest.ts";
 import { warnIfConfigUnread } from "./configWarning.ts";
 import { type Cli, makeCli } from "./factory.ts";
 import { EXIT_PIPE_CLOSED, type Io, StdoutClosed, takeColor } from "./io.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
-import { movedHint } from "./movedAreas.ts";
 import { reportError, reportUsage } from "./report.ts";
 
 /**

@@ -328,6 +328,14 @@ test("a person who upgraded with notes kept is told note is a plugin now, with t
   expect(explained.stderr).toContain(install);
   const doctor = await rta(["doctor"], { env });
   expect(doctor.stdout).toContain(`note\tplugin note\t${join(data, "notes")} holds notes, and no plugin reads them\t`);
+  for (const verb of [
+    ["grant", "allow", "note", "--agent", "claude", "--ttl", "5m"],
+    ["lock", "note.rm"],
+  ]) {
+    const refused = await rta(verb, { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`rta: hint: note is a plugin now, no longer built in: install it with ${install}`);
+  }
   await installPlugin(NOTE_PLUGIN, data, env);
   expect((await rta(["doctor"], { env })).stdout).not.toContain("no plugin reads them");
   expect((await rta(["explain", "note.add"], { env })).code).toBe(0);

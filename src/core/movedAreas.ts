@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Catalogue } from "../core/catalogue.ts";
+import type { Catalogue } from "./catalogue.ts";
 
 /** area: the plugin's file name and the data dir's directory its area kept before */
 const MOVED: Record<string, { file: string; kept: string }> = { note: { file: "rta-plugin-note", kept: "notes" } };
