@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { accessSync, chmodSync, constants, copyFileSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
 import { RtaError } from "../core/errors.ts";
+import { shellWord } from "../gate/grants.ts";
 import { type Digest, fileDigest, rememberDigest } from "./digest.ts";
 import { describePlugin } from "./host.ts";
 import { checkDescribed, type Described, PLUGIN_NAME } from "./protocol.ts";
@@ -107,9 +108,11 @@ export async function prepareInstall(
 
 function checkExecutable(path: string): void {
   let ok = false;
+  let file = true;
   try {
     const st = statSync(path);
-    if (st.isFile()) {
+    file = st.isFile();
+    if (file) {
       accessSync(path, constants.X_OK);
       ok = (st.mode & 0o111) !== 0;
     }
@@ -127,7 +130,10 @@ function checkExecutable(path: string): void {
     throw new RtaError(
       "core.input.invalid",
       `${JSON.stringify(path)} is not an executable file`,
-      `a plugin is a program rta runs: \`chmod +x ${path}\` if it is one`,
+      // chmod makes no directory, fifo or device a program
+      file
+        ? `a plugin is a program rta runs: \`chmod +x ${shellWord(path)}\` if it is one`
+        : "a plugin is a program rta runs: give the path of its binary, a regular file",
     );
 }
 

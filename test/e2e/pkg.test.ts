@@ -102,7 +102,15 @@ describe("rta pkg install", () => {
     const notExec = await rta(["pkg", "install", plain, "--yes"], { env });
     expect(notExec.code).toBe(2);
     expect(notExec.stderr).toContain("not an executable file");
+    expect(notExec.stderr).toContain(`\`chmod +x ${plain}\``);
     expect(noStack(notExec.stderr)).toBe(true);
+    // a directory is no program chmod could make
+    const folder = join(tempDir(), "rta-plugin-memo");
+    mkdirSync(folder);
+    const notFile = await rta(["pkg", "install", folder, "--yes"], { env });
+    expect(notFile.code).toBe(2);
+    expect(notFile.stderr).toContain("give the path of its binary, a regular file");
+    expect(notFile.stderr).not.toContain("chmod");
     // a name rta has as an area already (a built-in, or one never a tool) is no plugin's
     for (const area of ["fs", "grant"]) {
       const taken = join(tempDir(), `rta-plugin-${area}`);
