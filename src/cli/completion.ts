@@ -159,7 +159,10 @@ function argumentValues(cli: Cli, path: string, index: number, cur: string): str
   if (index !== 0) return [];
   switch (path) {
     case "explain":
-      return capabilities();
+      // an area lists its capabilities (`rta explain note`)
+      return [...cli.catalogue.areas(), ...capabilities()];
+    case "pkg remove":
+      return cli.plugins().flatMap((p) => (p.name === "(index)" ? [] : [p.name]));
     case "grant allow":
     case "lock": {
       const areas = cli.catalogue.areas();

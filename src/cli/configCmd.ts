@@ -9,6 +9,7 @@ import type { Catalogue } from "../core/catalogue.ts";
 import { CONFIG_FILE, type Config, ConfigSource, readConfig } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, type RtaError } from "../core/errors.ts";
+import { movedHint } from "../core/movedAreas.ts";
 import type { Scalar } from "../core/result.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import { checkedSetting } from "../gate/fill.ts";
@@ -65,6 +66,11 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
       problems.push(`${where}: ${(err as RtaError).message}`);
     }
   };
+  // an area built in before and a plugin now (note) is named with how to install it
+  const moved = (name: string) => {
+    const hint = movedHint(catalogue, name.split(".")[0] as string);
+    return hint === undefined ? "" : ` (${hint})`;
+  };
   for (const [target, inputs] of Object.entries(config.defaults)) {
     const caps = target.includes(".")
       ? [target]
@@ -73,7 +79,7 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
           .filter((c) => c.area === target)
           .map((c) => c.name);
     if (caps.length === 0 || (target.includes(".") && !catalogue.byName(target))) {
-      problems.push(`[defaults."${target}"]: no capability or area is named ${target}`);
+      problems.push(`[defaults."${target}"]: no capability or area is named ${target}${moved(target)}`);
       continue;
     }
     for (const [input, value] of Object.entries(inputs)) {
@@ -83,11 +89,11 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
     }
   }
   for (const [name, c] of Object.entries(config.connections)) {
-    if (!areas.has(c.area)) problems.push(`[connections.${name}]: no area is named ${c.area}`);
+    if (!areas.has(c.area)) problems.push(`[connections.${name}]: no area is named ${c.area}${moved(c.area)}`);
   }
   for (const [name, p] of Object.entries(config.profiles)) {
     if (!areas.has(p.area)) {
-      problems.push(`[profiles.${name}]: no area is named ${p.area}`);
+      problems.push(`[profiles.${name}]: no area is named ${p.area}${moved(p.area)}`);
       continue;
     }
     const caps = catalogue.all().filter((c) => c.area === p.area);

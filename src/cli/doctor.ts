@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { readConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
+import { movedData } from "../core/movedAreas.ts";
 import { GATE_STORE_FILE, GateStore, RECORD_CHECKPOINT_FILE } from "../gate/gateStore.ts";
 import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
@@ -184,6 +185,8 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
   }
 
   pluginFindings(cli, add);
+  for (const m of movedData(cli.catalogue, d.data))
+    add(`plugin ${m.area}`, "note", `${m.dir} holds ${m.area}s, and no plugin reads them`, m.fix);
 
   const failed = findings.some((f) => f.status === "fail");
   const form = outputForm(cli.io, opts.json);

@@ -9,6 +9,7 @@ import { neverAToolList } from "../core/catalogue.ts";
 import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
+import { movedHint } from "../core/movedAreas.ts";
 import { calledSo, closest, didYouMean } from "../core/suggest.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
@@ -16,7 +17,7 @@ import { plainCell } from "./plain.ts";
 import { reportError } from "./report.ts";
 
 /**
- * Prints a capability's card, or the whole catalogue: on a terminal by area,
+ * Prints a capability's card, or the whole catalogue (or one area's): on a terminal by area,
  * piped one tab-separated line a capability (name, safety, cost over MCP,
  * summary) and one a never-a-tool verb, JSON with --json. A card is the same
  * text piped. A name that is no capability is core.tool.unknown.
@@ -28,8 +29,13 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
   const p = paint(io);
   // What a profile costs is said from the config as it reads; one that does not read says nothing of profiles.
   const config = configOf(cli);
-  if (name === undefined) {
-    const areas = catalogue.areas().map((area) => ({
+  // an area named alone (`rta explain note`, as docs/plugins.md has a plugin's author check it) lists its capabilities
+  const area =
+    name !== undefined && !catalogue.byName(name) && !catalogue.byTool(name) && catalogue.areas().includes(name)
+      ? name
+      : undefined;
+  if (name === undefined || area !== undefined) {
+    const areas = (area === undefined ? catalogue.areas() : [area]).map((area) => ({
       area,
       capabilities: catalogue
         .all()
@@ -40,7 +46,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
           return card.with_profile ? { ...listed, with_profile: card.with_profile } : listed;
         }),
     }));
-    const never = neverAToolList();
+    const never = area === undefined ? neverAToolList() : [];
     if (asJson) {
       io.out(jsonText(io, { areas, never_a_tool: never }));
       return 0;
@@ -61,8 +67,10 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
         out += `  ${c.name.padEnd(width)}  ${c.summary}  ${p.dim(`[${c.safety}, ${mcpCost(c)}]`)}\n`;
       }
     }
-    out += `\n${p.bold("never a tool")}  ${p.dim("(the person's alone: absent from tools/list on every transport)")}\n`;
-    for (const n of never) out += `  ${n}\n`;
+    if (area === undefined) {
+      out += `\n${p.bold("never a tool")}  ${p.dim("(the person's alone: absent from tools/list on every transport)")}\n`;
+      for (const n of never) out += `  ${n}\n`;
+    }
     out += `\nrun ${p.bold("rta explain <capability>")} for its card\n`;
     io.out(out);
     return 0;
@@ -74,9 +82,8 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
       new RtaError(
         "core.tool.unknown",
         `no capability is named ${JSON.stringify(name)}`,
-        catalogue.areas().includes(name)
-          ? `${name} is an area: run \`rta explain\` to list its capabilities, or name one, e.g. \`rta explain ${catalogue.all().find((c) => c.area === name)?.name}\``
-          : `${didYouMean(nearNames(catalogue, name), (n) => `rta explain ${n}`)} run \`rta explain\` to list them`.trimStart(),
+        movedHint(catalogue, name.split(/[._]/)[0] as string) ??
+          `${didYouMean(nearNames(catalogue, name), (n) => `rta explain ${n}`)} run \`rta explain\` to list them`.trimStart(),
       ),
       json === true,
     );

@@ -8,6 +8,7 @@
 import { Command, CommanderError } from "commander";
 import { version } from "../../package.json";
 import { Exit, RtaError } from "../core/errors.ts";
+import { movedHint } from "../core/movedAreas.ts";
 import { calledSo, closest, didYouMean } from "../core/suggest.ts";
 import { warnIfConfigUnread } from "./configWarning.ts";
 import { type Cli, makeCli } from "./factory.ts";
@@ -42,7 +43,7 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
 
   program
     .command("explain")
-    .description("show a capability's card, or the whole catalogue and what is never a tool")
+    .description("show a capability's card, an area's capabilities, or the whole catalogue and what is never a tool")
     .argument("[capability]", "a capability's dotted name, e.g. proc.list")
     .option("--json", "print JSON")
     .action(async (name: string | undefined, opts: { json?: boolean }) => {
@@ -138,6 +139,12 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
     return Exit.ok;
   }
   warnIfConfigUnread(io, argv[0]);
+  // a person's call runs a plugin described anew from a binary that changed since it was installed: said, not hidden
+  const changed = cli.plugins().find((p) => p.name === argv[0] && p.offered && p.changed);
+  if (changed?.offered)
+    io.err(
+      `rta: note: plugin ${changed.name} is not the binary that was installed (it hashes to ${changed.sha256.slice(0, 12)} now): \`rta pkg verify\` says more\n`,
+    );
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.status;
@@ -223,6 +230,8 @@ function suggestion(err: CommanderError, cmd: Command, rest: string[], words: st
     const leftOut = words.length === 0 ? cli.plugins().find((p) => p.name === typed && !p.offered) : undefined;
     if (leftOut && !leftOut.offered)
       return `plugin ${typed} is installed but left out (${leftOut.reason}): \`rta doctor\` says more;`;
+    const moved = words.length === 0 ? movedHint(cli.catalogue, typed) : undefined;
+    if (moved !== undefined) return `${moved};`;
     if (typed.includes(".") || typed.includes("_")) {
       const names = cli.catalogue.all().map((c) => c.name);
       const dotted = typed.replaceAll("_", ".");

@@ -164,10 +164,15 @@ function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: 
 function changed(cap: Capability, q: GrantQuery, stale: Grant): RtaError {
   const plugin = cap.plugin?.name ?? cap.area;
   const was = stale.digest === null ? `the built-in ${cap.area}` : `plugin ${plugin} as it was then`;
+  // a grant from before the area became a plugin: nothing changed that `pkg verify` would show
+  const hint =
+    stale.digest === null
+      ? `${cap.area} was built into rta when the grant was issued and is a plugin now, so it covers nothing: a person can grant again: \`${allowCommand(cap, q)}\``
+      : `the plugin ${plugin} changed since the grant was issued, so it covers nothing: a person can run \`rta pkg verify\` to see the change, and, trusting the new binary, \`rta pkg install\` it and grant again: \`${allowCommand(cap, q)}\``;
   return new RtaError(
     "core.grant.required",
     `${cap.name} needs a grant for agent ${q.agent}: grant ${stale.id} was issued for ${was}`,
-    `the plugin ${plugin} changed since the grant was issued, so it covers nothing: a person can run \`rta pkg verify\` to see the change, and, trusting the new binary, \`rta pkg install\` it and grant again: \`${allowCommand(cap, q)}\``,
+    hint,
   );
 }
 

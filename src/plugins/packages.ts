@@ -6,8 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { accessSync, chmodSync, constants, copyFileSync, renameSync, statSync, unlinkSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, isAbsolute, join } from "node:path";
 import { RtaError } from "../core/errors.ts";
+import { shellWord } from "../gate/grants.ts";
 import { type Digest, fileDigest, rememberDigest } from "./digest.ts";
 import { describePlugin } from "./host.ts";
 import { checkDescribed, type Described } from "./protocol.ts";
@@ -88,7 +89,15 @@ export async function prepareInstall(
     copyFileSync(path, temp, constants.COPYFILE_EXCL);
     chmodSync(temp, 0o700);
     const digest = fileDigest(temp);
-    const described = await describePlugin(temp, name, digest.sha256);
+    const described = await describePlugin(temp, name, digest.sha256).catch((err: unknown) => {
+      // nothing is installed yet, so there is nothing for doctor to show or pkg remove to take
+      if (!(err instanceof RtaError) || err.code !== "core.plugin.invalid") throw err;
+      throw new RtaError(
+        err.code,
+        err.message,
+        "nothing was installed: a plugin answers describe as docs/plugins.md says; fix it and install it again",
+      );
+    });
     const final = pluginFile(dataDir, name);
     const replaces = index.plugins[name];
     return {
@@ -107,9 +116,11 @@ export async function prepareInstall(
 
 function checkExecutable(path: string): void {
   let ok = false;
+  let file = true;
   try {
     const st = statSync(path);
-    if (st.isFile()) {
+    file = st.isFile();
+    if (file) {
       accessSync(path, constants.X_OK);
       ok = (st.mode & 0o111) !== 0;
     }
@@ -118,14 +129,19 @@ function checkExecutable(path: string): void {
       throw new RtaError(
         "core.input.invalid",
         `no file is at ${JSON.stringify(path)}`,
-        "give the path of the plugin's binary",
+        isAbsolute(path)
+          ? "give the path of the plugin's binary"
+          : `give the path of the plugin's binary: a relative one starts at the current directory, ${process.cwd()}`,
       );
   }
   if (!ok)
     throw new RtaError(
       "core.input.invalid",
       `${JSON.stringify(path)} is not an executable file`,
-      `a plugin is a program rta runs: \`chmod +x ${path}\` if it is one`,
+      // chmod makes no directory, fifo or device a program
+      file
+        ? `a plugin is a program rta runs: \`chmod +x ${shellWord(path)}\` if it is one`
+        : "a plugin is a program rta runs: give the path of its binary, a regular file",
     );
 }
 

@@ -53,8 +53,20 @@ describe("rta --version and explain", () => {
     expect(r.stderr).toContain("(core.tool.unknown)");
     // errors go to stderr, piped or not, as for every other command
     expect(r.stdout).toBe("");
+  });
+
+  test("explain of an area lists its capabilities, as a plugin's author is told to check them", async () => {
     const area = await runCli(["explain", "proc"]);
-    expect(area.stderr).toContain("proc is an area");
+    expect(area.code).toBe(0);
+    expect(
+      area.stdout
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => l.split("\t")[0]),
+    ).toEqual(["proc.kill", "proc.list"]);
+    const json = JSON.parse((await runCli(["explain", "proc", "--json"])).stdout);
+    expect(json.areas.map((a: { area: string }) => a.area)).toEqual(["proc"]);
+    expect(json.never_a_tool).toEqual([]);
   });
 });
 

@@ -50,6 +50,8 @@ describe("rta completion bash", () => {
     expect(bashComplete(["rta", "grant", "allow", "note.r"], env)).toEqual(["note.rm"]);
     expect(bashComplete(["rta", "grant", "allow", "note", "--ag"], env)).toEqual(["--agent"]);
     expect(bashComplete(["rta", "explain", "proc.l"], env)).toEqual(["proc.list"]);
+    expect(bashComplete(["rta", "explain", "pro"], env)).toEqual(["proc", "proc.kill", "proc.list"]);
+    expect(bashComplete(["rta", "pkg", "remove", ""], env)).toEqual(["note"]);
     expect(bashComplete(["rta", "mcp", "install", "cl"], env)).toEqual(["claude", "claude-code"]);
     expect(bashComplete(["rta", "proc", "list", "--js"], env)).toEqual(["--json"]);
     expect(bashComplete(["rta", "completion", ""], env)).toEqual(["bash", "zsh", "fish"]);

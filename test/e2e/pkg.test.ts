@@ -105,7 +105,15 @@ describe("rta pkg install", () => {
     const notExec = await rta(["pkg", "install", plain, "--yes"], { env });
     expect(notExec.code).toBe(2);
     expect(notExec.stderr).toContain("not an executable file");
+    expect(notExec.stderr).toContain(`\`chmod +x ${plain}\``);
     expect(noStack(notExec.stderr)).toBe(true);
+    // a directory is no program chmod could make
+    const folder = join(tempDir(), "rta-plugin-memo");
+    mkdirSync(folder);
+    const notFile = await rta(["pkg", "install", folder, "--yes"], { env });
+    expect(notFile.code).toBe(2);
+    expect(notFile.stderr).toContain("give the path of its binary, a regular file");
+    expect(notFile.stderr).not.toContain("chmod");
     // a name rta has as an area already (a built-in, or one never a tool) is no plugin's
     for (const area of ["fs", "grant"]) {
       const taken = join(tempDir(), `rta-plugin-${area}`);
@@ -114,6 +122,33 @@ describe("rta pkg install", () => {
       expect(ran.code).toBe(2);
       expect(ran.stderr).toContain(`rta has an area or command named ${area} already`);
     }
+  });
+
+  test("a plugin that fails describe is not installed, and the hint says so rather than sending the person to doctor", async () => {
+    const { env } = dirsEnv();
+    const bad = join(tempDir(), "rta-plugin-mute");
+    writeFileSync(bad, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const ran = await rta(["pkg", "install", bad, "--yes"], { env });
+    expect(ran.code).toBe(4);
+    expect(ran.stderr).toContain(
+      "plugin mute is unavailable: it exited before answering describe (core.plugin.invalid)",
+    );
+    expect(ran.stderr).toContain("rta: hint: nothing was installed:");
+    expect(ran.stderr).not.toContain("rta doctor");
+    expect((await rta(["pkg", "list"], { env })).stdout).toBe("");
+  });
+
+  test("a relative path that names no file is said with the directory it was taken from", async () => {
+    const { env } = dirsEnv();
+    const cwd = tempDir();
+    const ran = Bun.spawnSync([RTA, "pkg", "install", "dist/plugins/rta-plugin-note", "--yes"], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
+    expect(ran.exitCode).toBe(2);
+    expect(ran.stderr.toString()).toContain(
+      `rta: hint: give the path of the plugin's binary: a relative one starts at the current directory, ${cwd}\n`,
+    );
   });
 
   test("a torn index is refused with what to do, and the built-ins are still served", async () => {
@@ -204,6 +239,10 @@ describe("a grant is pinned to the plugin binary it was issued against", () => {
       expect(verify.stderr).toContain("memo");
       const doctor = await rta(["doctor"], { env });
       expect(doctor.stdout).toContain("plugin memo\tits binary changed since it was installed");
+      // a person's own call runs it, described anew, and is told on stderr that it is not the binary installed
+      const person = await rta(["memo", "get", "k"], { env });
+      expect(person.stderr).toContain("rta: note: plugin memo is not the binary that was installed (it hashes to ");
+      expect(person.stdout).not.toContain("rta: note");
       // and no new grant is pinned to a binary nobody installed
       const regrant = await rta(["grant", "allow", "memo", "--agent", "claude", "--ttl", "30m"], { env });
       expect(regrant.code).toBe(3);
@@ -312,4 +351,62 @@ describe("rta pkg whose stdout's reader has gone (`| head` done)", () => {
       "rta: error: the output could not be written (ENOSPC) (core.output.failed)\nrta: hint: write it somewhere with room\n",
     );
   });
+});
+
+test("a person's call to a plugin ends once it is answered, on a terminal as piped, its child with it", async () => {
+  const { data, env } = dirsEnv();
+  await installPlugin(NOTE_PLUGIN, data, env);
+  const piped = await rta(["note", "add", "plan", "--body", "one"], { env });
+  expect(piped.code).toBe(0);
+  const shown = await onTerminal(["note", "list"], env);
+  expect(shown.code).toBe(0);
+  expect(shown.out).toContain("plan");
+  // no plugin process of this data dir is left behind
+  const left = Bun.spawnSync(["pgrep", "-f", join(data, "plugins")]);
+  expect(left.stdout.toString()).toBe("");
+});
+
+test("a person who upgraded with notes kept is told note is a plugin now, with the path to install, and finds them after", async () => {
+  const { data, env } = dirsEnv();
+  mkdirSync(join(data, "notes"));
+  writeFileSync(
+    join(data, "notes", "plan-1a2b3c.json"),
+    JSON.stringify({ id: "plan-1a2b3c", title: "plan", body: "one", created: 1, updated: 1 }),
+  );
+  const install = `\`rta pkg install ${NOTE_PLUGIN}\``;
+  const called = await rta(["note", "list"], { env });
+  expect(called.code).toBe(2);
+  expect(called.stderr).toContain(`rta: hint: note is a plugin now, no longer built in: install it with ${install}`);
+  const explained = await rta(["explain", "note.add"], { env });
+  expect(explained.stderr).toContain(install);
+  const doctor = await rta(["doctor"], { env });
+  expect(doctor.stdout).toContain(`note\tplugin note\t${join(data, "notes")} holds notes, and no plugin reads them\t`);
+  for (const verb of [
+    ["grant", "allow", "note", "--agent", "claude", "--ttl", "5m"],
+    ["lock", "note.rm"],
+  ]) {
+    const refused = await rta(verb, { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`rta: hint: note is a plugin now, no longer built in: install it with ${install}`);
+  }
+  await installPlugin(NOTE_PLUGIN, data, env);
+  expect((await rta(["doctor"], { env })).stdout).not.toContain("no plugin reads them");
+  expect((await rta(["explain", "note.add"], { env })).code).toBe(0);
+});
+
+test("a config that names note from before says it is a plugin now, with how to install it, and reads once it is", async () => {
+  const { data, config, env } = dirsEnv();
+  writeFileSync(
+    join(config, "config.toml"),
+    `[defaults.note]\nlimit = 5\n\n[connections.work]\narea = "note"\nfolder = "${tempDir()}"\n`,
+  );
+  const checked = await rta(["config", "check"], { env });
+  expect(checked.code).toBe(2);
+  const install = `install it with \`rta pkg install ${NOTE_PLUGIN}\``;
+  expect(checked.stdout).toContain(
+    `[connections.work]: no area is named note (note is a plugin now, no longer built in: ${install})`,
+  );
+  expect(checked.stdout).toContain(`[defaults."note"]: no capability or area is named note (note is a plugin now`);
+  await installPlugin(NOTE_PLUGIN, data, env);
+  expect((await rta(["config", "check"], { env })).code).toBe(0);
 });

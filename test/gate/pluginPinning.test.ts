@@ -100,6 +100,16 @@ describe("a grant on a plugin", () => {
     const outcome = await runCall(call("memo_put"), catalogue, deps);
     if (outcome.ok) throw new Error("expected a refusal");
     expect(outcome.error.message).toContain(`grant ${grant.id} was issued for the built-in memo`);
+    // nothing changed that `rta pkg verify` would show: the hint says the area became a plugin, and to grant again
+    expect(outcome.error.hint).not.toContain("pkg verify");
+    expect(outcome.error.hint).toContain("is a plugin now");
+    expect(outcome.error.hint).toContain("`rta grant allow memo.put --agent claude --ttl 5m`");
+    // the listing marks it too, installed or not
+    expect(staleFix(catalogue, grant)).toBe(
+      "issued for the built-in memo, a plugin now: it covers nothing; grant again",
+    );
+    expect(staleFix(builtinCatalogue(), grant)).toContain("memo is no built-in any more: it covers nothing");
+    expect(staleFix(builtinCatalogue(), { ...grant, target: "fs" })).toBeUndefined();
   });
 
   test("a grant on a built-in records no digest, as before", () => {

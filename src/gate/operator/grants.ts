@@ -135,13 +135,22 @@ export function listGrants(deps: Deps, agent: string | undefined): { now: number
 
 /**
  * For a grant pinned to a plugin binary that is no longer the installed one
- * (replaced, or removed), the fix a listing shows beside it; undefined for a
- * built-in's grant and for one whose plugin is as it was. Refuses nothing.
+ * (replaced, or removed), or issued for a built-in area that is a plugin's
+ * now (or gone), the fix a listing shows beside it; undefined for a built-in's
+ * grant and for one whose plugin is as it was. Refuses nothing.
  */
 export function staleFix(catalogue: Catalogue, g: Grant): string | undefined {
-  if (g.digest === null) return undefined;
   const cap = catalogue.byName(g.target) ?? catalogue.all().find((c) => c.area === g.target && c.plugin);
   const plugin = g.target.split(".")[0] as string;
+  if (g.digest === null) {
+    // issued for a built-in area that is a plugin's now (note): pinned to no binary, it covers nothing
+    if (cap?.plugin !== undefined)
+      return `issued for the built-in ${plugin}, a plugin now: it covers nothing; grant again`;
+    const known = cap ?? catalogue.all().find((c) => c.area === g.target);
+    if (known === undefined)
+      return `${plugin} is no built-in any more: it covers nothing; \`rta pkg install\` its plugin and grant again, or revoke it`;
+    return undefined;
+  }
   if (cap?.plugin === undefined) return `plugin ${plugin} is not installed: it covers nothing; revoke it`;
   if (artifactDigest(cap) === g.digest) return undefined;
   return `plugin ${plugin} changed since it was issued: it covers nothing; run \`rta pkg verify\`, then grant again`;
