@@ -59,6 +59,22 @@ export function spendGrant(
   return grant;
 }
 
+/**
+ * Refuses (core.grant.required) a call that waited its turn (a plugin's
+ * queue, behind a call that may take its 60 s) once the grant it spent was
+ * revoked meanwhile: a person taking a grant back stops what it has not yet
+ * started, as a lock set meanwhile does. Else returns.
+ */
+export function checkNotRevoked(cap: Capability, agent: string, id: string, store: GateStore): void {
+  const grant = store.get(id);
+  if (grant !== undefined && grant.revoked_at === null) return;
+  throw new RtaError(
+    "core.grant.required",
+    `${cap.name} needs a grant for agent ${agent}: grant ${id} was revoked while the call waited its turn`,
+    `a person can allow it by running \`rta grant allow ${cap.name} --agent ${shellWord(agent)} --ttl 5m\``,
+  );
+}
+
 /** What a call is matched against in the store: its targets, agent, narrowings and argument digest; refuses nothing. */
 export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }, args: Args, now: number): GrantQuery {
   const record = cap.record !== undefined && args[cap.record] !== undefined ? recordKey(cap, args[cap.record]) : null;

@@ -115,6 +115,33 @@ describe("a plugin call queued behind another of the same plugin", () => {
       await server.close();
     }
   });
+
+  test("is stopped by its grant revoked while it waited: the plugin is never sent it", {
+    timeout: 20_000,
+  }, async () => {
+    const data = tempDir();
+    await installPlugin(fixture("line"), data, { HOME: tempDir() });
+    const env = { RTA_DATA_DIR: data };
+    expect((await rta(["grant", "allow", "line.put", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
+    const server = await connect("modern", ["--agent", "x"], { dataDir: data });
+    try {
+      const abort = new AbortController();
+      const wait = server.client.callTool({ name: "line_wait", arguments: {} }, { signal: abort.signal });
+      wait.catch(() => {});
+      const put = server.client.callTool({ name: "line_put", arguments: { text: "a" } });
+      const log = join(data, "agent-log.jsonl");
+      const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
+      for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
+      expect(queued()).toBe(true);
+      expect((await rta(["grant", "revoke", "--agent", "x"], { env })).code).toBe(0);
+      abort.abort();
+      const said = resultJson(await put);
+      expect(said).toMatchObject({ type: "error", code: "core.grant.required" });
+      expect(String(said.message)).toContain("was revoked while the call waited its turn");
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe("a plugin's read that reaches the destination an agent names", () => {
