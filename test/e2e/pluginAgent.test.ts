@@ -11,13 +11,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { describePlugin } from "../../src/plugins/host.ts";
-import { fixture } from "../plugins/support.ts";
+import { describePlugin, IDLE_CHILDREN_KEPT } from "../../src/plugins/host.ts";
+import { pluginFile } from "../../src/plugins/registry.ts";
+import { fixture, running as runningPids } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { installPlugin } from "../support/plugins.ts";
-import { rta } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 import { installedBefore, running } from "./pluginAgent.fixture.ts";
 
 describe("a plugin's read that declares a path to write", () => {
@@ -288,6 +289,63 @@ describe("two agents of one server over HTTP calling one plugin", () => {
       await slow.close();
       await other.close();
       await srv.stop();
+    }
+  });
+});
+
+describe("a client that reports a new name on every call, to a server that names its agent by it", () => {
+  test("makes no more than a few long-lived plugin children, however many names it reports", {
+    timeout: 20_000,
+  }, async () => {
+    const data = tempDir();
+    await installPlugin(fixture("demo"), data, { HOME: tempDir() });
+    const proc = Bun.spawn([RTA, "mcp", "serve"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
+    });
+    const answered = new Set<unknown>();
+    let wake = () => {};
+    void (async () => {
+      let carry = "";
+      for await (const chunk of proc.stdout) {
+        carry += new TextDecoder().decode(chunk);
+        const lines = carry.split("\n");
+        carry = lines.pop() ?? "";
+        for (const l of lines) answered.add(JSON.parse(l).id);
+        wake();
+      }
+    })();
+    const until = async (id: number) => {
+      while (!answered.has(id)) await new Promise<void>((resolve) => (wake = resolve));
+    };
+    const send = (m: unknown) => proc.stdin.write(`${JSON.stringify(m)}\n`);
+    const named = (name: string) => ({ "io.modelcontextprotocol/clientInfo": { name, version: "1" } });
+    try {
+      send({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2026-07-28", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      });
+      await until(0);
+      const calls = IDLE_CHILDREN_KEPT + 4;
+      for (let id = 1; id <= calls; id++) {
+        send({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "demo_echo", arguments: { text: "hi" }, _meta: named(`agent${id}`) },
+        });
+        await until(id);
+      }
+      const children = () => runningPids(pluginFile(data, "demo")).length;
+      for (let i = 0; i < 250 && children() > IDLE_CHILDREN_KEPT; i++) await Bun.sleep(20);
+      expect(children()).toBeLessThanOrEqual(IDLE_CHILDREN_KEPT);
+    } finally {
+      proc.kill();
+      await proc.exited;
     }
   });
 });
