@@ -13,7 +13,7 @@ import type { Args, ArgsOf, Capability, Inputs, PathsOf, RunContext } from "../c
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
 import type { Deps } from "./deps.ts";
-import { checkNotRevoked } from "./grants.ts";
+import { checkStillGranted } from "./grants.ts";
 import { checkLock } from "./locks.ts";
 
 /** What one call's run is handed, beside its capability and arguments. */
@@ -52,7 +52,7 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     ctx.stillAllowed = () => {
       const store = deps.gate();
       checkLock(cap, origin, store, deps.clock.now());
-      if (grant) checkNotRevoked(cap, origin.name, grant.id, store);
+      if (grant) checkStillGranted(cap, origin.name, grant.id, store, deps.policy);
     };
     ctx.lane = origin.name;
   }

@@ -145,6 +145,36 @@ describe("a plugin call queued behind another of the same plugin", () => {
   });
 });
 
+describe("a plugin call queued behind another, under a team policy tightened while it waited", () => {
+  test("is refused as a call made then would be: the ceiling is applied at each call", {
+    timeout: 20_000,
+  }, async () => {
+    const data = tempDir();
+    const config = tempDir();
+    await installPlugin(fixture("line"), data, { HOME: tempDir() });
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+    expect((await rta(["grant", "allow", "line.put", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
+    const server = await connect("modern", ["--agent", "x"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const abort = new AbortController();
+      const wait = server.client.callTool({ name: "line_wait", arguments: {} }, { signal: abort.signal });
+      wait.catch(() => {});
+      const put = server.client.callTool({ name: "line_put", arguments: { text: "a" } });
+      const log = join(data, "agent-log.jsonl");
+      const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
+      for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
+      expect(queued()).toBe(true);
+      writeFileSync(join(config, "policy.toml"), 'never = ["line"]\n');
+      // past the 100 ms a server reads policy.toml at most once in
+      await Bun.sleep(250);
+      abort.abort();
+      expect(resultJson(await put)).toMatchObject({ type: "error", code: "core.grant.ceiling" });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("a plugin's read that reaches the destination an agent names", () => {
   test("is covered only by a grant naming the host: the plugin connects where rta cannot check the address", async () => {
     const data = tempDir();
