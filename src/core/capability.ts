@@ -129,10 +129,13 @@ export interface RunContext<I extends Inputs = Inputs> {
   progress?: (seen: Seen) => void;
   /**
    * Refuses (core.lock.locked) once a person has locked what the call is,
-   * or its agent, since the gate let it through. A run that waits before it
-   * acts (a plugin's call queued behind another of the same plugin, for as
-   * long as that one takes) asks it once the wait is over, so a lock set
-   * meanwhile stops it as it would a call made then. Left out for a person.
+   * or its agent, since the gate let it through; once the grant it spent
+   * was revoked (core.grant.required) or the team ceiling would refuse it
+   * now (core.grant.ceiling). A run that waits before it acts (a plugin's
+   * call queued behind another of the same plugin, for as long as that one
+   * takes) asks it once the wait is over, so a lock set, a grant taken back
+   * or a policy tightened meanwhile stops it as it would a call made then.
+   * Left out for a person.
    */
   stillAllowed?: () => void;
   /**

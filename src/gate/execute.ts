@@ -13,6 +13,7 @@ import type { Args, ArgsOf, Capability, Inputs, PathsOf, RunContext } from "../c
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
 import type { Deps } from "./deps.ts";
+import { checkStillGranted } from "./grants.ts";
 import { checkLock } from "./locks.ts";
 
 /** What one call's run is handed, beside its capability and arguments. */
@@ -22,7 +23,7 @@ export interface RunInputs {
   signal: AbortSignal;
   limits: Limits;
   paths: Record<string, GatedPath>;
-  grant: { host: string | null } | undefined;
+  grant: { id: string; host: string | null } | undefined;
   /** a person's terminal, told what a long walk has seen (see RunContext.progress) */
   progress?: RunContext["progress"];
 }
@@ -48,7 +49,11 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
   if (call.origin.kind === "agent") {
     const origin = call.origin;
     ctx.shown = (text: string, before?: string, cut?: boolean) => deps.redactor.shown(text, before, cut);
-    ctx.stillAllowed = () => checkLock(cap, origin, deps.gate(), deps.clock.now());
+    ctx.stillAllowed = () => {
+      const store = deps.gate();
+      checkLock(cap, origin, store, deps.clock.now());
+      if (grant) checkStillGranted(cap, origin.name, grant.id, store, deps.policy);
+    };
     ctx.lane = origin.name;
   }
   return cap.run(args as ArgsOf<Inputs>, ctx);

@@ -59,6 +59,36 @@ export function spendGrant(
   return grant;
 }
 
+/**
+ * Refuses a call that waited its turn (a plugin's queue, behind a call that
+ * may take its 60 s) once the grant it spent was revoked meanwhile
+ * (core.grant.required), or the team ceiling changed so that it would not
+ * pass now (core.grant.ceiling): what a person or the team policy takes back
+ * stops what has not yet started, as a lock set meanwhile does. Else returns.
+ */
+export function checkStillGranted(
+  cap: Capability,
+  agent: string,
+  id: string,
+  store: GateStore,
+  policySource: { current(): Policy },
+): void {
+  const grant = store.get(id);
+  if (grant === undefined || grant.revoked_at !== null) {
+    throw new RtaError(
+      "core.grant.required",
+      `${cap.name} needs a grant for agent ${agent}: grant ${id} was revoked while the call waited its turn`,
+      `a person can allow it by running \`rta grant allow ${cap.name} --agent ${shellWord(agent)} --ttl 5m\``,
+    );
+  }
+  checkCeiling(policySource.current(), {
+    targets: gateTargets(cap),
+    agent,
+    ttlMs: grant.expires_at - grant.issued_at,
+    maxUses: grant.max_uses,
+  });
+}
+
 /** What a call is matched against in the store: its targets, agent, narrowings and argument digest; refuses nothing. */
 export function grantQuery(cap: Capability, call: Call & { origin: AgentOrigin }, args: Args, now: number): GrantQuery {
   const record = cap.record !== undefined && args[cap.record] !== undefined ? recordKey(cap, args[cap.record]) : null;

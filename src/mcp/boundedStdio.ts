@@ -23,6 +23,17 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 /** Said of a request whose id is that of a request still being served. */
 const ID_IN_USE = "the request's id is that of a request still being served";
+/**
+ * Requests read while REQUESTS_IN_FLIGHT are served, and the characters they
+ * hold, that may wait their turn while reading goes on: past either, no more
+ * is read until a place is free. Without them a client whose every place is
+ * a call that hangs (a plugin that never answers, for its 60 s) and which
+ * sent one request more could not cancel any of them: the cancellation
+ * would sit unread behind the waiting request. Over HTTP the same agent has
+ * PAST_COUNT_POSTS (http/limits.ts).
+ */
+const WAITING_READ = 8;
+const WAITING_CHARS = 64 * 1024;
 
 export interface StdioStreams {
   input: NodeJS.ReadableStream;
@@ -70,6 +81,9 @@ export class BoundedStdioTransport implements Transport {
   private inFlight = 0;
   /** requests read while REQUESTS_IN_FLIGHT were being served, in order */
   private waiting: (JSONRPCMessage & { id: string | number })[] = [];
+  /** the characters the waiting requests were read as */
+  private waitingChars = 0;
+  private readonly sizes = new WeakMap<object, number>();
   private readonly framer: JsonFramer;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -95,7 +109,7 @@ export class BoundedStdioTransport implements Transport {
           return this.invalidRequest(frame.text);
         }
         lap("SDK message parse");
-        this.deliver(message);
+        this.deliver(message, frame.text.length);
       },
       () => {
         this.endedOnLimit = true;
@@ -127,6 +141,7 @@ export class BoundedStdioTransport implements Transport {
   stopReading(): void {
     this.stopped = true;
     this.waiting = []; // not started: a stopping server starts nothing new
+    this.waitingChars = 0;
     const { input } = this.streams;
     input.off("data", this.onData);
     input.off("end", this.onEnd);
@@ -156,24 +171,28 @@ export class BoundedStdioTransport implements Transport {
 
   /**
    * Hands a message on. A request waits while REQUESTS_IN_FLIGHT are being
-   * served, and no more is read meanwhile; notifications and the client's
-   * answers to the server's own requests never wait, or a call asking the
-   * client something could not finish. A request the client cancels is
-   * never answered (the SDK drops its answer), so the cancellation frees
-   * its place, as the SDK's own stdio counts a request settled by one.
+   * served, and no more is read once WAITING_READ wait or they hold
+   * WAITING_CHARS; notifications and the client's answers to the server's
+   * own requests never wait, or a call asking the client something could not
+   * finish. A request the client cancels is never answered (the SDK drops its
+   * answer), so the cancellation frees its place, as the SDK's own stdio
+   * counts a request settled by one; one still waiting is dropped unserved.
    */
-  private deliver(message: JSONRPCMessage): void {
+  private deliver(message: JSONRPCMessage, chars: number): void {
     if (!isRequest(message)) {
       this.onmessage?.(message);
       const cancelled = cancelledId(message);
       if (cancelled === undefined) return;
+      this.dropWaiting(cancelled);
       this.streams.direct?.cancelled(cancelled, (message as { params?: { reason?: unknown } }).params?.reason);
       this.answered(cancelled);
       return;
     }
     if (this.inFlight >= REQUESTS_IN_FLIGHT || this.waiting.length > 0) {
       this.waiting.push(message);
-      this.streams.input.pause();
+      this.sizes.set(message, chars);
+      this.waitingChars += chars;
+      if (this.waitingFull()) this.streams.input.pause();
       return;
     }
     this.serve(message);
@@ -198,18 +217,34 @@ export class BoundedStdioTransport implements Transport {
     this.onmessage?.(request);
   }
 
-  /** An answer went out: the next waiting request is served, and reading goes on once none waits. */
+  /** An answer went out: the next waiting request is served, and reading goes on once few enough wait. */
   private answered(id: string | number): void {
     if (!this.unanswered.delete(id)) return;
     this.inFlight--;
     while (this.inFlight < REQUESTS_IN_FLIGHT && this.waiting.length > 0 && !this.closed)
-      this.serve(this.waiting.shift() as JSONRPCMessage & { id: string | number });
+      this.serve(this.takeWaiting(0));
     this.resumeReading();
   }
 
-  /** Reads on, unless the session is over or stopping, answers wait to be read, or requests wait their turn. */
+  /** The waiting requests under a cancelled id are never served: their client waits for no answer. */
+  private dropWaiting(id: string | number): void {
+    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]?.id === id) this.takeWaiting(i);
+    this.resumeReading();
+  }
+
+  private takeWaiting(i: number): JSONRPCMessage & { id: string | number } {
+    const [request] = this.waiting.splice(i, 1) as [JSONRPCMessage & { id: string | number }];
+    this.waitingChars -= this.sizes.get(request) ?? 0;
+    return request;
+  }
+
+  private waitingFull(): boolean {
+    return this.waiting.length >= WAITING_READ || this.waitingChars >= WAITING_CHARS;
+  }
+
+  /** Reads on, unless the session is over or stopping, answers wait to be read, or too many requests wait their turn. */
   private resumeReading(): void {
-    if (this.closed || this.stopped || this.drained || this.waiting.length > 0) return;
+    if (this.closed || this.stopped || this.drained || this.waitingFull()) return;
     this.streams.input.resume();
   }
 

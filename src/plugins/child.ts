@@ -6,6 +6,8 @@
  */
 import { closeSync, constants, fstatSync, openSync } from "node:fs";
 import type { Subprocess } from "bun";
+import { KEY_OPEN, keyArmourIn, maskPrivateKeys } from "../core/privateKeys.ts";
+import { MASK } from "../core/secrets.ts";
 import { fdDigest, identityOf } from "./digest.ts";
 import { encodeFrame, FrameError, FrameReader, holdsPast, MESSAGE_VALUE_LIMIT } from "./frame.ts";
 
@@ -148,7 +150,7 @@ export class Child {
     // a tail cut short starts inside a line, maybe inside a credential that is masked only whole: from its next line
     const lineStart = this.tail.indexOf(0x0a) + 1;
     if (lineStart === 0) return `(${how}) stderr: (its last ${STDERR_TAIL_BYTES} bytes hold no whole line)`;
-    return `(${how}) stderr, its last lines: ${this.tail.subarray(lineStart).toString("utf8")}`;
+    return `(${how}) stderr, its last lines: ${keyBodyMasked(this.tail.subarray(lineStart).toString("utf8"))}`;
   }
 
   /** Closes its stdin, so a plugin that reads to the end exits; killed `graceMs` later if it has not. */
@@ -233,4 +235,14 @@ function asReply(body: Buffer, id: number): Reply {
 
 function notResponse(): FrameError {
   return new FrameError("malformed", "a message that is not the JSON-RPC response to the request");
+}
+
+/**
+ * A tail cut short may start inside a private key whose BEGIN was cut off:
+ * its lines up to the END are the key's body, masked as a whole key's is
+ * (the record masks a key only between its armours).
+ */
+function keyBodyMasked(tail: string): string {
+  if (keyArmourIn(tail) !== "END") return tail;
+  return maskPrivateKeys(`${KEY_OPEN}${tail}`, MASK).slice(KEY_OPEN.length);
 }

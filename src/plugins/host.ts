@@ -27,6 +27,14 @@ export const DESCRIBE_WAIT_MS = 10_000;
  * queued behind it, for good.
  */
 export const RUN_WAIT_MS = 60_000;
+/**
+ * Long-lived children a server keeps with no call, beside those with one: a
+ * lane is an agent's name, and a client a server names by what it reports
+ * can report a new name on every call (the 2026-07-28 revision sends it with
+ * each), so that each would start a process kept until the server stops.
+ * Past this the child idle longest is stopped; its lane starts a new one.
+ */
+export const IDLE_CHILDREN_KEPT = 16;
 /** A plugin's error message or hint, as the caller is told it, at most. */
 const SAID_BYTES = 4096;
 
@@ -158,7 +166,10 @@ export class PluginHosts {
     }
     const key = `${ref.name}\0${lane}`;
     const slot = this.slots.get(key) ?? { queue: Promise.resolve(), calls: 0 };
+    // last in the map's order: the first ones with no call are those idle longest
+    this.slots.delete(key);
     this.slots.set(key, slot);
+    this.stopIdle();
     const before = slot.queue;
     const queued = slot.calls > 0;
     slot.calls++;
@@ -178,6 +189,20 @@ export class PluginHosts {
     } finally {
       slot.calls--;
       done();
+      this.stopIdle();
+    }
+  }
+
+  /** Stops the children idle longest, and forgets their lanes, past IDLE_CHILDREN_KEPT with no call. */
+  private stopIdle(): void {
+    let idle = 0;
+    for (const slot of this.slots.values()) if (slot.calls === 0) idle++;
+    for (const [key, slot] of this.slots) {
+      if (idle <= IDLE_CHILDREN_KEPT) break;
+      if (slot.calls > 0) continue;
+      slot.child?.kill();
+      this.slots.delete(key);
+      idle--;
     }
   }
 

@@ -11,13 +11,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { describePlugin } from "../../src/plugins/host.ts";
-import { fixture } from "../plugins/support.ts";
+import { describePlugin, IDLE_CHILDREN_KEPT } from "../../src/plugins/host.ts";
+import { pluginFile } from "../../src/plugins/registry.ts";
+import { fixture, running as runningPids } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { installPlugin } from "../support/plugins.ts";
-import { rta } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 import { installedBefore, running } from "./pluginAgent.fixture.ts";
 
 describe("a plugin's read that declares a path to write", () => {
@@ -111,6 +112,63 @@ describe("a plugin call queued behind another of the same plugin", () => {
       expect((await rta(["lock", "--agent", "x"], { env })).code).toBe(0);
       abort.abort();
       expect(resultJson(await put)).toMatchObject({ type: "error", code: "core.lock.locked" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("is stopped by its grant revoked while it waited: the plugin is never sent it", {
+    timeout: 20_000,
+  }, async () => {
+    const data = tempDir();
+    await installPlugin(fixture("line"), data, { HOME: tempDir() });
+    const env = { RTA_DATA_DIR: data };
+    expect((await rta(["grant", "allow", "line.put", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
+    const server = await connect("modern", ["--agent", "x"], { dataDir: data });
+    try {
+      const abort = new AbortController();
+      const wait = server.client.callTool({ name: "line_wait", arguments: {} }, { signal: abort.signal });
+      wait.catch(() => {});
+      const put = server.client.callTool({ name: "line_put", arguments: { text: "a" } });
+      const log = join(data, "agent-log.jsonl");
+      const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
+      for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
+      expect(queued()).toBe(true);
+      expect((await rta(["grant", "revoke", "--agent", "x"], { env })).code).toBe(0);
+      abort.abort();
+      const said = resultJson(await put);
+      expect(said).toMatchObject({ type: "error", code: "core.grant.required" });
+      expect(String(said.message)).toContain("was revoked while the call waited its turn");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("a plugin call queued behind another, under a team policy tightened while it waited", () => {
+  test("is refused as a call made then would be: the ceiling is applied at each call", {
+    timeout: 20_000,
+  }, async () => {
+    const data = tempDir();
+    const config = tempDir();
+    await installPlugin(fixture("line"), data, { HOME: tempDir() });
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+    expect((await rta(["grant", "allow", "line.put", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
+    const server = await connect("modern", ["--agent", "x"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const abort = new AbortController();
+      const wait = server.client.callTool({ name: "line_wait", arguments: {} }, { signal: abort.signal });
+      wait.catch(() => {});
+      const put = server.client.callTool({ name: "line_put", arguments: { text: "a" } });
+      const log = join(data, "agent-log.jsonl");
+      const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
+      for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
+      expect(queued()).toBe(true);
+      writeFileSync(join(config, "policy.toml"), 'never = ["line"]\n');
+      // past the 100 ms a server reads policy.toml at most once in
+      await Bun.sleep(250);
+      abort.abort();
+      expect(resultJson(await put)).toMatchObject({ type: "error", code: "core.grant.ceiling" });
     } finally {
       await server.close();
     }
@@ -261,6 +319,63 @@ describe("two agents of one server over HTTP calling one plugin", () => {
       await slow.close();
       await other.close();
       await srv.stop();
+    }
+  });
+});
+
+describe("a client that reports a new name on every call, to a server that names its agent by it", () => {
+  test("makes no more than a few long-lived plugin children, however many names it reports", {
+    timeout: 20_000,
+  }, async () => {
+    const data = tempDir();
+    await installPlugin(fixture("demo"), data, { HOME: tempDir() });
+    const proc = Bun.spawn([RTA, "mcp", "serve"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
+    });
+    const answered = new Set<unknown>();
+    let wake = () => {};
+    void (async () => {
+      let carry = "";
+      for await (const chunk of proc.stdout) {
+        carry += new TextDecoder().decode(chunk);
+        const lines = carry.split("\n");
+        carry = lines.pop() ?? "";
+        for (const l of lines) answered.add(JSON.parse(l).id);
+        wake();
+      }
+    })();
+    const until = async (id: number) => {
+      while (!answered.has(id)) await new Promise<void>((resolve) => (wake = resolve));
+    };
+    const send = (m: unknown) => proc.stdin.write(`${JSON.stringify(m)}\n`);
+    const named = (name: string) => ({ "io.modelcontextprotocol/clientInfo": { name, version: "1" } });
+    try {
+      send({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2026-07-28", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      });
+      await until(0);
+      const calls = IDLE_CHILDREN_KEPT + 4;
+      for (let id = 1; id <= calls; id++) {
+        send({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "demo_echo", arguments: { text: "hi" }, _meta: named(`agent${id}`) },
+        });
+        await until(id);
+      }
+      const children = () => runningPids(pluginFile(data, "demo")).length;
+      for (let i = 0; i < 250 && children() > IDLE_CHILDREN_KEPT; i++) await Bun.sleep(20);
+      expect(children()).toBeLessThanOrEqual(IDLE_CHILDREN_KEPT);
+    } finally {
+      proc.kill();
+      await proc.exited;
     }
   });
 });

@@ -251,6 +251,24 @@ describe("a misbehaving plugin over MCP", () => {
     expect(failed?.error?.detail).not.toContain("sekrit");
   });
 
+  test("a private key on a failed plugin's stderr whose BEGIN was cut off the tail is masked to its END in the record", async () => {
+    const { data } = await installed(["keyed"]);
+    const server = await connect("legacy", [], { dataDir: data });
+    try {
+      const said = resultJson(await server.client.callTool({ name: "keyed_fail", arguments: {} }));
+      expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
+    } finally {
+      await server.close();
+    }
+    const failed = readFileSync(join(data, "agent-log.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((l) => l.outcome === "core.plugin.failed");
+    expect(failed?.error?.detail).toContain("-----END OPENSSH PRIVATE KEY-----\ngiving up\n");
+    expect(failed?.error?.detail).not.toContain("b3BlbnNzaC1rZXktdjE");
+  });
+
   test("plugins that changed since they were installed are described at once, not one after the other", async () => {
     const dir = tempDir();
     const data = tempDir();

@@ -12,6 +12,8 @@ import { tempDir } from "../support/fixtures.ts";
 import { RTA, rta } from "../support/rta.ts";
 import { stdioLines } from "../support/stdioLines.ts";
 
+/** Requests read past the places taken before reading stops (boundedStdio.ts). */
+const WAITING_READ = 8;
 const held: (() => void)[] = [];
 /** Until a test lets go, each request is held; after, each is answered at once. */
 let holdOn = true;
@@ -89,11 +91,15 @@ test("an invalid request under a call's id does not let a call past REQUESTS_IN_
   try {
     const calls = REQUESTS_IN_FLIGHT + 1;
     let text = "";
-    for (let id = 1; id <= calls; id++)
-      text += call(id) + line({ jsonrpc: "2.0", id, method: "tools/call", params: 5 });
+    for (let id = 1; id <= calls; id++) {
+      text += call(id);
+      // before the last call's twin, as many more calls as may wait while reading goes on: its answer says all were read
+      if (id === calls) for (let more = calls + 1; more < calls + WAITING_READ; more++) text += call(more);
+      text += line({ jsonrpc: "2.0", id, method: "tools/call", params: 5 });
+    }
     await send(text);
     await until(() => out.filter(invalid).length === calls);
-    // Read only once a place is free again: the last call waits for one, and no line is read meanwhile.
+    // Read only once a place is free again: WAITING_READ calls wait for one, and no line is read meanwhile.
     await send(line({ jsonrpc: "2.0", id: "last", method: "tools/call", params: 5 }));
     await allArrived;
     holdOn = false;
@@ -102,7 +108,7 @@ test("an invalid request under a call's id does not let a call past REQUESTS_IN_
     const firstCall = out.findIndex(callAnswer);
     expect(firstCall).toBeGreaterThan(-1);
     expect(firstCall).toBeLessThan(out.findIndex((m) => m.id === "last"));
-    await until(() => out.filter(callAnswer).length === calls);
+    await until(() => out.filter(callAnswer).length === calls + WAITING_READ - 1);
   } finally {
     await stop();
   }
@@ -121,6 +127,40 @@ test("calls the client cancelled free their places: the session is served after 
     await until(() => out.some((m) => m.id === "after"));
     // cancelled, so never answered
     expect(out.filter(callAnswer)).toEqual([]);
+  } finally {
+    holdOn = false;
+    for (const answer of held.splice(0)) answer();
+    await stop();
+  }
+}, 30_000);
+
+test("a client whose every place is a call that hangs, and which sent one request more, can still cancel one", async () => {
+  const { out, until, send, stop } = await serving();
+  try {
+    holdOn = true;
+    let text = "";
+    for (let id = 1; id <= REQUESTS_IN_FLIGHT; id++) text += call(id);
+    await send(`${text}${line({ jsonrpc: "2.0", id: "waits", method: "tools/list" })}`);
+    await holdingMany(REQUESTS_IN_FLIGHT);
+    // read behind the waiting request: the cancellation frees a place while every call still hangs
+    await send(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "stop" } }));
+    await until(() => out.some((m) => m.id === "waits"));
+    expect(held.length).toBe(REQUESTS_IN_FLIGHT);
+    expect(out.filter(callAnswer)).toEqual([]);
+    // a waiting request the client cancels is never served, and its cancellation takes no place
+    let more = "";
+    for (let id = 100; id < 100 + WAITING_READ; id++) more += call(id);
+    for (let id = 101; id < 100 + WAITING_READ; id++)
+      more += line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "stop" } });
+    await send(`${more}${line({ jsonrpc: "2.0", id: "still", method: "tools/list" })}`);
+    await holdingMany(REQUESTS_IN_FLIGHT + 1);
+    holdOn = false;
+    for (const answer of held.splice(0)) answer();
+    await until(() => out.some((m) => m.id === "still"));
+    expect(out.filter(callAnswer).map((m) => m.id)).not.toContain(1);
+    await until(() => out.filter(callAnswer).length === REQUESTS_IN_FLIGHT);
+    expect(out.filter(callAnswer).map((m) => m.id)).toContain(100);
+    expect(out.filter(callAnswer).map((m) => m.id)).not.toContain(101);
   } finally {
     holdOn = false;
     for (const answer of held.splice(0)) answer();
