@@ -13,9 +13,11 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { deserializeMessage } from "@modelcontextprotocol/server";
 import { callBegins, callEnds, lap } from "../core/profile.ts";
+import type { DirectAnswers } from "./directAnswers.ts";
 import { JsonFramer } from "./jsonFramer.ts";
 import { answerId, cancelledId, isRequest, readableId } from "./messageKinds.ts";
 import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
+import { WaitingRequests } from "./waitingRequests.ts";
 
 /** JSON-RPC's code for text that is not JSON. */
 const PARSE_ERROR = -32700;
@@ -23,17 +25,6 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 /** Said of a request whose id is that of a request still being served. */
 const ID_IN_USE = "the request's id is that of a request still being served";
-/**
- * Requests read while REQUESTS_IN_FLIGHT are served, and the characters they
- * hold, that may wait their turn while reading goes on: past either, no more
- * is read until a place is free. Without them a client whose every place is
- * a call that hangs (a plugin that never answers, for its 60 s) and which
- * sent one request more could not cancel any of them: the cancellation
- * would sit unread behind the waiting request. Over HTTP the same agent has
- * PAST_COUNT_POSTS (http/limits.ts).
- */
-const WAITING_READ = 8;
-const WAITING_CHARS = 64 * 1024;
 
 export interface StdioStreams {
   input: NodeJS.ReadableStream;
@@ -42,23 +33,6 @@ export interface StdioStreams {
   say: (line: string) => void;
   /** answers the tool calls it can answer exactly as the SDK would, before the SDK sees them */
   direct?: DirectAnswers;
-}
-
-/** Answers some requests itself, in place of the SDK (src/mcp/serve/directCall.ts); left out, the SDK answers all. */
-export interface DirectAnswers {
-  /** the message, parsed, when it is a request the direct path will take (the SDK's schema passes it as it is) */
-  parse(text: string): JSONRPCMessage | undefined;
-  /** told of each request served: takes one parse() gave and answers it later through `answer`; false: the SDK's */
-  take(
-    request: JSONRPCMessage & { id: string | number },
-    answer: (id: string | number, frame: string) => void,
-  ): boolean;
-  /** the SDK's answer to this request went out */
-  answered(id: string | number): void;
-  /** the client cancelled this request: its call is stopped, and never answered */
-  cancelled(id: string | number, reason: unknown): void;
-  /** the session ended: every call taken is stopped, and none is answered */
-  closed(): void;
 }
 
 export class BoundedStdioTransport implements Transport {
@@ -80,10 +54,7 @@ export class BoundedStdioTransport implements Transport {
   private readonly unanswered = new Set<string | number>();
   private inFlight = 0;
   /** requests read while REQUESTS_IN_FLIGHT were being served, in order */
-  private waiting: (JSONRPCMessage & { id: string | number })[] = [];
-  /** the characters the waiting requests were read as */
-  private waitingChars = 0;
-  private readonly sizes = new WeakMap<object, number>();
+  private readonly waiting = new WaitingRequests();
   private readonly framer: JsonFramer;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -140,8 +111,7 @@ export class BoundedStdioTransport implements Transport {
    */
   stopReading(): void {
     this.stopped = true;
-    this.waiting = []; // not started: a stopping server starts nothing new
-    this.waitingChars = 0;
+    this.waiting.clear(); // not started: a stopping server starts nothing new
     const { input } = this.streams;
     input.off("data", this.onData);
     input.off("end", this.onEnd);
@@ -171,8 +141,8 @@ export class BoundedStdioTransport implements Transport {
 
   /**
    * Hands a message on. A request waits while REQUESTS_IN_FLIGHT are being
-   * served, and no more is read once WAITING_READ wait or they hold
-   * WAITING_CHARS; notifications and the client's answers to the server's
+   * served, and no more is read once enough wait (WaitingRequests);
+   * notifications and the client's answers to the server's
    * own requests never wait, or a call asking the client something could not
    * finish. A request the client cancels is never answered (the SDK drops its
    * answer), so the cancellation frees its place, as the SDK's own stdio
@@ -189,10 +159,8 @@ export class BoundedStdioTransport implements Transport {
       return;
     }
     if (this.inFlight >= REQUESTS_IN_FLIGHT || this.waiting.length > 0) {
-      this.waiting.push(message);
-      this.sizes.set(message, chars);
-      this.waitingChars += chars;
-      if (this.waitingFull()) this.streams.input.pause();
+      this.waiting.push(message, chars);
+      if (this.waiting.full()) this.streams.input.pause();
       return;
     }
     this.serve(message);
@@ -222,29 +190,19 @@ export class BoundedStdioTransport implements Transport {
     if (!this.unanswered.delete(id)) return;
     this.inFlight--;
     while (this.inFlight < REQUESTS_IN_FLIGHT && this.waiting.length > 0 && !this.closed)
-      this.serve(this.takeWaiting(0));
+      this.serve(this.waiting.shift() as JSONRPCMessage & { id: string | number });
     this.resumeReading();
   }
 
   /** The waiting requests under a cancelled id are never served: their client waits for no answer. */
   private dropWaiting(id: string | number): void {
-    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]?.id === id) this.takeWaiting(i);
+    this.waiting.drop(id);
     this.resumeReading();
-  }
-
-  private takeWaiting(i: number): JSONRPCMessage & { id: string | number } {
-    const [request] = this.waiting.splice(i, 1) as [JSONRPCMessage & { id: string | number }];
-    this.waitingChars -= this.sizes.get(request) ?? 0;
-    return request;
-  }
-
-  private waitingFull(): boolean {
-    return this.waiting.length >= WAITING_READ || this.waitingChars >= WAITING_CHARS;
   }
 
   /** Reads on, unless the session is over or stopping, answers wait to be read, or too many requests wait their turn. */
   private resumeReading(): void {
-    if (this.closed || this.stopped || this.drained || this.waitingFull()) return;
+    if (this.closed || this.stopped || this.drained || this.waiting.full()) return;
     this.streams.input.resume();
   }
 

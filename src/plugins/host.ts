@@ -9,12 +9,13 @@
  * only when a process starts. Every child is killed when the server stops.
  */
 import type { PluginRef } from "../core/capability.ts";
-import { pluginError, RtaError } from "../core/errors.ts";
+import { pluginError, type RtaError } from "../core/errors.ts";
 import { agentLimits, tooLarge } from "../gate/bound.ts";
 import { BinaryChanged, Child, type Reply } from "./child.ts";
-import { FrameError, MESSAGE_VALUE_LIMIT } from "./frame.ts";
+import { FrameError } from "./frame.ts";
 import { checkDescribed, DESCRIBE_MAX_BYTES, type Described, PLUGIN_PROTOCOL, underPrefix } from "./protocol.ts";
-import { changedSinceDescribed, failed, invalid } from "./refusals.ts";
+import { changedSinceDescribed, failed, invalid, tooManyValues } from "./refusals.ts";
+import { cancelled, waitOr } from "./waits.ts";
 
 /** How long a cancelled call's plugin has to answer before it is killed. */
 export const CANCEL_GRACE_MS = 2000;
@@ -281,37 +282,4 @@ function refusal(error: Extract<Reply, { error: unknown }>["error"], ref: Plugin
   }
   const hint = typeof error.data?.hint === "string" ? error.data.hint.slice(0, SAID_BYTES) : undefined;
   return pluginError(code, message, hint);
-}
-
-/** An answer within the byte bound holding more values than a message may. */
-function tooManyValues(): RtaError {
-  return new RtaError(
-    "core.result.toolarge",
-    `the result holds more than ${MESSAGE_VALUE_LIMIT.toLocaleString("en")} values, over the limit`,
-    "ask for less: a smaller limit, a tighter filter or a narrower path",
-  );
-}
-
-function cancelled(): RtaError {
-  return new RtaError("core.call.cancelled", "the call was cancelled", "call again to start over");
-}
-
-/**
- * Resolves when `p` settles; refuses core.call.cancelled first once `signal`
- * aborts, and what `overdue` makes once `late` does.
- */
-function waitOr(p: Promise<void>, signal: AbortSignal, late: AbortSignal, overdue: () => RtaError): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    const onLate = () => reject(overdue());
-    signal.addEventListener("abort", onAbort, { once: true });
-    late.addEventListener("abort", onLate, { once: true });
-    p.then(() => {
-      signal.removeEventListener("abort", onAbort);
-      late.removeEventListener("abort", onLate);
-      if (signal.aborted) reject(cancelled());
-      else if (late.aborted) reject(overdue());
-      else resolve();
-    });
-  });
 }

@@ -6,6 +6,7 @@
  * compiled schemas in a process that runs no plugin.
  */
 import { RtaError } from "../core/errors.ts";
+import { MESSAGE_VALUE_LIMIT } from "./frame.ts";
 
 /** The refusal that makes a plugin unavailable, with the reason. */
 export function invalid(name: string, reason: string): RtaError {
@@ -38,4 +39,13 @@ export function failed(name: string, reason: string, detail?: string): RtaError 
   );
   if (detail !== undefined && detail !== "") err.detail = detail;
   return err;
+}
+
+/** An answer within the byte bound holding more values than a message may. */
+export function tooManyValues(): RtaError {
+  return new RtaError(
+    "core.result.toolarge",
+    `the result holds more than ${MESSAGE_VALUE_LIMIT.toLocaleString("en")} values, over the limit`,
+    "ask for less: a smaller limit, a tighter filter or a narrower path",
+  );
 }

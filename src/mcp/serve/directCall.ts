@@ -26,7 +26,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { lap } from "../../core/profile.ts";
 import { cutMessage } from "../boundedErrors.ts";
-import type { DirectAnswers } from "../boundedStdio.ts";
+import type { DirectAnswers } from "../directAnswers.ts";
 import { answerCall, callerOf, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
 import type { CallsInFlight } from "./callsInFlight.ts";
 
