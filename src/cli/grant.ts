@@ -19,7 +19,7 @@ import {
 } from "../gate/operator/grants.ts";
 import { agentsInRecord } from "./agentsSeen.ts";
 import type { Cli } from "./factory.ts";
-import { type Form, jsonText, outputForm } from "./io.ts";
+import { type Form, jsonText, outputForm, StdoutClosed } from "./io.ts";
 import { type Column, isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
@@ -76,7 +76,11 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     if (readerLeft(err)) return Exit.ok;
     return reportError(
       io,
-      err instanceof RtaError ? err : new RtaError("core.internal", "the grant could not be issued"),
+      err instanceof RtaError
+        ? err
+        : err instanceof StdoutClosed
+          ? err.refusal()
+          : new RtaError("core.internal", "the grant could not be issued"),
       opts.json === true,
     );
   }
@@ -209,7 +213,11 @@ export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: 
     if (readerLeft(err)) return Exit.ok;
     return reportError(
       io,
-      err instanceof RtaError ? err : new RtaError("core.internal", "the grants could not be listed"),
+      err instanceof RtaError
+        ? err
+        : err instanceof StdoutClosed
+          ? err.refusal()
+          : new RtaError("core.internal", "the grants could not be listed"),
       opts.json === true,
     );
   }

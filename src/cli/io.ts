@@ -69,6 +69,15 @@ export class StdoutClosed extends Error {
     super(`stdout could not be written (${errno})`);
     this.name = "StdoutClosed";
   }
+
+  /** How it is said when the reader did not just go away (a full disk behind `>`): core.output.failed. */
+  refusal(): RtaError {
+    return new RtaError(
+      "core.output.failed",
+      `the output could not be written (${this.errno})`,
+      "write it somewhere with room",
+    );
+  }
 }
 
 /**

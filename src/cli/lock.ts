@@ -7,7 +7,7 @@ import { Exit, RtaError } from "../core/errors.ts";
 import type { Lock } from "../gate/gateStore.ts";
 import { lift as liftLocks, listLocks, lock as setLock } from "../gate/operator/locks.ts";
 import type { Cli } from "./factory.ts";
-import { jsonText, outputForm } from "./io.ts";
+import { jsonText, outputForm, StdoutClosed } from "./io.ts";
 import { isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
@@ -36,7 +36,11 @@ export function lock(
     if (readerLeft(err)) return Exit.ok;
     return reportError(
       io,
-      err instanceof RtaError ? err : new RtaError("core.internal", "the lock could not be set"),
+      err instanceof RtaError
+        ? err
+        : err instanceof StdoutClosed
+          ? err.refusal()
+          : new RtaError("core.internal", "the lock could not be set"),
       opts.json === true,
     );
   }

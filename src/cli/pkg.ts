@@ -234,12 +234,7 @@ export function remove(cli: Cli, name: string, opts: { json?: boolean }): number
  */
 function asRefusal(io: Io, err: unknown, what: string): RtaError {
   if (err instanceof RtaError) return err;
-  if (err instanceof StdoutClosed)
-    return new RtaError(
-      "core.output.failed",
-      `the output could not be written (${err.errno})`,
-      "write it somewhere with room",
-    );
+  if (err instanceof StdoutClosed) return err.refusal();
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === "EACCES" || code === "EPERM")
     return new RtaError("fs.denied", `${what}: permission denied`, "run it as the person who owns rta's data dir");

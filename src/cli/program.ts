@@ -177,15 +177,7 @@ function jsonLast(argv: string[]): string[] {
  */
 function stdoutClosed(io: Io, err: StdoutClosed): number {
   if (err.errno === "EPIPE") return EXIT_PIPE_CLOSED;
-  return reportError(
-    io,
-    new RtaError(
-      "core.output.failed",
-      `the output could not be written (${err.errno})`,
-      "write it somewhere with room",
-    ),
-    false,
-  );
+  return reportError(io, err.refusal(), false);
 }
 
 /** The longest run of argv that names commands, e.g. ["proc", "list"] for `proc list --bogus`. */

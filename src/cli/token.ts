@@ -2,7 +2,7 @@
 import { Exit, RtaError } from "../core/errors.ts";
 import { type ListedToken, listTokens, newToken, revokeTokens } from "../gate/operator/tokens.ts";
 import type { Cli } from "./factory.ts";
-import { jsonText, outputForm, paint } from "./io.ts";
+import { jsonText, outputForm, paint, StdoutClosed } from "./io.ts";
 import { isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
@@ -35,7 +35,11 @@ export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: b
     if (readerLeft(err)) return Exit.ok;
     return reportError(
       io,
-      err instanceof RtaError ? err : new RtaError("core.internal", "the token could not be made"),
+      err instanceof RtaError
+        ? err
+        : err instanceof StdoutClosed
+          ? err.refusal()
+          : new RtaError("core.internal", "the token could not be made"),
       opts.json === true,
     );
   }

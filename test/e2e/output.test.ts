@@ -265,6 +265,9 @@ describe("colour", () => {
   });
 });
 
+const OUTPUT_FAILED =
+  "rta: error: the output could not be written (ENOSPC) (core.output.failed)\nrta: hint: write it somewhere with room\n";
+
 describe("a stream that takes no more", () => {
   test("a closed stderr, and a full disk behind stdout, end rta without a stack", async () => {
     const closed = await sh(`"$RTA" fs read "${tempDir()}/missing" 2>&-; echo "status $?"`);
@@ -273,5 +276,27 @@ describe("a stream that takes no more", () => {
     expect(full.stdout).toBe("status 1\n");
     expect(full.stderr).toContain("(core.output.failed)");
     expect(noStack(full.stderr)).toBe(true);
+  });
+
+  test("a grant, a lock or a token written to a full disk is said as the output's failure, not as rta's own", async () => {
+    // each is made before it is printed: saying it "could not be issued" would send the person to issue it again
+    const env = { RTA_DATA_DIR: tempDir() };
+    for (const line of [
+      `"$RTA" grant allow fs.write --agent x --ttl 5m --yes > /dev/full`,
+      `"$RTA" lock --agent x > /dev/full`,
+      `"$RTA" mcp token new --agent x > /dev/full`,
+    ]) {
+      const full = await sh(`${line}; echo "status $?"`, env);
+      // what a grant covers is said on stderr before it is issued; the failure is the last thing said
+      expect({ line, out: full.stdout, end: full.stderr.endsWith(OUTPUT_FAILED) }).toEqual({
+        line,
+        out: "status 1\n",
+        end: true,
+      });
+      expect(full.stderr).not.toContain("core.internal");
+    }
+    const listed = await sh(`"$RTA" grant list; "$RTA" lock list`, env);
+    expect(listed.stdout).toContain("fs.write\tx");
+    expect(listed.stdout).toContain("\tx\t");
   });
 });
