@@ -30,7 +30,7 @@ export function verifyRecord(cli: Cli, file: string, json: boolean): number {
   if (json) cli.io.out(jsonShownText(cli.io, { file, ...verdict }));
   else if (verdict.problems.length === 0) {
     const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
-    cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${file})\n`);
+    cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${shown(file)})\n`);
   } else {
     for (const p of verdict.problems) {
       const where = p.line === 0 ? "the record" : `line ${p.line}${p.session ? ` (session ${shown(p.session)})` : ""}`;

@@ -231,3 +231,19 @@ describe("the keyed record against the attacks that passed --verify", () => {
     }
   });
 });
+
+test("--verify names a record whose path holds a terminal's controls escaped, never acting on the terminal", async () => {
+  const data = join(tempDir(), "da\x1b[31mta\nx");
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() };
+  const s = await connect("legacy", ["--agent", "claude"], {
+    dataDir: data,
+    env: { RTA_CONFIG_DIR: env.RTA_CONFIG_DIR },
+  });
+  await s.client.callTool({ name: "sys_info", arguments: {} });
+  await s.close();
+  const verified = await rta(["agent", "log", "--verify"], { env });
+  expect(verified.code).toBe(0);
+  expect(verified.stdout).toStartWith("record verified: ");
+  expect(verified.stdout).not.toContain("\x1b");
+  expect(verified.stdout.split("\n")).toHaveLength(2);
+});
