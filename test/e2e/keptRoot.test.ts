@@ -6,25 +6,13 @@
  * must see it. The server runs as nobody, since root ignores file modes.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  realpathSync,
-  renameSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { canBindMount, tempDir } from "../support/fixtures.ts";
+import { canBindMount } from "../support/fixtures.ts";
 import { resultJson } from "../support/mcpClient.ts";
-import { RTA } from "../support/rta.ts";
-
-const NOBODY = 65534;
+import { AS_NOBODY, NOBODY, nobodyBase } from "../support/nobody.ts";
 
 interface Served {
   base: string;
@@ -41,11 +29,7 @@ afterEach(async () => {
 
 /** base/way/root, owned by nobody, with root/f.txt; a server run as nobody on that root, after the root settled. */
 async function served(rootMode = 0o755): Promise<Served> {
-  const base = realpathSync(tempDir());
-  chmodSync(base, 0o755);
-  const bin = join(base, "rta");
-  copyFileSync(RTA, bin);
-  chmodSync(bin, 0o755);
+  const { base, bin } = nobodyBase();
   const way = join(base, "way");
   const root = join(way, "root");
   mkdirSync(root, { recursive: true });
@@ -55,16 +39,15 @@ async function served(rootMode = 0o755): Promise<Served> {
   for (const p of [way, root, join(root, "f.txt"), data]) chownSync(p, NOBODY, NOBODY);
   chmodSync(root, rootMode);
   const env = { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "config") };
-  const asNobody = [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", bin];
-  const grant = Bun.spawnSync(["setpriv", ...asNobody, "grant", "allow", "fs", "--agent", "e2e", "--ttl", "10m"], {
+  const grant = Bun.spawnSync([...AS_NOBODY, bin, "grant", "allow", "fs", "--agent", "e2e", "--ttl", "10m"], {
     env,
   });
   expect(grant.exitCode).toBe(0);
   // a root is kept only once its last change lies well before it is opened
   await Bun.sleep(300);
   const transport = new StdioClientTransport({
-    command: "setpriv",
-    args: [...asNobody, "mcp", "serve", "--agent", "e2e", "--root", root],
+    command: AS_NOBODY[0] as string,
+    args: [...AS_NOBODY.slice(1), bin, "mcp", "serve", "--agent", "e2e", "--root", root],
     env,
     stderr: "pipe",
   });

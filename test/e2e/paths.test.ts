@@ -5,7 +5,6 @@ import { describe, expect, test } from "bun:test";
 import {
   chmodSync,
   chownSync,
-  copyFileSync,
   existsSync,
   linkSync,
   mkdirSync,
@@ -20,6 +19,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { AS_NOBODY, NOBODY, nobodyBase } from "../support/nobody.ts";
 import { RTA, rta } from "../support/rta.ts";
 
 describe("a directory swapped for a symlink to /etc while it is read", () => {
@@ -60,11 +60,7 @@ describe("a directory swapped for a symlink to /etc while it is read", () => {
 describe("a root the server cannot read", () => {
   // Root ignores file modes, so the server runs as nobody for the mode to bite.
   test("is named once in the banner with the fix; the other roots keep working", async () => {
-    const base = realpathSync(tempDir());
-    chmodSync(base, 0o755);
-    const bin = join(base, "rta");
-    copyFileSync(RTA, bin);
-    chmodSync(bin, 0o755);
+    const { base, bin } = nobodyBase();
     const locked = join(base, "search-only");
     const open = join(base, "open");
     mkdirSync(locked);
@@ -77,10 +73,10 @@ describe("a root the server cannot read", () => {
     chmodSync(open, 0o755);
     const data = join(base, "data");
     mkdirSync(data);
-    chownSync(data, 65534, 65534);
+    chownSync(data, NOBODY, NOBODY);
     const transport = new StdioClientTransport({
-      command: "setpriv",
-      args: ["--reuid=65534", "--regid=65534", "--clear-groups", bin, "mcp", "serve", "--root", locked, "--root", open],
+      command: AS_NOBODY[0] as string,
+      args: [...AS_NOBODY.slice(1), bin, "mcp", "serve", "--root", locked, "--root", open],
       env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "config") },
       stderr: "pipe",
     });
@@ -186,36 +182,18 @@ describe("a client's registration in a root the client offers", () => {
 describe("what the system refuses", () => {
   // Root ignores file modes, so rta runs as nobody for the mode to bite.
   test("a write into a directory the user may not write is fs.denied, with no errno and no stack", async () => {
-    const base = realpathSync(tempDir());
-    chmodSync(base, 0o755);
-    const bin = join(base, "rta");
-    copyFileSync(RTA, bin);
-    chmodSync(bin, 0o755);
+    const { base, bin } = nobodyBase();
     const shut = join(base, "shut");
     mkdirSync(shut);
     chmodSync(shut, 0o755); // root's: nobody may read it, not write it
     const data = join(base, "data");
     mkdirSync(data);
-    chownSync(data, 65534, 65534);
-    const proc = Bun.spawn(
-      [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        bin,
-        "fs",
-        "write",
-        join(shut, "x.txt"),
-        "--content",
-        "y",
-      ],
-      {
-        env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "c") },
-        stderr: "pipe",
-        stdout: "pipe",
-      },
-    );
+    chownSync(data, NOBODY, NOBODY);
+    const proc = Bun.spawn([...AS_NOBODY, bin, "fs", "write", join(shut, "x.txt"), "--content", "y"], {
+      env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "c") },
+      stderr: "pipe",
+      stdout: "pipe",
+    });
     const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     expect(code).toBe(3);
     expect(stderr).toBe(
@@ -228,29 +206,22 @@ describe("a removal of a tree that holds a directory the server cannot open", ()
   // Root ignores file modes, so rta runs as nobody for the mode to bite. What is in that directory cannot be
   // looked at, so the first pass cannot say the tree holds nothing kept: it is refused before anything is removed.
   test("is core.path.unreadable, and nothing in it is removed", async () => {
-    const base = realpathSync(tempDir());
-    chmodSync(base, 0o755);
-    const bin = join(base, "rta");
-    copyFileSync(RTA, bin);
-    chmodSync(bin, 0o755);
+    const { base, bin } = nobodyBase();
     const tree = join(base, "tree");
     mkdirSync(join(tree, "zz-shut"), { recursive: true });
     writeFileSync(join(tree, "a.txt"), "first in name order");
     writeFileSync(join(tree, "zz-shut", "kept.txt"), "behind a mode");
     for (const p of [tree, join(tree, "a.txt"), join(tree, "zz-shut"), join(tree, "zz-shut", "kept.txt")])
-      chownSync(p, 65534, 65534);
+      chownSync(p, NOBODY, NOBODY);
     chmodSync(join(tree, "zz-shut"), 0o300); // its owner may write and search it, not list it
     const data = join(base, "data");
     mkdirSync(data);
-    chownSync(data, 65534, 65534);
-    const proc = Bun.spawn(
-      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin, "fs", "rm", tree, "--recursive"],
-      {
-        env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "c") },
-        stderr: "pipe",
-        stdout: "pipe",
-      },
-    );
+    chownSync(data, NOBODY, NOBODY);
+    const proc = Bun.spawn([...AS_NOBODY, bin, "fs", "rm", tree, "--recursive"], {
+      env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(data, "c") },
+      stderr: "pipe",
+      stdout: "pipe",
+    });
     const [, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     expect(stderr).toContain("(core.path.unreadable)");
     expect(readdirSync(tree).sort()).toEqual(["a.txt", "zz-shut"]);

@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { onSmallDisk, tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { AS_NOBODY, NOBODY } from "../support/nobody.ts";
 import { RTA, rta } from "../support/rta.ts";
 
 describe("what a caller chose is bounded in the record", () => {
@@ -164,9 +165,9 @@ describe("a record the server cannot append to", () => {
     chmodSync(work, 0o755);
     chmodSync(join(work, "a.txt"), 0o644);
     chmodSync(join(data, "agent-log.jsonl"), 0o644);
-    chownSync(data, 65534, 65534);
-    chownSync(work, 65534, 65534);
-    const asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA];
+    chownSync(data, NOBODY, NOBODY);
+    chownSync(work, NOBODY, NOBODY);
+    const asNobody = [...AS_NOBODY, RTA];
     const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
     const grant = [...asNobody, "grant", "allow", "fs.write", "--agent", "x", "--ttl", "5m", "--max-uses", "1"];
     expect(Bun.spawnSync(grant, { env, stdout: "pipe", stderr: "pipe" }).exitCode).toBe(0);
@@ -240,9 +241,9 @@ describe("a record the server cannot append to", () => {
     chmodSync(top, 0o755);
     chmodSync(work, 0o755);
     chmodSync(join(work, "a.txt"), 0o644);
-    chownSync(data, 65534, 65534);
-    chownSync(work, 65534, 65534);
-    const asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA];
+    chownSync(data, NOBODY, NOBODY);
+    chownSync(work, NOBODY, NOBODY);
+    const asNobody = [...AS_NOBODY, RTA];
     const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
     const grant = [...asNobody, "grant", "allow", "fs.write", "--agent", "x", "--ttl", "5m"];
     expect(Bun.spawnSync(grant, { env, stdout: "pipe", stderr: "pipe" }).exitCode).toBe(0);

@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect } from "../support/mcpClient.ts";
+import { AS_NOBODY } from "../support/nobody.ts";
 import { noStack, RTA, rta } from "../support/rta.ts";
 
 const READERS = [
@@ -102,7 +103,7 @@ describe("a record this account cannot read", () => {
       ["agent", "log", "--follow"],
     ]) {
       // As nobody, so the file's mode bites (the tests run as root).
-      const proc = Bun.spawn(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", RTA, ...args], {
+      const proc = Bun.spawn([...AS_NOBODY, RTA, ...args], {
         env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
         stdin: "ignore",
         stdout: "pipe",

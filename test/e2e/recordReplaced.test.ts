@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { AS_NOBODY, NOBODY } from "../support/nobody.ts";
 import { RTA, rta } from "../support/rta.ts";
 
 async function serving() {
@@ -177,7 +178,7 @@ describe("the checkpoint's mode", () => {
     const aside = tempDir();
     chmodSync(aside, 0o777);
     const nobody = (script: string) =>
-      spawnSync("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "sh", "-c", script], {
+      spawnSync(AS_NOBODY[0] as string, [...AS_NOBODY.slice(1), "sh", "-c", script], {
         env: { PATH: process.env.PATH ?? "" },
       }).status;
     const size = statSync(file).size;
@@ -197,11 +198,11 @@ describe("the checkpoint's mode", () => {
     const data = join(top, "data");
     mkdirSync(data);
     chmodSync(top, 0o755);
-    chownSync(data, 65534, 65534);
+    chownSync(data, NOBODY, NOBODY);
     const checkpoint = join(data, "record.checkpoint");
     writeFileSync(checkpoint, "");
     chmodSync(checkpoint, 0o666);
-    const asNobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RTA];
+    const asNobody = [...AS_NOBODY, RTA];
     const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
     const requests = [
       {

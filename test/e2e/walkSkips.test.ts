@@ -7,16 +7,15 @@
  * runs as nobody (setpriv) for a mode to bite.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { tempDir } from "../support/fixtures.ts";
 import { resultJson } from "../support/mcpClient.ts";
+import { AS_NOBODY, NOBODY, nobodyBase } from "../support/nobody.ts";
 import { type Ran, RTA, rta } from "../support/rta.ts";
 import { onTerminal } from "../support/terminal.ts";
-
-const NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
 
 let base: string;
 let work: string;
@@ -24,11 +23,7 @@ let bin: string;
 let env: Record<string, string>;
 
 beforeAll(() => {
-  base = realpathSync(tempDir());
-  chmodSync(base, 0o755);
-  bin = join(base, "rta");
-  copyFileSync(RTA, bin);
-  chmodSync(bin, 0o755);
+  ({ base, bin } = nobodyBase());
   work = join(base, "work");
   mkdirSync(join(work, "open"), { recursive: true });
   mkdirSync(join(work, "locked"));
@@ -43,7 +38,7 @@ beforeAll(() => {
   chmodSync(join(work, "identity.key"), 0o000);
   const data = join(base, "data");
   mkdirSync(data);
-  chownSync(data, 65534, 65534);
+  chownSync(data, NOBODY, NOBODY);
   env = {
     PATH: process.env.PATH ?? "",
     HOME: data,
@@ -58,7 +53,7 @@ afterAll(() => {
 });
 
 async function asNobody(args: string[]): Promise<Ran> {
-  const proc = Bun.spawn([...NOBODY, bin, ...args], { env, stdout: "pipe", stderr: "pipe", cwd: base });
+  const proc = Bun.spawn([...AS_NOBODY, bin, ...args], { env, stdout: "pipe", stderr: "pipe", cwd: base });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -143,8 +138,8 @@ describe("an agent's search under what the server may not read", () => {
     mkdirSync(ownConfig);
     chmodSync(ownConfig, 0o000);
     const transport = new StdioClientTransport({
-      command: NOBODY[0] as string,
-      args: [...NOBODY.slice(1), bin, "mcp", "serve", "--root", work],
+      command: AS_NOBODY[0] as string,
+      args: [...AS_NOBODY.slice(1), bin, "mcp", "serve", "--root", work],
       env: { ...env, RTA_CONFIG_DIR: ownConfig },
       stderr: "pipe",
     });
