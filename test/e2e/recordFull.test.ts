@@ -151,24 +151,32 @@ async function onAFullDisk(data: string): Promise<void> {
   expect(JSON.parse(verified.stdout)).toMatchObject({ problems: [] });
 }
 
+/**
+ * A data dir and a work dir (holding a.txt, a body nobody may read through rta) of nobody's, under a dir of root's,
+ * and what runs rta there as nobody.
+ */
+function nobodysDirs(): { data: string; work: string; asNobody: string[]; env: Record<string, string> } {
+  const top = tempDir();
+  const data = join(top, "data");
+  const work = join(top, "work");
+  mkdirSync(data);
+  mkdirSync(work);
+  writeFileSync(join(work, "a.txt"), "the body nobody may have");
+  chmodSync(top, 0o755);
+  chmodSync(work, 0o755);
+  chmodSync(join(work, "a.txt"), 0o644);
+  chownSync(data, NOBODY, NOBODY);
+  chownSync(work, NOBODY, NOBODY);
+  const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
+  return { data, work, asNobody: [...AS_NOBODY, RTA], env };
+}
+
 describe("a record the server cannot append to", () => {
   test.skipIf(!root)("every call is refused as core.record.unavailable, and said once on stderr", async () => {
     // root ignores modes, so the server runs as nobody, with a data dir of its own and a record file root keeps
-    const top = tempDir();
-    const data = join(top, "data");
-    const work = join(top, "work");
-    mkdirSync(data);
-    mkdirSync(work);
-    writeFileSync(join(work, "a.txt"), "the body nobody may have");
+    const { data, work, asNobody, env } = nobodysDirs();
     writeFileSync(join(data, "agent-log.jsonl"), "");
-    chmodSync(top, 0o755);
-    chmodSync(work, 0o755);
-    chmodSync(join(work, "a.txt"), 0o644);
     chmodSync(join(data, "agent-log.jsonl"), 0o644);
-    chownSync(data, NOBODY, NOBODY);
-    chownSync(work, NOBODY, NOBODY);
-    const asNobody = [...AS_NOBODY, RTA];
-    const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
     const grant = [...asNobody, "grant", "allow", "fs.write", "--agent", "x", "--ttl", "5m", "--max-uses", "1"];
     expect(Bun.spawnSync(grant, { env, stdout: "pipe", stderr: "pipe" }).exitCode).toBe(0);
     const requests = [
@@ -232,19 +240,7 @@ describe("a record the server cannot append to", () => {
     // The line went into the file before the checkpoint's update failed (a store SQLite opened read-only), and
     // stayed there: each refused call left its session's start line again, numbered 1 each time, which --verify
     // then called lines reordered or repeated, and a `run` line said a call ran that never did.
-    const top = tempDir();
-    const data = join(top, "data");
-    const work = join(top, "work");
-    mkdirSync(data);
-    mkdirSync(work);
-    writeFileSync(join(work, "a.txt"), "the body nobody may have");
-    chmodSync(top, 0o755);
-    chmodSync(work, 0o755);
-    chmodSync(join(work, "a.txt"), 0o644);
-    chownSync(data, NOBODY, NOBODY);
-    chownSync(work, NOBODY, NOBODY);
-    const asNobody = [...AS_NOBODY, RTA];
-    const env = { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: join(top, "config"), HOME: top };
+    const { data, work, asNobody, env } = nobodysDirs();
     const grant = [...asNobody, "grant", "allow", "fs.write", "--agent", "x", "--ttl", "5m"];
     expect(Bun.spawnSync(grant, { env, stdout: "pipe", stderr: "pipe" }).exitCode).toBe(0);
     for (const name of ["gate.db", "gate.db-wal", "gate.db-shm"])

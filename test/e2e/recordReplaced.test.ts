@@ -26,6 +26,15 @@ import { connect, resultJson } from "../support/mcpClient.ts";
 import { AS_NOBODY, NOBODY } from "../support/nobody.ts";
 import { RTA, rta } from "../support/rta.ts";
 
+/** rta doctor, run in `env`, fails its record check with a detail that names `path`. */
+async function doctorFailsOn(env: Record<string, string>, path: string): Promise<void> {
+  const r = await rta(["doctor", "--json"], { env });
+  const findings = (JSON.parse(r.stdout) as { findings: { check: string; status: string; detail: string }[] }).findings;
+  expect(findings).toContainEqual(
+    expect.objectContaining({ check: "record", status: "fail", detail: expect.stringContaining(path) }),
+  );
+}
+
 async function serving() {
   const data = tempDir();
   const config = tempDir();
@@ -107,12 +116,7 @@ describe("rta doctor on a record that is not a file", () => {
       expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).code).toBe(
         "core.record.unavailable",
       );
-      const r = await rta(["doctor", "--json"], { env });
-      const findings = (JSON.parse(r.stdout) as { findings: { check: string; status: string; detail: string }[] })
-        .findings;
-      expect(findings).toContainEqual(
-        expect.objectContaining({ check: "record", status: "fail", detail: expect.stringContaining(checkpoint) }),
-      );
+      await doctorFailsOn(env, checkpoint);
       rmSync(checkpoint);
       expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
     } finally {
@@ -134,12 +138,7 @@ describe("rta doctor on a record that is not a file", () => {
           "core.record.unavailable",
         );
         expect(readFileSync(join(data, other)).equals(was)).toBe(true);
-        const r = await rta(["doctor", "--json"], { env });
-        const findings = (JSON.parse(r.stdout) as { findings: { check: string; status: string; detail: string }[] })
-          .findings;
-        expect(findings).toContainEqual(
-          expect.objectContaining({ check: "record", status: "fail", detail: expect.stringContaining(checkpoint) }),
-        );
+        await doctorFailsOn(env, checkpoint);
         rmSync(checkpoint);
         expect(resultJson(await s.client.callTool({ name: "sys_info", arguments: {} })).type).toBe("object");
       } finally {
