@@ -70,19 +70,6 @@ function osName(host: HostFiles): string {
   return name;
 }
 
-/** The paths of the proc files read, joined once per proc root (a server has one; a test may point at a few). */
-type ProcFiles = { uptime: string; loadavg: string; meminfo: string };
-const procPaths = new Map<string, ProcFiles>();
-function procFile(host: HostFiles, name: keyof ProcFiles): string {
-  let files = procPaths.get(host.procRoot);
-  if (files === undefined) {
-    const root = host.procRoot;
-    files = { uptime: join(root, "uptime"), loadavg: join(root, "loadavg"), meminfo: join(root, "meminfo") };
-    if (procPaths.size < 64) procPaths.set(root, files);
-  }
-  return files[name];
-}
-
 function readText(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
@@ -99,13 +86,13 @@ export function readOsName(host: HostFiles): string | undefined {
 }
 
 function readUptime(host: HostFiles): number | undefined {
-  const first = readProcText(procFile(host, "uptime"))?.split(SPACES, 1)[0];
+  const first = readProcText(join(host.procRoot, "uptime"))?.split(SPACES, 1)[0];
   const seconds = Number(first);
   return first && Number.isFinite(seconds) ? seconds : undefined;
 }
 
 function readLoad(host: HostFiles): number[] | undefined {
-  const fields = readProcText(procFile(host, "loadavg"))?.split(SPACES, 3).map(Number);
+  const fields = readProcText(join(host.procRoot, "loadavg"))?.split(SPACES, 3).map(Number);
   return fields && fields.length === 3 && fields.every(Number.isFinite) ? fields : undefined;
 }
 
@@ -121,7 +108,7 @@ function kib(body: string | undefined, re: RegExp): number | undefined {
 
 /** Memory in bytes; `used` is what is not available, as `free` counts it. */
 export function readMemory(host: HostFiles): { total: number; available: number; used: number } {
-  const body = readProcText(procFile(host, "meminfo"));
+  const body = readProcText(join(host.procRoot, "meminfo"));
   const total = kib(body, MEM_TOTAL) ?? os.totalmem();
   const available = kib(body, MEM_AVAILABLE) ?? os.freemem();
   return { total, available, used: total - available };
