@@ -24,6 +24,49 @@ export function sameOrCopied(items: unknown[], walk: (v: unknown) => unknown): u
   return items;
 }
 
+/** An object's keys and values. */
+export type Entries = Record<string, unknown>;
+
+/**
+ * An object's entries walked, each key renamed by `name` and its value walked by `walk` (handed the key); the
+ * object itself when every key and value came back as it was. Keys are set as own properties (setOwn).
+ */
+export function sameOrCopiedEntries(
+  from: Entries,
+  name: (key: string) => string,
+  walk: (v: unknown, key: string) => unknown,
+): Entries {
+  const keys = Object.keys(from);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const x = from[k];
+    const value = walk(x, k);
+    const renamed = name(k);
+    if (value === x && renamed === k) continue;
+    // the first change: a copy of the keys before it, then every key after it
+    const out: Entries = {};
+    for (let j = 0; j < i; j++) setOwn(out, keys[j] as string, from[keys[j] as string]);
+    setOwn(out, renamed, value);
+    for (let j = i + 1; j < keys.length; j++) {
+      const later = keys[j] as string;
+      setOwn(out, name(later), walk(from[later], later));
+    }
+    return out;
+  }
+  return from;
+}
+
+/** A copy of an object's own enumerable entries, walked as sameOrCopiedEntries walks them, whether or not one changed. */
+export function copiedEntries(
+  from: Entries,
+  name: (key: string) => string,
+  walk: (v: unknown, key: string) => unknown,
+): Entries {
+  const out: Entries = {};
+  for (const k of Object.keys(from)) setOwn(out, name(k), walk(from[k], k));
+  return out;
+}
+
 /** Sets a key as an own property, so `__proto__` stays a key. */
 export function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });

@@ -15,7 +15,7 @@
  *   cannot shield the other half. The record gets this masking too, and keeps
  *   the places, since the record is the person's.
  */
-import { plain, sameOrCopied, setOwn } from "./copyOnWrite.ts";
+import { copiedEntries, type Entries, plain, sameOrCopied, sameOrCopiedEntries } from "./copyOnWrite.ts";
 import { CREDENTIAL_KEY, MASK, maskSecrets, maskSecretsAfter } from "./secrets.ts";
 
 /** The words inside the labels redaction writes for places; a root's is `<root N>`, for any N. */
@@ -208,38 +208,13 @@ export class Redactor {
    */
   value<T>(value: T, kept: Kept = []): T {
     const guards = this.guardsOf(kept);
+    const name = (k: string): string => this.keyOf(k).shown ?? this.guardedText(k, guards);
     const walk = (v: unknown, key?: string): unknown => {
       if (typeof v === "string")
         return key !== undefined && this.keyOf(key).credential ? MASK : this.shortText(v, guards);
       if (Array.isArray(v)) return plain(v) ? sameOrCopied(v, walk) : v.map((x) => walk(x));
-      if (v !== null && typeof v === "object") {
-        const keys = Object.keys(v);
-        const from = v as Record<string, unknown>;
-        let out: Record<string, unknown> | undefined;
-        if (plain(v))
-          for (let i = 0; i < keys.length; i++) {
-            const k = keys[i] as string;
-            const x = from[k];
-            const value = walk(x, k);
-            const name = this.keyOf(k).shown ?? this.guardedText(k, guards);
-            if (value === x && name === k) continue;
-            // the first change: a copy of the keys before it, then every key after it
-            out = {};
-            for (let j = 0; j < i; j++) setOwn(out, keys[j] as string, from[keys[j] as string]);
-            setOwn(out, name, value);
-            for (let j = i + 1; j < keys.length; j++) {
-              const later = keys[j] as string;
-              setOwn(out, this.keyOf(later).shown ?? this.guardedText(later, guards), walk(from[later], later));
-            }
-            return out;
-          }
-        else {
-          out = {};
-          for (const k of keys) setOwn(out, this.keyOf(k).shown ?? this.guardedText(k, guards), walk(from[k], k));
-          return out;
-        }
-        return v;
-      }
+      if (v !== null && typeof v === "object")
+        return plain(v) ? sameOrCopiedEntries(v as Entries, name, walk) : copiedEntries(v as Entries, name, walk);
       return v;
     };
     return walk(value) as T;
