@@ -77,9 +77,8 @@ const TAIL_WINDOW = 64 * 1024;
  * command, which records nothing, never touches the data dir.
  */
 export class FileRecord implements RecordSink {
-  private fd: number | undefined;
-  /** the file `fd` holds, to tell it from another put at the record's name */
-  private fdFile: FileId | undefined;
+  /** the record file open, and which file it is, to tell it from another put at the record's name */
+  private opened: { fd: number; id: FileId } | undefined;
   /** asks what the record's name holds, once a line */
   private readonly named: NameProbe;
   private key: Buffer | undefined;
@@ -126,9 +125,8 @@ export class FileRecord implements RecordSink {
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-    this.fdFile = undefined;
+    if (this.opened !== undefined) closeSync(this.opened.fd);
+    this.opened = undefined;
   }
 
   /** Writes one line after `last` into the file `current` gave, holding the store's lock; returns the new checkpoint. */
@@ -188,19 +186,18 @@ export class FileRecord implements RecordSink {
    * the name a line: when it holds the file open, its size is the open file's.
    */
   private current(): OpenRecord {
-    if (this.fd !== undefined && this.fdFile) {
+    if (this.opened !== undefined) {
       const named = this.named.id();
-      if (named && sameFile(named, this.fdFile)) return { fd: this.fd, size: named.size };
+      if (named && sameFile(named, this.opened.id)) return { fd: this.opened.fd, size: named.size };
       this.close();
     }
     const opened = this.open();
-    this.fd = opened.fd;
-    this.fdFile = opened.id;
+    this.opened = { fd: opened.fd, id: opened.id };
     return opened;
   }
 
   /** Opens the record file, made 0600 when missing; refuses a link, a FIFO, a device or a dir in its place. */
-  private open(): OpenRecord {
+  private open(): OpenRecord & { id: FileId } {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     // Read too: a writer looks at the tail another left without a checkpoint. Not through a link, and never
     // waiting on a FIFO's reader (a write to one would block the server holding the store's lock).
@@ -215,11 +212,10 @@ export class FileRecord implements RecordSink {
   }
 }
 
-/** The record file's descriptor and its size, as one stat of it found them; `id` when it was just opened. */
+/** The record file's descriptor and its size, as one stat of it found them. */
 interface OpenRecord {
   fd: number;
   size: number;
-  id?: FileId;
 }
 
 /**
