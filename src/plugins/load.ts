@@ -53,27 +53,18 @@ export async function loadPlugins(
   }
   // each changed binary is described at once beside the others: one that never answers costs its 10 s once, not
   // 10 s for every plugin described after it
-  const found = installed.map(async (p): Promise<LoadedPlugin | undefined> => {
+  const found = installed.map(async (p): Promise<LoadedPlugin> => {
     if (p.state === "invalid") return { name: p.name, offered: false, reason: p.reason };
-    if (p.state === "ok" && p.described)
+    // as installed: unchanged, or changed and not run to describe it again (then pinned to the installed digest)
+    if (p.state === "ok" || !describes(p.name))
       return {
         name: p.name,
         offered: true,
         described: p.described,
         sha256: p.entry.sha256,
         file: p.file,
-        changed: false,
-      };
-    if (p.state !== "changed") return undefined;
-    if (!describes(p.name) && p.described)
-      return {
-        name: p.name,
-        offered: true,
-        described: p.described,
-        sha256: p.entry.sha256,
-        file: p.file,
-        changed: true,
-        changedTo: p.sha256,
+        changed: p.state === "changed",
+        ...(p.state === "changed" ? { changedTo: p.sha256 } : {}),
       };
     try {
       const described = await describePlugin(p.file, p.name, p.sha256);
@@ -86,7 +77,7 @@ export async function loadPlugins(
       };
     }
   });
-  return (await Promise.all(found)).filter((p) => p !== undefined);
+  return Promise.all(found);
 }
 
 /**
