@@ -14,6 +14,7 @@ import { pluginCapabilities, pluginValidators } from "./capabilities.ts";
 import { describePlugin, PluginHosts } from "./host.ts";
 import { installedPlugins } from "./packages.ts";
 import type { Described } from "./protocol.ts";
+import { INDEX_FIX } from "./registry.ts";
 
 export { PluginHosts };
 
@@ -29,7 +30,13 @@ export type LoadedPlugin =
       /** for a binary that changed and was not run to describe it again: the digest it has now (`sha256` is the installed one's) */
       changedTo?: string;
     }
-  | { name: string; offered: false; reason: string };
+  | {
+      name: string;
+      offered: false;
+      reason: string;
+      /** what mends it, where that is not installing the plugin again (a torn index) */
+      fix?: string;
+    };
 
 /**
  * Reads the installed plugins under `dataDir`, describing again each whose
@@ -49,7 +56,7 @@ export async function loadPlugins(
   try {
     installed = installedPlugins(dataDir);
   } catch (err) {
-    return [{ name: "(index)", offered: false, reason: (err as Error).message }];
+    return [{ name: "(index)", offered: false, reason: (err as Error).message, fix: INDEX_FIX }];
   }
   // each changed binary is described at once beside the others: one that never answers costs its 10 s once, not
   // 10 s for every plugin described after it
