@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
-import { NEVER_A_PLUGIN, NEVER_A_TOOL } from "../core/catalogue.ts";
+import { namesTaken } from "../core/catalogue.ts";
 import { dirs } from "../core/dirs.ts";
 import { asRtaError, Exit, RtaError } from "../core/errors.ts";
 import { GATE_STORE_FILE } from "../gate/gateStore.ts";
@@ -28,8 +28,7 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
   const { io } = cli;
   try {
     const dataDir = dirs(io.env).data;
-    const taken = [...builtinCatalogue().areas(), ...NEVER_A_TOOL.areas, ...NEVER_A_PLUGIN];
-    const pending = await prepareInstall(dataDir, path, taken);
+    const pending = await prepareInstall(dataDir, path, namesTaken(builtinCatalogue()));
     const form = outputForm(io, opts.json);
     const say = form === "terminal" ? io.out : io.err;
     try {

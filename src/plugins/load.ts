@@ -9,7 +9,7 @@
  * `rta pkg list` show; it never stops the built-ins being served.
  */
 import type { Capability } from "../core/capability.ts";
-import { type Catalogue, NEVER_A_PLUGIN, NEVER_A_TOOL } from "../core/catalogue.ts";
+import { type Catalogue, NEVER_A_TOOL, namesTaken } from "../core/catalogue.ts";
 import { pluginCapabilities, pluginValidators } from "./capabilities.ts";
 import { describePlugin, PluginHosts } from "./host.ts";
 import { installedPlugins } from "./packages.ts";
@@ -95,7 +95,7 @@ export async function loadPlugins(
  */
 export function withPlugins(base: Catalogue, loaded: LoadedPlugin[], hosts: () => PluginHosts): Catalogue {
   if (!loaded.some((p) => p.offered)) return base;
-  const taken = new Set<string>([...base.areas(), ...NEVER_A_TOOL.areas, ...NEVER_A_PLUGIN]);
+  const taken = namesTaken(base);
   const added: Capability[] = [];
   for (const [i, p] of loaded.entries()) {
     if (!p.offered) continue;

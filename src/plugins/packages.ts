@@ -69,10 +69,10 @@ export interface PendingInstall {
 export async function prepareInstall(
   dataDir: string,
   path: string,
-  taken: readonly string[] = [],
+  taken: ReadonlySet<string> = new Set(),
 ): Promise<PendingInstall> {
   const name = pluginNameOf(path);
-  if (taken.includes(name))
+  if (taken.has(name))
     throw new RtaError(
       "core.input.invalid",
       `rta has an area or command named ${name} already: a plugin named so would not be offered`,
