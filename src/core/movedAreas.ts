@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Catalogue } from "./catalogue.ts";
+import { shellWord } from "./words.ts";
 
 /** area: the plugin's file name and the data dir's directory its area kept before */
 const MOVED: Record<string, { file: string; kept: string }> = { note: { file: "rta-plugin-note", kept: "notes" } };
@@ -37,9 +38,4 @@ export function movedData(catalogue: Catalogue, dataDir: string): { area: string
     if (entries.length > 0) out.push({ area, dir, fix: hint });
   }
   return out;
-}
-
-/** A word as a POSIX shell reads it back (as the gate's shellWord, without loading the gate for `rta explain`). */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

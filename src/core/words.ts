@@ -1,6 +1,6 @@
 /**
  * Times and sizes in words, for people and for models reading a result, and
- * a word with its article.
+ * a word with its article, and a word as a shell reads it back.
  */
 
 /** A word with "a" or "an" before it, as its first letter says: "a loopback", "an integer". */
@@ -42,4 +42,9 @@ export function bytesWords(bytes: number): string {
     unit++;
   }
   return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${SIZE_UNITS[unit]}`;
+}
+
+/** A word as a POSIX shell reads it back: bare when it is safe, single-quoted otherwise. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

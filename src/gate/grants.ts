@@ -13,7 +13,7 @@ import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
 import { RtaError } from "../core/errors.ts";
 import { checkedHost, hostOf, parseUrl } from "../core/hostName.ts";
-import { withArticle } from "../core/words.ts";
+import { shellWord, withArticle } from "../core/words.ts";
 import { argsDigest } from "./argsDigest.ts";
 import { type GateStore, type Grant, type GrantQuery, grantState } from "./gateStore.ts";
 import { gateTargets } from "./locks.ts";
@@ -222,9 +222,4 @@ export function allowCommand(cap: Capability, q: GrantQuery): string {
   if (q.profile !== null) words.push("--profile", shellWord(q.profile));
   if (q.record !== null && asOption) words.push("--", shellWord(q.record));
   return words.join(" ");
-}
-
-/** A word as a POSIX shell reads it back: bare when it is safe, single-quoted otherwise. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

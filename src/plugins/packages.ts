@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { accessSync, chmodSync, constants, copyFileSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
 import { RtaError } from "../core/errors.ts";
-import { shellWord } from "../gate/grants.ts";
+import { shellWord } from "../core/words.ts";
 import { type Digest, fileDigest, rememberDigest } from "./digest.ts";
 import { describePlugin } from "./host.ts";
 import { checkDescribed, type Described } from "./protocol.ts";
