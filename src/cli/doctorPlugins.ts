@@ -9,10 +9,7 @@ export function pluginFindings(cli: Cli, add: Add): void {
   void cli.catalogue;
   for (const p of cli.plugins()) {
     if (!p.offered) {
-      const fix =
-        p.name === "(index)"
-          ? "move the plugins directory of the data dir aside, then `rta pkg install` each plugin again"
-          : `install it again with \`rta pkg install PATH\`, or \`rta pkg remove ${p.name}\``;
+      const fix = p.fix ?? `install it again with \`rta pkg install PATH\`, or \`rta pkg remove ${p.name}\``;
       add(`plugin ${p.name}`, "fail", `left out: ${p.reason}`, fix);
     } else if (p.changed)
       add(

@@ -5,9 +5,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
-import { NEVER_A_PLUGIN, NEVER_A_TOOL } from "../core/catalogue.ts";
+import { namesTaken } from "../core/catalogue.ts";
 import { dirs } from "../core/dirs.ts";
-import { Exit, RtaError } from "../core/errors.ts";
+import { asRtaError, Exit, RtaError } from "../core/errors.ts";
 import { GATE_STORE_FILE } from "../gate/gateStore.ts";
 import { type Grant, grantState } from "../gate/store/grants.ts";
 import { type InstalledPlugin, installedPlugins, prepareInstall, removePlugin } from "../plugins/packages.ts";
@@ -28,8 +28,7 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
   const { io } = cli;
   try {
     const dataDir = dirs(io.env).data;
-    const taken = [...builtinCatalogue().areas(), ...NEVER_A_TOOL.areas, ...NEVER_A_PLUGIN];
-    const pending = await prepareInstall(dataDir, path, taken);
+    const pending = await prepareInstall(dataDir, path, namesTaken(builtinCatalogue()));
     const form = outputForm(io, opts.json);
     const say = form === "terminal" ? io.out : io.err;
     try {
@@ -229,16 +228,19 @@ export function remove(cli: Cli, name: string, opts: { json?: boolean }): number
 }
 
 /**
- * What `err` is said as: a refusal as itself, a full stdout as core.output.failed, a denied or full data dir in
- * its own words, anything else as core.internal, with its stack on stderr under RTA_DEBUG as the hint says.
+ * What `err` is said as: a refusal as itself, a full stdout as core.output.failed, what the system refused
+ * (denied, full, read-only) as asRtaError says it, after `what`, and anything else as core.internal, with its stack
+ * on stderr under RTA_DEBUG as the hint says.
  */
 function asRefusal(io: Io, err: unknown, what: string): RtaError {
   if (err instanceof RtaError) return err;
   if (err instanceof StdoutClosed) return err.refusal();
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "EACCES" || code === "EPERM")
-    return new RtaError("fs.denied", `${what}: permission denied`, "run it as the person who owns rta's data dir");
-  if (code === "ENOSPC") return new RtaError("fs.full", `${what}: no space is left on the device`, "free some space");
-  if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
-  return new RtaError("core.internal", what, "run the same command with RTA_DEBUG=1 to see the details, and report it");
+  const said = asRtaError(err);
+  if (said.code === "core.internal") {
+    if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
+    return new RtaError(said.code, what, said.hint);
+  }
+  // the system's words; a denied data dir is mended by its owner
+  const hint = said.code === "fs.denied" ? "run it as the person who owns rta's data dir" : said.hint;
+  return new RtaError(said.code, `${what}: ${said.message}`, hint);
 }

@@ -34,6 +34,11 @@ export const NEVER_A_TOOL = {
  */
 export const NEVER_A_PLUGIN = ["completion", "core", "explain", "help"] as const;
 
+/** Every name a plugin beside `base` may not take: `base`'s areas, the never-a-tool areas and NEVER_A_PLUGIN. */
+export function namesTaken(base: Catalogue): Set<string> {
+  return new Set<string>([...base.areas(), ...NEVER_A_TOOL.areas, ...NEVER_A_PLUGIN]);
+}
+
 /** Plain code-point order, so `_` sorts before letters, as tools/list promises. */
 export function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -17,8 +17,9 @@ export function movedHint(catalogue: Catalogue, area: string): string | undefine
   if (moved === undefined || catalogue.areas().includes(area)) return undefined;
   // `npm run build` puts it beside the binary, in dist/plugins
   const beside = join(dirname(process.execPath), "plugins", moved.file);
-  const path = existsSync(beside) ? shellWord(beside) : `PATH/${moved.file}`;
-  const where = existsSync(beside) ? "" : ` (\`npm run build\` makes it in dist/plugins)`;
+  const built = existsSync(beside);
+  const path = built ? shellWord(beside) : `PATH/${moved.file}`;
+  const where = built ? "" : ` (\`npm run build\` makes it in dist/plugins)`;
   return `${area} is a plugin now, no longer built in: install it with \`rta pkg install ${path}\`${where}`;
 }
 

@@ -40,7 +40,7 @@ import { spendGrant } from "./grants.ts";
 import { checkLock } from "./locks.ts";
 import type { OpenedPath } from "./paths/handles.ts";
 import { accessOf, closePaths, mayMakeParents, openPaths, personAccess, withRoots } from "./paths/stage.ts";
-import { checkDescribedDigest } from "./pluginDigest.ts";
+import { artifactDigest, checkDescribedDigest } from "./pluginDigest.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
 import { type CallTrace, recordCall, recordRun, withheld } from "./recordCall.ts";
 import { redactOutcome } from "./redactStage.ts";
@@ -121,7 +121,8 @@ async function stages(
     };
     let args: Args;
     try {
-      checkDescribedDigest(cap);
+      // a spent grant matched the binary's digest as it is now: its pin is that digest, not read again
+      checkDescribedDigest(cap, grant ? grant.digest : artifactDigest(cap));
       args = applyProfile(cap, named.profile, sent, filled, config);
       requireFilled(cap, args);
     } catch (err) {

@@ -23,12 +23,13 @@ export function artifactDigest(cap: Capability): string | null {
 }
 
 /**
- * Refuses a call of a plugin capability whose binary no longer hashes to the
- * one that described it (replaced or removed under a running server), as
- * core.plugin.invalid: what it declared may not be what it would do. A
- * server started again describes it again.
+ * Refuses a call of a plugin capability whose binary, hashing to `now`
+ * (artifactDigest's answer), no longer hashes to the one that described it
+ * (replaced or removed under a running server), as core.plugin.invalid: what
+ * it declared may not be what it would do. A server started again describes
+ * it again.
  */
-export function checkDescribedDigest(cap: Capability, now: string | null = artifactDigest(cap)): void {
+export function checkDescribedDigest(cap: Capability, now: string | null): void {
   if (cap.plugin === undefined || now === cap.plugin.digest) return;
   throw changedSinceDescribed(cap.plugin.name, now === "");
 }

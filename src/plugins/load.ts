@@ -9,11 +9,12 @@
  * `rta pkg list` show; it never stops the built-ins being served.
  */
 import type { Capability } from "../core/capability.ts";
-import { type Catalogue, NEVER_A_PLUGIN, NEVER_A_TOOL } from "../core/catalogue.ts";
+import { type Catalogue, NEVER_A_TOOL, namesTaken } from "../core/catalogue.ts";
 import { pluginCapabilities, pluginValidators } from "./capabilities.ts";
 import { describePlugin, PluginHosts } from "./host.ts";
 import { installedPlugins } from "./packages.ts";
 import type { Described } from "./protocol.ts";
+import { INDEX_FIX } from "./registry.ts";
 
 export { PluginHosts };
 
@@ -29,7 +30,13 @@ export type LoadedPlugin =
       /** for a binary that changed and was not run to describe it again: the digest it has now (`sha256` is the installed one's) */
       changedTo?: string;
     }
-  | { name: string; offered: false; reason: string };
+  | {
+      name: string;
+      offered: false;
+      reason: string;
+      /** what mends it, where that is not installing the plugin again (a torn index) */
+      fix?: string;
+    };
 
 /**
  * Reads the installed plugins under `dataDir`, describing again each whose
@@ -49,31 +56,22 @@ export async function loadPlugins(
   try {
     installed = installedPlugins(dataDir);
   } catch (err) {
-    return [{ name: "(index)", offered: false, reason: (err as Error).message }];
+    return [{ name: "(index)", offered: false, reason: (err as Error).message, fix: INDEX_FIX }];
   }
   // each changed binary is described at once beside the others: one that never answers costs its 10 s once, not
   // 10 s for every plugin described after it
-  const found = installed.map(async (p): Promise<LoadedPlugin | undefined> => {
+  const found = installed.map(async (p): Promise<LoadedPlugin> => {
     if (p.state === "invalid") return { name: p.name, offered: false, reason: p.reason };
-    if (p.state === "ok" && p.described)
+    // as installed: unchanged, or changed and not run to describe it again (then pinned to the installed digest)
+    if (p.state === "ok" || !describes(p.name))
       return {
         name: p.name,
         offered: true,
         described: p.described,
         sha256: p.entry.sha256,
         file: p.file,
-        changed: false,
-      };
-    if (p.state !== "changed") return undefined;
-    if (!describes(p.name) && p.described)
-      return {
-        name: p.name,
-        offered: true,
-        described: p.described,
-        sha256: p.entry.sha256,
-        file: p.file,
-        changed: true,
-        changedTo: p.sha256,
+        changed: p.state === "changed",
+        ...(p.state === "changed" ? { changedTo: p.sha256 } : {}),
       };
     try {
       const described = await describePlugin(p.file, p.name, p.sha256);
@@ -86,7 +84,7 @@ export async function loadPlugins(
       };
     }
   });
-  return (await Promise.all(found)).filter((p) => p !== undefined);
+  return Promise.all(found);
 }
 
 /**
@@ -97,7 +95,7 @@ export async function loadPlugins(
  */
 export function withPlugins(base: Catalogue, loaded: LoadedPlugin[], hosts: () => PluginHosts): Catalogue {
   if (!loaded.some((p) => p.offered)) return base;
-  const taken = new Set<string>([...base.areas(), ...NEVER_A_TOOL.areas, ...NEVER_A_PLUGIN]);
+  const taken = namesTaken(base);
   const added: Capability[] = [];
   for (const [i, p] of loaded.entries()) {
     if (!p.offered) continue;

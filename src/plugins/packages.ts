@@ -23,16 +23,13 @@ import {
 } from "./registry.ts";
 
 /** What an installed plugin is now: as installed, a binary that changed since, or one rta cannot offer (why). */
-export type PluginState = { state: "ok" } | { state: "changed"; sha256: string } | { state: "invalid"; reason: string };
+export type PluginState =
+  | { state: "ok"; described: Described }
+  | { state: "changed"; described: Described; sha256: string }
+  | { state: "invalid"; described?: Described; reason: string };
 
-/** One installed plugin as the index and its binary say now. */
-export type InstalledPlugin = {
-  name: string;
-  entry: IndexEntry;
-  file: string;
-  /** its describe answer, checked; absent when it does not check */
-  described?: Described;
-} & PluginState;
+/** One installed plugin as the index and its binary say now; `described` is its describe answer, checked. */
+export type InstalledPlugin = { name: string; entry: IndexEntry; file: string } & PluginState;
 
 /**
  * The plugin name a binary's file name gives: `rta-plugin-<name>`. Refuses
@@ -72,10 +69,10 @@ export interface PendingInstall {
 export async function prepareInstall(
   dataDir: string,
   path: string,
-  taken: readonly string[] = [],
+  taken: ReadonlySet<string> = new Set(),
 ): Promise<PendingInstall> {
   const name = pluginNameOf(path);
-  if (taken.includes(name))
+  if (taken.has(name))
     throw new RtaError(
       "core.input.invalid",
       `rta has an area or command named ${name} already: a plugin named so would not be offered`,

@@ -117,12 +117,12 @@ function checkIndex(value: unknown): PluginIndex {
   return value as unknown as PluginIndex;
 }
 
+/** What mends an index that does not read: said by the refusal, and by `rta doctor`. */
+export const INDEX_FIX =
+  "move the plugins directory of rta's data dir aside and install the plugins again with `rta pkg install PATH`";
+
 function foreign(why: string): RtaError {
-  return new RtaError(
-    "core.plugin.index",
-    `the index of installed plugins does not read as rta's: ${why}`,
-    "move the plugins directory of rta's data dir aside and install the plugins again with `rta pkg install PATH`",
-  );
+  return new RtaError("core.plugin.index", `the index of installed plugins does not read as rta's: ${why}`, INDEX_FIX);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

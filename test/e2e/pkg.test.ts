@@ -410,3 +410,30 @@ test("a config that names note from before says it is a plugin now, with how to 
   await installPlugin(NOTE_PLUGIN, data, env);
   expect((await rta(["config", "check"], { env })).code).toBe(0);
 });
+
+describe("rta pkg on a data dir its account cannot open", () => {
+  test("is refused as fs.denied with the fix, never core.internal", async () => {
+    const data = tempDir();
+    mkdirSync(join(data, "plugins"), { mode: 0o700 });
+    writeFileSync(join(data, "plugins", "index.json"), '{"version":1,"plugins":{}}');
+    chmodSync(data, 0o755);
+    for (const args of [
+      ["pkg", "list"],
+      ["pkg", "install", MEMO_PLUGIN, "--yes"],
+      ["pkg", "remove", "memo"],
+    ]) {
+      // as nobody, so the mode bites (the tests run as root)
+      const proc = Bun.spawn(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", RTA, ...args], {
+        env: { PATH: process.env.PATH ?? "", HOME: tempDir(), RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      expect(code).toBe(3);
+      expect(stderr).toContain("permission denied (fs.denied)");
+      expect(stderr).toContain("rta: hint: run it as the person who owns rta's data dir");
+      expect(noStack(stderr)).toBe(true);
+    }
+  });
+});

@@ -92,24 +92,39 @@ describe("a plugin binary an agent replaced in a data dir the server was not sta
   });
 });
 
+/**
+ * An agent x's server over the plugin line installed in `data`, with line.put granted, a line_wait holding the
+ * plugin's child and a line_put queued behind it, past the gate (its run line on the record). Abort the wait to let
+ * the put go on; close the server after.
+ */
+async function queuedPut(data: string, env: Record<string, string> = {}) {
+  await installPlugin(fixture("line"), data, { HOME: tempDir() });
+  const grant = ["grant", "allow", "line.put", "--agent", "x", "--ttl", "10m", "--yes"];
+  expect((await rta(grant, { env: { RTA_DATA_DIR: data, ...env } })).code).toBe(0);
+  const server = await connect("modern", ["--agent", "x"], { dataDir: data, env });
+  try {
+    const abort = new AbortController();
+    const wait = server.client.callTool({ name: "line_wait", arguments: {} }, { signal: abort.signal });
+    wait.catch(() => {});
+    const put = server.client.callTool({ name: "line_put", arguments: { text: "a" } });
+    // the put has passed the gate once its run line is on the record: it waits for the plugin's child
+    const log = join(data, "agent-log.jsonl");
+    const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
+    for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
+    expect(queued()).toBe(true);
+    return { server, abort, put };
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+}
+
 describe("a plugin call queued behind another of the same plugin", () => {
   test("is stopped by a lock set while it waited, as a call made then would be", { timeout: 20_000 }, async () => {
     const data = tempDir();
-    await installPlugin(fixture("line"), data, { HOME: tempDir() });
-    const env = { RTA_DATA_DIR: data };
-    expect((await rta(["grant", "allow", "line.put", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
-    const server = await connect("modern", ["--agent", "x"], { dataDir: data });
+    const { server, abort, put } = await queuedPut(data);
     try {
-      const abort = new AbortController();
-      const wait = server.client.callTool({ name: "line_wait", arguments: {} }, { signal: abort.signal });
-      wait.catch(() => {});
-      const put = server.client.callTool({ name: "line_put", arguments: { text: "a" } });
-      // the put has passed the gate once its run line is on the record: it waits for the plugin's child
-      const log = join(data, "agent-log.jsonl");
-      const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
-      for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
-      expect(queued()).toBe(true);
-      expect((await rta(["lock", "--agent", "x"], { env })).code).toBe(0);
+      expect((await rta(["lock", "--agent", "x"], { env: { RTA_DATA_DIR: data } })).code).toBe(0);
       abort.abort();
       expect(resultJson(await put)).toMatchObject({ type: "error", code: "core.lock.locked" });
     } finally {
@@ -121,20 +136,9 @@ describe("a plugin call queued behind another of the same plugin", () => {
     timeout: 20_000,
   }, async () => {
     const data = tempDir();
-    await installPlugin(fixture("line"), data, { HOME: tempDir() });
-    const env = { RTA_DATA_DIR: data };
-    expect((await rta(["grant", "allow", "line.put", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
-    const server = await connect("modern", ["--agent", "x"], { dataDir: data });
+    const { server, abort, put } = await queuedPut(data);
     try {
-      const abort = new AbortController();
-      const wait = server.client.callTool({ name: "line_wait", arguments: {} }, { signal: abort.signal });
-      wait.catch(() => {});
-      const put = server.client.callTool({ name: "line_put", arguments: { text: "a" } });
-      const log = join(data, "agent-log.jsonl");
-      const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
-      for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
-      expect(queued()).toBe(true);
-      expect((await rta(["grant", "revoke", "--agent", "x"], { env })).code).toBe(0);
+      expect((await rta(["grant", "revoke", "--agent", "x"], { env: { RTA_DATA_DIR: data } })).code).toBe(0);
       abort.abort();
       const said = resultJson(await put);
       expect(said).toMatchObject({ type: "error", code: "core.grant.required" });
@@ -149,21 +153,9 @@ describe("a plugin call queued behind another, under a team policy tightened whi
   test("is refused as a call made then would be: the ceiling is applied at each call", {
     timeout: 20_000,
   }, async () => {
-    const data = tempDir();
     const config = tempDir();
-    await installPlugin(fixture("line"), data, { HOME: tempDir() });
-    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
-    expect((await rta(["grant", "allow", "line.put", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
-    const server = await connect("modern", ["--agent", "x"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    const { server, abort, put } = await queuedPut(tempDir(), { RTA_CONFIG_DIR: config });
     try {
-      const abort = new AbortController();
-      const wait = server.client.callTool({ name: "line_wait", arguments: {} }, { signal: abort.signal });
-      wait.catch(() => {});
-      const put = server.client.callTool({ name: "line_put", arguments: { text: "a" } });
-      const log = join(data, "agent-log.jsonl");
-      const queued = () => existsSync(log) && readFileSync(log, "utf8").includes('"kind":"run"');
-      for (let i = 0; i < 250 && !queued(); i++) await Bun.sleep(20);
-      expect(queued()).toBe(true);
       writeFileSync(join(config, "policy.toml"), 'never = ["line"]\n');
       // past the 100 ms a server reads policy.toml at most once in
       await Bun.sleep(250);

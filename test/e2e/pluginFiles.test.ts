@@ -35,7 +35,12 @@ describe("a plugin index that is not a file", () => {
       expect(listed.code).toBe(1);
       expect(listed.stderr).toContain("(core.plugin.index)");
       expect(noStack(listed.stderr)).toBe(true);
-      expect((await rta(["doctor"], { env })).stdout).toContain("plugin (index)\tleft out");
+      const doctor = (await rta(["doctor"], { env })).stdout;
+      expect(doctor).toContain("plugin (index)\tleft out");
+      // doctor's fix is the refusal's hint, word for word
+      const hint = /rta: hint: (.*)/.exec(listed.stderr)?.[1] ?? "";
+      expect(hint).not.toBe("");
+      expect(doctor).toContain(`\t${hint}`);
     });
   }
 });

@@ -26,6 +26,27 @@ async function installed(plugins: string[], files: Record<string, string> = {}) 
   return { data, root };
 }
 
+/** The lines of the record under `data`, parsed. */
+function recordOf(data: string) {
+  return readFileSync(join(data, "agent-log.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+}
+
+/** The error detail the record keeps of plugin `name`'s `<name>_fail`, called by an agent and answered core.plugin.failed. */
+async function failedDetail(name: string): Promise<string | undefined> {
+  const { data } = await installed([name]);
+  const server = await connect("legacy", [], { dataDir: data });
+  try {
+    const said = resultJson(await server.client.callTool({ name: `${name}_fail`, arguments: {} }));
+    expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
+  } finally {
+    await server.close();
+  }
+  return recordOf(data).find((l) => l.outcome === "core.plugin.failed")?.error?.detail;
+}
+
 async function gone(file: string): Promise<number[]> {
   for (let i = 0; i < 250 && running(file).length > 0; i++) await Bun.sleep(20);
   return running(file);
@@ -182,10 +203,7 @@ describe("a misbehaving plugin over MCP", () => {
     } finally {
       await server.close();
     }
-    const lines = readFileSync(join(data, "agent-log.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
+    const lines = recordOf(data);
     const failed = lines.find((l) => l.outcome === "core.plugin.failed");
     expect(failed?.error?.detail).toContain("crash.now: about to fall over");
   });
@@ -220,10 +238,7 @@ describe("a misbehaving plugin over MCP", () => {
     } finally {
       await server.close();
     }
-    const outcomes = readFileSync(join(data, "agent-log.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l))
+    const outcomes = recordOf(data)
       .filter((l) => String(l.capability).startsWith("deep_"))
       .map((l) => l.outcome);
     expect(outcomes).toEqual(["core.plugin.failed", "core.plugin.failed"]);
@@ -234,39 +249,15 @@ describe("a misbehaving plugin over MCP", () => {
   });
 
   test("the stderr tail in the record starts at a whole line: a credential cut at its head is not kept", async () => {
-    const { data } = await installed(["chatty"]);
-    const server = await connect("legacy", [], { dataDir: data });
-    try {
-      const said = resultJson(await server.client.callTool({ name: "chatty_fail", arguments: {} }));
-      expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
-    } finally {
-      await server.close();
-    }
-    const failed = readFileSync(join(data, "agent-log.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l))
-      .find((l) => l.outcome === "core.plugin.failed");
-    expect(failed?.error?.detail).toContain("yyyy\n");
-    expect(failed?.error?.detail).not.toContain("sekrit");
+    const detail = await failedDetail("chatty");
+    expect(detail).toContain("yyyy\n");
+    expect(detail).not.toContain("sekrit");
   });
 
   test("a private key on a failed plugin's stderr whose BEGIN was cut off the tail is masked to its END in the record", async () => {
-    const { data } = await installed(["keyed"]);
-    const server = await connect("legacy", [], { dataDir: data });
-    try {
-      const said = resultJson(await server.client.callTool({ name: "keyed_fail", arguments: {} }));
-      expect(said).toMatchObject({ type: "error", code: "core.plugin.failed" });
-    } finally {
-      await server.close();
-    }
-    const failed = readFileSync(join(data, "agent-log.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l))
-      .find((l) => l.outcome === "core.plugin.failed");
-    expect(failed?.error?.detail).toContain("-----END OPENSSH PRIVATE KEY-----\ngiving up\n");
-    expect(failed?.error?.detail).not.toContain("b3BlbnNzaC1rZXktdjE");
+    const detail = await failedDetail("keyed");
+    expect(detail).toContain("-----END OPENSSH PRIVATE KEY-----\ngiving up\n");
+    expect(detail).not.toContain("b3BlbnNzaC1rZXktdjE");
   });
 
   test("plugins that changed since they were installed are described at once, not one after the other", async () => {

@@ -23,30 +23,21 @@ function memoPlugin() {
   writeFileSync(file, "#!/bin/sh\n");
   const digest = fileDigest(file).sha256;
   let ran = 0;
-  const put = define({
-    name: "memo.put",
-    summary: "keep a memo",
-    safety: "write",
-    inputs: { key: { type: "string", description: "k", required: true } },
-    result: { shape: "object" },
-    examples: [],
-    async run(args) {
-      ran++;
-      return object({ key: args.key });
-    },
-  });
-  const get = define({
-    name: "memo.get",
-    summary: "read a memo",
-    safety: "read",
-    inputs: { key: { type: "string", description: "k", required: true } },
-    result: { shape: "object" },
-    examples: [],
-    async run(args) {
-      ran++;
-      return object({ key: args.key });
-    },
-  });
+  const memo = (name: string, summary: string, safety: "read" | "write") =>
+    define({
+      name,
+      summary,
+      safety,
+      inputs: { key: { type: "string", description: "k", required: true } },
+      result: { shape: "object" },
+      examples: [],
+      async run(args) {
+        ran++;
+        return object({ key: args.key });
+      },
+    });
+  const put = memo("memo.put", "keep a memo", "write");
+  const get = memo("memo.get", "read a memo", "read");
   const ref = { name: "memo", version: "1.0.0", digest, file };
   const catalogue = catalogueOf([
     { ...put, plugin: ref },

@@ -1,9 +1,9 @@
 /** What the plugin tests share: the fixture plugins, described and made into capabilities as a server would. */
-import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Capability, PluginRef } from "../../src/core/capability.ts";
 import { pluginCapabilities } from "../../src/plugins/capabilities.ts";
+import { fileDigest } from "../../src/plugins/digest.ts";
 import { describePlugin, type PluginHosts } from "../../src/plugins/host.ts";
 
 export const FIXTURES = join(import.meta.dir, "..", "fixtures", "plugins");
@@ -19,7 +19,7 @@ export async function loaded(name: string, hosts: PluginHosts, file = fixture(na
   const ref: PluginRef = {
     name,
     version: d.version,
-    digest: createHash("sha256").update(readFileSync(file)).digest("hex"),
+    digest: fileDigest(file).sha256,
     file,
   };
   return pluginCapabilities(d, ref, hosts);
