@@ -96,7 +96,7 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
-    const agent = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx).name;
+    const agent = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx).name;
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const contents = ctx.deps.redactor.value(
       readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
@@ -117,7 +117,7 @@ export function createServer(ctx: ServeContext): Server {
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
     lap("calls in flight");
     ctx.onSdkCall?.(server, reqCtx.mcpReq.id);
-    const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
     return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal);
   });
 
@@ -179,10 +179,15 @@ export async function answerCall(
   return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
 }
 
-/** The client's name and version: per request in the 2026-07-28 era, from initialize in the 2025-11-25 one. */
-function clientInfo(server: Server, reqCtx: ServerContext): Implementation | undefined {
-  const envelope = reqCtx.mcpReq.envelope as Record<string, unknown> | undefined;
-  return (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
+/**
+ * The client's name and version: per request in the 2026-07-28 era (from the
+ * request's envelope, its `_meta`), from initialize in the 2025-11-25 one. The
+ * SDK's handler and the stdio direct path both ask it, so both hand the
+ * pipeline the same caller.
+ */
+export function clientInfo(server: Server, envelope: unknown): Implementation | undefined {
+  const meta = envelope as Record<string, unknown> | undefined;
+  return (meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
 }
 
 /**
