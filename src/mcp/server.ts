@@ -22,6 +22,7 @@ import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import { lap } from "../core/profile.ts";
+import type { Redactor } from "../core/redact.ts";
 import { errorResult, forAgent } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
@@ -78,8 +79,9 @@ export function createServer(ctx: ServeContext): Server {
   });
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
-  // one function for the server's life, so the listing made for it is handed out again while the config holds
-  const shownToAgent = (text: string) => ctx.deps.redactor.shown(text);
+  // one function for the redactor's life, so the listing made for it is handed out again while the config holds,
+  // to every server: the HTTP front makes one for each session or request
+  const shownToAgent = agentShown(ctx.deps.redactor);
   server.setRequestHandler("tools/list", async (req) => {
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const all = toolListings(ctx.catalogue, config, shownToAgent) as unknown as Tool[];
@@ -138,6 +140,18 @@ export function createServer(ctx: ServeContext): Server {
     server.setNotificationHandler("notifications/roots/list_changed", async () => ask());
   }
   return boundErrors(server);
+}
+
+/** The agent's redaction as one function per redactor, the key describe.ts keeps a tool list made with it by. */
+const shownBy = new WeakMap<Redactor, (text: string) => string>();
+
+function agentShown(redactor: Redactor): (text: string) => string {
+  let shown = shownBy.get(redactor);
+  if (shown === undefined) {
+    shown = (text) => redactor.shown(text);
+    shownBy.set(redactor, shown);
+  }
+  return shown;
 }
 
 /** A tools/call result as rta builds it: one text block, with isError on the tool's refusal. */
