@@ -13,10 +13,10 @@ import { type Grant, grantState } from "../gate/store/grants.ts";
 import { type InstalledPlugin, installedPlugins, prepareInstall, removePlugin } from "../plugins/packages.ts";
 import type { Described } from "../plugins/protocol.ts";
 import type { Cli } from "./factory.ts";
-import { type Form, type Io, jsonText, outputForm, StdoutClosed } from "./io.ts";
+import { type Form, jsonText, outputForm } from "./io.ts";
 import { type Column, printListing, readerLeft } from "./listing.ts";
 import { shown } from "./render.ts";
-import { reportError } from "./report.ts";
+import { refusalOf, reportError } from "./report.ts";
 
 /**
  * Copies, describes and hashes the plugin at `path`, says what it declares
@@ -81,7 +81,7 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(io, asRefusal(io, err, "the plugin could not be installed"), opts.json === true);
+    return reportError(io, refusalOf(io, err, "the plugin could not be installed"), opts.json === true);
   }
 }
 
@@ -208,7 +208,7 @@ export function list(cli: Cli, opts: { json?: boolean }, verify: boolean): numbe
     return verify && bad.length > 0 ? Exit.failure : Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(io, asRefusal(io, err, "the plugins could not be listed"), opts.json === true);
+    return reportError(io, refusalOf(io, err, "the plugins could not be listed"), opts.json === true);
   }
 }
 
@@ -224,21 +224,6 @@ export function remove(cli: Cli, name: string, opts: { json?: boolean }): number
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(io, asRefusal(io, err, "the plugin could not be removed"), opts.json === true);
+    return reportError(io, refusalOf(io, err, "the plugin could not be removed"), opts.json === true);
   }
-}
-
-/**
- * What `err` is said as: a refusal as itself, a full stdout as core.output.failed, a denied or full data dir in
- * its own words, anything else as core.internal, with its stack on stderr under RTA_DEBUG as the hint says.
- */
-function asRefusal(io: Io, err: unknown, what: string): RtaError {
-  if (err instanceof RtaError) return err;
-  if (err instanceof StdoutClosed) return err.refusal();
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "EACCES" || code === "EPERM")
-    return new RtaError("fs.denied", `${what}: permission denied`, "run it as the person who owns rta's data dir");
-  if (code === "ENOSPC") return new RtaError("fs.full", `${what}: no space is left on the device`, "free some space");
-  if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
-  return new RtaError("core.internal", what, "run the same command with RTA_DEBUG=1 to see the details, and report it");
 }
