@@ -7,8 +7,7 @@ import { type Scalar, table } from "../core/result.ts";
 import { eachRecordLine } from "../record/read.ts";
 import { recordFile } from "./agentLog.ts";
 import type { Cli } from "./factory.ts";
-import { outputForm, paint } from "./io.ts";
-import { jsonShownText } from "./listing.ts";
+import { jsonText, outputForm, paint } from "./io.ts";
 import { plainCell } from "./plain.ts";
 import { renderHuman, shown } from "./render.ts";
 
@@ -94,7 +93,7 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
   };
   const form = outputForm(io, opts.json);
   if (form === "json") {
-    io.out(jsonShownText(io, opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary));
+    io.out(jsonText(io, opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary));
     return Exit.ok;
   }
   if (form === "plain") {

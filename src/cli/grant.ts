@@ -19,10 +19,10 @@ import {
 } from "../gate/operator/grants.ts";
 import { agentsInRecord } from "./agentsSeen.ts";
 import type { Cli } from "./factory.ts";
-import { type Form, jsonText, outputForm, StdoutClosed } from "./io.ts";
+import { type Form, jsonText, outputForm } from "./io.ts";
 import { type Column, isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { shown } from "./render.ts";
-import { reportError } from "./report.ts";
+import { refusalOf, reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
 /** The flags of `grant allow`: the request as typed (the target and what it narrows to come in position), --yes and --json. */
@@ -74,15 +74,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(
-      io,
-      err instanceof RtaError
-        ? err
-        : err instanceof StdoutClosed
-          ? err.refusal()
-          : new RtaError("core.internal", "the grant could not be issued"),
-      opts.json === true,
-    );
+    return reportError(io, refusalOf(io, err, "the grant could not be issued"), opts.json === true);
   }
 }
 
@@ -211,15 +203,7 @@ export function list(cli: Cli, opts: { agent?: string; detail?: boolean; json?: 
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(
-      io,
-      err instanceof RtaError
-        ? err
-        : err instanceof StdoutClosed
-          ? err.refusal()
-          : new RtaError("core.internal", "the grants could not be listed"),
-      opts.json === true,
-    );
+    return reportError(io, refusalOf(io, err, "the grants could not be listed"), opts.json === true);
   }
 }
 

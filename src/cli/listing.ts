@@ -7,28 +7,9 @@
  */
 import { type Scalar, table } from "../core/result.ts";
 import type { Cli } from "./factory.ts";
-import { type Form, type Io, jsonText, outputForm, paint, StdoutClosed } from "./io.ts";
+import { type Form, jsonText, outputForm, paint, StdoutClosed } from "./io.ts";
 import { plainCell } from "./plain.ts";
 import { renderHuman } from "./render.ts";
-
-/** What JSON.stringify leaves raw and a terminal still acts on or hides: DEL, C1, the separators, format characters. */
-const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
-
-/**
- * A value holding strings someone else chose (an agent's name, a record's
- * fields) as --json prints it: indented on a terminal, one line piped, with
- * the controls JSON.stringify leaves raw written as \uXXXX (the same value),
- * as render.ts's jsonShown does for one line.
- */
-export function jsonShownText(io: Io, value: unknown): string {
-  const text = io.stdoutIsTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value);
-  const escaped = text.replace(RAW_IN_JSON, (c) =>
-    [...c].length === 1 && c.length === 2
-      ? `\\u${c.charCodeAt(0).toString(16)}\\u${c.charCodeAt(1).toString(16)}`
-      : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return `${escaped}\n`;
-}
 
 /** A time as `--json` and a pipe give it: ISO 8601 in UTC to the second; null stays null. */
 export function isoTime(ms: number | null): string | null {

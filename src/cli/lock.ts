@@ -3,14 +3,14 @@
  * the calls it covers, free reads included, from the next call of a server
  * that is already running. Never a tool.
  */
-import { Exit, RtaError } from "../core/errors.ts";
+import { Exit } from "../core/errors.ts";
 import type { Lock } from "../gate/gateStore.ts";
 import { lift as liftLocks, listLocks, lock as setLock } from "../gate/operator/locks.ts";
 import type { Cli } from "./factory.ts";
-import { jsonText, outputForm, StdoutClosed } from "./io.ts";
+import { jsonText, outputForm } from "./io.ts";
 import { isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { shown } from "./render.ts";
-import { reportError } from "./report.ts";
+import { refusalOf, reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
 /**
@@ -34,15 +34,7 @@ export function lock(
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(
-      io,
-      err instanceof RtaError
-        ? err
-        : err instanceof StdoutClosed
-          ? err.refusal()
-          : new RtaError("core.internal", "the lock could not be set"),
-      opts.json === true,
-    );
+    return reportError(io, refusalOf(io, err, "the lock could not be set"), opts.json === true);
   }
 }
 

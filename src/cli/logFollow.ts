@@ -11,6 +11,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { compileLiteral, LINE_MATCH_CHARS, loadPatterns, type TextMatcher } from "../core/pattern.ts";
 import type { Cli } from "./factory.ts";
+import { readerLeft } from "./listing.ts";
 import { logLine } from "./plain.ts";
 import { jsonEscaped, shown } from "./render.ts";
 
@@ -95,7 +96,7 @@ async function followLog(
       if (out !== "") io.out(out);
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EPIPE") return 0; // `| head` has what it wanted
+    if (readerLeft(err)) return 0; // `| head` has what it wanted
     throw err;
   } finally {
     process.removeListener("SIGINT", onInt);

@@ -7,16 +7,16 @@ import { join } from "node:path";
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
 import { namesTaken } from "../core/catalogue.ts";
 import { dirs } from "../core/dirs.ts";
-import { asRtaError, Exit, RtaError } from "../core/errors.ts";
+import { Exit, RtaError } from "../core/errors.ts";
 import { GATE_STORE_FILE } from "../gate/gateStore.ts";
 import { type Grant, grantState } from "../gate/store/grants.ts";
 import { type InstalledPlugin, installedPlugins, prepareInstall, removePlugin } from "../plugins/packages.ts";
 import type { Described } from "../plugins/protocol.ts";
 import type { Cli } from "./factory.ts";
-import { type Form, type Io, jsonText, outputForm, StdoutClosed } from "./io.ts";
+import { type Form, jsonText, outputForm } from "./io.ts";
 import { type Column, printListing, readerLeft } from "./listing.ts";
 import { shown } from "./render.ts";
-import { reportError } from "./report.ts";
+import { refusalOf, reportError } from "./report.ts";
 
 /**
  * Copies, describes and hashes the plugin at `path`, says what it declares
@@ -80,7 +80,7 @@ export async function install(cli: Cli, path: string, opts: { yes?: boolean; jso
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(io, asRefusal(io, err, "the plugin could not be installed"), opts.json === true);
+    return reportError(io, refusalOf(io, err, "the plugin could not be installed"), opts.json === true);
   }
 }
 
@@ -207,7 +207,7 @@ export function list(cli: Cli, opts: { json?: boolean }, verify: boolean): numbe
     return verify && bad.length > 0 ? Exit.failure : Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(io, asRefusal(io, err, "the plugins could not be listed"), opts.json === true);
+    return reportError(io, refusalOf(io, err, "the plugins could not be listed"), opts.json === true);
   }
 }
 
@@ -223,24 +223,6 @@ export function remove(cli: Cli, name: string, opts: { json?: boolean }): number
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(io, asRefusal(io, err, "the plugin could not be removed"), opts.json === true);
+    return reportError(io, refusalOf(io, err, "the plugin could not be removed"), opts.json === true);
   }
-}
-
-/**
- * What `err` is said as: a refusal as itself, a full stdout as core.output.failed, what the system refused
- * (denied, full, read-only) as asRtaError says it, after `what`, and anything else as core.internal, with its stack
- * on stderr under RTA_DEBUG as the hint says.
- */
-function asRefusal(io: Io, err: unknown, what: string): RtaError {
-  if (err instanceof RtaError) return err;
-  if (err instanceof StdoutClosed) return err.refusal();
-  const said = asRtaError(err);
-  if (said.code === "core.internal") {
-    if (io.env.RTA_DEBUG) io.err(`${(err as Error)?.stack ?? String(err)}\n`);
-    return new RtaError(said.code, what, said.hint);
-  }
-  // the system's words; a denied data dir is mended by its owner
-  const hint = said.code === "fs.denied" ? "run it as the person who owns rta's data dir" : said.hint;
-  return new RtaError(said.code, `${what}: ${said.message}`, hint);
 }

@@ -3,7 +3,7 @@
  * agents did and how rta is set up, as commands. Each verb's code loads only
  * when it runs.
  */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { Cli } from "./factory.ts";
 
 /** Adds `agent log | overview`, `config path | show | check` and `doctor`; it parses, and refuses only what commander does. */
@@ -18,7 +18,13 @@ export function addReadingCommands(program: Command, cli: Cli): void {
     .option("--since <duration>", "only the last while: 30m, 2h, 1d")
     .option("--code <code>", "only calls that ended with this code (ok for the ones that ran)")
     .option("--follow", "go on printing calls as they happen")
-    .option("--verify", "check the record's chains: name any line altered, removed or reordered, and any cut tail")
+    .addOption(
+      // the whole record's chain is checked: a filter or --follow would be silently left out
+      new Option(
+        "--verify",
+        "check the record's chains: name any line altered, removed or reordered, and any cut tail",
+      ).conflicts(["session", "agent", "since", "code", "follow"]),
+    )
     .option("--json", "print JSON: an array, or one object a line with --follow")
     .action(async (opts) => {
       const { log } = await import("./agent.ts");

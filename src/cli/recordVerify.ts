@@ -10,7 +10,7 @@ import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { RECORD_KEY_FILE, readRecordKey } from "../record/key.ts";
 import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
 import type { Cli } from "./factory.ts";
-import { jsonShownText } from "./listing.ts";
+import { jsonText } from "./io.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
@@ -27,7 +27,7 @@ export function verifyRecord(cli: Cli, file: string, json: boolean): number {
     return reportError(cli.io, err as RtaError, json);
   }
   // Piped, the verdict is the same sentence (a script reads the exit status); JSON only with --json.
-  if (json) cli.io.out(jsonShownText(cli.io, { file, ...verdict }));
+  if (json) cli.io.out(jsonText(cli.io, { file, ...verdict }));
   else if (verdict.problems.length === 0) {
     const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
     cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${shown(file)})\n`);

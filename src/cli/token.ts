@@ -1,10 +1,10 @@
 /** `rta mcp token new | list | revoke`: the bearer tokens an HTTP server takes. Never tools. */
-import { Exit, RtaError } from "../core/errors.ts";
+import { Exit } from "../core/errors.ts";
 import { type ListedToken, listTokens, newToken, revokeTokens } from "../gate/operator/tokens.ts";
 import type { Cli } from "./factory.ts";
-import { jsonText, outputForm, paint, StdoutClosed } from "./io.ts";
+import { jsonText, outputForm, paint } from "./io.ts";
 import { isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
-import { reportError } from "./report.ts";
+import { refusalOf, reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
 /**
@@ -33,15 +33,7 @@ export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: b
     return Exit.ok;
   } catch (err) {
     if (readerLeft(err)) return Exit.ok;
-    return reportError(
-      io,
-      err instanceof RtaError
-        ? err
-        : err instanceof StdoutClosed
-          ? err.refusal()
-          : new RtaError("core.internal", "the token could not be made"),
-      opts.json === true,
-    );
+    return reportError(io, refusalOf(io, err, "the token could not be made"), opts.json === true);
   }
 }
 

@@ -16,6 +16,18 @@ export const REQUEST_LIMIT_BYTES = 4 * 1024 * 1024;
 export const REQUESTS_IN_FLIGHT = 32;
 
 /**
+ * Messages a client may have read past its REQUESTS_IN_FLIGHT, over stdio
+ * (requests waiting their turn while reading goes on, waitingRequests.ts) and
+ * over HTTP (POSTs let in that may carry no request, http/limits.ts), and the
+ * bytes those may hold. Without them a client whose every place is a call that
+ * hangs (a plugin that never answers) could not cancel any of them: the
+ * cancellation would sit unread behind the request one past the count.
+ */
+export const PAST_COUNT_MESSAGES = 8;
+/** What the messages past the count may hold: a cancellation is a few hundred bytes. */
+export const PAST_COUNT_BYTES = 64 * 1024;
+
+/**
  * Values one request may hold, counting every member of every object and
  * array. Every input rta declares is a scalar, so a real request holds a few
  * dozen. The SDK checks a request against its schema and builds one issue

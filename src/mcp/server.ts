@@ -22,6 +22,7 @@ import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import { lap } from "../core/profile.ts";
+import type { Redactor } from "../core/redact.ts";
 import { errorResult, forAgent } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
@@ -78,8 +79,9 @@ export function createServer(ctx: ServeContext): Server {
   });
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
-  // one function for the server's life, so the listing made for it is handed out again while the config holds
-  const shownToAgent = (text: string) => ctx.deps.redactor.shown(text);
+  // one function for the redactor's life, so the listing made for it is handed out again while the config holds,
+  // to every server: the HTTP front makes one for each session or request
+  const shownToAgent = agentShown(ctx.deps.redactor);
   server.setRequestHandler("tools/list", async (req) => {
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const all = toolListings(ctx.catalogue, config, shownToAgent) as unknown as Tool[];
@@ -96,7 +98,7 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
-    const agent = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx).name;
+    const agent = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx).name;
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const contents = ctx.deps.redactor.value(
       readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
@@ -117,7 +119,7 @@ export function createServer(ctx: ServeContext): Server {
   server.setRequestHandler("tools/call", async (req, reqCtx) => {
     lap("calls in flight");
     ctx.onSdkCall?.(server, reqCtx.mcpReq.id);
-    const origin = agentOrigin(ctx, clientInfo(server, reqCtx), reqCtx);
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
     return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal);
   });
 
@@ -138,6 +140,18 @@ export function createServer(ctx: ServeContext): Server {
     server.setNotificationHandler("notifications/roots/list_changed", async () => ask());
   }
   return boundErrors(server);
+}
+
+/** The agent's redaction as one function per redactor, the key describe.ts keeps a tool list made with it by. */
+const shownBy = new WeakMap<Redactor, (text: string) => string>();
+
+function agentShown(redactor: Redactor): (text: string) => string {
+  let shown = shownBy.get(redactor);
+  if (shown === undefined) {
+    shown = (text) => redactor.shown(text);
+    shownBy.set(redactor, shown);
+  }
+  return shown;
 }
 
 /** A tools/call result as rta builds it: one text block, with isError on the tool's refusal. */
@@ -179,10 +193,15 @@ export async function answerCall(
   return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
 }
 
-/** The client's name and version: per request in the 2026-07-28 era, from initialize in the 2025-11-25 one. */
-function clientInfo(server: Server, reqCtx: ServerContext): Implementation | undefined {
-  const envelope = reqCtx.mcpReq.envelope as Record<string, unknown> | undefined;
-  return (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
+/**
+ * The client's name and version: per request in the 2026-07-28 era (from the
+ * request's envelope, its `_meta`), from initialize in the 2025-11-25 one. The
+ * SDK's handler and the stdio direct path both ask it, so both hand the
+ * pipeline the same caller.
+ */
+export function clientInfo(server: Server, envelope: unknown): Implementation | undefined {
+  const meta = envelope as Record<string, unknown> | undefined;
+  return (meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
 }
 
 /**

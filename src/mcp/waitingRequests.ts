@@ -1,18 +1,13 @@
 /**
  * The requests a stdio session read while REQUESTS_IN_FLIGHT were being
  * served, in order, each with the characters it was read as. Up to
- * WAITING_READ of them, holding up to WAITING_CHARS, wait their turn while
- * reading goes on; past either, the transport reads no more until a place is
- * free. Without them a client whose every place is a call that hangs (a
- * plugin that never answers, for its 60 s) and which sent one request more
- * could not cancel any of them: the cancellation would sit unread behind the
- * waiting request. Over HTTP the same agent has PAST_COUNT_POSTS
- * (http/limits.ts).
+ * PAST_COUNT_MESSAGES of them, holding up to PAST_COUNT_BYTES characters, wait
+ * their turn while reading goes on; past either, the transport reads no more
+ * until a place is free, so a cancellation behind them can still be read. Over
+ * HTTP the same agent has as many POSTs past its count (http/limits.ts).
  */
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
-
-const WAITING_READ = 8;
-const WAITING_CHARS = 64 * 1024;
+import { PAST_COUNT_BYTES, PAST_COUNT_MESSAGES } from "./requestValues.ts";
 
 type Request = JSONRPCMessage & { id: string | number };
 
@@ -53,6 +48,6 @@ export class WaitingRequests {
 
   /** True when no more may be read until a place is free. */
   full(): boolean {
-    return this.queue.length >= WAITING_READ || this.chars >= WAITING_CHARS;
+    return this.queue.length >= PAST_COUNT_MESSAGES || this.chars >= PAST_COUNT_BYTES;
   }
 }

@@ -218,21 +218,7 @@ describe("sessions", () => {
     );
     return c;
   }
-  const initialize = (token: string) =>
-    fetch(srv.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bob", version: "1" } },
-      }),
-    });
+  const initialize = (token: string) => srv.initialize(token, "bob");
 
   test("Bob opening 300 sessions ends only Bob's oldest; Alice's session still works", async () => {
     const alice = await legacyClient(tokens.alice as string);

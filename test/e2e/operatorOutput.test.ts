@@ -88,21 +88,7 @@ describe("mcp token new | list", () => {
     const srv = await startHttp();
     try {
       const token = await srv.token("claude");
-      const post = () =>
-        fetch(srv.url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            authorization: `Bearer ${token}`,
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-          }),
-        });
+      const post = () => srv.initialize(token);
       expect((await post()).status).toBe(200);
       const db = new Database(join(srv.env.RTA_DATA_DIR as string, "gate.db"));
       db.query("UPDATE tokens SET expires_at = issued_at + 1").run();

@@ -9,6 +9,8 @@ export interface RunningHttp {
   env: Record<string, string>;
   stderr: () => string;
   token: (agent: string) => Promise<string>;
+  /** POSTs a bare 2025-11-25 initialize with `token`, as client `client`; the server's response as it comes */
+  initialize: (token: string, client?: string) => Promise<Response>;
   stop: () => Promise<void>;
   proc: Subprocess;
 }
@@ -41,13 +43,29 @@ export async function startHttp(args: string[] = [], dirs?: { data: string; conf
       err += new TextDecoder().decode(value);
     }
   })();
+  const url = `http://127.0.0.1:${port}/mcp`;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url,
     port,
     env,
     stderr: () => err,
     token: async (agent) =>
       JSON.parse((await rta(["mcp", "token", "new", "--agent", agent, "--json"], { env })).stdout).token,
+    initialize: (token, client = "raw") =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: client, version: "1" } },
+        }),
+      }),
     stop: async () => {
       proc.kill("SIGTERM");
       await proc.exited;

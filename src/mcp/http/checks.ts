@@ -15,7 +15,8 @@
  * `127.1`, `[0:0::1]` or `x@localhost` into a loopback name, and rta has
  * always refused a Host it does not find as written.
  */
-import { type AuthInfo, validateOriginHeader } from "@modelcontextprotocol/server";
+import { type AuthInfo, type JSONRPCMessage, validateOriginHeader } from "@modelcontextprotocol/server";
+import { isRequest } from "../messageKinds.ts";
 import { holdsTooManyValues, REQUEST_LIMIT_BYTES, TOO_MANY_VALUES } from "../requestValues.ts";
 import { CLOSE, RETRY, refused, rpcError } from "./answers.ts";
 import { type InFlight, readBody, type Ticket } from "./limits.ts";
@@ -161,7 +162,7 @@ function holdsNoRequest(body: Uint8Array): boolean {
     return false;
   }
   const messages = Array.isArray(parsed) ? parsed : [parsed];
-  return messages.every((m) => m !== null && typeof m === "object" && !("id" in m && "method" in m));
+  return messages.every((m) => m !== null && typeof m === "object" && !isRequest(m as JSONRPCMessage));
 }
 
 /**

@@ -11,7 +11,7 @@
  * one caller is to blame; past an agent's share it is 429, since that agent
  * is. Both carry Retry-After.
  */
-import { REQUEST_LIMIT_BYTES, REQUESTS_IN_FLIGHT } from "../requestValues.ts";
+import { PAST_COUNT_BYTES, PAST_COUNT_MESSAGES, REQUEST_LIMIT_BYTES, REQUESTS_IN_FLIGHT } from "../requestValues.ts";
 
 /**
  * Bodies held at once across every request: sixteen at the limit. Real calls
@@ -34,21 +34,15 @@ export const RETRY_AFTER_SECONDS = 5;
 /** Why a request was not let in, as the HTTP status to answer with. */
 export type Refusal = { status: 429 | 503; message: string };
 
-/**
- * POSTs an agent may have past its REQUESTS_IN_FLIGHT, each to carry no
- * request: a cancellation above all, or an answer to the server's own
- * request. Without them an agent whose every slot is a call that hangs (a
- * plugin that never answers) could not cancel one of them. A POST let in so
- * that turns out to hold a request is refused 429 as it would have been.
- */
-export const PAST_COUNT_POSTS = 8;
-/** What one such POST may hold: a cancellation is a few hundred bytes. */
-export const PAST_COUNT_BYTES = 64 * 1024;
-
 interface AgentUse {
   requests: number;
   bytes: number;
-  /** POSTs let in past the count, to carry no request */
+  /**
+   * POSTs let in past the count (PAST_COUNT_MESSAGES, each PAST_COUNT_BYTES at
+   * most), each to carry no request: a cancellation above all, or an answer to
+   * the server's own request. One that turns out to hold a request is refused
+   * 429 as it would have been.
+   */
   past: number;
 }
 
@@ -72,7 +66,7 @@ export class InFlight {
   admit(agent: string): Ticket | Refusal {
     const use = this.agents.get(agent) ?? { requests: 0, bytes: 0, past: 0 };
     if (use.requests >= this.agentRequests) {
-      if (use.past >= PAST_COUNT_POSTS) return this.tooMany();
+      if (use.past >= PAST_COUNT_MESSAGES) return this.tooMany();
       use.past++;
       this.agents.set(agent, use);
       return new Ticket(this, agent, true);

@@ -17,9 +17,7 @@
  * progress over MCP, whichever path.
  */
 import {
-  CLIENT_INFO_META_KEY,
   deserializeMessage,
-  type Implementation,
   type JSONRPCMessage,
   SERVER_INFO_META_KEY,
   type Server,
@@ -27,7 +25,7 @@ import {
 import { lap } from "../../core/profile.ts";
 import { cutMessage } from "../boundedErrors.ts";
 import type { DirectAnswers } from "../directAnswers.ts";
-import { answerCall, callerOf, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
+import { answerCall, callerOf, clientInfo, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
 import type { CallsInFlight } from "./callsInFlight.ts";
 
 /** The first revision of the 2026-07-28 era; a later one is of the same era, as the SDK holds. */
@@ -179,7 +177,7 @@ export class DirectCalls implements DirectAnswers {
     const { id } = shape;
     const stop = new AbortController();
     this.running.set(id, stop);
-    const client = (shape.meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
+    const client = clientInfo(server, shape.meta);
     const modern = (server.getNegotiatedProtocolVersion() ?? "") >= FIRST_MODERN_REVISION;
     let frame: string;
     try {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { InFlight, PAST_COUNT_POSTS, readBody, type Ticket } from "../../../src/mcp/http/limits.ts";
-import { holdsTooManyValues, REQUEST_LIMIT_BYTES } from "../../../src/mcp/requestValues.ts";
+import { InFlight, readBody, type Ticket } from "../../../src/mcp/http/limits.ts";
+import { holdsTooManyValues, PAST_COUNT_MESSAGES, REQUEST_LIMIT_BYTES } from "../../../src/mcp/requestValues.ts";
 
 const KiB = 1024;
 
@@ -28,7 +28,7 @@ describe("InFlight", () => {
     const f = new InFlight(100, 50, 2);
     const a = ticket(f, "a");
     ticket(f, "a");
-    for (let i = 0; i < PAST_COUNT_POSTS; i++) expect(f.admit("a")).toMatchObject({ past: true });
+    for (let i = 0; i < PAST_COUNT_MESSAGES; i++) expect(f.admit("a")).toMatchObject({ past: true });
     expect(f.admit("a")).toMatchObject({ status: 429 });
     expect("status" in f.admit("b")).toBe(false);
     a.release();
