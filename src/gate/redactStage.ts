@@ -49,15 +49,22 @@ function sentStrings(args: unknown): string[] {
  * A value's texts named as credentials masked, as an object's are by their
  * key: a table's or log's cells under a column named so (`password`,
  * `token`, `authorization`), and a tree node's value when the node is named
- * so. A plugin answers in any shape it declares, and a secret a table holds
+ * so; and in a table of names and values, the value in a row that names a
+ * credential. A plugin answers in any shape it declares, and a secret a table holds
  * is one an object holding the same would have masked. The rest is given
  * back as it was, not copied.
  */
 function byName(value: ResultValue): ResultValue {
   if (value.type === "table" || value.type === "log") {
     const masked = value.columns.flatMap((c, i) => (CREDENTIAL_KEY.test(c) ? [i] : []));
-    if (masked.length === 0) return value;
-    const rows = value.rows.map((row) => row.map((cell, i) => (masked.includes(i) ? maskedScalar(cell) : cell)));
+    const names = value.columns.flatMap((c, i) => (NAME_COLUMN.test(c) ? [i] : []));
+    const values = value.columns.flatMap((c, i) => (VALUE_COLUMN.test(c) ? [i] : []));
+    const pairs = names.length > 0 && values.length > 0;
+    if (masked.length === 0 && !pairs) return value;
+    const rows = value.rows.map((row) => {
+      const named = pairs && names.some((i) => typeof row[i] === "string" && CREDENTIAL_KEY.test(row[i] as string));
+      return row.map((cell, i) => (masked.includes(i) || (named && values.includes(i)) ? maskedScalar(cell) : cell));
+    });
     return { ...value, rows } as ResultValue;
   }
   if (value.type === "tree") {
@@ -66,6 +73,13 @@ function byName(value: ResultValue): ResultValue {
   }
   return value;
 }
+
+/**
+ * A table of names and values (`name`/`value`, `key`/`value`, `header`/`value`):
+ * a row whose name is a credential's holds the credential in its value.
+ */
+const NAME_COLUMN = /^(?:name|key|field|header|variable|setting|param|parameter|property|option)$/i;
+const VALUE_COLUMN = /^(?:value|val|data|content)$/i;
 
 function maskedScalar(cell: Scalar): Scalar {
   return typeof cell === "string" && cell !== "" ? MASK : cell;

@@ -235,6 +235,18 @@ describe("a plugin's answer holding a credential under its name", () => {
           ],
         },
       });
+      // a table of names and values: the value in the row that names a credential
+      const pairs = resultJson(await server.client.callTool({ name: "creds_pairs", arguments: {} }));
+      expect(pairs).toEqual({
+        type: "table",
+        columns: ["name", "value"],
+        rows: [
+          ["user", "ops"],
+          ["Password", "***"],
+          ["port", 5432],
+        ],
+        total: 3,
+      });
     } finally {
       await server.close();
     }
