@@ -6,6 +6,7 @@
  * left as they were. The record keeps the error as it was written (stage 14).
  */
 import type { Call, Outcome } from "../core/call.ts";
+import { plain, sameOrCopied, setOwn } from "../core/copyOnWrite.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Redactor } from "../core/redact.ts";
 import type { ResultValue, Scalar, TreeNode } from "../core/result.ts";
@@ -71,7 +72,36 @@ function byName(value: ResultValue): ResultValue {
     const root = maskedNode(value.root);
     return root === value.root ? value : { ...value, root };
   }
+  if (value.type === "object") {
+    const inner = maskedPairs(value.value);
+    return inner === value.value ? value : ({ ...value, value: inner } as ResultValue);
+  }
   return value;
+}
+
+/**
+ * An object's pairs of a name and a value at any depth (`env: [{ name:
+ * "password", value: … }]`) masked as a table's rows of names and values are;
+ * the rest given back as it was, not copied.
+ */
+function maskedPairs(v: unknown): unknown {
+  if (v === null || typeof v !== "object" || !plain(v)) return v;
+  if (Array.isArray(v)) return sameOrCopied(v, maskedPairs);
+  const from = v as Record<string, unknown>;
+  const keys = Object.keys(from);
+  const named = keys.some((k) => NAME_COLUMN.test(k) && typeof from[k] === "string" && CREDENTIAL_KEY.test(from[k]));
+  let out: Record<string, unknown> | undefined;
+  for (const k of keys) {
+    const x = from[k];
+    const y = named && VALUE_COLUMN.test(k) && typeof x === "string" && x !== "" ? MASK : maskedPairs(x);
+    if (y === x) continue;
+    if (out === undefined) {
+      out = {};
+      for (const j of keys) setOwn(out, j, from[j]);
+    }
+    setOwn(out, k, y);
+  }
+  return out ?? v;
 }
 
 /**

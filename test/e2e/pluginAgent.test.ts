@@ -247,6 +247,17 @@ describe("a plugin's answer holding a credential under its name", () => {
         ],
         total: 3,
       });
+      // an object's pairs of a name and a value, as an environment is listed
+      const env = resultJson(await server.client.callTool({ name: "creds_env", arguments: {} }));
+      expect(env).toEqual({
+        type: "object",
+        value: {
+          env: [
+            { name: "user", value: "ops" },
+            { name: "PASSWORD", value: "***" },
+          ],
+        },
+      });
     } finally {
       await server.close();
     }
