@@ -33,8 +33,9 @@ export function verifyRecord(cli: Cli, file: string, json: boolean): number {
     cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${shown(file)})\n`);
   } else {
     for (const p of verdict.problems) {
-      const where = p.line === 0 ? "the record" : `line ${p.line}${p.session ? ` (session ${shown(p.session)})` : ""}`;
-      cli.io.out(`${p.kind}: ${where} ${p.what}\n`);
+      // a problem of the whole record (line 0) is its own sentence: "the data dir holds no checkpoint …"
+      const where = p.line === 0 ? "" : `line ${p.line}${p.session ? ` (session ${shown(p.session)})` : ""} `;
+      cli.io.out(`${p.kind}: ${where}${p.what}\n`);
     }
   }
   return verdict.problems.length === 0 ? Exit.ok : Exit.failure;

@@ -197,7 +197,7 @@ export class Redactor {
 
   /**
    * Every string in a value (a result), keys included, redacted; values under
-   * a credential's key are masked whole. A key is set as an own property, so
+   * a credential's key, each of a list's, are masked whole. A key is set as an own property, so
    * one named `__proto__` stays a key and sets no prototype. `kept` may be
    * given as a function, asked only if a string names a place.
    *
@@ -212,7 +212,7 @@ export class Redactor {
     const walk = (v: unknown, key?: string): unknown => {
       if (typeof v === "string")
         return key !== undefined && this.keyOf(key).credential ? MASK : this.shortText(v, guards);
-      if (Array.isArray(v)) return plain(v) ? sameOrCopied(v, walk) : v.map((x) => walk(x));
+      if (Array.isArray(v)) return plain(v) ? sameOrCopied(v, (x) => walk(x, key)) : v.map((x) => walk(x, key));
       if (v !== null && typeof v === "object")
         return plain(v) ? sameOrCopiedEntries(v as Entries, name, walk) : copiedEntries(v as Entries, name, walk);
       return v;

@@ -307,3 +307,16 @@ describe("a part of a longer text, masked as it reads there", () => {
       expect(mayBeWrittenByRedaction(w)).toBe(false);
   });
 });
+
+describe("a credential's key holding a list", () => {
+  test("masks every text in the list, as it masks one text under the key", () => {
+    const value = {
+      type: "object",
+      value: { "set-cookie": ["sid=abc123", "lang=en"], secret: ["Zq9hunter2"], n: [1] },
+    };
+    expect(r.value(value)).toEqual({
+      type: "object",
+      value: { "set-cookie": ["***", "***"], secret: ["***"], n: [1] },
+    });
+  });
+});

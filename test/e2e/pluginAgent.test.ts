@@ -227,6 +227,29 @@ describe("a plugin's answer holding a credential under its name", () => {
           ],
         },
       });
+      // a table of names and values: the value in the row that names a credential
+      const pairs = resultJson(await server.client.callTool({ name: "creds_pairs", arguments: {} }));
+      expect(pairs).toEqual({
+        type: "table",
+        columns: ["name", "value"],
+        rows: [
+          ["user", "ops"],
+          ["Password", "***"],
+          ["port", 5432],
+        ],
+        total: 3,
+      });
+      // an object's pairs of a name and a value, as an environment is listed
+      const env = resultJson(await server.client.callTool({ name: "creds_env", arguments: {} }));
+      expect(env).toEqual({
+        type: "object",
+        value: {
+          env: [
+            { name: "user", value: "ops" },
+            { name: "PASSWORD", value: "***" },
+          ],
+        },
+      });
     } finally {
       await server.close();
     }

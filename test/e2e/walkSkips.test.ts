@@ -7,7 +7,18 @@
  * runs as nobody (setpriv) for a mode to bite.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -212,5 +223,43 @@ describe("on a terminal", () => {
     expect(found.out).toContain(`${root}/f.txt`);
     const doctor = await onTerminal(["doctor", "--root", root], env);
     expect(doctor.out).toContain(`ok    root: ${root} (from --root)\n`);
+  });
+});
+
+/** Whether `dir` opens but refuses to be listed, as /proc/1/map_files does to a root without CAP_SYS_ADMIN. */
+function opensButRefusesListing(dir: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch {
+    return false;
+  }
+  try {
+    readdirSync(`/proc/self/fd/${fd}`);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EACCES";
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe("a directory that opens but refuses to be listed", () => {
+  test("is skipped and counted as one that does not open, not the end of the whole search", async () => {
+    const dir = "/proc/1/map_files";
+    if (!opensButRefusesListing(dir)) {
+      console.log(`skipped: ${dir} is listed in full here`);
+      return;
+    }
+    const r = await rta(["fs", "find", "/proc/1", "--depth", "1", "--type", "dir", "--json"]);
+    expect(r.stderr).not.toContain("fs.denied");
+    const out = JSON.parse(r.stdout);
+    expect(out.rows.map((row: { path: string }) => row.path)).toContain("/proc/1/map_files");
+    const deeper = await rta(["fs", "find", "/proc/1", "--depth", "2", "--json"]);
+    expect(deeper.stderr).not.toContain("fs.denied");
+    const found = JSON.parse(deeper.stdout);
+    expect(found.rows.map((row: { path: string }) => row.path)).toContain("/proc/1/map_files");
+    expect(found.warnings[0].code).toBe("fs.walk.skipped");
+    expect(deeper.code).toBe(1);
   });
 });

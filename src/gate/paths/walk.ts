@@ -30,7 +30,16 @@ export async function walkTree(
 ): Promise<WalkSummary> {
   const tally: WalkSummary = { skipped: 0 };
   const go = async (fd: number, prefix: string, depth: number): Promise<boolean> => {
-    for (const name of readdirSync(inFd(fd)).sort()) {
+    let names: string[];
+    try {
+      names = readdirSync(inFd(fd)).sort();
+    } catch (err) {
+      // a directory that opened and still refuses its listing (/proc's map_files): passed by and counted
+      if (!denied(err)) throw err;
+      tally.skipped++;
+      return true;
+    }
+    for (const name of names) {
       if (pacer.due()) await pacer.pause();
       let stat: Stats;
       try {
