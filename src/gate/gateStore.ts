@@ -16,6 +16,7 @@ import { CheckpointStore, RECORD_CHECKPOINT_FILE } from "./store/checkpoint.ts";
 import { type Chosen, openGateDb } from "./store/db.ts";
 import { type Grant, type GrantQuery, GrantStore, type NewGrant } from "./store/grants.ts";
 import { type Lock, LockStore, type NewLock } from "./store/locks.ts";
+import { ShmFile } from "./store/shm.ts";
 import { type Token, TokenStore } from "./store/tokens.ts";
 import { StoreWriteLock } from "./storeLock.ts";
 
@@ -35,6 +36,8 @@ export class GateStore {
   private readonly opened: FileId | undefined;
   /** asks what gate.db's name holds (see stillOpened) */
   private readonly named: NameProbe;
+  /** gate.db's -shm file, opened at the first ask; null where it cannot be (see store/shm.ts) */
+  private shmFile: ShmFile | null | undefined;
 
   /** Opens (creating when missing) the store at `file`; refuses with core.store.unavailable when it cannot. */
   constructor(readonly file: string) {
@@ -43,14 +46,24 @@ export class GateStore {
     this.opened = this.named.id();
     const writeLock = new StoreWriteLock(this.db, file);
     this.grants = new GrantStore(this.db, writeLock);
-    this.lockRows = new LockStore(this.db, writeLock);
+    const shm = () => this.shm();
+    this.lockRows = new LockStore(this.db, writeLock, shm);
     this.tokenRows = new TokenStore(this.db, writeLock);
-    this.checkpoint = new CheckpointStore(this.db, writeLock, join(dirname(file), RECORD_CHECKPOINT_FILE));
+    this.checkpoint = new CheckpointStore(this.db, writeLock, join(dirname(file), RECORD_CHECKPOINT_FILE), shm);
   }
 
   close(): void {
     this.checkpoint.close();
     this.db.close();
+    // only now: closing it drops this process's POSIX locks on the file, SQLite's among them
+    this.shmFile?.close();
+    this.shmFile = null;
+  }
+
+  /** gate.db's -shm file, opened at the first ask (SQLite has made it by then); undefined where it cannot be. */
+  private shm(): ShmFile | undefined {
+    if (this.shmFile === undefined) this.shmFile = ShmFile.open(this.file) ?? null;
+    return this.shmFile ?? undefined;
   }
 
   // Grants (store/grants.ts).

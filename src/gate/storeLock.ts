@@ -7,8 +7,9 @@
  * stop waiting the whole timeout for it on every write (StoreWriteLock).
  */
 import type { Database } from "bun:sqlite";
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { RtaError } from "../core/errors.ts";
+import { type ShmFile, WAL_WRITE_LOCK_BYTE } from "./store/shm.ts";
 
 /** How long a writer waits for another process's transaction before giving up. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -24,9 +25,6 @@ export const BUSY_TIMEOUT_MS = 5000;
  * call froze every other caller for 10 to 15 s.
  */
 const STUCK_LOCK_RETRY_MS = 50;
-
-/** In WAL mode SQLite's writer lock is a POSIX lock on this byte of the `-shm` file (WAL_WRITE_LOCK). */
-const WAL_WRITE_LOCK_BYTE = 120;
 
 export interface LockHolder {
   pid: number;
@@ -45,18 +43,68 @@ export function storeLockHolders(file: string): LockHolder[] {
     return [];
   }
   const holders: LockHolder[] = [];
+  let ofd = false;
   for (const row of locks.split("\n")) {
     // 1: POSIX  ADVISORY  WRITE 4242 fe:00:2147371 120 120
-    const f = row.trim().split(/\s+/);
-    if (f[1] !== "POSIX" || f[3] !== "WRITE") continue;
-    const pid = Number(f[4]);
-    const at = Number(f[6]);
-    if (Number(f[5]?.split(":")[2]) !== inode || at > WAL_WRITE_LOCK_BYTE) continue;
-    if (Number(f[7]) < WAL_WRITE_LOCK_BYTE && f[7] !== "EOF") continue;
-    if (pid === process.pid || holders.some((h) => h.pid === pid)) continue;
-    holders.push({ pid, stopped: processStopped(pid) });
+    // An rta server's record line holds it as an OFD lock, which the kernel shows with no pid (-1).
+    const f = writeLockRow(row, inode);
+    if (!f) continue;
+    if (f.kind === "OFDLCK") ofd = true;
+    else addHolder(holders, f.pid);
   }
+  if (ofd) for (const pid of ofdHolders(inode)) addHolder(holders, pid);
   return holders;
+}
+
+/** A row of /proc/locks (or of a descriptor's fdinfo) that write-locks the store's lock byte in `inode`. */
+function writeLockRow(row: string, inode: number): { kind: string; pid: number } | undefined {
+  const f = row.trim().split(/\s+/);
+  const kind = f[1] ?? "";
+  if ((kind !== "POSIX" && kind !== "OFDLCK") || f[3] !== "WRITE") return undefined;
+  const at = Number(f[6]);
+  if (Number(f[5]?.split(":")[2]) !== inode || at > WAL_WRITE_LOCK_BYTE) return undefined;
+  if (Number(f[7]) < WAL_WRITE_LOCK_BYTE && f[7] !== "EOF") return undefined;
+  return { kind, pid: Number(f[4]) };
+}
+
+function addHolder(holders: LockHolder[], pid: number): void {
+  if (pid === process.pid || holders.some((h) => h.pid === pid)) return;
+  holders.push({ pid, stopped: processStopped(pid) });
+}
+
+/**
+ * The processes whose open descriptors hold an OFD lock on the store's lock
+ * byte: each descriptor's fdinfo lists the locks on it. Asked only once a
+ * write has waited in vain, so the walk over /proc costs nothing a call.
+ */
+function ofdHolders(inode: number): number[] {
+  const pids: number[] = [];
+  let procs: string[];
+  try {
+    procs = readdirSync("/proc").filter((p) => /^[0-9]+$/.test(p));
+  } catch {
+    return pids;
+  }
+  for (const pid of procs) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fdinfo`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      let info: string;
+      try {
+        info = readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8");
+      } catch {
+        continue;
+      }
+      // lock:	1: OFDLCK ADVISORY  WRITE -1 fe:00:2147371 120 120
+      const locked = info.split("\n").some((l) => l.startsWith("lock:") && writeLockRow(l.slice(5), inode));
+      if (locked && !pids.includes(Number(pid))) pids.push(Number(pid));
+    }
+  }
+  return pids;
 }
 
 function processStopped(pid: number): boolean {
@@ -132,6 +180,34 @@ export class StoreWriteLock {
     } finally {
       if (stuck) this.busyTimeout(BUSY_TIMEOUT_MS);
     }
+  }
+
+  /**
+   * Takes the write lock as `shm`'s OFD lock on SQLite's lock byte (see
+   * store/shm.ts), waiting as `taking` waits: the store's 5 s, or 50 ms while
+   * the lock is known to be stuck, polling with a growing pause; a lock not
+   * had is said as core.store.unavailable, naming its holder.
+   */
+  takingByte(shm: ShmFile): void {
+    if (shm.tryLock()) {
+      this.stuck = false;
+      return;
+    }
+    const limit = this.stuck ? STUCK_LOCK_RETRY_MS : BUSY_TIMEOUT_MS;
+    const start = performance.now();
+    // Another server holds it some microseconds a line: first pauses short, then as SQLite's busy wait does.
+    let pause = 20;
+    for (;;) {
+      shm.usleep(pause);
+      if (shm.tryLock()) {
+        this.stuck = false;
+        return;
+      }
+      if (performance.now() - start >= limit) break;
+      pause = Math.min(pause * 2, 20_000);
+    }
+    this.stuck = true;
+    throw storeBusyError(this.file, { code: "SQLITE_BUSY" });
   }
 
   /** Runs an operator's write; a store another process holds past the wait is said with who holds it. */

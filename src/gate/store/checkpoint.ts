@@ -1,16 +1,23 @@
 /**
  * The record's checkpoint: the count, MAC and size of the record as last
  * written, so a line taken out of the file or a file cut short is found. It
- * is a file of its own beside gate.db, `record.checkpoint`: one fixed-size
- * JSON text, read and rewritten in place (one pread, one pwrite) by each
- * line's writer while it holds gate.db's write lock, the lock that already
- * orders every process sharing the data dir. The lock is taken by an empty
- * transaction (BEGIN IMMEDIATE, COMMIT), which writes nothing to gate.db: no
- * WAL frame, no commit, no WAL checkpoint every thousand lines. What it
- * replaces, the checkpoint as a row of gate.db written in each line's
- * transaction, cost six times as much; that row is still read once, to carry
- * an older data dir's checkpoint over, then deleted so it cannot stand in
- * later for a checkpoint file removed.
+ * is a file of its own beside gate.db, `record.checkpoint` (checkpointFile.ts):
+ * one fixed-size JSON text, read and rewritten in place (one pread, one
+ * pwrite) by each line's writer while it holds gate.db's write lock, the lock
+ * that already orders every process sharing the data dir, of any version.
+ *
+ * The lock is taken as an OFD lock on its byte of gate.db's -shm file (one
+ * fcntl each way, shm.ts), which conflicts with SQLite's own. Where that
+ * cannot be had, and for a connection's first line (whose write statement
+ * proves gate.db writable), it is taken by an empty transaction (BEGIN
+ * IMMEDIATE, COMMIT), which writes nothing to gate.db either.
+ *
+ * An older rta kept the checkpoint as a row of gate.db, written in each
+ * line's transaction. A server of that version may still be running after an
+ * upgrade: a row found is weighed against the file and deleted (so that such
+ * a server goes on from the record's last line, not its own), which takes
+ * SQLite's lock. The row is looked for only when gate.db has had a commit
+ * since a line last found none (its wal-index header says).
  */
 import type { Database, Statement } from "bun:sqlite";
 import { closeSync, constants, fchmodSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
@@ -18,38 +25,11 @@ import { lap } from "../../core/profile.ts";
 import type { RecordCheckpoint } from "../../record/append.ts";
 import { type FileId, fdId, NameProbe, sameFile } from "../../record/fileId.ts";
 import type { StoreWriteLock } from "../storeLock.ts";
+import { CHECKPOINT_BYTES, checkpointBytes, NONE, parseCheckpoint, readNamedCheckpoint } from "./checkpointFile.ts";
+import { CommitMark, type ShmFile } from "./shm.ts";
 
 /** The checkpoint's file name inside the data dir. */
 export const RECORD_CHECKPOINT_FILE = "record.checkpoint";
-
-/** The file's fixed size: its JSON, padded with spaces, and a newline. */
-const CHECKPOINT_BYTES = 256;
-
-const NONE: RecordCheckpoint = { n: 0, mac: "", size: 0 };
-
-/** The checkpoint as the file holds it: JSON padded to CHECKPOINT_BYTES. */
-function checkpointBytes(c: RecordCheckpoint): Buffer {
-  const text = JSON.stringify({ n: c.n, mac: c.mac, size: c.size });
-  if (text.length >= CHECKPOINT_BYTES) throw new Error("a record checkpoint does not fit its file");
-  const bytes = Buffer.alloc(CHECKPOINT_BYTES, 0x20);
-  bytes.write(text, 0, "latin1");
-  bytes[CHECKPOINT_BYTES - 1] = 0x0a;
-  return bytes;
-}
-
-/** The checkpoint a file's bytes hold; undefined when they hold none (empty, cut, or not rta's). */
-function parseCheckpoint(bytes: Buffer, length: number): RecordCheckpoint | undefined {
-  if (length !== CHECKPOINT_BYTES) return undefined;
-  try {
-    const c = JSON.parse(bytes.toString("latin1", 0, length)) as Record<string, unknown>;
-    const { n, mac, size } = c;
-    if (!Number.isSafeInteger(n) || (n as number) < 0 || typeof mac !== "string") return undefined;
-    if (!Number.isSafeInteger(size) || (size as number) < 0) return undefined;
-    return { n: n as number, mac, size: size as number };
-  } catch {
-    return undefined;
-  }
-}
 
 /** The checkpoint file as this process has it open. */
 interface OpenCheckpoint {
@@ -69,11 +49,15 @@ export class CheckpointStore {
   /** a write statement has run in this connection's lock: it really holds gate.db's write lock */
   private writable = false;
   private readonly noWrite: Statement;
+  /** gate.db when a line last found no older rta's row in it (by its wal-index header) */
+  private readonly rowless = new CommitMark();
 
   constructor(
     private readonly db: Database,
     private readonly writeLock: StoreWriteLock,
     readonly file: string,
+    /** gate.db's -shm file, when its lock byte can be taken */
+    private readonly shm: () => ShmFile | undefined,
   ) {
     this.row = db.query("SELECT n, mac, size FROM record_checkpoint WHERE id = 1");
     this.dropRow = db.query("DELETE FROM record_checkpoint WHERE id = 1");
@@ -101,12 +85,12 @@ export class CheckpointStore {
    * does not parse) is read again holding the lock. Makes nothing.
    */
   current(): RecordCheckpoint {
-    const read = this.readNamed();
+    const read = readNamedCheckpoint(this.file);
     if (read !== "torn") return this.later(read);
     return this.writeLock.operator(() => {
       this.txn.begin.run();
       try {
-        const again = this.readNamed();
+        const again = readNamedCheckpoint(this.file);
         return this.later(again === "torn" ? NONE : again);
       } finally {
         this.txn.rollback.run();
@@ -125,16 +109,45 @@ export class CheckpointStore {
    * and writes the checkpoint it returns. Record lines are so appended one at
    * a time across every process sharing the data dir, each knowing the line
    * before it. What `append` throws leaves the checkpoint as it was; when the
-   * checkpoint cannot be written or the lock let go, `undo` is called to take
-   * the line back out of the file, still holding the lock where SQLite lets it
-   * be held, and the checkpoint is put back. Once a line has waited the
-   * store's 5 s for the lock in vain, the next ones wait briefly until one is
-   * written (see StoreWriteLock).
+   * checkpoint cannot be written, `undo` is called to take the line back out
+   * of the file, still holding the lock, and the checkpoint is put back. Once
+   * a line has waited the store's 5 s for the lock in vain, the next ones wait
+   * briefly until one is written (see StoreWriteLock).
    */
   append(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
+    const shm = this.shm();
+    // A connection's first line takes SQLite's lock: its write statement refuses a gate.db opened read-only.
+    if (!shm?.canLock || !this.writable) {
+      this.appendInTransaction(append, undo);
+      return;
+    }
+    this.writeLock.takingByte(shm);
+    let rowFound = false;
+    try {
+      // A commit since a line last found no row: an older rta may have written one. Under the lock no commit can
+      // come between the header read and the row's. A header that cannot be read (a writer died inside one)
+      // is left to SQLite, which mends it under its own lock.
+      const header = shm.readHeader();
+      if (header === undefined) rowFound = true;
+      else if (!this.rowless.same(header)) {
+        try {
+          rowFound = Boolean(this.row.get());
+        } catch {
+          rowFound = true; // SQLite would mend the WAL's index first, under the lock held here: left to it
+        }
+        if (!rowFound) this.rowless.mark(header);
+      }
+      if (!rowFound) this.appendHeld(append, undo);
+    } finally {
+      shm.unlock();
+    }
+    // Deleting the row is a write to gate.db, which takes SQLite's lock: this line is written under it.
+    if (rowFound) this.appendInTransaction(append, undo);
+  }
+
+  /** append() under SQLite's lock, taken by an empty transaction. */
+  private appendInTransaction(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
     this.writeLock.taking(() => this.txn.begin.run());
-    let last: RecordCheckpoint | undefined;
-    let moved = false;
     try {
       // A connection SQLite opened read-only (gate.db not writable by this user) takes BEGIN IMMEDIATE without
       // the write lock, so its lines would not be ordered with another server's: a write statement, which changes
@@ -143,21 +156,35 @@ export class CheckpointStore {
         this.noWrite.run();
         this.writable = true;
       }
-      last = this.held();
+      this.appendHeld(append, undo, () => this.txn.commit.run());
+    } finally {
+      if (this.db.inTransaction) this.txn.rollback.run();
+    }
+  }
+
+  /**
+   * append()'s work, the write lock held. `commit`: SQLite's lock is held, under which an older rta's row is
+   * taken in, and is let go by it (a line whose commit fails is taken back like one whose checkpoint does).
+   */
+  private appendHeld(
+    append: (last: RecordCheckpoint) => RecordCheckpoint,
+    undo: () => void,
+    commit?: () => void,
+  ): void {
+    let last: RecordCheckpoint | undefined;
+    let moved = false;
+    try {
+      last = this.held(commit !== undefined);
       lap("record: gate.db lock and checkpoint read");
       const next = append(last);
       moved = true;
       this.write(next);
-      this.txn.commit.run();
+      commit?.();
       lap("record: checkpoint write and commit");
     } catch (err) {
       // A checkpoint that could not be kept takes its line out of the file, and is put back as it was.
-      try {
-        if (moved) undo();
-        if (moved && last) this.write(last);
-      } finally {
-        if (this.db.inTransaction) this.txn.rollback.run();
-      }
+      if (moved) undo();
+      if (moved && last) this.write(last);
       throw err;
     }
   }
@@ -165,9 +192,10 @@ export class CheckpointStore {
   /**
    * The checkpoint the file at the name holds, read holding the lock: the file
    * opened again when its name holds another (removed, replaced) since the
-   * last line, and made when there is none, carrying over gate.db's row.
+   * last line, and made when there is none, carrying over gate.db's row
+   * (`withRow`: SQLite's lock is held, and the row was looked for).
    */
-  private held(): RecordCheckpoint {
+  private held(withRow: boolean): RecordCheckpoint {
     const open = this.opened();
     const got = readSync(open.fd, this.scratch, 0, CHECKPOINT_BYTES, 0);
     const known = this.known;
@@ -182,7 +210,7 @@ export class CheckpointStore {
     // deleted, so that such a server, finding none, goes on from the record's last line, not from its own last
     // line many lines back. Anything else in the file (cut, or not rta's) is a checkpoint gone, as gate.db
     // removed was: none.
-    const row = this.row.get();
+    const row = withRow ? this.row.get() : null;
     if (row) {
       try {
         this.dropRow.run();
@@ -234,33 +262,5 @@ export class CheckpointStore {
     const wrote = writeSync(open.fd, bytes, 0, CHECKPOINT_BYTES, 0);
     if (wrote !== CHECKPOINT_BYTES) throw new Error(`the record checkpoint took ${wrote} of ${CHECKPOINT_BYTES} bytes`);
     this.known = { bytes, checkpoint: c };
-  }
-
-  /** What the name holds, read without the lock: "torn" when its text does not parse. */
-  private readNamed(): RecordCheckpoint | "torn" {
-    let fd: number;
-    try {
-      fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return NONE;
-      // a link at the name, which no writer follows: no checkpoint of theirs
-      if (code === "ELOOP") return NONE;
-      throw err;
-    }
-    try {
-      // A dir, a FIFO or a device at the name holds no checkpoint: the checkpoint is gone, not unreadable.
-      if (!fdId(fd)?.isFile) return NONE;
-      const bytes = Buffer.alloc(CHECKPOINT_BYTES + 1);
-      const got = readSync(fd, bytes, 0, CHECKPOINT_BYTES + 1, 0);
-      if (got === 0) return NONE;
-      // A read does not wait for a write in progress, so one can see half of each (a mac of two, which parses):
-      // the same bytes read twice running were not being written.
-      const again = Buffer.alloc(CHECKPOINT_BYTES + 1);
-      if (readSync(fd, again, 0, CHECKPOINT_BYTES + 1, 0) !== got || !again.equals(bytes)) return "torn";
-      return parseCheckpoint(bytes, got) ?? "torn";
-    } finally {
-      closeSync(fd);
-    }
   }
 }

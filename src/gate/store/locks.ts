@@ -6,6 +6,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { StoreWriteLock } from "../storeLock.ts";
 import { type Chosen, endSelected, newRowId } from "./db.ts";
+import { CommitMark, type ShmFile } from "./shm.ts";
 
 export interface Lock {
   id: string;
@@ -46,10 +47,14 @@ export class LockStore {
   private held: HeldLock[] = [];
   /** this connection's data_version when `held` was read; undefined: read them again */
   private version: number | undefined;
+  /** gate.db as it was when `held` was read, by its wal-index header (see shm.ts) */
+  private readonly readAt = new CommitMark();
 
   constructor(
     private readonly db: Database,
     private readonly writeLock: StoreWriteLock,
+    /** gate.db's -shm file, when it can be read (else data_version is asked) */
+    private readonly shm: () => ShmFile | undefined,
   ) {
     // A lock's agent is matched whatever its case (names are ASCII, which NOCASE folds): a lock typed
     // `claude-desktop` for the agent the record shows as Claude-Desktop must stop it, not stop nothing.
@@ -57,6 +62,8 @@ export class LockStore {
     // Every lock not lifted is held in memory and read again only when another connection has committed since
     // (PRAGMA data_version changes then, whoever wrote, and whatever they wrote: a lock, a lift, a record line).
     // This connection's own writes do not change it, so lock() and lift() drop what is held themselves.
+    // Where gate.db's -shm file can be read, its wal-index header is asked in place of data_version: it changes
+    // at every commit of any connection, this one's included, and one pread reads it (shm.ts).
     this.unlifted = db.query("SELECT * FROM locks WHERE lifted_at IS NULL ORDER BY issued_at ASC, rowid ASC");
     this.dataVersion = db.query("PRAGMA data_version");
   }
@@ -65,6 +72,7 @@ export class LockStore {
   lock(lock: NewLock): Lock {
     const id = newRowId("l");
     this.version = undefined;
+    this.readAt.mark(undefined);
     this.writeLock.operator(() =>
       this.db
         .query(
@@ -83,10 +91,20 @@ export class LockStore {
    */
   lockFor(agent: string, targets: string[], now: number): Lock | undefined {
     if (targets.length > 3) throw new Error("a call has at most three gate targets");
-    const version = this.dataVersion.get()?.data_version;
-    if (version === undefined || version !== this.version) {
-      this.held = this.unlifted.all().map((lock) => ({ lock, agent: lock.agent === null ? null : nocase(lock.agent) }));
-      this.version = version;
+    const shm = this.shm();
+    if (shm) {
+      // The header read before the locks: what they are read as is at least as new as it.
+      const header = shm.readHeader();
+      if (!this.readAt.same(header)) {
+        this.readHeld();
+        this.readAt.mark(header);
+      }
+    } else {
+      const version = this.dataVersion.get()?.data_version;
+      if (version === undefined || version !== this.version) {
+        this.readHeld();
+        this.version = version;
+      }
     }
     if (this.held.length === 0) return undefined;
     const folded = nocase(agent);
@@ -97,6 +115,10 @@ export class LockStore {
       return lock;
     }
     return undefined;
+  }
+
+  private readHeld(): void {
+    this.held = this.unlifted.all().map((lock) => ({ lock, agent: lock.agent === null ? null : nocase(lock.agent) }));
   }
 
   /** Every lock ever set, oldest first. */
@@ -110,6 +132,7 @@ export class LockStore {
    */
   lift(by: Chosen, now: number): number {
     this.version = undefined;
+    this.readAt.mark(undefined);
     return this.writeLock.operator(() =>
       endSelected(this.db, { table: "locks", endColumn: "lifted_at", live: ACTIVE }, by, now),
     );
