@@ -26,6 +26,9 @@ export const BUSY_TIMEOUT_MS = 5000;
  */
 const STUCK_LOCK_RETRY_MS = 50;
 
+/** SQLite's busy handler's pauses between tries for a lock, in ms (sqliteDefaultBusyCallback); 100 after. */
+const BUSY_PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50];
+
 export interface LockHolder {
   pid: number;
   /** stopped by a signal (state T) */
@@ -185,26 +188,23 @@ export class StoreWriteLock {
   /**
    * Takes the write lock as `shm`'s OFD lock on SQLite's lock byte (see
    * store/shm.ts), waiting as `taking` waits: the store's 5 s, or 50 ms while
-   * the lock is known to be stuck, polling with a growing pause; a lock not
-   * had is said as core.store.unavailable, naming its holder.
+   * the lock is known to be stuck, with SQLite's own pauses between tries; a
+   * lock not had is said as core.store.unavailable, naming its holder.
    */
   takingByte(shm: ShmFile): void {
-    if (shm.tryLock()) {
-      this.stuck = false;
-      return;
-    }
     const limit = this.stuck ? STUCK_LOCK_RETRY_MS : BUSY_TIMEOUT_MS;
-    const start = performance.now();
-    // Another server holds it some microseconds a line: first pauses short, then as SQLite's busy wait does.
-    let pause = 20;
-    for (;;) {
-      shm.usleep(pause);
+    let waited = 0;
+    for (let i = 0; ; i++) {
       if (shm.tryLock()) {
         this.stuck = false;
         return;
       }
-      if (performance.now() - start >= limit) break;
-      pause = Math.min(pause * 2, 20_000);
+      if (waited >= limit) break;
+      // The pauses SQLite's busy handler makes: a writer of an earlier rta, or a grant's use, waits on them too,
+      // and would be starved by a writer that tried more often.
+      const pause = Math.min(BUSY_PAUSES_MS[i] ?? 100, limit - waited);
+      Bun.sleepSync(pause);
+      waited += pause;
     }
     this.stuck = true;
     throw storeBusyError(this.file, { code: "SQLITE_BUSY" });

@@ -51,6 +51,8 @@ export class CheckpointStore {
   private readonly noWrite: Statement;
   /** gate.db when a line last found no older rta's row in it (by its wal-index header) */
   private readonly rowless = new CommitMark();
+  /** the last line found an older rta's row: one of its servers is writing, and lines are written under its lock */
+  private rowSeen = false;
 
   constructor(
     private readonly db: Database,
@@ -116,8 +118,9 @@ export class CheckpointStore {
    */
   append(append: (last: RecordCheckpoint) => RecordCheckpoint, undo: () => void): void {
     const shm = this.shm();
-    // A connection's first line takes SQLite's lock: its write statement refuses a gate.db opened read-only.
-    if (!shm?.canLock || !this.writable) {
+    // A connection's first line takes SQLite's lock: its write statement refuses a gate.db opened read-only. So
+    // does every line while a server of the rta that wrote the row runs (each of its lines writes it again).
+    if (!shm?.canLock || !this.writable || this.rowSeen) {
       this.appendInTransaction(append, undo);
       return;
     }
@@ -211,6 +214,7 @@ export class CheckpointStore {
     // line many lines back. Anything else in the file (cut, or not rta's) is a checkpoint gone, as gate.db
     // removed was: none.
     const row = withRow ? this.row.get() : null;
+    this.rowSeen = Boolean(row);
     if (row) {
       try {
         this.dropRow.run();

@@ -23,24 +23,39 @@
  * (this process's own keeps it there). Where libc, the file or OFD locks
  * cannot be had, `open` says so and the callers keep SQLite's own ways.
  */
-import { closeSync, constants, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 type FcntlFn = (fd: number, cmd: number, lock: Uint8Array) => number;
-type UsleepFn = (us: number) => number;
+/** The first bytes of `fd` mapped shared and read-only, viewed as a Buffer; undefined when they cannot be. */
+type MapFn = (fd: number, length: number) => { view: Buffer; unmap: () => void } | undefined;
 
-let libc: { fcntl: FcntlFn; usleep: UsleepFn } | null | undefined;
+let libc: { fcntl: FcntlFn; map: MapFn } | null | undefined;
 
 function load(): typeof libc {
   if (libc !== undefined) return libc;
   libc = null;
   if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) return libc;
   try {
-    const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi");
+    const { dlopen, FFIType, toArrayBuffer } = require("bun:ffi") as typeof import("bun:ffi");
     const { symbols } = dlopen("libc.so.6", {
       fcntl: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-      usleep: { args: [FFIType.u32], returns: FFIType.i32 },
+      mmap: {
+        args: [FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.i32, FFIType.i32, FFIType.i64],
+        returns: FFIType.ptr,
+      },
+      munmap: { args: [FFIType.ptr, FFIType.u64], returns: FFIType.i32 },
     });
-    libc = { fcntl: (fd, cmd, lock) => symbols.fcntl(fd, cmd, lock), usleep: (us) => symbols.usleep(us) };
+    const PROT_READ = 1;
+    const MAP_SHARED = 1;
+    libc = {
+      fcntl: (fd, cmd, lock) => symbols.fcntl(fd, cmd, lock),
+      map: (fd, length) => {
+        const at = symbols.mmap(null, length, PROT_READ, MAP_SHARED, fd, 0);
+        // MAP_FAILED is (void *) -1
+        if (!at || at > Number.MAX_SAFE_INTEGER) return undefined;
+        return { view: Buffer.from(toArrayBuffer(at, 0, length)), unmap: () => symbols.munmap(at, length) };
+      },
+    };
   } catch {
     libc = null;
   }
@@ -66,11 +81,12 @@ export class ShmFile {
   private readonly flockView = new DataView(this.flock.buffer);
   /** OFD locks can be taken here */
   canLock = false;
+  /** the header's bytes as mapped (read with no syscall), where they could be */
+  private mapped: { view: Buffer; unmap: () => void } | undefined;
 
   private constructor(
     private readonly fd: number,
     private readonly fcntl: FcntlFn,
-    readonly usleep: UsleepFn,
   ) {}
 
   /** The struct flock for the write byte, of `type` (F_GETLK writes over it, so it is filled at every ask). */
@@ -96,9 +112,17 @@ export class ShmFile {
     } catch {
       return undefined;
     }
-    const shm = new ShmFile(fd, c.fcntl, c.usleep);
+    const shm = new ShmFile(fd, c.fcntl);
     // A kernel without OFD locks (before 3.15) refuses the command: SQLite's lock is kept, and only the header read.
     shm.canLock = shm.lockFree() !== undefined;
+    // Mapped as SQLite maps it, its header is read with no syscall. Only a file that already holds the header:
+    // a page wholly past the file's end cannot be read, and SQLite never makes it shorter than 3 bytes while a
+    // connection (this process's) is open.
+    try {
+      if (fstatSync(fd).size >= HEADER_BYTES) shm.mapped = c.map(fd, HEADER_BYTES);
+    } catch {
+      shm.mapped = undefined;
+    }
     return shm;
   }
 
@@ -109,6 +133,9 @@ export class ShmFile {
    * the shared memory for unused and make it afresh under a live connection.
    */
   close(): void {
+    const mapped = this.mapped;
+    this.mapped = undefined;
+    mapped?.unmap();
     closeSync(this.fd);
   }
 
@@ -125,12 +152,15 @@ export class ShmFile {
    * two copies unlike while a writer is in the middle) or cannot be read.
    */
   readHeader(): Buffer | undefined {
-    let got: number;
-    try {
-      got = readSync(this.fd, this.header, 0, HEADER_BYTES, 0);
-    } catch {
-      return undefined;
-    }
+    let got = HEADER_BYTES;
+    // Copied out first: a writer may change the mapped bytes while they are checked.
+    if (this.mapped) this.mapped.view.copy(this.header);
+    else
+      try {
+        got = readSync(this.fd, this.header, 0, HEADER_BYTES, 0);
+      } catch {
+        return undefined;
+      }
     const h = this.header;
     if (got !== HEADER_BYTES || h[IS_INIT] !== 1 || h.compare(h, 48, 96, 0, 48) !== 0) return undefined;
     return h;
