@@ -87,8 +87,13 @@ describe("gate.db's write lock as an OFD lock on its byte of gate.db-shm", () =>
     try {
       other.exec("PRAGMA busy_timeout = 50");
       expect(() => other.exec("BEGIN IMMEDIATE")).toThrow(/locked/);
-      // the kernel shows an OFD lock with no process: its holder is found through /proc/<pid>/fdinfo
-      expect(storeLockHolders(db).map((h) => h.pid)).toEqual([held.pid]);
+      // the kernel shows an OFD lock with no process: its holder is found through /proc/<pid>/fdinfo, and said
+      // stopped when it is (a stdio server its client stopped in the middle of a line)
+      expect(storeLockHolders(db)).toEqual([{ pid: held.pid, stopped: false }]);
+      process.kill(held.pid, "SIGSTOP");
+      await Bun.sleep(50);
+      expect(storeLockHolders(db)).toEqual([{ pid: held.pid, stopped: true }]);
+      process.kill(held.pid, "SIGCONT");
       await held.end();
       other.exec("BEGIN IMMEDIATE");
       other.exec("COMMIT");
