@@ -23,6 +23,7 @@ async function holdByte(db: string): Promise<{ pid: number; end: () => Promise<v
   const script = `
     const { GateStore } = require(${JSON.stringify(join(import.meta.dir, "../../../src/gate/gateStore.ts"))});
     const s = new GateStore(${JSON.stringify(db)});
+    globalThis.keptStore = s; // a store collected would close gate.db, and SQLite remove the -shm file under the lock
     const shm = s.shm();
     if (!shm || !shm.tryLock()) { console.log("not held"); process.exit(1); }
     console.log("held");
