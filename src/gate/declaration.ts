@@ -11,8 +11,8 @@ import { type Args, type Capability, PROFILE_INPUT } from "../core/capability.ts
 import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
-import { type Audience, isRequired, visibleInputs } from "../core/schema.ts";
-import { configValues, valueRefusal } from "./values.ts";
+import { type Audience, isRequired } from "../core/schema.ts";
+import { configValues, inputEntries, valueRefusal } from "./values.ts";
 
 /** The values sent, checked; `profile` is returned apart, since it names a profile rather than an input. */
 export function checkDeclaration(
@@ -22,24 +22,30 @@ export function checkDeclaration(
   config?: Config,
 ): { sent: Args; profile?: string } {
   const audience: Audience = call.origin.kind === "agent" ? "agent" : "person";
-  const fromConfig = config ? configValues(config, cap) : {};
+  const fromConfig = config ? configValues(config, cap) : undefined;
   const sent: Args = {};
-  for (const [name, spec] of visibleInputs(cap, audience)) {
+  let profile: Scalar | undefined;
+  // what visibleInputs(cap, audience) lists, walked without making the list per call
+  for (const [name, spec] of inputEntries(cap)) {
+    if (audience === "agent" && spec.operatorOnly) continue;
     const value = args[name] as Scalar | undefined;
     if (value === undefined) {
       // With no config read yet, config may fill anything: the fill stage refuses what it must.
       const fillable =
-        config === undefined || fromConfig[name] !== undefined || spec.profile === true || spec.operatorOnly === true;
+        fromConfig === undefined ||
+        fromConfig[name] !== undefined ||
+        spec.profile === true ||
+        spec.operatorOnly === true;
       if (isRequired(spec, audience) && !fillable) throw missing(name, spec.description, "is required");
       continue;
     }
     if (isBlank(value) && isRequired(spec, audience)) throw missing(name, spec.description, "is empty");
     const refusal = valueRefusal(name, spec, value);
     if (refusal) throw refusal;
-    sent[name] = value;
+    // `profile` names a profile rather than an input: kept apart, never in what was sent
+    if (name === PROFILE_INPUT) profile = value;
+    else sent[name] = value;
   }
-  const profile = sent[PROFILE_INPUT];
-  delete sent[PROFILE_INPUT];
   return typeof profile === "string" && profile !== "" ? { sent, profile } : { sent };
 }
 

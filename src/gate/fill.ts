@@ -10,11 +10,12 @@ import type { Args, Capability, InputSpec } from "../core/capability.ts";
 import { type Config, type ConfigState, EMPTY_CONFIG, usable } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
-import { configValues, valueRefusal } from "./values.ts";
+import { configValues, inputEntries, valueRefusal } from "./values.ts";
 
 /** A capability a profile could change: one with an input a profile may set. */
 export function profileShaped(cap: Capability): boolean {
-  return Object.values(cap.inputs).some((spec) => spec.profile === true);
+  for (const [, spec] of inputEntries(cap)) if (spec.profile === true) return true;
+  return false;
 }
 
 /**
@@ -39,7 +40,7 @@ export function configFor(cap: Capability, state: ConfigState): Config {
 export function fill(cap: Capability, sent: Args, config: Config): Args {
   const fromConfig = configValues(config, cap);
   const out: Args = {};
-  for (const [name, spec] of Object.entries(cap.inputs)) {
+  for (const [name, spec] of inputEntries(cap)) {
     if (sent[name] !== undefined) out[name] = sent[name];
     else if (fromConfig[name] !== undefined)
       out[name] = checkedSetting(cap, name, spec, fromConfig[name], "[defaults]");

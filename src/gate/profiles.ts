@@ -16,6 +16,7 @@ import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import { isBlank, missing } from "./declaration.ts";
 import { checkedSetting } from "./fill.ts";
+import { inputEntries } from "./values.ts";
 
 /** Stage 7: a named profile's settings over the filled args; refuses an unknown profile, a value the profile fences, and a switch that widens one. */
 export function applyProfile(
@@ -66,7 +67,7 @@ export function applyProfile(
     }
   }
   // A switch declared to widen a fenced input would reach past the fence while the input itself stays inside it.
-  for (const [input, spec] of Object.entries(cap.inputs)) {
+  for (const [input, spec] of inputEntries(cap)) {
     if (spec.widens !== undefined && out[input] === true && Object.hasOwn(profile.only, spec.widens)) {
       throw new RtaError(
         "core.profile.fenced",
@@ -80,7 +81,7 @@ export function applyProfile(
 
 /** Stage 8: a required input still without a value (one a profile or only the operator gives). */
 export function requireFilled(cap: Capability, args: Args): void {
-  for (const [name, spec] of Object.entries(cap.inputs)) {
+  for (const [name, spec] of inputEntries(cap)) {
     if (spec.required && args[name] === undefined) throw missing(name, spec.description, "is required");
   }
 }

@@ -8,9 +8,32 @@ import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
 
-/** Config's values for a capability: its area's defaults, overridden by its own. */
-export function configValues(config: Config, cap: Capability): Record<string, Scalar> {
-  return { ...config.defaults[cap.area], ...config.defaults[cap.name] };
+/** Config's values for a capability when it sets none: shared, so a caller must not change what it is given. */
+const NO_VALUES: Readonly<Record<string, Scalar>> = Object.freeze({});
+
+/**
+ * Config's values for a capability: its area's defaults, overridden by its
+ * own. Read-only: when only one of the two is set it is config's own table,
+ * not a copy.
+ */
+export function configValues(config: Config, cap: Capability): Readonly<Record<string, Scalar>> {
+  const area = config.defaults[cap.area];
+  const own = config.defaults[cap.name];
+  if (area === undefined) return own ?? NO_VALUES;
+  return own === undefined ? area : { ...area, ...own };
+}
+
+/** Each capability's inputs as [name, spec] pairs, in declared order, made once: a call walks them at every stage. */
+const entriesOf = new WeakMap<Capability, readonly (readonly [string, InputSpec])[]>();
+
+/** The capability's inputs as [name, spec] pairs in declared order (Object.entries, made once per capability). */
+export function inputEntries(cap: Capability): readonly (readonly [string, InputSpec])[] {
+  let entries = entriesOf.get(cap);
+  if (entries === undefined) {
+    entries = Object.entries(cap.inputs);
+    entriesOf.set(cap, entries);
+  }
+  return entries;
 }
 
 /** The refusal a value gets from an input's declaration (options, range), or undefined when it is taken. */

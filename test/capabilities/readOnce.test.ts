@@ -1,7 +1,7 @@
 /**
  * fs.read's reads of one file: a range inside the last read is served from
- * its bytes, anything else is read from the file, and the handle is the same
- * handle otherwise.
+ * its bytes, anything else is read from the file; the wrapper gives the
+ * handle's `sent` and `stat`, and is of one shape whatever the handle.
  */
 import { describe, expect, test } from "bun:test";
 import { readOnce } from "../../src/capabilities/fs/readOnce.ts";
@@ -41,6 +41,15 @@ describe("readOnce", () => {
       [2, 4],
       [8, 4],
     ]);
+  });
+
+  test("every handle's wrapper is of one shape: its prototype is never the handle", () => {
+    const a = readOnce(counted("0123"));
+    const b = readOnce({ ...counted("4567"), stat: { size: 4 } });
+    // a prototype per handle made a new shape per call, and the code reading it was compiled again and again
+    expect(Object.getPrototypeOf(a)).toBe(Object.getPrototypeOf(b));
+    expect(Object.keys(a)).toEqual(Object.keys(b));
+    expect(b.stat).toEqual({ size: 4 });
   });
 
   test("a read that came back short is not taken as the file's end for a longer one", () => {

@@ -222,12 +222,20 @@ function isPlain(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The answer's frame as the SDK builds it: the result first; on the 2026-07-28 era its resultType and the server's identity. */
+/** What the 2026-07-28 era adds after the result's own members, as JSON text: it never changes. */
+const MODERN_TAIL = `,"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO })}`;
+
+/**
+ * The answer's frame as the SDK builds it (JSON of `{result, jsonrpc, id}`:
+ * the result first, on the 2026-07-28 era with its resultType and the
+ * server's identity after it), made as text around the result's text escaped
+ * once, where JSON of the whole would walk the frame's objects to reach it.
+ */
 function resultFrame(id: string | number, result: ToolAnswer, modern: boolean): string {
-  const encoded = modern
-    ? { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO } }
-    : result;
-  return `${JSON.stringify({ result: encoded, jsonrpc: "2.0", id })}\n`;
+  const tail = modern ? MODERN_TAIL : "";
+  const error = result.isError === true ? ',"isError":true' : "";
+  // the id is a string or a safe integer (shapeOf): JSON of it is what JSON of the frame holds
+  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(result.content[0].text)}}]${error}${tail}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`;
 }
 
 /** An error answer as the SDK builds it from what the handler threw, its message held to the limit as boundErrors holds it. */

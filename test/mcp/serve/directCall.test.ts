@@ -150,6 +150,8 @@ describe("the direct path answers as the SDK does", () => {
       ask(call(3, "jwt_decode", { token: TOKEN })),
       ask(call("str-id", "fs_read", { path: "a.txt" })),
       ask(call("", "fs_read", { path: "a.txt" })),
+      ask(call('q"\\\n\u2028\ud800\u001b', "fs_read", { path: "a.txt" })), // an id JSON escapes, whichever way the frame is made
+      ask(call(46, "fs_read", { path: "\u001b\ud800.txt" })), // an error answer, its text escaped twice
       ask(call(Number.MAX_SAFE_INTEGER, "fs_read", { path: "a.txt" })),
       ask(call(-7, "fs_list", { path: "." })),
       ask(call(4, "nope_tool", {})),
@@ -245,6 +247,8 @@ describe("the direct path answers as the SDK does", () => {
       ask(m(15, "grant_allow", {})),
       ask(m(16, "jwt_decode", { token: 5 })),
       ask(m(17, "fs_read", { path: "../outside" })),
+      ask(m('q"\\\n\u2028\ud800', "fs_read", { path: "a.txt" })),
+      ask(m(40, "fs_read", { path: "\u001b\ud800.txt" })),
       ask(m(18, "jwt_decode")),
       ask(m(19, 42, {})),
       ask(m(20, "jwt_decode", [TOKEN])),
