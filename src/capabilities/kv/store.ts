@@ -65,7 +65,14 @@ async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolea
   try {
     handle = await open(p.file, "r");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return new Map();
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === "ENOENT") return new Map();
+    if (errno === "EACCES" || errno === "EPERM")
+      throw new RtaError(
+        "fs.denied",
+        `the kv store ${p.file} cannot be read: permission denied`,
+        "run rta as the user whose store it is",
+      );
     throw err;
   }
   try {
