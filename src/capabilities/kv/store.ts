@@ -184,8 +184,8 @@ async function locked<T>(p: KvPlaces, work: () => Promise<T>): Promise<T> {
     if (Date.now() > until)
       throw new RtaError(
         "kv.busy",
-        "another rta is changing the kv store",
-        "wait for it to finish, then run the command again",
+        `another rta is changing the kv store (it holds ${lock})`,
+        "wait for it to finish, then run the command again; if no rta is running, remove that lock file",
       );
     await Bun.sleep(5 + Math.random() * 10);
   }
