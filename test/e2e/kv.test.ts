@@ -8,6 +8,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { RTA, rta } from "../support/rta.ts";
+import { onTerminal } from "../support/terminal.ts";
 
 /** A data dir, a config dir and an identity made by age-keygen, as the env of a run. */
 function kvHome(): { data: string; identity: string; recipient: string; env: Record<string, string> } {
@@ -179,10 +180,26 @@ describe("the identity and the value", () => {
     expect(existsSync(join(h.data, "kv.age"))).toBe(false);
   });
 
+  test("bytes that are not UTF-8 are refused, not stored changed; a NUL is kept", async () => {
+    const h = kvHome();
+    const bin = Bun.spawnSync(["sh", "-c", `printf 'a\\377b' | "$RTA" kv set bin`], {
+      env: { PATH: process.env.PATH ?? "", RTA, ...h.env },
+      stderr: "pipe",
+    });
+    expect(bin.exitCode).toBe(2);
+    expect(bin.stderr.toString()).toContain("the value is not UTF-8 text");
+    expect(existsSync(join(h.data, "kv.age"))).toBe(false);
+    expect((await rta(["kv", "set", "nul"], { stdin: "a\u0000b", env: h.env })).code).toBe(0);
+    expect((await rta(["kv", "get", "nul"], { env: h.env })).stdout).toBe("a\u0000b");
+  });
+
   test("kv get prints the value as stored; on a person's terminal it ends the line", async () => {
     const h = kvHome();
     await rta(["kv", "set", "pem"], { stdin: "line1\nline2\n", env: h.env });
     expect((await rta(["kv", "get", "pem"], { env: h.env })).stdout).toBe("line1\nline2\n");
+    await rta(["kv", "set", "one"], { stdin: "only-line\n", env: h.env });
+    expect((await rta(["kv", "get", "one"], { env: h.env })).stdout).toBe("only-line");
+    expect(await onTerminal(["kv", "get", "one"], h.env)).toEqual({ code: 0, out: "only-line\n" });
     expect(readFileSync(join(h.data, "kv.age")).subarray(0, 21).toString()).toBe("age-encryption.org/v1");
   });
 });
