@@ -22,6 +22,12 @@ import { fsWrite } from "./fs/write.ts";
 import { httpGet } from "./http/get.ts";
 import { httpHead } from "./http/head.ts";
 import { jwtDecode } from "./jwt/decode.ts";
+import { kvGet } from "./kv/get.ts";
+import { kvList } from "./kv/list.ts";
+import { kvOverview } from "./kv/overview.ts";
+import { kvRm } from "./kv/rm.ts";
+import { kvSet } from "./kv/set.ts";
+import { kvStatus } from "./kv/status.ts";
 import { logTail } from "./log/tail.ts";
 import { netDns } from "./net/dns.ts";
 import { netPing } from "./net/ping.ts";
@@ -51,6 +57,12 @@ export const builtins: readonly Capability[] = [
   httpGet,
   httpHead,
   jwtDecode,
+  kvGet,
+  kvList,
+  kvOverview,
+  kvRm,
+  kvSet,
+  kvStatus,
   logTail,
   netDns,
   netPing,
