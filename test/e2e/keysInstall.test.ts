@@ -1,0 +1,75 @@
+/**
+ * End to end: `rta mcp install` carries RTA_KV_IDENTITY into a client's
+ * registration only with --kv, and says so on stderr; without it, a set
+ * RTA_KV_IDENTITY is named as left out, with what the server will answer and
+ * how to carry it. Every client file is written under a temp HOME.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { rta } from "../support/rta.ts";
+
+function places() {
+  const home = tempDir();
+  return {
+    home,
+    env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() },
+  };
+}
+
+describe("rta mcp install and the kv identity", () => {
+  test("--kv carries RTA_KV_IDENTITY, resolved, and says what it costs", async () => {
+    const { env } = places();
+    const id = join(tempDir(), "ops id.txt");
+    writeFileSync(id, "", { mode: 0o600 });
+    const r = await rta(["mcp", "install", "cursor", "--kv", "--json"], { env: { ...env, RTA_KV_IDENTITY: id } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).env.RTA_KV_IDENTITY).toBe(id);
+    expect(r.stderr).toContain(`rta: the registration carries RTA_KV_IDENTITY=${id}`);
+    expect(r.stderr).toContain("the server can decrypt every key in the kv store, and each kv.get still needs a grant");
+    expect(r.stderr).not.toContain("no identity");
+  });
+
+  test("without --kv a set RTA_KV_IDENTITY is left out, and the person is told kv.locked and --kv", async () => {
+    const { env } = places();
+    const r = await rta(["mcp", "install", "cursor", "--json"], {
+      env: { ...env, RTA_KV_IDENTITY: "/nowhere/id.txt" },
+    });
+    expect(r.code).toBe(0);
+    const reg = JSON.parse(r.stdout);
+    expect(reg.env.RTA_KV_IDENTITY).toBeUndefined();
+    expect(Object.keys(reg.env).sort()).toEqual(["RTA_CONFIG_DIR", "RTA_DATA_DIR"]);
+    expect(r.stderr).toContain(
+      "rta: note: RTA_KV_IDENTITY (/nowhere/id.txt) is not carried into the registration, so the server's kv tools will answer kv.locked; run again with --kv to carry it",
+    );
+  });
+
+  test("without --kv and without RTA_KV_IDENTITY nothing is said of the kv store", async () => {
+    const { env } = places();
+    const r = await rta(["mcp", "install", "cursor"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("RTA_KV_IDENTITY");
+    expect(r.stderr).not.toContain("kv");
+  });
+
+  test("--kv without RTA_KV_IDENTITY carries the config dir's identity.txt, and says there is none yet", async () => {
+    const { env } = places();
+    const r = await rta(["mcp", "install", "cursor", "--kv"], { env });
+    expect(r.code).toBe(0);
+    const want = join(env.RTA_CONFIG_DIR, "identity.txt");
+    expect(JSON.parse(r.stdout).mcpServers.rta.env.RTA_KV_IDENTITY).toBe(want);
+    expect(r.stderr).toContain(`rta: note: there is no identity at ${want} yet: \`rta keys new\` makes one`);
+  });
+
+  test("--kv --write puts it in the client's file under the home; codex's TOML too", async () => {
+    const { home, env } = places();
+    const id = join(tempDir(), "id.txt");
+    const r = await rta(["mcp", "install", "cursor", "--kv", "--write"], { env: { ...env, RTA_KV_IDENTITY: id } });
+    expect(r.code).toBe(0);
+    const written = JSON.parse(readFileSync(join(home, ".cursor", "mcp.json"), "utf8"));
+    expect(written.mcpServers.rta.env.RTA_KV_IDENTITY).toBe(id);
+    const codex = await rta(["mcp", "install", "codex", "--kv"], { env: { ...env, RTA_KV_IDENTITY: id } });
+    expect(codex.stdout).toContain(`RTA_KV_IDENTITY = "${id}"`);
+  });
+});
