@@ -165,7 +165,7 @@ export const codes = {
   },
   "keys.recipient.notfound": { doc: "the kv store is not encrypted to that recipient", exit: Exit.unavailable },
   "keys.recipient.kept": {
-    doc: "removing that recipient would leave the kv store to nobody or shut this identity out: refused unless forced",
+    doc: "removing that recipient would leave the kv store to nobody, or shut this identity out of it",
     exit: Exit.refused,
   },
   "kv.clipboard.none": {
