@@ -110,6 +110,12 @@ export interface RunContext<I extends Inputs = Inputs> {
   /** rta's data dir, where an area that keeps records of its own (notes) keeps them by default */
   dataDir: string;
   /**
+   * The age identity file that opens the kv store: the one RTA_KV_IDENTITY
+   * named in the environment rta was started in, else `<config dir>/identity.txt`.
+   * It may not exist (a server registered without `--kv`).
+   */
+  identityFile: string;
+  /**
    * A text as the caller will be shown it: an agent is told credentials
    * masked and rta's own places renamed. `before` is what stands before the
    * text where it was read (the lines above a line: see LinesBefore), since a

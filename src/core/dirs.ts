@@ -13,18 +13,31 @@ export interface Dirs {
   data: string;
   /** config.toml and the team policy */
   config: string;
+  /** the age identity that opens the kv store: RTA_KV_IDENTITY's file; left out, identityFile's default */
+  identity?: string;
+}
+
+/** The age identity file that opens the kv store: the one RTA_KV_IDENTITY named, else `<config dir>/identity.txt`. */
+export function identityFile(d: Dirs): string {
+  return d.identity ?? join(d.config, "identity.txt");
 }
 
 /** The record file's name inside the data dir. */
 export const RECORD_FILE = "agent-log.jsonl";
 
-/** rta's data and config dirs: RTA_DATA_DIR and RTA_CONFIG_DIR when set and not empty, else the platform's. */
+/**
+ * rta's data and config dirs: RTA_DATA_DIR and RTA_CONFIG_DIR when set and not empty, else the platform's;
+ * and the identity file RTA_KV_IDENTITY names, when it names one.
+ */
 export function dirs(env: Record<string, string | undefined> = process.env): Dirs {
   const paths = envPaths("rta", { suffix: "" });
-  return {
+  const found: Dirs = {
     data: resolve(nonEmpty(env.RTA_DATA_DIR) ?? paths.data),
     config: resolve(nonEmpty(env.RTA_CONFIG_DIR) ?? paths.config),
   };
+  const identity = nonEmpty(env.RTA_KV_IDENTITY);
+  if (identity !== undefined) found.identity = resolve(identity);
+  return found;
 }
 
 /**

@@ -214,6 +214,35 @@ export const codes = {
   "proc.unreadable": { doc: "the process table could not be read", exit: Exit.failure },
   "disk.unreadable": { doc: "the mount table could not be read", exit: Exit.failure },
   "sys.unreadable": { doc: "a system figure could not be read", exit: Exit.failure },
+  "kv.locked": {
+    doc: "the kv store cannot be opened here: no identity file can be read (none made yet, or the server was started without it)",
+    exit: Exit.refused,
+  },
+  "kv.notfound": { doc: "the kv store holds no key by that name", exit: Exit.unavailable },
+  "kv.format": {
+    doc: "the kv store's plaintext is not rta's format (its line number is named, never its text), or the file is no age file",
+    exit: Exit.failure,
+  },
+  "kv.decrypt": {
+    doc: "the kv store does not open with the identity: it was encrypted to other recipients, or it is damaged",
+    exit: Exit.failure,
+  },
+  "kv.identity.mode": {
+    doc: "the identity file may be read or written by others (a mode wider than 0600): it is refused until narrowed",
+    exit: Exit.refused,
+  },
+  "kv.identity.format": {
+    doc: "the identity file holds a line that is no age identity, comment or blank (its line number is named, never its text)",
+    exit: Exit.failure,
+  },
+  "kv.recipients": {
+    doc: "the kv recipients file holds a line that is no age recipient, or a change would leave out the identity's own recipient",
+    exit: Exit.failure,
+  },
+  "kv.busy": {
+    doc: "another rta held the kv store's lock past the wait: it is changing the store",
+    exit: Exit.failure,
+  },
 } as const satisfies Record<string, CodeEntry>;
 
 export type Code = keyof typeof codes;

@@ -10,6 +10,7 @@
 import type { GatedPath } from "../core/access.ts";
 import type { Call } from "../core/call.ts";
 import type { Args, ArgsOf, Capability, Inputs, PathsOf, RunContext } from "../core/capability.ts";
+import { identityFile } from "../core/dirs.ts";
 import type { ResultValue } from "../core/result.ts";
 import { type Limits, TableWriter } from "./bound.ts";
 import type { Deps } from "./deps.ts";
@@ -43,6 +44,7 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     clock: deps.clock,
     host: deps.host,
     dataDir: deps.dirs.data,
+    identityFile: identityFile(deps.dirs),
   };
   // Set one by one, not spread in: a spread copies an object per call.
   if (run.progress && call.origin.kind === "person") ctx.progress = run.progress;

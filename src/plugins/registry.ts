@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { RtaError } from "../core/errors.ts";
+import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
 
 /** A plugin's name: the area prefix of everything it declares. */
 export const PLUGIN_NAME = /^[a-z][a-z0-9]*$/;
@@ -181,26 +182,14 @@ const LOCK_WAIT_MS = 10_000;
 export function updateIndex<T>(dataDir: string, change: (index: PluginIndex) => T): T {
   const lock = join(makePluginsDir(dataDir), LOCK_FILE);
   const until = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      if (!holderAlive(lock)) {
-        unlinkSync(lock);
-        continue;
-      }
-      if (Date.now() > until)
-        throw new RtaError(
-          "core.plugin.index",
-          "another rta is changing the installed plugins",
-          "wait for it to finish, then run the command again",
-        );
-      Bun.sleepSync(20);
-    }
+  while (!tryFileLock(lock)) {
+    if (Date.now() > until)
+      throw new RtaError(
+        "core.plugin.index",
+        "another rta is changing the installed plugins",
+        "wait for it to finish, then run the command again",
+      );
+    Bun.sleepSync(20);
   }
   try {
     const index = readIndex(dataDir);
@@ -208,23 +197,7 @@ export function updateIndex<T>(dataDir: string, change: (index: PluginIndex) => 
     writeIndex(dataDir, index);
     return out;
   } finally {
-    unlinkSync(lock);
-  }
-}
-
-function holderAlive(lock: string): boolean {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(lock, "utf8"));
-  } catch {
-    return true; // being written or just removed: look again
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    releaseFileLock(lock);
   }
 }
 

@@ -1,0 +1,271 @@
+/**
+ * The kv store: one file, `<data dir>/kv.age`, in the age format, encrypted
+ * to the recipients of `<data dir>/kv.recipients` (or, without it, to the
+ * identity's own). Its plaintext is format.ts's. A read is cached in the
+ * process by the file's identity (device, inode, size, mtime, ctime), so a
+ * server decrypts it once per change. A write takes the store's lock across
+ * processes, re-reads the file under it, changes it, and replaces it
+ * atomically (a temp file in the same dir, fsync, rename, fsync of the dir),
+ * keeping the version it replaced as `kv.age.bak`.
+ */
+import type { BigIntStats } from "node:fs";
+import { chmod, copyFile, link, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { armor, Decrypter, Encrypter } from "age-encryption";
+import { RtaError } from "../../core/errors.ts";
+import { releaseFileLock, tryFileLock } from "../../core/fileLock.ts";
+import { formatStore, type KvEntry, parseStore } from "./format.ts";
+import { isRecipient, loadIdentities, readRecipientsFile, recipientsOf, recipientsText } from "./identity.ts";
+
+export type { KvEntry } from "./format.ts";
+export { loadIdentities } from "./identity.ts";
+
+/** Where one store's files are. */
+export interface KvPlaces {
+  /** the encrypted store, `<data dir>/kv.age` */
+  file: string;
+  /** the recipients it is encrypted to, `<data dir>/kv.recipients` */
+  recipients: string;
+  /** the age identity file that opens it */
+  identity: string;
+}
+
+/** The identity file when RTA_KV_IDENTITY names none: `<config dir>/identity.txt`. */
+export const DEFAULT_IDENTITY = "identity.txt";
+
+/** The places of the store in `dataDir`, opened by the identity file `identity` (resolved by the caller). */
+export function kvPlaces(dataDir: string, identity: string): KvPlaces {
+  return { file: join(dataDir, "kv.age"), recipients: join(dataDir, "kv.recipients"), identity };
+}
+
+interface Cached {
+  key: string;
+  store: Map<string, KvEntry>;
+}
+const cache = new Map<string, Cached>();
+
+function fileKey(s: BigIntStats, identities: readonly string[]): string {
+  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${identities.join(",")}`;
+}
+
+/**
+ * The store's entries by name, a copy the caller may change. A store not
+ * made yet is empty. Refuses what loadIdentities refuses (kv.locked without
+ * an identity, even for a store not made yet), kv.format for a file that is
+ * no age file or plaintext not in the documented format, and kv.decrypt for
+ * one the identity does not open.
+ */
+export async function readStore(p: KvPlaces): Promise<Map<string, KvEntry>> {
+  const identities = await loadIdentities(p.identity);
+  const read = await readFile(p, identities, true);
+  return new Map(read);
+}
+
+async function readFile(p: KvPlaces, identities: string[], cached: boolean): Promise<Map<string, KvEntry>> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(p.file, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return new Map();
+    throw err;
+  }
+  try {
+    const key = fileKey(await handle.stat({ bigint: true }), identities);
+    const hit = cache.get(p.file);
+    if (cached && hit?.key === key) return hit.store;
+    const store = await decryptStore(new Uint8Array(await handle.readFile()), identities);
+    cache.set(p.file, { key, store });
+    return store;
+  } finally {
+    await handle.close();
+  }
+}
+
+const AGE_BINARY = "age-encryption.org/v1\n";
+const AGE_ARMOR = "-----BEGIN AGE ENCRYPTED FILE-----";
+
+async function decryptStore(bytes: Uint8Array, identities: readonly string[]): Promise<Map<string, KvEntry>> {
+  const head = new TextDecoder().decode(bytes.subarray(0, 64));
+  let file = bytes;
+  if (head.trimStart().startsWith(AGE_ARMOR)) {
+    try {
+      file = armor.decode(new TextDecoder().decode(bytes));
+    } catch {
+      throw notAgeFile();
+    }
+  } else if (!head.startsWith(AGE_BINARY)) throw notAgeFile();
+  const d = new Decrypter();
+  for (const id of identities) d.addIdentity(id);
+  let plain: Uint8Array;
+  try {
+    plain = await d.decrypt(file);
+  } catch {
+    throw new RtaError(
+      "kv.decrypt",
+      "the kv store does not open with the identity: it was encrypted to other recipients, or it is damaged",
+      "`rta kv status` names the recipients; `kv.age.bak` beside it holds the version before the last write",
+    );
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(plain);
+  } catch {
+    throw new RtaError("kv.format", "the kv store's plaintext is not UTF-8 text", "docs/secrets.md shows its format");
+  }
+  return parseStore(text);
+}
+
+function notAgeFile(): RtaError {
+  return new RtaError(
+    "kv.format",
+    "the kv store is no age file",
+    "`kv.age.bak` beside it holds the version before the last write",
+  );
+}
+
+/**
+ * The recipients the store is encrypted to on its next write: the
+ * recipients file's, or the identity's own without one. Refuses what
+ * loadIdentities refuses when there is no file, and kv.recipients for a
+ * file with a line age cannot encrypt to.
+ */
+export async function readRecipients(p: KvPlaces): Promise<string[]> {
+  return (await readRecipientsFile(p.recipients)) ?? recipientsOf(await loadIdentities(p.identity));
+}
+
+/** Each store's writes in this process, one after another: the lock file names the process, not the call. */
+const queues = new Map<string, Promise<unknown>>();
+
+/**
+ * Changes the store: takes its lock (waiting for another process's write),
+ * reads it again from the file, lets `change` change the entries, encrypts
+ * them to `recipients` (which then become the recipients file) or else to
+ * readRecipients', and replaces the file atomically, keeping the one it
+ * replaced as `kv.age.bak`. What `change` throws is thrown, and nothing is
+ * written. Refuses what readStore and readRecipients refuse, kv.recipients
+ * for recipients that leave out every one of the identity's own (the store
+ * would no longer open here) or that age cannot encrypt to, and kv.busy when
+ * another process holds the lock past the wait.
+ */
+export function updateStore(
+  p: KvPlaces,
+  change: (m: Map<string, KvEntry>) => void,
+  recipients?: string[],
+): Promise<void> {
+  const before = queues.get(p.file) ?? Promise.resolve();
+  const run = before.then(
+    () => locked(p, () => write(p, change, recipients)),
+    () => locked(p, () => write(p, change, recipients)),
+  );
+  const tail = run.catch(() => {});
+  queues.set(p.file, tail);
+  void tail.then(() => {
+    if (queues.get(p.file) === tail) queues.delete(p.file);
+  });
+  return run;
+}
+
+/** How long a write waits for another process's write before kv.busy. */
+const LOCK_WAIT_MS = 10_000;
+
+async function locked<T>(p: KvPlaces, work: () => Promise<T>): Promise<T> {
+  const dir = dirname(p.file);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const lock = `${p.file}.lock`;
+  const until = Date.now() + LOCK_WAIT_MS;
+  while (!tryFileLock(lock)) {
+    if (Date.now() > until)
+      throw new RtaError(
+        "kv.busy",
+        "another rta is changing the kv store",
+        "wait for it to finish, then run the command again",
+      );
+    await Bun.sleep(5 + Math.random() * 10);
+  }
+  try {
+    return await work();
+  } finally {
+    releaseFileLock(lock);
+  }
+}
+
+async function write(p: KvPlaces, change: (m: Map<string, KvEntry>) => void, given?: string[]): Promise<void> {
+  const identities = await loadIdentities(p.identity);
+  await removeStaleTemps(p.file);
+  // under the lock, the file is read again whatever the cache says: another process may have just written it
+  const store = new Map(await readFile(p, identities, false));
+  change(store);
+  const own = await recipientsOf(identities);
+  const recipients = given ?? (await readRecipientsFile(p.recipients)) ?? own;
+  const bad = recipients.findIndex((r) => !isRecipient(r));
+  if (bad >= 0)
+    throw new RtaError("kv.recipients", `recipient ${bad + 1} is no age recipient`, "an age recipient reads `age1…`");
+  if (!recipients.some((r) => own.includes(r)))
+    throw new RtaError(
+      "kv.recipients",
+      "the recipients leave out the identity's own, so the store would no longer open here",
+      "keep the identity's recipient (`rta keys list` shows it) among them",
+    );
+  const e = new Encrypter();
+  for (const r of recipients) e.addRecipient(r);
+  const bytes = await e.encrypt(formatStore(store));
+  if (given) await replaceFile(p.recipients, new TextEncoder().encode(recipientsText(given)), false);
+  await replaceFile(p.file, bytes, true);
+  const s = await stat(p.file, { bigint: true });
+  cache.set(p.file, { key: fileKey(s, identities), store });
+}
+
+let temps = 0;
+
+/** Writes `bytes` to `file` by a temp file beside it (fsync, rename, fsync of the dir), keeping the old as `.bak`. */
+async function replaceFile(file: string, bytes: Uint8Array, backup: boolean): Promise<void> {
+  const temp = `${file}.${process.pid}.${++temps}.tmp`;
+  const handle = await open(temp, "wx", 0o600);
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } catch (err) {
+    await handle.close();
+    await unlink(temp).catch(() => {});
+    throw err;
+  }
+  await handle.close();
+  await chmod(temp, 0o600);
+  if (backup) await keepBackup(file);
+  await rename(temp, file);
+  await syncDir(dirname(file));
+}
+
+/** The file as it is becomes `<file>.bak`, by a second link renamed into place (a copy where links cannot be made). */
+async function keepBackup(file: string): Promise<void> {
+  const temp = `${file}.bak.${process.pid}.${++temps}.tmp`;
+  try {
+    await link(file, temp);
+  } catch (err) {
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === "ENOENT") return;
+    if (errno !== "EPERM" && errno !== "ENOTSUP" && errno !== "EXDEV") throw err;
+    await copyFile(file, temp);
+  }
+  await rename(temp, `${file}.bak`);
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Temp files a write killed mid-way left: under the lock, no other write is under way. */
+async function removeStaleTemps(file: string): Promise<void> {
+  const dir = dirname(file);
+  const base = file.slice(dir.length + 1);
+  const pattern = new RegExp(`^${base.replaceAll(".", "\\.")}(\\.bak)?\\.\\d+\\.\\d+\\.tmp$`);
+  const recipientsPattern = /^kv\.recipients\.\d+\.\d+\.tmp$/;
+  for (const name of await readdir(dir)) {
+    if (pattern.test(name) || recipientsPattern.test(name)) await unlink(join(dir, name)).catch(() => {});
+  }
+}

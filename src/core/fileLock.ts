@@ -1,0 +1,73 @@
+/**
+ * A lock across processes: a file made exclusively, naming the process that
+ * holds it. A lock whose process is gone (killed mid-change) is taken over.
+ * The plugin index and the kv store take one each; each waits its own way
+ * (the index synchronously, the store without blocking a server).
+ */
+import { closeSync, constants, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+
+/**
+ * Takes the lock at `file` if it is free or its holder is gone: true when
+ * this process now holds it, false when another live process does. Throws
+ * what the system says of the directory (it must exist).
+ */
+export function tryFileLock(file: string): boolean {
+  for (;;) {
+    try {
+      const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      try {
+        writeSync(fd, String(process.pid));
+      } finally {
+        closeSync(fd);
+      }
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if (holderAlive(file)) return false;
+      try {
+        unlinkSync(file);
+      } catch (gone) {
+        if ((gone as NodeJS.ErrnoException).code !== "ENOENT") throw gone;
+      }
+    }
+  }
+}
+
+/** Lets go of a lock this process took with tryFileLock; one already gone is no error. */
+export function releaseFileLock(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+}
+
+/** How long a lock may stand empty (made, its pid not yet written) before its maker is taken for dead. */
+const EMPTY_GRACE_MS = 2000;
+
+function emptySince(lock: string): number {
+  try {
+    return Date.now() - statSync(lock).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function holderAlive(lock: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(lock, "utf8");
+  } catch {
+    return true; // just removed: look again
+  }
+  // made but not yet written: its maker is between two calls, unless it died there long ago
+  if (text === "") return emptySince(lock) < EMPTY_GRACE_MS;
+  const pid = Number(text);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
