@@ -159,23 +159,11 @@ export const codes = {
   "fs.denied": { doc: "the operating system refused the server: permission denied", exit: Exit.refused },
   "fs.full": { doc: "the device has no space left (or the user's quota is used up)", exit: Exit.failure },
   "fs.readonly": { doc: "the file system is mounted read-only", exit: Exit.failure },
-  "keys.exists": {
-    doc: "an identity file is already there: keys.new never replaces one, and `rta keys import` only with --force",
-    exit: Exit.failure,
-  },
+  "keys.exists": { doc: "an identity file is already there; it is replaced only with --force", exit: Exit.failure },
   "keys.recipient.notfound": { doc: "the kv store is not encrypted to that recipient", exit: Exit.unavailable },
-  "keys.recipient.kept": {
-    doc: "removing that recipient would leave the kv store to nobody, or shut this identity out of it",
-    exit: Exit.refused,
-  },
-  "kv.clipboard.none": {
-    doc: "no clipboard tool was found on PATH (wl-copy, xclip or pbcopy), or none could reach a display",
-    exit: Exit.unavailable,
-  },
-  "kv.edit.abandoned": {
-    doc: "`rta kv edit` ended without writing: the editor failed or the person abandoned a broken edit",
-    exit: Exit.failure,
-  },
+  "keys.recipient.kept": { doc: "the kv store would be left to nobody, or shut to this identity", exit: Exit.refused },
+  "kv.clipboard.none": { doc: "no usable clipboard tool on PATH: wl-copy, xclip or pbcopy", exit: Exit.unavailable },
+  "kv.edit.abandoned": { doc: "`rta kv edit` wrote nothing: its editor failed or was abandoned", exit: Exit.failure },
   "net.dns.noserver": { doc: "there is no DNS server to ask", exit: Exit.unavailable },
   "net.dns.timeout": { doc: "no DNS server answered in time", exit: Exit.failure },
   "net.dns.nxdomain": { doc: "the name does not exist (NXDOMAIN)", exit: Exit.unavailable },

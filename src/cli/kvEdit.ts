@@ -1,0 +1,146 @@
+/**
+ * `rta kv edit`: the kv store's plaintext in $VISUAL or $EDITOR (else vi),
+ * for a person only. The plaintext is written to a 0600 file in a private
+ * 0700 dir (in /dev/shm where there is one, so it never reaches a disk),
+ * read back and checked as the store's format, and what changed is written
+ * through the store's lock, so a key another rta set meanwhile is kept. A
+ * broken edit is named by its line and may be edited again or abandoned.
+ * The dir is removed after, on an error, and on Ctrl-C, SIGTERM or SIGHUP.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { formatStore, parseStore } from "../capabilities/kv/format.ts";
+import { type KvEntry, readStore, updateStore } from "../capabilities/kv/store.ts";
+import { Exit, RtaError } from "../core/errors.ts";
+import type { Cli } from "./factory.ts";
+import { jsonText } from "./io.ts";
+import { personPlaces } from "./kvCopy.ts";
+import { refusalOf, reportError } from "./report.ts";
+
+/** Exit statuses for the signals that end an edit, as a shell reports them. */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGHUP: 129, SIGTERM: 143 };
+
+/** Where the private dir goes: memory when the system has it. */
+function scratchRoot(): string {
+  try {
+    if (statSync("/dev/shm").isDirectory()) {
+      accessSync("/dev/shm", constants.W_OK);
+      return "/dev/shm";
+    }
+  } catch {}
+  return tmpdir();
+}
+
+/**
+ * Runs the edit and writes what changed. Refuses what reading and writing the store refuse (kv.locked, kv.format
+ * for a store that does not read, kv.busy), kv.format for a broken edit not edited again, and kv.edit.abandoned
+ * when the editor fails, the person abandons, or a signal ends it; nothing is written then.
+ */
+export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number> {
+  const { io } = cli;
+  const json = opts.json === true;
+  let dir: string | undefined;
+  let signalled: string | undefined;
+  const cleanup = () => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  };
+  // Ctrl-C reaches the editor too, which decides; rta waits for it, then abandons. SIGTERM and SIGHUP end rta now.
+  const onInt = () => {
+    signalled = "SIGINT";
+  };
+  const onEnd = (signal: NodeJS.Signals) => {
+    cleanup();
+    process.exit(SIGNAL_EXIT[signal] ?? Exit.failure);
+  };
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onEnd);
+  process.on("SIGHUP", onEnd);
+  try {
+    const places = personPlaces(io.env);
+    const before = await readStore(places);
+    const text = formatStore(before);
+    dir = mkdtempSync(join(scratchRoot(), "rta-kv-"));
+    const file = join(dir, "kv.txt");
+    writeFileSync(file, text, { mode: 0o600, flag: "wx" });
+    let edited: Map<string, KvEntry> | undefined;
+    while (edited === undefined) {
+      const status = await runEditor(io.env, file);
+      if (signalled) throw abandoned("the edit was interrupted");
+      if (status !== 0) throw abandoned(`the editor exited with status ${status}`);
+      const after = readFileSync(file, "utf8");
+      if (after === text) {
+        io.err("rta: no change: the kv store is as it was\n");
+        if (json) io.out(jsonText(io, { added: [], changed: [], removed: [] }));
+        return Exit.ok;
+      }
+      try {
+        edited = parseStore(after);
+      } catch (err) {
+        if (!(err instanceof RtaError) || !io.stdinIsTTY) throw err;
+        io.err(`rta: error: ${err.message} (${err.code})\n`);
+        io.err("rta: edit again? [Y/n] ");
+        if (/^\s*n/i.test(io.readLine())) throw abandoned("the broken edit was abandoned");
+      }
+    }
+    const now = new Date(cli.clock.now()).toISOString();
+    const diff = changes(before, edited, now);
+    await updateStore(places, (m) => {
+      for (const name of diff.removed) m.delete(name);
+      for (const entry of diff.set) m.set(entry.name, entry);
+    });
+    const said = { added: diff.added, changed: diff.changed, removed: diff.removed };
+    if (json) io.out(jsonText(io, said));
+    io.err(
+      `rta: kv store written: ${diff.added.length} added, ${diff.changed.length} changed, ${diff.removed.length} removed\n`,
+    );
+    return Exit.ok;
+  } catch (err) {
+    const refusal = refusalOf(io, err, "rta could not edit the kv store");
+    const said =
+      refusal.code === "kv.format" && refusal.message.includes("line")
+        ? new RtaError(refusal.code, refusal.message, "nothing was written: run `rta kv edit` again to mend it")
+        : refusal;
+    return reportError(io, said, json);
+  } finally {
+    cleanup();
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onEnd);
+    process.off("SIGHUP", onEnd);
+  }
+}
+
+function abandoned(why: string): RtaError {
+  return new RtaError("kv.edit.abandoned", `${why}: nothing was written`, "run `rta kv edit` again");
+}
+
+/** What the edit changed: names added and changed (stamped `now`), names removed. */
+function changes(before: Map<string, KvEntry>, after: Map<string, KvEntry>, now: string) {
+  const added: string[] = [];
+  const changed: string[] = [];
+  const set: KvEntry[] = [];
+  for (const [name, e] of after) {
+    const was = before.get(name);
+    if (was && was.value === e.value && was.comment === e.comment) continue;
+    (was ? changed : added).push(name);
+    set.push(
+      e.comment === undefined
+        ? { name, value: e.value, modified: now }
+        : { name, value: e.value, comment: e.comment, modified: now },
+    );
+  }
+  const removed = [...before.keys()].filter((name) => !after.has(name));
+  return { added, changed, removed, set };
+}
+
+/** Runs $VISUAL, else $EDITOR, else vi on `file` through sh, as git does (an editor may carry its own flags). */
+function runEditor(env: Record<string, string | undefined>, file: string): Promise<number> {
+  const editor = env.VISUAL || env.EDITOR || "vi";
+  return new Promise((done) => {
+    const child = spawn("/bin/sh", ["-c", `${editor} "$@"`, editor, file], { stdio: "inherit", env });
+    child.on("error", () => done(127));
+    child.on("close", (code, signal) => done(code ?? (signal ? 128 : 1)));
+  });
+}
