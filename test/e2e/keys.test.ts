@@ -182,6 +182,23 @@ describe("keys recipients, add-recipient and remove-recipient", () => {
   });
 });
 
+describe("docs/secrets.md", () => {
+  test("the page's plaintext example is byte for byte what rta writes for it", async () => {
+    const page = readFileSync(join(import.meta.dir, "../../docs/secrets.md"), "utf8");
+    const example = page.split("<!-- kv-plaintext -->\n```text\n")[1]?.split("```")[0] as string;
+    expect(example.startsWith("# rta kv 1\n")).toBe(true);
+    const p = places();
+    const mine = ageKeygen(p.identity);
+    const plain = join(tempDir(), "plain.txt");
+    writeFileSync(plain, example);
+    Bun.spawnSync(["age", "-r", mine, "-o", join(p.data, "kv.age"), plain]);
+    // a change of recipients makes rta write the store again, from what it read
+    const other = ageKeygen(join(tempDir(), "other.txt"));
+    expect((await rta(["keys", "add-recipient", other], { env: p.env })).code).toBe(0);
+    expect(ageDecrypt(p.identity, join(p.data, "kv.age"))).toBe(example);
+  });
+});
+
 describe("the keys tools over MCP", () => {
   test("keys_list and keys_recipients name the identity and store as an agent is shown them; keys_new needs a grant", async () => {
     const p = places();
