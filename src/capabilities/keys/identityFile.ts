@@ -78,9 +78,14 @@ export async function installIdentity(
   opts: { replace?: boolean; check?: (temp: string) => Promise<void> } = {},
 ): Promise<void> {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  let fd: number;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    throw folderRefused(dir, err);
+  }
   try {
     try {
       writeSync(fd, text);
@@ -111,6 +116,18 @@ export function exists(path: string): RtaError {
     `an identity is already at ${path}`,
     "it is kept as it is: `rta keys list` shows its recipient; move it away first to make another",
   );
+}
+
+/** Why the identity's folder takes no file, said with its path: what the system said, or the raw error when it is no errno of a place. */
+function folderRefused(dir: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const fix = "set RTA_KV_IDENTITY to a file in a folder that is yours, or mend this one";
+  if (code === "ENOTDIR" || code === "EEXIST")
+    return new RtaError("fs.notdir", `the identity file's folder ${dir} is not a directory`, fix);
+  if (code === "ENOENT") return new RtaError("fs.notfound", `the identity file's folder ${dir} cannot be made`, fix);
+  if (code === "EACCES" || code === "EPERM")
+    return new RtaError("fs.denied", `the identity file's folder ${dir} is not writable: permission denied`, fix);
+  return err;
 }
 
 function syncDir(dir: string): void {
