@@ -27,6 +27,12 @@ import { keysList } from "./keys/list.ts";
 import { keysNew } from "./keys/new.ts";
 import { keysRecipients } from "./keys/recipients.ts";
 import { keysRemoveRecipient } from "./keys/removeRecipient.ts";
+import { kvGet } from "./kv/get.ts";
+import { kvList } from "./kv/list.ts";
+import { kvOverview } from "./kv/overview.ts";
+import { kvRm } from "./kv/rm.ts";
+import { kvSet } from "./kv/set.ts";
+import { kvStatus } from "./kv/status.ts";
 import { logTail } from "./log/tail.ts";
 import { netDns } from "./net/dns.ts";
 import { netPing } from "./net/ping.ts";
@@ -61,6 +67,12 @@ export const builtins: readonly Capability[] = [
   keysNew,
   keysRecipients,
   keysRemoveRecipient,
+  kvGet,
+  kvList,
+  kvOverview,
+  kvRm,
+  kvSet,
+  kvStatus,
   logTail,
   netDns,
   netPing,

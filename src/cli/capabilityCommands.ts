@@ -9,6 +9,7 @@ import { person } from "../core/call.ts";
 import type { Capability, InputSpec } from "../core/capability.ts";
 import { asRtaError, RtaError } from "../core/errors.ts";
 import { runCall } from "../gate/pipeline.ts";
+import { askSecret } from "./askSecret.ts";
 import { cliWords } from "./cliWords.ts";
 import type { Cli } from "./factory.ts";
 import { PIPE_LIMIT_BYTES } from "./io.ts";
@@ -47,6 +48,7 @@ function capabilityCommand(cmd: Command, cap: Capability, cli: Cli): void {
       positional.push(name);
       const required = spec.required && !spec.fromPipe;
       cmd.argument(required ? `<${word}>` : `[${word}]`, helpText(spec));
+    } else if (spec.secret) {
     } else {
       const flag = `--${word}`;
       cmd.option(spec.type === "boolean" ? flag : `${flag} <${word}>`, helpText(spec));
@@ -77,9 +79,17 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
   }
   try {
     for (const [name, spec] of Object.entries(cap.inputs)) {
-      if (spec.fromPipe && args[name] === undefined && !io.stdinIsTTY) {
-        args[name] = (await io.readStdin(PIPE_LIMIT_BYTES)).trim();
-      }
+      if (!spec.fromPipe || args[name] !== undefined) continue;
+      // a secret is taken as it came, but for the final newline a one-line value ends with (the capability's to drop)
+      if (!io.stdinIsTTY)
+        args[name] = spec.secret ? await io.readStdin(PIPE_LIMIT_BYTES) : (await io.readStdin(PIPE_LIMIT_BYTES)).trim();
+      else if (spec.secret) args[name] = askSecret(io, name.replaceAll("_", " "));
+      if (spec.secret && args[name] === "")
+        throw new RtaError(
+          "core.input.missing",
+          `the ${name.replaceAll("_", " ")} is read from stdin, and none came`,
+          "pipe it in (`< file`), or run the command at a terminal to type it unseen",
+        );
     }
   } catch (err) {
     return reportError(io, asRtaError(err), json);

@@ -36,6 +36,8 @@ export interface InputSpec {
   widens?: string;
   /** on the CLI it is read from stdin when left out; over MCP it is required */
   fromPipe?: boolean;
+  /** a secret (kv.set's value): masked in the record and errors; on the CLI read from stdin only, never an option */
+  secret?: boolean;
   /** a profile may set it */
   profile?: boolean;
   /** CLI projection: an argument in position rather than an `--option` */
@@ -109,11 +111,7 @@ export interface RunContext<I extends Inputs = Inputs> {
   host: HostFiles;
   /** rta's data dir, where an area that keeps records of its own (notes) keeps them by default */
   dataDir: string;
-  /**
-   * The age identity file that opens the kv store: the one RTA_KV_IDENTITY
-   * named in the environment rta was started in, else `<config dir>/identity.txt`.
-   * It may not exist (a server registered without `--kv`).
-   */
+  /** the age identity file that opens the kv store (RTA_KV_IDENTITY's, else `<config dir>/identity.txt`); may be absent */
   identityFile: string;
   /**
    * A text as the caller will be shown it: an agent is told credentials
@@ -247,6 +245,8 @@ export function define<const I extends Inputs>(declared: CapabilityDecl<I>): Cap
     if (input.path === "write" && decl.safety === "read") {
       throw new Error(`${decl.name}.${name}: a path to write needs a write or destructive capability, not a read`);
     }
+    if (input.secret && (input.type !== "string" || !input.fromPipe || input.positional || input.options))
+      throw new Error(`${decl.name}.${name}: a secret is a string read from a pipe, with no options, never positional`);
     if (input.widens !== undefined && (input.type !== "boolean" || !(input.widens in decl.inputs))) {
       throw new Error(`${decl.name}.${name}: widens needs a boolean input naming another input`);
     }

@@ -43,6 +43,7 @@ import { accessOf, closePaths, mayMakeParents, openPaths, personAccess, withRoot
 import { artifactDigest, checkDescribedDigest } from "./pluginDigest.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
 import { type CallTrace, recordCall, recordRun, withheld } from "./recordCall.ts";
+import { maskError, noteRevealed, secretValues } from "./recordMask.ts";
 import { redactOutcome } from "./redactStage.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
@@ -72,7 +73,11 @@ export async function runCall(
   lap("record: outcome line");
   // A call that ran with no `run` line is on the record by its outcome line alone: unwritten, nothing is told.
   const outcome: Outcome = kept || !trace.unrecordedRun ? ran : { ok: false, error: withheld() };
-  const shown = call.origin.kind === "agent" ? redactOutcome(outcome, call, deps.redactor) : outcome;
+  // a value revealed is the caller's to see as it is stored; a secret it sent is said in no error
+  const said: Outcome =
+    outcome.ok || !trace.secrets ? outcome : { ok: false, error: maskError(outcome.error, trace.secrets) };
+  const shown =
+    call.origin.kind === "agent" && !(said.ok && trace.revealed) ? redactOutcome(said, call, deps.redactor) : said;
   lap("redaction");
   return shown;
 }
@@ -87,6 +92,8 @@ async function stages(
 ): Promise<Outcome> {
   try {
     const cap = resolve(call, catalogue);
+    const secrets = secretValues(cap, call.args);
+    if (secrets.length > 0) trace.secrets = secrets;
     lap("resolve, shape, declaration, fill, grant, profile");
     const state = deps.config.current();
     lap("config");
@@ -169,6 +176,10 @@ async function stages(
       lap("the capability's run");
       const value = bound(ran, limits);
       lap("bound");
+      if (cap.reveals && call.origin.kind === "agent") {
+        noteRevealed(deps, value);
+        trace.revealed = true;
+      }
       return { ok: true, value };
     } finally {
       closePaths(paths);

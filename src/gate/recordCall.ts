@@ -31,6 +31,7 @@ import { lap } from "../core/profile.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import type { RecordEntry } from "../record/append.ts";
 import type { Deps } from "./deps.ts";
+import { hiddenFor, maskEntry } from "./recordMask.ts";
 
 /** A name a caller chose (tool, agent, client, argument): longer than any real one, short enough to cost nothing. */
 export const RECORDED_NAME_BYTES = 256;
@@ -52,6 +53,10 @@ export interface CallTrace {
   unrecordedRun?: boolean;
   /** what the caller chose, as its lines write it: cut and measured once, for the `run` line and the outcome's */
   chosen?: CallerChosen;
+  /** the values of the call's secret inputs, masked wherever its lines would hold them (recordMask.ts) */
+  secrets?: readonly string[];
+  /** the call revealed a stored value (recordMask.ts): its answer is the caller's as stored */
+  revealed?: boolean;
 }
 
 /** The fields of a line that the caller chose, each bounded. */
@@ -132,6 +137,7 @@ function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {
   if (trace.grant) entry.grant = trace.grant;
   if (args_cut) entry.args_cut = args_cut;
   if (trace.error) entry.error = recordedError(trace.error);
+  maskEntry(entry, hiddenFor(deps, trace.secrets));
   return entry;
 }
 

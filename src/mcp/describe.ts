@@ -200,7 +200,7 @@ function pluginWords(catalogue: Catalogue): string[] {
   ];
 }
 
-/** Said once at the handshake: what is true of every tool, and of profile once one is set up. */
+/** Said once at the handshake: what is true of every tool, of profile once one is set up, and of a value revealed once a tool that reveals is offered. */
 export function instructions(catalogue: Catalogue, config: Config = EMPTY_CONFIG): string {
   const kept = madeFor(catalogue, config);
   kept.instructions ??= instructionsText(catalogue, config);
@@ -217,6 +217,11 @@ function instructionsText(catalogue: Catalogue, config: Config): string {
     'A failure is {"type":"error","code","message","hint"}. A command in a hint is for the person running rta: you have no terminal for it, so ask them to run it.',
     "Every tool above read (write, destructive), and the reads that reach a destination you choose or reveal a stored secret, is refused until that person issues a grant; such a tool's own description says so.",
     ...profile,
+    ...(catalogue.all().some((cap) => cap.reveals === true)
+      ? [
+          "A value a tool that reveals a stored secret answers with enters your context: do not repeat it in a reply, another tool's arguments or a file unless the person asked for it.",
+        ]
+      : []),
     ...pluginWords(catalogue),
     "Paths are read on the machine running rta, under the roots it was started with.",
   ].join("\n");

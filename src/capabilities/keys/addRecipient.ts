@@ -7,9 +7,9 @@
  */
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
+import { storeAt } from "../kv/places.ts";
 import { readRecipients, updateStore } from "../kv/store.ts";
 import { checkRecipient } from "./identityFile.ts";
-import { placesOf } from "./places.ts";
 
 export const keysAddRecipient = define({
   name: "keys.add-recipient",
@@ -36,7 +36,7 @@ export const keysAddRecipient = define({
   ],
   async run(args, ctx) {
     const recipient = checkRecipient(args.recipient);
-    const places = placesOf(ctx);
+    const places = storeAt(ctx);
     const before = await readRecipients(places);
     if (before.includes(recipient)) return object({ recipient, added: false, recipients: before });
     const after = [...before, recipient];

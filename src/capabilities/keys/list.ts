@@ -7,9 +7,9 @@
 import { existsSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
+import { storeAt } from "../kv/places.ts";
 import { loadIdentities } from "../kv/store.ts";
 import { publicRecipients } from "./identityFile.ts";
-import { placesOf } from "./places.ts";
 
 export const keysList = define({
   name: "keys.list",
@@ -20,7 +20,7 @@ export const keysList = define({
   result: { shape: "object" },
   examples: [{ command: "rta keys list", note: "the recipient others encrypt to, and the identity file" }],
   async run(_args, ctx) {
-    const { identity } = placesOf(ctx);
+    const { identity } = storeAt(ctx);
     if (!existsSync(identity)) return object({ identity, exists: false, recipients: [] });
     const recipients = await publicRecipients(await loadIdentities(identity));
     return object({ identity, exists: true, recipients });

@@ -6,8 +6,8 @@
  */
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
+import { storeAt } from "../kv/places.ts";
 import { installIdentity, newIdentity } from "./identityFile.ts";
-import { placesOf } from "./places.ts";
 
 export const keysNew = define({
   name: "keys.new",
@@ -23,7 +23,7 @@ export const keysNew = define({
     { command: "RTA_KV_IDENTITY=~/.age/ops.txt rta keys new", note: "make it elsewhere" },
   ],
   async run(_args, ctx) {
-    const { identity } = placesOf(ctx);
+    const { identity } = storeAt(ctx);
     const made = await newIdentity(ctx.clock.now());
     await installIdentity(identity, made.text);
     return object({ recipient: made.recipient, identity });

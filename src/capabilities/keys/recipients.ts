@@ -6,9 +6,9 @@
 import { existsSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { table } from "../../core/result.ts";
+import { storeAt } from "../kv/places.ts";
 import { loadIdentities, readRecipients } from "../kv/store.ts";
 import { publicRecipients } from "./identityFile.ts";
-import { placesOf } from "./places.ts";
 
 export const keysRecipients = define({
   name: "keys.recipients",
@@ -25,7 +25,7 @@ export const keysRecipients = define({
   },
   examples: [{ command: "rta keys recipients", note: "who can open the kv store" }],
   async run(_args, ctx) {
-    const places = placesOf(ctx);
+    const places = storeAt(ctx);
     const own = existsSync(places.identity) ? await publicRecipients(await loadIdentities(places.identity)) : undefined;
     const listed = await readRecipients(places);
     return table(

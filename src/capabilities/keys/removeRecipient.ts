@@ -11,9 +11,9 @@ import { existsSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
+import { storeAt } from "../kv/places.ts";
 import { loadIdentities, readRecipients, updateStore } from "../kv/store.ts";
 import { checkRecipient, publicRecipients } from "./identityFile.ts";
-import { placesOf } from "./places.ts";
 
 export const keysRemoveRecipient = define({
   name: "keys.remove-recipient",
@@ -40,7 +40,7 @@ export const keysRemoveRecipient = define({
   ],
   async run(args, ctx) {
     const recipient = checkRecipient(args.recipient);
-    const places = placesOf(ctx);
+    const places = storeAt(ctx);
     const before = await readRecipients(places);
     if (!before.includes(recipient))
       throw new RtaError(

@@ -50,18 +50,17 @@ function fileKey(s: BigIntStats, identities: readonly string[]): string {
 
 /**
  * The store's entries by name, a copy the caller may change. A store not
- * made yet is empty. Refuses what loadIdentities refuses (kv.locked without
- * an identity, even for a store not made yet), kv.format for a file that is
+ * made yet is empty, whatever the identity. Refuses what loadIdentities
+ * refuses (kv.locked without an identity), kv.format for a file that is
  * no age file or plaintext not in the documented format, and kv.decrypt for
  * one the identity does not open.
  */
 export async function readStore(p: KvPlaces): Promise<Map<string, KvEntry>> {
-  const identities = await loadIdentities(p.identity);
-  const read = await readFile(p, identities, true);
-  return new Map(read);
+  return new Map(await readFile(p, undefined, true));
 }
 
-async function readFile(p: KvPlaces, identities: string[], cached: boolean): Promise<Map<string, KvEntry>> {
+/** The store as the file holds it (the cached map when `cached` and the file is unchanged); the identity is loaded once the file is found. */
+async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolean): Promise<Map<string, KvEntry>> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(p.file, "r");
@@ -70,6 +69,7 @@ async function readFile(p: KvPlaces, identities: string[], cached: boolean): Pro
     throw err;
   }
   try {
+    const identities = known ?? (await loadIdentities(p.identity));
     const key = fileKey(await handle.stat({ bigint: true }), identities);
     const hit = cache.get(p.file);
     if (cached && hit?.key === key) return hit.store;

@@ -105,9 +105,13 @@ describe("the kv store", () => {
     expect((await readStore(p)).size).toBe(1);
   });
 
-  test("without an identity the store is locked, with the fix", async () => {
+  test("without an identity a store is locked, with the fix; none made yet is empty", async () => {
     const { p } = await newStore();
-    const err = await refusal(() => readStore({ ...p, identity: join(p.file, "..", "none.txt") }));
+    const none = { ...p, identity: join(p.file, "..", "none.txt") };
+    expect((await readStore(none)).size).toBe(0);
+    expect((await refusal(() => updateStore(none, () => {}))).code).toBe("kv.locked");
+    await updateStore(p, () => {});
+    const err = await refusal(() => readStore(none));
     expect(err.code).toBe("kv.locked");
     expect(err.hint).toContain("rta keys new");
     expect(err.hint).toContain("--kv");
@@ -115,6 +119,7 @@ describe("the kv store", () => {
 
   test("an identity others may read is refused with the chmod, as root too", async () => {
     const { p } = await newStore();
+    await updateStore(p, () => {});
     chmodSync(p.identity, 0o640);
     const err = await refusal(() => readStore(p));
     expect(err.code).toBe("kv.identity.mode");

@@ -1,0 +1,105 @@
+/**
+ * What the record never keeps: the values of a call's secret inputs (kv.set's
+ * value), and each value a read that reveals (kv.get) handed an agent in this
+ * process, from then on. Each is masked wherever a later line would hold it:
+ * an argument's name, the tool or agent named, an error's message, hint or
+ * detail. Errors a secret input's call ends with are masked for its caller too.
+ */
+import type { Args, Capability } from "../core/capability.ts";
+import { RtaError } from "../core/errors.ts";
+import type { ResultValue } from "../core/result.ts";
+import { MASK } from "../core/secrets.ts";
+import type { RecordEntry } from "../record/append.ts";
+
+/**
+ * A value shorter than this is not masked: a value like `yes` or `80` would
+ * turn every such word in the record into a mask, and says nothing by itself.
+ */
+export const HIDDEN_MIN_CHARS = 4;
+/** The most revealed values a process keeps masking: past it, the oldest are let go. */
+const REVEALED_MAX = 10_000;
+
+/** Each process's revealed values, by the deps it runs with (a test's deps are a process of their own). */
+const revealedBy = new WeakMap<object, Set<string>>();
+
+/** The values of `cap`'s secret inputs in what the caller sent, those long enough to mask. */
+export function secretValues(cap: Capability, args: unknown): string[] {
+  if (args === null || typeof args !== "object") return [];
+  const out: string[] = [];
+  for (const [name, spec] of Object.entries(cap.inputs)) {
+    const v = (args as Args)[name];
+    if (spec.secret && typeof v === "string") out.push(...variants(v));
+  }
+  return out;
+}
+
+/** Notes the strings a revealing call handed its caller: masked in every record line written after. */
+export function noteRevealed(process: object, value: ResultValue): void {
+  const seen = revealedBy.get(process) ?? new Set<string>();
+  revealedBy.set(process, seen);
+  const add = (s: unknown) => {
+    if (typeof s !== "string") return;
+    for (const v of variants(s)) {
+      seen.delete(v);
+      seen.add(v);
+    }
+  };
+  if (value.type === "text") add(value.text);
+  else if (value.type === "object") walk(value.value, add);
+  else if (value.type === "table" || value.type === "log") for (const row of value.rows) row.forEach(add);
+  while (seen.size > REVEALED_MAX) seen.delete(seen.values().next().value as string);
+}
+
+/** The strings to mask in the record for one call: its secret inputs and what was revealed before it. */
+export function hiddenFor(process: object, secrets: readonly string[] | undefined): readonly string[] {
+  const seen = revealedBy.get(process);
+  if (!seen || seen.size === 0) return secrets ?? [];
+  return [...(secrets ?? []), ...seen];
+}
+
+/** The entry with each hidden string masked wherever the caller or an error could have put it; changed in place. */
+export function maskEntry(entry: RecordEntry, hidden: readonly string[]): void {
+  if (hidden.length === 0) return;
+  const sorted = [...hidden].sort((a, b) => b.length - a.length);
+  entry.agent = masked(entry.agent, sorted);
+  entry.client = masked(entry.client, sorted);
+  entry.capability = masked(entry.capability, sorted);
+  entry.args = entry.args.map((a) => masked(a, sorted));
+  if (entry.error) {
+    entry.error = { ...entry.error, message: masked(entry.error.message, sorted) };
+    if (entry.error.hint !== undefined) entry.error.hint = masked(entry.error.hint, sorted);
+    if (entry.error.detail !== undefined) entry.error.detail = masked(entry.error.detail, sorted);
+  }
+}
+
+/** An error with each hidden string masked in its message and hint (the error itself when none is there). */
+export function maskError(e: RtaError, hidden: readonly string[]): RtaError {
+  if (hidden.length === 0) return e;
+  const sorted = [...hidden].sort((a, b) => b.length - a.length);
+  const message = masked(e.message, sorted);
+  const hint = e.hint === undefined ? undefined : masked(e.hint, sorted);
+  if (message === e.message && hint === e.hint) return e;
+  const out = new RtaError(e.code, message, hint);
+  if (e.detail !== undefined) out.detail = masked(e.detail, sorted);
+  return out;
+}
+
+function masked(text: string, hidden: readonly string[]): string {
+  let out = text;
+  for (const h of hidden) if (out.includes(h)) out = out.replaceAll(h, MASK);
+  return out;
+}
+
+/** A value as it may be written: itself, trimmed, and as JSON escapes it (a line's quotes and newlines), if long enough. */
+function variants(v: string): string[] {
+  const forms = new Set([v, v.trim(), JSON.stringify(v).slice(1, -1)]);
+  // a value of several lines (a PEM key) is masked line by line too, where a line is long enough to say something
+  if (v.includes("\n")) for (const line of v.split("\n")) if (line.trim().length >= 8) forms.add(line.trim());
+  return [...forms].filter((f) => f.length >= HIDDEN_MIN_CHARS);
+}
+
+function walk(v: unknown, add: (s: unknown) => void): void {
+  if (typeof v === "string") add(v);
+  else if (Array.isArray(v)) for (const x of v) walk(x, add);
+  else if (v !== null && typeof v === "object") for (const x of Object.values(v)) walk(x, add);
+}
