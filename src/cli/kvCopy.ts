@@ -6,7 +6,6 @@
  * while it still holds that value.
  */
 import { checkName } from "../capabilities/kv/format.ts";
-import { notFound } from "../capabilities/kv/set.ts";
 import { kvPlaces, readStore } from "../capabilities/kv/store.ts";
 import { dirs, identityFile } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
