@@ -7,8 +7,32 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client as McpClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { tempDir } from "../support/fixtures.ts";
+import { resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
+
+/** Starts the server as a client would from its registration (its env over a bare PATH and HOME) and calls `tool`. */
+async function callAsRegistered(
+  reg: { command: string; args: string[]; env: Record<string, string> },
+  home: string,
+  tool: string,
+): Promise<Record<string, unknown>> {
+  const transport = new StdioClientTransport({
+    command: reg.command,
+    args: reg.args,
+    env: { PATH: process.env.PATH ?? "", HOME: home, ...reg.env },
+    stderr: "ignore",
+  });
+  const client = new McpClient({ name: "e2e", version: "1" });
+  await client.connect(transport);
+  try {
+    return resultJson(await client.callTool({ name: tool, arguments: {} }));
+  } finally {
+    await client.close();
+  }
+}
 
 function places() {
   const home = tempDir();
@@ -71,5 +95,23 @@ describe("rta mcp install and the kv identity", () => {
     expect(written.mcpServers.rta.env.RTA_KV_IDENTITY).toBe(id);
     const codex = await rta(["mcp", "install", "codex", "--kv"], { env: { ...env, RTA_KV_IDENTITY: id } });
     expect(codex.stdout).toContain(`RTA_KV_IDENTITY = "${id}"`);
+  });
+
+  test("a server registered without --kv answers kv.locked with the fix; with --kv it opens the store", async () => {
+    const { home, env } = places();
+    const id = join(tempDir(), "ops.txt");
+    Bun.spawnSync(["age-keygen", "-o", id]);
+    const recipient = Bun.spawnSync(["age-keygen", "-y", id]).stdout.toString().trim();
+    const plain = join(tempDir(), "plain.txt");
+    writeFileSync(plain, '# rta kv 1\n{"name":"deploy-key","value":"v","modified":"2026-12-01T14:00:00.000Z"}\n');
+    Bun.spawnSync(["age", "-r", recipient, "-o", join(env.RTA_DATA_DIR, "kv.age"), plain]);
+    const without = await rta(["mcp", "install", "cursor", "--json"], { env: { ...env, RTA_KV_IDENTITY: id } });
+    const locked = await callAsRegistered(JSON.parse(without.stdout), home, "kv_list");
+    expect(locked.code).toBe("kv.locked");
+    expect(String(locked.hint)).toContain("rta mcp install --kv");
+    const withKv = await rta(["mcp", "install", "cursor", "--kv", "--json"], { env: { ...env, RTA_KV_IDENTITY: id } });
+    const listed = await callAsRegistered(JSON.parse(withKv.stdout), home, "kv_list");
+    expect(listed.type).toBe("table");
+    expect(JSON.stringify(listed.rows)).toContain("deploy-key");
   });
 });

@@ -119,15 +119,17 @@ describe("rta kv copy", () => {
     expect(json.stderr).toContain("it is not cleared");
   });
 
-  test("without an identity: kv.locked with how to make one", async () => {
+  test("a store without its identity: kv.locked with how to make one", async () => {
+    const p = storeDirs();
     const clip = fakeClipboard();
     const r = await rta(["kv", "copy", "deploy-key"], {
-      env: { PATH: `${clip.bin}:${process.env.PATH}`, DISPLAY: ":9" },
+      env: { RTA_DATA_DIR: p.data, RTA_CONFIG_DIR: tempDir(), PATH: `${clip.bin}:${process.env.PATH}`, DISPLAY: ":9" },
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("(kv.locked)");
     expect(r.stderr).toContain("rta keys new");
     expect(noStack(r.stderr)).toBe(true);
+    expect(existsSync(clip.log)).toBe(false);
   });
 });
 
