@@ -1,7 +1,8 @@
 /**
  * keys.recipients: whom the kv store is encrypted to, from
  * `<data dir>/kv.recipients` (the identity's own recipient when that file is
- * missing), each marked with whether it is this identity's.
+ * missing), each marked with whether it is this identity's. With neither
+ * file there are none yet.
  */
 import { existsSync } from "node:fs";
 import { define } from "../../core/capability.ts";
@@ -26,6 +27,7 @@ export const keysRecipients = define({
   examples: [{ command: "rta keys recipients", note: "who can open the kv store" }],
   async run(_args, ctx) {
     const places = storeAt(ctx);
+    if (!existsSync(places.recipients) && !existsSync(places.identity)) return table(["recipient", "mine"], []);
     const own = existsSync(places.identity) ? await publicRecipients(await loadIdentities(places.identity)) : undefined;
     const listed = await readRecipients(places);
     return table(
