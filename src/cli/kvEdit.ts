@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { formatStore, parseStore } from "../capabilities/kv/format.ts";
 import { type KvEntry, readStore, updateStore } from "../capabilities/kv/store.ts";
 import { Exit, RtaError } from "../core/errors.ts";
@@ -42,18 +43,19 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
   const { io } = cli;
   const json = opts.json === true;
   let dir: string | undefined;
-  let signalled: string | undefined;
   const cleanup = () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     dir = undefined;
   };
-  // Ctrl-C reaches the editor too, which decides; rta waits for it, then abandons. SIGTERM and SIGHUP end rta now.
-  const onInt = () => {
-    signalled = "SIGINT";
-  };
+  // Ctrl-C while the editor runs is the editor's (vi's and vim's users press it to leave a mode), as git leaves it;
+  // an editor it ends fails the edit. Ctrl-C anywhere else, SIGTERM and SIGHUP end rta now, the dir removed.
+  let editing = false;
   const onEnd = (signal: NodeJS.Signals) => {
     cleanup();
     process.exit(SIGNAL_EXIT[signal] ?? Exit.failure);
+  };
+  const onInt = () => {
+    if (!editing) onEnd("SIGINT");
   };
   process.on("SIGINT", onInt);
   process.on("SIGTERM", onEnd);
@@ -67,8 +69,9 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
     writeFileSync(file, text, { mode: 0o600, flag: "wx" });
     let edited: Map<string, KvEntry> | undefined;
     while (edited === undefined) {
+      editing = true;
       const status = await runEditor(io.env, file);
-      if (signalled) throw abandoned("the edit was interrupted");
+      editing = false;
       if (status !== 0) throw abandoned(`the editor exited with status ${status}`);
       const after = readFileSync(file, "utf8");
       if (after === text) {
@@ -82,7 +85,7 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
         if (!(err instanceof RtaError) || !io.stdinIsTTY) throw err;
         io.err(`rta: error: ${err.message} (${err.code})\n`);
         io.err("rta: edit again? [Y/n] ");
-        if (/^\s*n/i.test(io.readLine())) throw abandoned("the broken edit was abandoned");
+        if (/^\s*n/i.test(await askLine())) throw abandoned("the broken edit was abandoned");
       }
     }
     const now = new Date(cli.clock.now()).toISOString();
@@ -110,6 +113,27 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
     process.off("SIGTERM", onEnd);
     process.off("SIGHUP", onEnd);
   }
+}
+
+/**
+ * One line typed at the terminal, read without blocking the event loop, so a Ctrl-C at the question reaches
+ * rta's handler (a blocking read would swallow it); "" at the end of the input.
+ */
+function askLine(): Promise<string> {
+  return new Promise((done) => {
+    const rl = createInterface({ input: process.stdin, terminal: false });
+    let answered = false;
+    rl.once("line", (line) => {
+      answered = true;
+      rl.close();
+      // stop reading the terminal: the editor run next reads it
+      process.stdin.pause();
+      done(line);
+    });
+    rl.once("close", () => {
+      if (!answered) done("");
+    });
+  });
 }
 
 function abandoned(why: string): RtaError {

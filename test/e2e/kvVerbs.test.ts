@@ -206,15 +206,33 @@ describe("rta kv edit", () => {
     expect(left.out).toContain("the broken edit was abandoned: nothing was written (kv.edit.abandoned)");
   });
 
-  test("an editor that fails writes nothing; SIGINT and SIGTERM remove the temp dir", async () => {
+  test("Ctrl-C while the editor runs is the editor's: one that carries on is written, one it ends writes nothing", async () => {
+    const p = storeDirs();
+    // what Ctrl-C does on a terminal: SIGINT to the foreground group, here rta (found up the process tree) and the editor
+    const ctrlC = `r=$PPID; while [ "$(cat /proc/$r/comm)" != rta ]; do r=$(cut -d' ' -f4 /proc/$r/stat); done; kill -INT $r $$`;
+    const carries = editor(`trap '' INT; ${ctrlC}; sleep 0.3; sed -i 's/hunter2/kept-on/' "$f"`);
+    const kept = await rta(["kv", "edit"], { env: { ...p.env, EDITOR: carries.script } });
+    expect(kept.code).toBe(0);
+    expect(kept.stderr).toBe("rta: kv store written: 0 added, 1 changed, 0 removed\n");
+    expect(plaintext(p)).toContain('"value":"kept-on"');
+    const ends = editor(`sed -i 's/kept-on/lost/' "$f"; ${ctrlC}; sleep 5`);
+    const ended = await rta(["kv", "edit"], { env: { ...p.env, EDITOR: ends.script } });
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toContain("(kv.edit.abandoned)");
+    expect(plaintext(p)).toContain('"value":"kept-on"');
+    const file = readFileSync(ends.seen, "utf8").split("\n")[0] as string;
+    expect(existsSync(join(file, ".."))).toBe(false);
+  });
+
+  test("an editor that fails writes nothing; SIGTERM and SIGHUP end rta at once and remove the temp dir", async () => {
     const p = storeDirs();
     const before = readFileSync(join(p.data, "kv.age"));
     const failed = await rta(["kv", "edit"], { env: { ...p.env, EDITOR: "false" } });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("the editor exited with status 1: nothing was written (kv.edit.abandoned)");
     for (const [signal, code] of [
-      ["SIGINT", 1],
       ["SIGTERM", 143],
+      ["SIGHUP", 129],
     ] as const) {
       const go = join(tempDir(), "go");
       const ed = editor(`while [ ! -e "${go}" ]; do sleep 0.05; done; echo changed >> "$f"`);
@@ -227,7 +245,6 @@ describe("rta kv edit", () => {
       const file = readFileSync(ed.seen, "utf8").split("\n")[0] as string;
       expect(existsSync(file)).toBe(true);
       proc.kill(signal);
-      if (signal === "SIGINT") writeFileSync(go, "");
       expect(await proc.exited).toBe(code);
       expect(existsSync(join(file, ".."))).toBe(false);
       writeFileSync(go, "");
