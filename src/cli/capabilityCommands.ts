@@ -49,6 +49,11 @@ function capabilityCommand(cmd: Command, cap: Capability, cli: Cli): void {
       const required = spec.required && !spec.fromPipe;
       cmd.argument(required ? `<${word}>` : `[${word}]`, helpText(spec));
     } else if (spec.secret) {
+      // a secret is read from stdin only: an option's value stays in the shell's history and in `ps`
+      cmd.addHelpText(
+        "after",
+        `\nThe ${word} is read from stdin; at a terminal it is asked for, and not shown as it is typed.`,
+      );
     } else {
       const flag = `--${word}`;
       cmd.option(spec.type === "boolean" ? flag : `${flag} <${word}>`, helpText(spec));

@@ -63,7 +63,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
         });
         expect(tool.description).toContain(
           needsGrant(cap)
-            ? `[rta] Safety class: ${cap.safety}. Refused until the person running rta issues a grant`
+            ? `[rta] Safety class: ${cap.safety}.${cap.reveals ? " The answer is the stored value itself." : ""} Refused until the person running rta issues a grant`
             : "[rta] Safety class: read. Free to call.",
         );
         expect(tool.outputSchema).toBeUndefined();

@@ -23,7 +23,9 @@ export async function loadIdentities(path: string): Promise<string[]> {
   let mode: number;
   let text: string;
   try {
-    mode = (await stat(path)).mode;
+    const s = await stat(path);
+    if (!s.isFile()) throw Object.assign(new Error("not a file"), { code: s.isDirectory() ? "EISDIR" : "ENOTFILE" });
+    mode = s.mode;
   } catch (err) {
     throw unreadable(path, err);
   }
@@ -45,7 +47,7 @@ export async function loadIdentities(path: string): Promise<string[]> {
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).trim();
     if (line === "" || line.startsWith("#")) continue;
-    if (!/^AGE-SECRET-KEY-1[0-9A-Z]+$/.test(line))
+    if (!(await isIdentity(line)))
       throw new RtaError(
         "kv.identity.format",
         `the identity file ${path} has a line that is no age identity (line ${i + 1})`,
@@ -71,8 +73,26 @@ function unreadable(path: string, err: unknown): RtaError {
         ? "the identity file cannot be read: permission denied"
         : errno === "EISDIR"
           ? "the identity file is a directory"
-          : "the identity file cannot be read";
+          : errno === "ENOTFILE"
+            ? "the identity file is not a regular file"
+            : "the identity file cannot be read";
   return new RtaError("kv.locked", `the kv store is locked: ${why} (${path})`, LOCKED_HINT);
+}
+
+/** Identities already found to decode, so a read of the store (each call) derives none again. */
+const decoded = new Set<string>();
+
+/** True for an X25519 age identity that decodes (its checksum holds): age-encryption takes it. */
+async function isIdentity(line: string): Promise<boolean> {
+  if (decoded.has(line)) return true;
+  if (!/^AGE-SECRET-KEY-1[0-9A-Z]+$/.test(line)) return false;
+  try {
+    await identityToRecipient(line);
+  } catch {
+    return false;
+  }
+  decoded.add(line);
+  return true;
 }
 
 /** The public recipient of each identity, in order. */

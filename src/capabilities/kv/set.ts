@@ -39,6 +39,13 @@ export const kvSet = define({
   async run(args, ctx) {
     checkName(args.name);
     const value = oneLineEnd(args.value);
+    // bytes that are not UTF-8 arrive as U+FFFD: stored so, the value would come back changed
+    if (value.includes("\uFFFD"))
+      throw new RtaError(
+        "core.input.invalid",
+        "the value is not UTF-8 text (it holds U+FFFD, what other bytes are read as), so it would not come back as it was",
+        "the store keeps text: store binary data base64-encoded (`base64 -w0 file | rta kv set NAME`)",
+      );
     if (Buffer.byteLength(value) > VALUE_MAX_BYTES)
       throw new RtaError("core.input.toolarge", "the value is larger than 1 MiB", "store a file's path instead");
     const modified = new Date(ctx.clock.now()).toISOString();

@@ -65,7 +65,14 @@ async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolea
   try {
     handle = await open(p.file, "r");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return new Map();
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === "ENOENT") return new Map();
+    if (errno === "EACCES" || errno === "EPERM")
+      throw new RtaError(
+        "fs.denied",
+        `the kv store ${p.file} cannot be read: permission denied`,
+        "run rta as the user whose store it is",
+      );
     throw err;
   }
   try {
@@ -177,8 +184,8 @@ async function locked<T>(p: KvPlaces, work: () => Promise<T>): Promise<T> {
     if (Date.now() > until)
       throw new RtaError(
         "kv.busy",
-        "another rta is changing the kv store",
-        "wait for it to finish, then run the command again",
+        `another rta is changing the kv store (it holds ${lock})`,
+        "wait for it to finish, then run the command again; if no rta is running, remove that lock file",
       );
     await Bun.sleep(5 + Math.random() * 10);
   }

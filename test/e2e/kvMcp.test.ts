@@ -1,0 +1,161 @@
+/**
+ * End to end: the kv tools over MCP, spoken to by the official client: a read
+ * that reveals costs a grant narrowed to the key, a value never reaches the
+ * record, `agent log` or an error, and rta's places are named for an agent.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
+
+function kvHome() {
+  const data = tempDir();
+  const config = tempDir();
+  const identity = join(tempDir(), "id.txt");
+  if (Bun.spawnSync(["age-keygen", "-o", identity], { stderr: "ignore" }).exitCode !== 0) throw new Error("age-keygen");
+  return { data, config, identity, env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config, RTA_KV_IDENTITY: identity } };
+}
+
+/** Everything rta keeps in the data dir, as text: the record, its key, the grant store. */
+function dataDirText(data: string): string {
+  return readdirSync(data)
+    .filter((f) => f !== "kv.age" && f !== "kv.age.bak")
+    .map((f) => readFileSync(join(data, f)).toString("latin1"))
+    .join("\n");
+}
+
+const VALUE = "correct-horse-battery-staple-42";
+
+describe("kv over MCP", () => {
+  test("kv_get is refused without a grant, with the exact hint; a one-use grant answers once", async () => {
+    const h = kvHome();
+    await rta(["kv", "set", "deploy-key"], { stdin: `${VALUE}\n`, env: h.env });
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: h.data, env: h.env });
+    try {
+      const refused = resultJson(await s.client.callTool({ name: "kv_get", arguments: { name: "deploy-key" } }));
+      expect(refused).toEqual({
+        type: "error",
+        code: "core.grant.required",
+        message: "kv.get needs a grant for agent claude",
+        hint: "a person can allow it by running `rta grant allow kv.get deploy-key --agent claude --ttl 5m`",
+      });
+      const granted = await rta(["grant", "allow", "kv.get", "deploy-key", "--ttl", "5m", "--max-uses", "1"], {
+        env: h.env,
+      });
+      expect(granted.code).toBe(0);
+      // a grant for deploy-key reveals no other key
+      await rta(["kv", "set", "other"], { stdin: "other-value-x", env: h.env });
+      const other = resultJson(await s.client.callTool({ name: "kv_get", arguments: { name: "other" } }));
+      expect(other.code).toBe("core.grant.required");
+      const first = resultJson(await s.client.callTool({ name: "kv_get", arguments: { name: "deploy-key" } }));
+      expect(first).toEqual({ type: "text", text: VALUE });
+      const second = resultJson(await s.client.callTool({ name: "kv_get", arguments: { name: "deploy-key" } }));
+      expect(second.code).toBe("core.grant.required");
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("a value set, revealed and echoed back by the agent reaches no record line, agent log or error", async () => {
+    const h = kvHome();
+    const s = await connect("legacy", ["--agent", "claude"], { dataDir: h.data, env: h.env });
+    try {
+      for (const cap of ["kv.set", "kv.get"])
+        expect((await rta(["grant", "allow", cap, "--agent", "claude", "--ttl", "5m"], { env: h.env })).code).toBe(0);
+      const set = resultJson(
+        await s.client.callTool({ name: "kv_set", arguments: { name: "db/prod", value: VALUE, comment: "prod" } }),
+      );
+      expect(set).toMatchObject({ type: "object", value: { name: "db/prod", created: true } });
+      expect(JSON.stringify(set)).not.toContain(VALUE);
+      // a refused set (a bad name) says nothing of the value either
+      const bad = resultJson(await s.client.callTool({ name: "kv_set", arguments: { name: "../x", value: VALUE } }));
+      expect(bad.code).toBe("core.input.invalid");
+      expect(JSON.stringify(bad)).not.toContain(VALUE);
+      const got = resultJson(await s.client.callTool({ name: "kv_get", arguments: { name: "db/prod" } }));
+      expect(got).toEqual({ type: "text", text: VALUE });
+      // the agent puts the revealed value where a line would keep it: an argument's name, a tool's name
+      const echoed = resultJson(await s.client.callTool({ name: "kv_list", arguments: { [VALUE]: 1 } }));
+      expect(echoed.type).toBe("error");
+      await s.client.callTool({ name: `x_${VALUE}`, arguments: {} }).catch(() => undefined);
+      const listed = resultJson(await s.client.callTool({ name: "kv_list", arguments: {} }));
+      expect(listed).toMatchObject({
+        columns: ["name", "comment", "modified"],
+        rows: [["db/prod", "prod", expect.any(String)]],
+      });
+      expect(JSON.stringify(listed)).not.toContain(VALUE);
+    } finally {
+      await s.close();
+    }
+    expect(dataDirText(h.data)).not.toContain(VALUE);
+    expect(dataDirText(h.data)).not.toContain("correct-horse");
+    const log = await rta(["agent", "log", "--json"], { env: h.env });
+    expect(log.code).toBe(0);
+    expect(log.stdout).toContain('"capability":"kv_get"');
+    expect(log.stdout).toContain('"capability":"x_***"');
+    expect(log.stdout).toContain("***");
+    expect(log.stdout + log.stderr).not.toContain(VALUE);
+    const verify = await rta(["agent", "log", "--verify"], { env: h.env });
+    expect(verify.code).toBe(0);
+  });
+
+  test("kv_status and kv_overview name the store <data dir>/kv.age; an error names <identity file>", async () => {
+    const h = kvHome();
+    await rta(["kv", "set", "db/prod"], { stdin: "v1-value", env: h.env });
+    const s = await connect("modern", [], { dataDir: h.data, env: h.env });
+    try {
+      const status = resultJson(await s.client.callTool({ name: "kv_status", arguments: {} }));
+      expect(status).toMatchObject({
+        type: "object",
+        value: { store: "<data dir>/kv.age", identity: "<identity file>", exists: true, opens: true, keys: 1 },
+      });
+      const overview = resultJson(await s.client.callTool({ name: "kv_overview", arguments: {} }));
+      expect(overview).toMatchObject({
+        type: "object",
+        value: { store: "<data dir>/kv.age", keys: 1, groups: { "db/": "1 key: db/prod (now)" } },
+      });
+    } finally {
+      await s.close();
+    }
+    // the identity file RTA_KV_IDENTITY names, unreadable: its path is never told to an agent
+    const missing = join(tempDir(), "gone.txt");
+    const t = await connect("modern", [], { dataDir: h.data, env: { ...h.env, RTA_KV_IDENTITY: missing } });
+    try {
+      const tools = (await t.client.listTools()).tools.map((x) => x.name);
+      expect(tools).toEqual(
+        expect.arrayContaining(["kv_get", "kv_list", "kv_overview", "kv_rm", "kv_set", "kv_status"]),
+      );
+      for (const never of ["kv_copy", "kv_edit", "keys_export", "keys_import"]) expect(tools).not.toContain(never);
+      const locked = resultJson(await t.client.callTool({ name: "kv_list", arguments: {} }));
+      expect(locked).toEqual({
+        type: "error",
+        code: "kv.locked",
+        message: "the kv store is locked: there is no identity file (<identity file>)",
+        hint: "make one with `rta keys new`, or set RTA_KV_IDENTITY to an age identity file; a server registered by `rta mcp install --kv` inherits it",
+      });
+      const status = resultJson(await t.client.callTool({ name: "kv_status", arguments: {} }));
+      expect(status).toMatchObject({
+        value: { opens: false, identity: "<identity file>", problem: { code: "kv.locked" } },
+      });
+      expect(JSON.stringify(status)).not.toContain(missing);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("the instructions carry the sentence on revealed values, and kv_get's description says what it answers", async () => {
+    const h = kvHome();
+    const s = await connect("modern", [], { dataDir: h.data, env: h.env });
+    try {
+      expect(s.client.getInstructions()).toContain(
+        "A value a tool that reveals a stored secret answers with enters your context: do not repeat it in a reply, another tool's arguments or a file unless the person asked for it.",
+      );
+      const get = (await s.client.listTools()).tools.find((t) => t.name === "kv_get");
+      expect(get?.description).toContain("The answer is the stored value itself.");
+      expect(get?.annotations?.readOnlyHint).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
+});
