@@ -77,6 +77,18 @@ describe("rta mcp install and the kv identity", () => {
     expect(r.stderr).not.toContain("kv");
   });
 
+  test("without --kv, an identity in the config dir is named: the server finds it there", async () => {
+    const { env } = places();
+    const id = join(env.RTA_CONFIG_DIR, "identity.txt");
+    writeFileSync(id, "", { mode: 0o600 });
+    const r = await rta(["mcp", "install", "cursor"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("RTA_KV_IDENTITY");
+    expect(r.stderr).toContain(
+      `rta: note: the server will open the kv store with ${id}, which lies in the config dir it is given`,
+    );
+  });
+
   test("--kv without RTA_KV_IDENTITY carries the config dir's identity.txt, and says there is none yet", async () => {
     const { env } = places();
     const r = await rta(["mcp", "install", "cursor", "--kv"], { env });
