@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { formatStore, parseStore } from "../capabilities/kv/format.ts";
-import { type KvEntry, readStore, updateStore } from "../capabilities/kv/store.ts";
+import { type KvEntry, loadIdentities, readStore, updateStore } from "../capabilities/kv/store.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText } from "./io.ts";
@@ -62,6 +62,8 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
   process.on("SIGHUP", onEnd);
   try {
     const places = personPlaces(io.env);
+    // refused now, not after the person has typed: a store not made yet reads as empty without an identity
+    await loadIdentities(places.identity);
     const before = await readStore(places);
     const text = formatStore(before);
     dir = mkdtempSync(join(scratchRoot(), "rta-kv-"));

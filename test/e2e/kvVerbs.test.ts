@@ -224,6 +224,16 @@ describe("rta kv edit", () => {
     expect(existsSync(join(file, ".."))).toBe(false);
   });
 
+  test("without an identity kv.locked comes before the editor, even with no store yet", async () => {
+    const ed = editor("true");
+    const r = await rta(["kv", "edit"], {
+      env: { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir(), EDITOR: ed.script },
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("(kv.locked)");
+    expect(existsSync(ed.seen)).toBe(false);
+  });
+
   test("an editor that fails writes nothing; SIGTERM and SIGHUP end rta at once and remove the temp dir", async () => {
     const p = storeDirs();
     const before = readFileSync(join(p.data, "kv.age"));
