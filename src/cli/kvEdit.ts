@@ -84,7 +84,9 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
       try {
         edited = parseStore(after);
       } catch (err) {
-        if (!(err instanceof RtaError) || !io.stdinIsTTY) throw err;
+        if (!(err instanceof RtaError)) throw err;
+        if (!io.stdinIsTTY)
+          throw new RtaError(err.code, err.message, "nothing was written: run `rta kv edit` again to mend it");
         io.err(`rta: error: ${err.message} (${err.code})\n`);
         io.err("rta: edit again? [Y/n] ");
         if (/^\s*n/i.test(await askLine())) throw abandoned("the broken edit was abandoned");
@@ -103,11 +105,7 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
     );
     return Exit.ok;
   } catch (err) {
-    const refusal = refusalOf(io, err, "rta could not edit the kv store");
-    const said =
-      refusal.code === "kv.format" && refusal.message.includes("line")
-        ? new RtaError(refusal.code, refusal.message, "nothing was written: run `rta kv edit` again to mend it")
-        : refusal;
+    const said = refusalOf(io, err, "rta could not edit the kv store");
     return reportError(io, said, json);
   } finally {
     cleanup();
