@@ -21,7 +21,7 @@ export function addKvVerbs(program: Command, cli: Cli, area?: string): void {
   if (area === undefined || area === "kv") {
     const kv = group(program, "kv");
     kv.command("copy")
-      .description("copy a value to the clipboard, cleared after 45 s; never printed (never a tool)")
+      .description("Copy a value to the clipboard, cleared after 45 s, never printed (never a tool)")
       .argument("<name>", "the key's name")
       .option("--clear-after <seconds>", "clear the clipboard after this many seconds, 0 for never (default 45)")
       .option("--json", "print JSON")
@@ -30,7 +30,7 @@ export function addKvVerbs(program: Command, cli: Cli, area?: string): void {
         cli.status = await kvCopy(cli, name, opts);
       });
     kv.command("edit")
-      .description("edit the whole store's plaintext in $VISUAL or $EDITOR, in a private temp file (never a tool)")
+      .description("Edit the whole store's plaintext in $VISUAL or $EDITOR, in a private temp file (never a tool)")
       .option("--json", "print JSON: the names added, changed and removed")
       .action(async (opts: { json?: boolean }) => {
         const { kvEdit } = await import("./kvEdit.ts");
@@ -48,14 +48,14 @@ export function addKvVerbs(program: Command, cli: Cli, area?: string): void {
     const keys = group(program, "keys");
     keys
       .command("export")
-      .description("print the identity file, secret key included, as age-keygen writes it (never a tool)")
+      .description("Print the identity file, secret key included, as age-keygen writes it (never a tool)")
       .action(async () => {
         const { keysExport } = await import("./keysMove.ts");
         cli.status = await keysExport(cli);
       });
     keys
       .command("import")
-      .description("install an age identity file (FILE, or - for stdin) as this rta's identity (never a tool)")
+      .description("Install an age identity file (FILE, or - for stdin) as this rta's identity (never a tool)")
       .argument("<file>", "the identity file age-keygen wrote, or - to read it from stdin")
       .addOption(new Option("--force", "replace the identity already there (the store may no longer open)"))
       .option("--json", "print JSON")
