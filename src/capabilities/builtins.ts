@@ -22,6 +22,11 @@ import { fsWrite } from "./fs/write.ts";
 import { httpGet } from "./http/get.ts";
 import { httpHead } from "./http/head.ts";
 import { jwtDecode } from "./jwt/decode.ts";
+import { keysAddRecipient } from "./keys/addRecipient.ts";
+import { keysList } from "./keys/list.ts";
+import { keysNew } from "./keys/new.ts";
+import { keysRecipients } from "./keys/recipients.ts";
+import { keysRemoveRecipient } from "./keys/removeRecipient.ts";
 import { kvGet } from "./kv/get.ts";
 import { kvList } from "./kv/list.ts";
 import { kvOverview } from "./kv/overview.ts";
@@ -57,6 +62,11 @@ export const builtins: readonly Capability[] = [
   httpGet,
   httpHead,
   jwtDecode,
+  keysAddRecipient,
+  keysList,
+  keysNew,
+  keysRecipients,
+  keysRemoveRecipient,
   kvGet,
   kvList,
   kvOverview,

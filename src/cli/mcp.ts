@@ -4,7 +4,7 @@
  * shown or merged into its config. Serving itself is in serve.ts.
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { optionalAgentName } from "../core/agentName.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
@@ -33,6 +33,8 @@ export interface InstallOptions {
   project?: string;
   write?: boolean;
   json?: boolean;
+  /** carry RTA_KV_IDENTITY (or the default identity's place) into the registration */
+  kv?: boolean;
 }
 
 /**
@@ -146,10 +148,13 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
     io.err(
       "rta: no --root: the server will confine paths to the directory the client starts it in; name one with --root DIR\n",
     );
+  const where = dirs(io.env);
+  const kvIdentity = kvIdentityFor(io, opts.kv === true, where.config);
   const reg = registration(client, {
     binary: process.execPath,
     roots,
-    dirs: dirs(io.env),
+    dirs: where,
+    ...(kvIdentity ? { kvIdentity } : {}),
     ...(io.env.CODEX_HOME ? { codexHome: io.env.CODEX_HOME } : {}),
     ...(agent ? { agent } : {}),
     ...(maxResultMiB ? { maxResultMiB } : {}),
@@ -160,6 +165,36 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
     ...(io.env.CODEX_HOME ? { codexHome: io.env.CODEX_HOME } : {}),
   });
   return { reg, file };
+}
+
+/**
+ * The identity file the registration carries as RTA_KV_IDENTITY: with --kv, the one RTA_KV_IDENTITY names, else
+ * `<config dir>/identity.txt`, said on stderr with what it costs; without --kv none, and when RTA_KV_IDENTITY is
+ * set the person is told the server's kv tools will answer kv.locked and how to carry it. Refuses nothing.
+ */
+function kvIdentityFor(io: Io, kv: boolean, configDir: string): string | undefined {
+  const named = io.env.RTA_KV_IDENTITY || undefined;
+  const fallback = join(configDir, "identity.txt");
+  if (!kv) {
+    if (named !== undefined)
+      io.err(
+        `rta: note: RTA_KV_IDENTITY (${shown(named)}) is not carried into the registration, so the server's kv tools will answer kv.locked; run again with --kv to carry it\n`,
+      );
+    else if (existsSync(fallback))
+      io.err(
+        `rta: note: the server will open the kv store with ${shown(fallback)}, which lies in the config dir it is given\n`,
+      );
+    return undefined;
+  }
+  const identity = resolve(named ?? fallback);
+  io.err(
+    `rta: the registration carries RTA_KV_IDENTITY=${shown(identity)}: the server can decrypt every key in the kv store, and each kv.get still needs a grant from you\n`,
+  );
+  if (!existsSync(identity))
+    io.err(
+      `rta: note: there is no identity at ${shown(identity)} yet: \`rta keys new\` makes one, and until then the kv tools answer kv.locked\n`,
+    );
+  return identity;
 }
 
 /** The root that holds `project` inside it, when one does and none is the project itself; undefined otherwise. */

@@ -90,11 +90,20 @@ export function addMcpCommands(program: Command, cli: Cli): void {
     .option("--agent <name>", "the agent's name (default: the client's name)")
     .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256")
     .option("--write", "merge the registration into the client's config file, keeping a backup")
+    .option("--kv", "carry RTA_KV_IDENTITY (default <config dir>/identity.txt) so the server can open the kv store")
     .option("--json", "print JSON")
     .action(
       async (
         client: string,
-        opts: { root: string[]; project?: string; agent?: string; maxResult?: string; write?: boolean; json?: boolean },
+        opts: {
+          root: string[];
+          project?: string;
+          agent?: string;
+          maxResult?: string;
+          write?: boolean;
+          json?: boolean;
+          kv?: boolean;
+        },
       ) => {
         const { install } = await import("./mcp.ts");
         cli.status = install(cli, client, opts);

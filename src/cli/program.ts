@@ -76,12 +76,15 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
 
   const own = new Set(program.commands.map((c) => c.name()));
   if (first === undefined || !own.has(first)) {
-    const [{ addCapabilityCommands }, { addLogFollow }] = await Promise.all([
+    const [{ addCapabilityCommands }, { addLogFollow }, { addKvVerbs }] = await Promise.all([
       import("./capabilityCommands.ts"),
       import("./logFollow.ts"),
+      import("./kvVerbs.ts"),
     ]);
-    addCapabilityCommands(program, cli, cli.catalogue.areas().includes(first ?? "") ? first : undefined);
+    const area = cli.catalogue.areas().includes(first ?? "") ? first : undefined;
+    addCapabilityCommands(program, cli, area);
     addLogFollow(program, cli);
+    addKvVerbs(program, cli, area);
   }
   return program;
 }

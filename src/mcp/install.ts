@@ -35,7 +35,10 @@ export interface Registration {
   client: Client;
   command: string;
   args: string[];
-  /** RTA_DATA_DIR and RTA_CONFIG_DIR, resolved: the server must use the stores the person's grants are in */
+  /**
+   * RTA_DATA_DIR and RTA_CONFIG_DIR, resolved: the server must use the stores the person's grants are in; and
+   * RTA_KV_IDENTITY when the person asked for it with --kv
+   */
   env: Record<string, string>;
 }
 
@@ -48,6 +51,8 @@ export interface InstallOptions {
   dirs: { data: string; config: string };
   /** CODEX_HOME as the person's shell has it, when set: the registration carries it to the server */
   codexHome?: string;
+  /** the kv identity file, carried as RTA_KV_IDENTITY only when the person asked for it (`--kv`) */
+  kvIdentity?: string;
 }
 
 /** Where the clients' files are: the home, the project (for claude-code and vscode), CODEX_HOME, the platform. */
@@ -69,7 +74,8 @@ export function isClient(name: string): name is Client {
  * is set: the server keeps codex's config.toml from agents only where it
  * knows it is (registrationFiles), and a client starts its servers without
  * the person's CODEX_HOME (codex too), so one under a root would otherwise be
- * an agent's to rewrite, with the commands codex runs next. Refuses nothing.
+ * an agent's to rewrite, with the commands codex runs next. RTA_KV_IDENTITY
+ * only when `kvIdentity` is given. Refuses nothing.
  */
 export function registration(client: Client, options: InstallOptions): Registration {
   const args = ["mcp", "serve", "--agent", options.agent ?? client];
@@ -80,6 +86,7 @@ export function registration(client: Client, options: InstallOptions): Registrat
     RTA_CONFIG_DIR: resolve(options.dirs.config),
   };
   if (options.codexHome) env.CODEX_HOME = resolve(options.codexHome);
+  if (options.kvIdentity) env.RTA_KV_IDENTITY = resolve(options.kvIdentity);
   return { client, command: options.binary, args, env };
 }
 
