@@ -63,7 +63,12 @@ export async function callUpstream(
   let result: Awaited<ReturnType<Awaited<ReturnType<UpstreamConnection["connected"]>>["callTool"]>>;
   try {
     const client = await connection.connected();
-    result = await client.callTool({ name: ref.tool, arguments: args }, { signal, timeout: limits.callMs });
+    // the definition discovery found: the client would otherwise list the tools again to check the answer
+    const toolDefinition = { name: ref.tool, inputSchema: ref.inputSchema as { type: "object" } };
+    result = await client.callTool(
+      { name: ref.tool, arguments: args },
+      { signal, timeout: limits.callMs, toolDefinition },
+    );
   } catch (err) {
     if (signal.aborted) throw new RtaError("core.call.cancelled", "the caller cancelled the call before it finished");
     // the upstream answered with a JSON-RPC error: its words, not a failure of the connection

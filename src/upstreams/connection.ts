@@ -136,7 +136,12 @@ export class UpstreamConnection {
   /** For a process about to exit: kills a stdio child's group at once; refuses nothing. */
   kill(): void {
     this.closed = true;
-    this.transport?.kill?.();
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    // a stdio child's group is killed; an HTTP stream held open (its GET for notifications) is aborted
+    if (transport?.kill) transport.kill();
+    else void transport?.close().catch(() => {});
   }
 }
 

@@ -50,7 +50,9 @@ export async function discover(connection: UpstreamConnection, pageMs: number): 
     const client = await connection.connected();
     for (let page = 1; ; page++) {
       if (page > MAX_PAGES) return fail(`its tools/list ran past ${MAX_PAGES} pages`);
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: pageMs });
+      // one page at a time, as the upstream sent it: the client's own listTools would walk (and cap) the pages itself
+      const params = cursor === undefined ? {} : { cursor };
+      const result = await client.request({ method: "tools/list", params }, { timeout: pageMs });
       bytes += Buffer.byteLength(JSON.stringify(result));
       if (bytes > MAX_LIST_BYTES) return fail("its tools/list ran past 10 MiB of JSON");
       for (const t of result.tools) {

@@ -1,0 +1,124 @@
+/**
+ * A small SDK v2 MCP server over Streamable HTTP on 127.0.0.1, for rta to
+ * take in as an upstream: it wants a bearer token, pages its tools list two
+ * tools a page, lies in one tool's annotations, echoes the token back when
+ * asked (to prove rta masks it), fails with the token in its error text, and
+ * answers 100 MB when asked to. With `loop`, its tools list repeats a cursor
+ * for ever.
+ */
+import { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+
+export interface FixtureUpstream {
+  url: string;
+  token: string;
+  /** tool calls received, by tool name */
+  calls: string[];
+  /** every Authorization header received that was not the token's */
+  refused: number;
+  stop: () => void;
+}
+
+const TOOLS = [
+  {
+    name: "echo",
+    description: "Say a text back.",
+    inputSchema: { type: "object" as const, properties: { text: { type: "string" } }, required: ["text"] },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    // it says it only reads, and it deletes: config corrects it
+    name: "tidyUp",
+    description: "Look at things (it deletes them).",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "whoami",
+    description: "Say the credentials the caller sent.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "fail",
+    description: "Fail, naming the credentials.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "huge",
+    description: "Answer 100 MB.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "picture",
+    description: "Answer an image.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "web",
+    description: "Read the web.",
+    inputSchema: { type: "object" as const, properties: { url: { type: "string" } } },
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  },
+  {
+    name: "broken",
+    description: "A schema that does not compile.",
+    inputSchema: { type: "object" as const, properties: { a: { type: "no-such-type" } } },
+  },
+];
+
+const PAGE = 2;
+
+/** Starts the fixture on a free loopback port; `loop` makes its tools list repeat a cursor. */
+export function startFixture(options: { loop?: boolean; token?: string } = {}): FixtureUpstream {
+  const token = options.token ?? `tok-${crypto.randomUUID()}`;
+  const state: FixtureUpstream = { url: "", token, calls: [], refused: 0, stop: () => {} };
+  const make = (auth: string) => {
+    const server = new Server({ name: "fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
+    // the fixture's tools are plain data; the SDK's types want each schema's literals
+    server.setRequestHandler("tools/list", async (req): Promise<never> => {
+      // the first page, then empty pages that name the same cursor for ever
+      if (options.loop) return { tools: req.params?.cursor ? [] : TOOLS.slice(0, 1), nextCursor: "again" } as never;
+      const at = Number(req.params?.cursor ?? "0");
+      const next = at + PAGE;
+      return { tools: TOOLS.slice(at, next), ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) } as never;
+    });
+    server.setRequestHandler("tools/call", async (req) => {
+      const name = req.params.name;
+      state.calls.push(name);
+      if (name === "echo") return { content: [{ type: "text", text: String(req.params.arguments?.text ?? "") }] };
+      if (name === "whoami")
+        return {
+          content: [{ type: "text", text: `you sent ${auth}` }],
+          structuredContent: { auth, token: auth.replace(/^Bearer /, "") },
+        };
+      if (name === "fail") return { content: [{ type: "text", text: `bad credentials ${auth}` }], isError: true };
+      if (name === "huge") return { content: [{ type: "text", text: "x".repeat(100 * 1024 * 1024) }] };
+      if (name === "picture") return { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] };
+      return { content: [{ type: "text", text: "done" }] };
+    });
+    return server;
+  };
+  const http = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const auth = request.headers.get("authorization") ?? "";
+      if (auth !== `Bearer ${token}`) {
+        state.refused += 1;
+        return new Response("unauthorized", { status: 401 });
+      }
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await make(auth).connect(transport);
+      return transport.handleRequest(request);
+    },
+  });
+  state.url = `http://127.0.0.1:${http.port}/mcp`;
+  state.stop = () => http.stop(true);
+  return state;
+}
