@@ -101,16 +101,17 @@ export class Upstreams {
     const kept = readKept(this.options.dataDir);
     for (const [name, config] of Object.entries(this.configs)) {
       const entry = kept[name];
-      if (entry && entry.config === configDigest(config))
-        this.found.set(name, { ok: true, tools: entry.tools, state: "known" });
+      if (entry === undefined || entry.config !== configDigest(config)) continue;
+      if (entry.tools !== undefined) this.found.set(name, { ok: true, tools: entry.tools, state: "known" });
+      else this.found.set(name, { ok: false, reason: entry.reason ?? "its discovery failed", state: "failed" });
     }
   }
 
   private keep(): void {
     const kept = readKept(this.options.dataDir);
     for (const [name, found] of this.found) {
-      if (found.ok) kept[name] = { config: configDigest(this.configs[name] as UpstreamConfig), tools: found.tools };
-      else delete kept[name];
+      const config = configDigest(this.configs[name] as UpstreamConfig);
+      kept[name] = found.ok ? { config, tools: found.tools } : { config, reason: found.reason };
     }
     for (const name of Object.keys(kept)) if (!(name in this.configs)) delete kept[name];
     try {
@@ -201,7 +202,8 @@ function configDigest(config: UpstreamConfig): string {
   return createHash("sha256").update(canonical(config.transport)).digest("hex");
 }
 
-type Kept = Record<string, { config: string; tools: UpstreamTool[] }>;
+/** What the last discovery found of each upstream: its tools, or why it failed. */
+type Kept = Record<string, { config: string; tools?: UpstreamTool[]; reason?: string }>;
 
 function readKept(dataDir: string): Kept {
   try {
