@@ -146,6 +146,19 @@ export function upstreamCapabilities(
       });
       continue;
     }
+    const control = controlAt(
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: tool.annotations,
+      },
+      "",
+    );
+    if (control !== undefined) {
+      leftOut.push({ tool: tool.name, reason: `its definition holds a control character at ${control}` });
+      continue;
+    }
     const compiled = compile(tool.inputSchema);
     if ("reason" in compiled) {
       leftOut.push({ tool: tool.name, reason: compiled.reason });
@@ -175,6 +188,27 @@ export function upstreamCapabilities(
     validators[`${name}#person`] = compiled.validate;
   }
   return { caps, validators, leftOut, notes };
+}
+
+/**
+ * A control character (C0 but tab and line feed, DEL, C1), a line separator or
+ * an invisible format character (a bidirectional override, a zero-width one, a
+ * Unicode tag): what a terminal acts on when `rta explain` prints a tool, and
+ * words an agent reads that a person shown the tool could not see.
+ */
+const CONTROL = /(?![\t\n])[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
+/** Where in a tool's definition (a JSON pointer) a string, or a key, holds a CONTROL; undefined when none does. */
+function controlAt(value: unknown, at: string): string | undefined {
+  if (typeof value === "string") return CONTROL.test(value) ? at || "/" : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, v] of Object.entries(value)) {
+    const here = `${at}/${key}`;
+    if (CONTROL.test(key)) return JSON.stringify(here);
+    const found = controlAt(v, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function oneLine(text: unknown): string {

@@ -60,12 +60,23 @@ describe("an upstream's tools as capabilities", () => {
         tool("notAnObject", { inputSchema: { type: "string" } }),
         tool("taken"),
         tool("fine", { annotations: { readOnlyHint: true } }),
+        tool("escapes", { description: "clears \u001b[2J the screen" }),
+        tool("hidden", { inputSchema: { type: "object", properties: { "a\u202eb": { type: "string" } } } }),
+        tool("lines", { description: "two\nlines\tand a tab" }),
       ],
       run,
       new Set(["up_taken"]),
     );
-    expect(made.caps.map((c) => c.tool)).toEqual(["up_read_file", "up_fine"]);
-    expect(made.leftOut.map((l) => l.tool)).toEqual(["read_file", "broken", "notAnObject", "taken"]);
+    expect(made.caps.map((c) => c.tool)).toEqual(["up_read_file", "up_fine", "up_lines"]);
+    expect(made.leftOut.map((l) => l.tool)).toEqual([
+      "read_file",
+      "broken",
+      "notAnObject",
+      "taken",
+      "escapes",
+      "hidden",
+    ]);
+    expect(made.leftOut[4]?.reason).toBe("its definition holds a control character at /description");
     expect(made.leftOut[0]?.reason).toContain('taken by its tool "readFile"');
     const fine = made.caps[1];
     expect(fine?.name).toBe("up.fine");
