@@ -84,6 +84,22 @@ for (const era of ["legacy", "modern"] as Era[]) {
         expect(wrote.type).not.toBe("error");
         expect(readFileSync(join(srv, "b.txt"), "utf8")).toBe("new");
 
+        // a child that dies is started again on a later call, after its backoff, and said as unavailable meanwhile
+        const child = Number(children(pid).trim().split(/\s+/)[0]);
+        process.kill(child, "SIGKILL");
+        let again: Record<string, unknown> = {};
+        for (let i = 0; i < 50; i++) {
+          again = await call("files_read_text_file", { path: join(srv, "a.txt") });
+          if (again.type !== "error") break;
+          expect(again).toMatchObject({ code: "upstream.unavailable" });
+          // it names nothing of the command or its arguments
+          expect(String(again.message)).not.toContain("server-filesystem");
+          expect(String(again.message)).not.toContain(srv);
+          await Bun.sleep(100);
+        }
+        expect(again.type).toBe("object");
+        expect(Number(children(pid).trim().split(/\s+/)[0])).not.toBe(child);
+
         expect((await rta(["lock", "--agent", "rta-e2e"], { env })).code).toBe(0);
         expect(await call("files_read_text_file", { path: join(srv, "a.txt") })).toMatchObject({
           code: "core.lock.locked",
