@@ -68,6 +68,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
           "vendor_fail",
           "vendor_huge",
           "vendor_picture",
+          "vendor_slow",
           "vendor_tidy_up",
           "vendor_web",
           "vendor_whoami",
@@ -89,6 +90,17 @@ for (const era of ["legacy", "modern"] as Era[]) {
         expect(failed).toMatchObject({ type: "error", code: "upstream.vendor.error" });
         expect(String(failed.message)).toContain("bad credentials");
         expect(await call("vendor_picture")).toMatchObject({ code: "upstream.result.unsupported" });
+
+        // a cancel is passed on: the upstream's request is abandoned, and the call ends
+        const before = vendor.abandoned;
+        const cancel = new AbortController();
+        const calls = vendor.calls.length;
+        const slow = server.client.callTool({ name: "vendor_slow", arguments: {} }, { signal: cancel.signal });
+        for (let i = 0; i < 200 && !vendor.calls.slice(calls).includes("slow"); i++) await Bun.sleep(20);
+        cancel.abort();
+        await slow.catch(() => {});
+        for (let i = 0; i < 200 && vendor.abandoned === before; i++) await Bun.sleep(20);
+        expect(vendor.abandoned).toBe(before + 1);
 
         const huge = await call("vendor_huge");
         expect(huge).toMatchObject({ type: "error", code: "core.result.toolarge" });

@@ -15,6 +15,8 @@ export interface FixtureUpstream {
   calls: string[];
   /** every Authorization header received that was not the token's */
   refused: number;
+  /** calls of `slow` whose HTTP request the caller abandoned */
+  abandoned: number;
   stop: () => void;
 }
 
@@ -63,6 +65,12 @@ const TOOLS = [
     annotations: { readOnlyHint: true, openWorldHint: true },
   },
   {
+    name: "slow",
+    description: "Answer only when the caller gives up.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
     name: "broken",
     description: "A schema that does not compile.",
     inputSchema: { type: "object" as const, properties: { a: { type: "no-such-type" } } },
@@ -74,7 +82,7 @@ const PAGE = 2;
 /** Starts the fixture on a free loopback port; `loop` makes its tools list repeat a cursor. */
 export function startFixture(options: { loop?: boolean; token?: string } = {}): FixtureUpstream {
   const token = options.token ?? `tok-${crypto.randomUUID()}`;
-  const state: FixtureUpstream = { url: "", token, calls: [], refused: 0, stop: () => {} };
+  const state: FixtureUpstream = { url: "", token, calls: [], refused: 0, abandoned: 0, stop: () => {} };
   const make = (auth: string) => {
     const server = new Server({ name: "fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
     // the fixture's tools are plain data; the SDK's types want each schema's literals
@@ -85,7 +93,7 @@ export function startFixture(options: { loop?: boolean; token?: string } = {}): 
       const next = at + PAGE;
       return { tools: TOOLS.slice(at, next), ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) } as never;
     });
-    server.setRequestHandler("tools/call", async (req) => {
+    server.setRequestHandler("tools/call", async (req, ctx) => {
       const name = req.params.name;
       state.calls.push(name);
       if (name === "echo") return { content: [{ type: "text", text: String(req.params.arguments?.text ?? "") }] };
@@ -96,23 +104,39 @@ export function startFixture(options: { loop?: boolean; token?: string } = {}): 
         };
       if (name === "fail") return { content: [{ type: "text", text: `bad credentials ${auth}` }], isError: true };
       if (name === "huge") return { content: [{ type: "text", text: "x".repeat(100 * 1024 * 1024) }] };
+      if (name === "slow") {
+        // it ends when the caller cancels: by notifications/cancelled in its session, or its request's stream closed
+        const gone = ctx.mcpReq.signal;
+        await new Promise<void>((resolve) => gone.addEventListener("abort", () => resolve()));
+        state.abandoned += 1;
+        return { content: [{ type: "text", text: "too late" }] };
+      }
       if (name === "picture") return { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] };
       return { content: [{ type: "text", text: "done" }] };
     });
     return server;
   };
+  // a session per client that starts one (the 2025-11-25 era), so a cancel notification finds its call
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const http = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
+    idleTimeout: 60,
     async fetch(request) {
       const auth = request.headers.get("authorization") ?? "";
       if (auth !== `Bearer ${token}`) {
         state.refused += 1;
         return new Response("unauthorized", { status: 401 });
       }
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
+      const session = request.headers.get("mcp-session-id");
+      const kept = session ? sessions.get(session) : undefined;
+      if (kept) return kept.handleRequest(request);
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
         enableJsonResponse: true,
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+        },
       });
       await make(auth).connect(transport);
       return transport.handleRequest(request);
