@@ -23,6 +23,8 @@ export interface UpstreamTool {
   inputSchema: Record<string, unknown>;
   annotations?: Record<string, unknown>;
   digest: string;
+  /** why its schema does not compile, as a discovery kept it */
+  fault?: string;
 }
 
 /** A discovery's end: the tools, or why there are none. */

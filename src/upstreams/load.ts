@@ -15,10 +15,9 @@ import { canonical } from "../core/canonical.ts";
 import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
-import { callUpstream } from "./call.ts";
-import { UpstreamConnection } from "./connection.ts";
-import { type Discovered, discover, type UpstreamTool } from "./discover.ts";
-import { type LeftOut, type RunUpstream, upstreamCapabilities } from "./tools.ts";
+import type { UpstreamConnection } from "./connection.ts";
+import type { Discovered, UpstreamTool } from "./discover.ts";
+import { type LeftOut, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
 
 export const DISCOVERY_MS = 10_000;
 export const CALL_MS = 60_000;
@@ -54,9 +53,13 @@ export class Upstreams {
     readonly options: UpstreamOptions,
   ) {}
 
-  private connection(name: string): UpstreamConnection {
+  /** The connection to `name`, made on first ask; the MCP client's code is loaded only then (a person's grant never). */
+  private async connection(name: string): Promise<UpstreamConnection> {
     let c = this.connections.get(name);
     if (c === undefined) {
+      const { UpstreamConnection } = await import("./connection.ts");
+      c = this.connections.get(name);
+      if (c !== undefined) return c;
       c = new UpstreamConnection(this.configs[name] as UpstreamConfig, {
         maxMessage: this.options.maxMessage,
         home: this.options.home,
@@ -84,7 +87,8 @@ export class Upstreams {
   }
 
   private async discoverOne(name: string): Promise<Discovered> {
-    const connection = this.connection(name);
+    const connection = await this.connection(name);
+    const { discover } = await import("./discover.ts");
     const ms = this.options.discoveryMs ?? DISCOVERY_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<Discovered>((resolve) => {
@@ -111,7 +115,9 @@ export class Upstreams {
     const kept = readKept(this.options.dataDir);
     for (const [name, found] of this.found) {
       const config = configDigest(this.configs[name] as UpstreamConfig);
-      kept[name] = found.ok ? { config, tools: found.tools } : { config, reason: found.reason };
+      // a schema's fault is noted as it is kept: a person's command then compiles a schema only when it is called
+      const tools = found.ok ? found.tools.map((t) => withFault(t)) : [];
+      kept[name] = found.ok ? { config, tools } : { config, reason: found.reason };
     }
     for (const name of Object.keys(kept)) if (!(name in this.configs)) delete kept[name];
     try {
@@ -147,7 +153,7 @@ export class Upstreams {
         this.loaded.push({ name, transport, state: "failed", reason, tools: [] });
         continue;
       }
-      const made = upstreamCapabilities(config, found.tools, this.run, tools);
+      const made = upstreamCapabilities(config, found.tools, this.run, tools, found.state === "ready");
       for (const c of made.caps) tools.add(c.tool);
       caps.push(...made.caps);
       validators = { ...validators, ...made.validators };
@@ -161,9 +167,10 @@ export class Upstreams {
     return this.loaded;
   }
 
-  private readonly run: RunUpstream = (ref, args, signal) => {
+  private readonly run: RunUpstream = async (ref, args, signal) => {
     const config = this.configs[ref.name] as UpstreamConfig;
-    return callUpstream(this.connection(ref.name), ref, args, signal, upstreamSecrets(config), {
+    const { callUpstream } = await import("./call.ts");
+    return callUpstream(await this.connection(ref.name), ref, args, signal, upstreamSecrets(config), {
       callMs: this.options.callMs ?? CALL_MS,
       hard: this.options.maxMessage,
     });
@@ -178,6 +185,11 @@ export class Upstreams {
   kill(): void {
     for (const c of this.connections.values()) c.kill();
   }
+}
+
+function withFault(tool: UpstreamTool): UpstreamTool {
+  const fault = schemaFault(tool);
+  return fault === undefined ? tool : { ...tool, fault };
 }
 
 function listed(

@@ -56,42 +56,73 @@ export function safetyOf(tool: UpstreamTool, config: UpstreamConfig): { safety: 
   };
 }
 
-/** A fresh ajv for an upstream's schemas: the draft they name, no formats checked, nothing kept between tools. */
+/** One ajv per draft, made on first use (making one costs tens of ms): no formats checked, no schema kept by its $id. */
+const ajvs: { draft7?: Ajv; draft2020?: Ajv } = {};
+
+/** The ajv for the draft a schema names (2020-12, or draft-07 by default). */
 function ajvFor(schema: Record<string, unknown>): Ajv {
   const options = { strict: false, allErrors: false, validateFormats: false, addUsedSchema: false } as const;
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
-  return draft.includes("2020-12") ? new Ajv2020(options) : new Ajv(options);
+  if (draft.includes("2020-12")) {
+    ajvs.draft2020 ??= new Ajv2020(options);
+    return ajvs.draft2020;
+  }
+  ajvs.draft7 ??= new Ajv(options);
+  return ajvs.draft7;
 }
 
-/** The tool's schema compiled, with every argument it does not name refused; undefined with why when it does not compile. */
-function compile(schema: Record<string, unknown>): { validate: Validate } | { reason: string } {
-  if (schema.type !== "object") return { reason: "its input schema is not an object's" };
-  let check: (data: unknown) => boolean;
-  try {
-    const compiled = ajvFor(schema).compile(schema);
-    check = compiled as unknown as (data: unknown) => boolean;
-    const named = new Set(Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {}));
-    const validate: Validate = (data: unknown) => {
-      validate.errors = null;
-      if (data === null || typeof data !== "object" || Array.isArray(data)) {
-        validate.errors = [{ instancePath: "", keyword: "type", params: { type: "object" } }];
-        return false;
-      }
-      const extra = Object.keys(data).find((k) => !named.has(k));
-      if (extra !== undefined) {
-        validate.errors = [
-          { instancePath: "", keyword: "additionalProperties", params: { additionalProperty: extra } },
-        ];
-        return false;
-      }
-      if (check(data)) return true;
-      validate.errors = (compiled.errors ?? []) as Validate["errors"];
-      return false;
-    };
-    return { validate };
-  } catch (err) {
-    return { reason: `its input schema does not compile: ${(err as Error).message.split("\n")[0]?.slice(0, 200)}` };
+type Check = ((data: unknown) => boolean) & { errors?: unknown };
+
+/** Each schema compiled (or why it does not compile), by its tool's digest: compiled once in a process. */
+const compiledBy = new Map<string, Check | string>();
+
+function compiled(tool: UpstreamTool): Check | string {
+  let c = compiledBy.get(tool.digest);
+  if (c === undefined) {
+    c = compileNow(tool.inputSchema);
+    compiledBy.set(tool.digest, c);
   }
+  return c;
+}
+
+function compileNow(schema: Record<string, unknown>): Check | string {
+  if (schema.type !== "object") return "its input schema is not an object's";
+  try {
+    return ajvFor(schema).compile(schema) as unknown as Check;
+  } catch (err) {
+    return `its input schema does not compile: ${(err as Error).message.split("\n")[0]?.slice(0, 200)}`;
+  }
+}
+
+/** Why a tool's input schema does not compile; undefined when it does. Refuses nothing. */
+export function schemaFault(tool: UpstreamTool): string | undefined {
+  const c = compiled(tool);
+  return typeof c === "string" ? c : undefined;
+}
+
+/**
+ * The tool's shape check: its schema (compiled on first use), with every
+ * argument the schema does not name refused.
+ */
+function validatorFor(tool: UpstreamTool): Validate {
+  const named = new Set(Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {}));
+  const validate: Validate = (data: unknown) => {
+    validate.errors = null;
+    if (data === null || typeof data !== "object" || Array.isArray(data)) {
+      validate.errors = [{ instancePath: "", keyword: "type", params: { type: "object" } }];
+      return false;
+    }
+    const extra = Object.keys(data).find((k) => !named.has(k));
+    if (extra !== undefined) {
+      validate.errors = [{ instancePath: "", keyword: "additionalProperties", params: { additionalProperty: extra } }];
+      return false;
+    }
+    const check = compiled(tool);
+    if (typeof check !== "string" && check(data)) return true;
+    validate.errors = (typeof check === "string" ? [] : (check.errors ?? [])) as Validate["errors"];
+    return false;
+  };
+  return validate;
 }
 
 /** One input per property the schema names: described as the upstream describes it; its type is ajv's to check. */
@@ -118,13 +149,15 @@ export type RunUpstream = (
 /**
  * The capabilities of one upstream's tools, with their shape checks, and the
  * tools left out with why. `taken` are the tool names offered already (the
- * built-ins', a plugin's, another upstream's); refuses nothing.
+ * built-ins', a plugin's, another upstream's). With `eager`, each schema is
+ * compiled now; else a tool's noted `fault` leaves it out. Refuses nothing.
  */
 export function upstreamCapabilities(
   config: UpstreamConfig,
   tools: readonly UpstreamTool[],
   run: RunUpstream,
   taken: ReadonlySet<string>,
+  eager = true,
 ): { caps: Capability[]; validators: ValidatorSet; leftOut: LeftOut[]; notes: LeftOut[] } {
   const caps: Capability[] = [];
   const validators: ValidatorSet = {};
@@ -159,9 +192,10 @@ export function upstreamCapabilities(
       leftOut.push({ tool: tool.name, reason: `its definition holds a control character at ${control}` });
       continue;
     }
-    const compiled = compile(tool.inputSchema);
-    if ("reason" in compiled) {
-      leftOut.push({ tool: tool.name, reason: compiled.reason });
+    // compiled now when found now; as a discovery kept it, its fault was noted then and it compiles on first use
+    const fault = tool.fault ?? (eager ? schemaFault(tool) : undefined);
+    if (fault !== undefined) {
+      leftOut.push({ tool: tool.name, reason: fault });
       continue;
     }
     byName.set(toolName, tool.name);
@@ -184,8 +218,9 @@ export function upstreamCapabilities(
       run: (args, ctx) => run(ref, args as Record<string, unknown>, ctx.signal),
     };
     caps.push(cap);
-    validators[`${name}#agent`] = compiled.validate;
-    validators[`${name}#person`] = compiled.validate;
+    const validate = validatorFor(tool);
+    validators[`${name}#agent`] = validate;
+    validators[`${name}#person`] = validate;
   }
   return { caps, validators, leftOut, notes };
 }
