@@ -73,7 +73,7 @@ export async function callUpstream(
     if (signal.aborted) throw new RtaError("core.call.cancelled", "the caller cancelled the call before it finished");
     // the upstream answered with a JSON-RPC error: its words, not a failure of the connection
     if (err instanceof ProtocolError) throw upstreamError(ref.name, err.message, secrets);
-    const why = unreachable(err);
+    const why = unreachable(err, connection.takeCut());
     // a connection that failed mid-call (cut at the bound, timed out, gone) is started again on a later call
     if (!why.backingOff) connection.drop();
     if (why.tooLarge !== undefined) throw tooLarge(why.tooLarge, limits.hard);

@@ -46,6 +46,8 @@ export class UpstreamConnection {
   private failures = 0;
   private retryAt = 0;
   private closed = false;
+  /** the size of a message cut at the bound, since it was last asked */
+  private cut: number | undefined;
 
   constructor(
     readonly config: UpstreamConfig,
@@ -81,16 +83,17 @@ export class UpstreamConnection {
           })
         : httpTransport(t.url, t.headers, this.options.maxMessage);
     const client = new Client({ name: "rta", version: "1" }, { capabilities: {} });
-    let tooLarge: number | undefined;
+    this.cut = undefined;
+    // a stdio message past the bound ends the connection: the request it answered fails as closed, and this says why
     transport.onerror = (err) => {
-      if (err instanceof TooLarge) tooLarge = err.size;
+      if (err instanceof TooLarge) this.cut = err.size;
     };
     try {
       await client.connect(transport, { timeout: this.options.connectMs });
     } catch (err) {
       void transport.close().catch(() => {});
       this.failed();
-      throw unreachable(err, tooLarge);
+      throw unreachable(err, this.takeCut());
     }
     client.onclose = () => {
       if (this.client === client) {
@@ -103,6 +106,13 @@ export class UpstreamConnection {
     this.client = client;
     this.failures = 0;
     return client;
+  }
+
+  /** The size of a message the transport cut at the bound since the last ask, if one was; refuses nothing. */
+  takeCut(): number | undefined {
+    const cut = this.cut;
+    this.cut = undefined;
+    return cut;
   }
 
   /** Marks a failure: the next connection waits out the backoff. */

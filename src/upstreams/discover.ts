@@ -77,7 +77,7 @@ export async function discover(connection: UpstreamConnection, pageMs: number): 
       cursor = next;
     }
   } catch (err) {
-    const why = unreachable(err);
+    const why = unreachable(err, connection.takeCut());
     if (why.tooLarge !== undefined) connection.drop();
     return fail(why.message);
   }

@@ -128,6 +128,48 @@ for (const era of ["legacy", "modern"] as Era[]) {
   });
 }
 
+describe("the filesystem server's 100 MB answer", () => {
+  test("is refused by the bound as it is read, the server's peak RSS under 120 MiB, and it serves on", async () => {
+    const { data, srv, env } = setUp();
+    writeFileSync(join(srv, "big.txt"), "x".repeat(100 * 1024 * 1024));
+    const server = await connect("legacy", [], { dataDir: data, env });
+    try {
+      expect(await server.client.getInstructions()).toContain(
+        "The tools of upstream server files come from MCP servers",
+      );
+      const call = async (args: Record<string, unknown>) =>
+        resultJson(await server.client.callTool({ name: "files_read_text_file", arguments: args }));
+      expect(await call({ path: join(srv, "big.txt") })).toMatchObject({ code: "core.result.toolarge" });
+      const peak = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid()}/status`, "utf8"))?.[1]);
+      expect(peak).toBeLessThan(120 * 1024);
+      let again: Record<string, unknown> = {};
+      for (let i = 0; i < 50; i++) {
+        again = await call({ path: join(srv, "a.txt") });
+        if (again.type !== "error") break;
+        await Bun.sleep(100);
+      }
+      expect(again.type).toBe("object");
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe("a bad [upstreams] entry", () => {
+  test("is said by rta config check and leaves the rest of the config standing", async () => {
+    const { config, env } = setUp();
+    writeFileSync(
+      join(config, "config.toml"),
+      `${readFileSync(join(config, "config.toml"), "utf8")}[upstreams.Bad]\nurl = "ftp://x"\n`,
+    );
+    const checked = await rta(["config", "check"], { env });
+    expect(checked.code).toBe(2);
+    expect(checked.stdout + checked.stderr).toContain("[upstreams.Bad] is not a name");
+    const listed = await rta(["upstream", "list", "--json"], { env });
+    expect(JSON.parse(listed.stdout).upstreams.map((u: { name: string }) => u.name)).toEqual(["files"]);
+  }, 30_000);
+});
+
 describe("rta upstream list", () => {
   test("lists each tool with its safety class, and a failing upstream with its reason, exiting 1", async () => {
     const { config, env } = setUp();

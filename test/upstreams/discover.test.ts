@@ -21,6 +21,7 @@ function fake(
     drop() {
       c.dropped += 1;
     },
+    takeCut: () => undefined,
   };
   return c as never;
 }
