@@ -74,8 +74,9 @@ export async function callUpstream(
     // the upstream answered with a JSON-RPC error: its words, not a failure of the connection
     if (err instanceof ProtocolError) throw upstreamError(ref.name, err.message, secrets);
     const why = unreachable(err, connection.takeCut());
-    // a connection that failed mid-call (cut at the bound, timed out, gone) is started again on a later call
-    if (!why.backingOff) connection.drop();
+    // a connection that failed mid-call (cut at the bound, gone) is started again on a later call; a call that timed
+    // out was cancelled (the client told the upstream), and the connection serves the other calls on
+    if (!why.backingOff && !why.timedOut) connection.drop();
     if (why.tooLarge !== undefined) throw tooLarge(why.tooLarge, limits.hard);
     throw unavailable(ref.name, why.message);
   }

@@ -33,6 +33,8 @@ export class Unreachable extends Error {
     readonly tooLarge?: number,
     /** refused within the backoff, with no connection tried */
     readonly backingOff = false,
+    /** the request timed out on a connection that may still serve others */
+    readonly timedOut = false,
   ) {
     super(message);
     this.name = "Unreachable";
@@ -162,7 +164,7 @@ export function unreachable(err: unknown, tooLarge?: number): Unreachable {
     return new Unreachable("it sent a message past rta's bound", (err as TooLarge).size ?? tooLarge);
   const text = String((err as Error)?.message ?? err);
   if ((err as { code?: unknown })?.code === "REQUEST_TIMEOUT" || /timed? ?out/i.test(text))
-    return new Unreachable("it did not answer in time");
+    return new Unreachable("it did not answer in time", undefined, false, true);
   if (/\b401\b|\b403\b|unauthori[sz]ed|forbidden/i.test(text)) return new Unreachable("it refused rta's credentials");
   return new Unreachable("it could not be reached, or stopped");
 }

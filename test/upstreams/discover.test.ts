@@ -109,7 +109,19 @@ describe("a call", () => {
     expect(c.dropped).toBe(0);
   });
 
-  test("a timeout is upstream.unavailable, and the connection is dropped for a later call", async () => {
+  test("a connection gone mid-call is upstream.unavailable, and dropped so a later call connects again", async () => {
+    const c = fake(
+      () => ({}),
+      async () => {
+        throw Object.assign(new Error("Connection closed"), { code: "CONNECTION_CLOSED" });
+      },
+    );
+    const err = await refusal(callUpstream(c, ref, {}, new AbortController().signal, [], limits));
+    expect(err.message).toBe("upstream up is unavailable: it could not be reached, or stopped");
+    expect(c.dropped).toBe(1);
+  });
+
+  test("a timeout is upstream.unavailable, and the connection is kept for other calls", async () => {
     const c = fake(
       () => ({}),
       async () => {
@@ -119,7 +131,7 @@ describe("a call", () => {
     const err = await refusal(callUpstream(c, ref, {}, new AbortController().signal, [], limits));
     expect(err.code).toBe("upstream.unavailable");
     expect(err.message).toBe("upstream up is unavailable: it did not answer in time");
-    expect(c.dropped).toBe(1);
+    expect(c.dropped).toBe(0);
   });
 
   test("a cancelled call is core.call.cancelled", async () => {
