@@ -15,20 +15,7 @@ import { type Code, RtaError } from "../core/errors.ts";
 import type { ResultValue } from "../core/result.ts";
 import { tooLarge } from "../gate/bound.ts";
 import { type UpstreamConnection, unreachable } from "./connection.ts";
-
-/** Said in place of an operator's secret an upstream echoed. */
-export const MASKED = "<upstream secret>";
-
-/** A text with each of `secrets` (longest first) masked, as itself and as JSON escapes it; refuses nothing. */
-export function masked(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) {
-    out = out.split(s).join(MASKED);
-    const escaped = JSON.stringify(s).slice(1, -1);
-    if (escaped !== s) out = out.split(escaped).join(MASKED);
-  }
-  return out;
-}
+import { masked } from "./secrets.ts";
 
 /** The refusal for an upstream that could not be reached (upstream.unavailable), naming only the upstream. */
 export function unavailable(name: string, why: string): RtaError {

@@ -17,6 +17,7 @@ import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
+import { masked } from "./secrets.ts";
 import { type LeftOut, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
 
 export const DISCOVERY_MS = 10_000;
@@ -97,7 +98,10 @@ export class Upstreams {
     const found = await Promise.race([discover(connection, ms), late]);
     clearTimeout(timer);
     if (!found.ok) connection.drop();
-    return found;
+    if (!found.ok) return found;
+    // what is kept in the data dir holds none of the operator's secrets an upstream echoed into its definitions
+    const secrets = upstreamSecrets(this.configs[name] as UpstreamConfig);
+    return { ok: true, tools: found.tools.map((t) => JSON.parse(masked(JSON.stringify(t), secrets)) as UpstreamTool) };
   }
 
   /** Takes what the last discovery kept for each upstream whose config is unchanged; never throws. */

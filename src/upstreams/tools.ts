@@ -13,8 +13,9 @@ import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import type { Capability, InputSpec, Inputs, Safety, UpstreamRef } from "../core/capability.ts";
 import type { Validate, ValidatorSet } from "../core/catalogue.ts";
-import type { UpstreamConfig } from "../core/configUpstreams.ts";
+import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import type { UpstreamTool } from "./discover.ts";
+import { masked } from "./secrets.ts";
 
 /** A tool of an upstream left out, and why. */
 export interface LeftOut {
@@ -201,17 +202,20 @@ export function upstreamCapabilities(
     byName.set(toolName, tool.name);
     const { safety, note } = safetyOf(tool, config);
     if (note) notes.push({ tool: tool.name, reason: note });
-    const ref: UpstreamRef = { name: config.name, tool: tool.name, digest: tool.digest, inputSchema: tool.inputSchema };
+    // an upstream that echoes the operator's secrets into its definitions tells them to no agent
+    const secrets = upstreamSecrets(config);
+    const schema = JSON.parse(masked(JSON.stringify(tool.inputSchema), secrets)) as Record<string, unknown>;
+    const ref: UpstreamRef = { name: config.name, tool: tool.name, digest: tool.digest, inputSchema: schema };
     const name = `${config.name}.${thing}`;
     const cap: Capability = {
       name,
       area: config.name,
       tool: toolName,
       words: [config.name, thing],
-      summary: oneLine(tool.title ?? tool.annotations?.title ?? tool.name),
-      ...(tool.description ? { agentText: tool.description } : {}),
+      summary: masked(oneLine(tool.title ?? tool.annotations?.title ?? tool.name), secrets),
+      ...(tool.description ? { agentText: masked(tool.description, secrets) } : {}),
       safety,
-      inputs: inputsOf(tool.inputSchema),
+      inputs: inputsOf(schema),
       result: { shape: "text" },
       examples: [],
       upstream: ref,

@@ -73,6 +73,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
           "vendor_web",
           "vendor_whoami",
         ]);
+        expect(tools.find((t) => t.name === "vendor_whoami")?.description).toContain("as <upstream secret>.");
         const tidy = tools.find((t) => t.name === "vendor_tidy_up");
         expect(tidy?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
         // open world is no free read, and config may not make it one without trust
@@ -126,6 +127,8 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(loop).toMatchObject({ state: "failed", reason: "its tools/list repeated a cursor (it would never end)" });
       const doctor = await rta(["doctor"], { env });
       seen.push(doctor.stdout, doctor.stderr, server.stderr());
+      // nor what the data dir keeps of the discovery
+      seen.push(readFileSync(join(data, "upstreams", "discovered.json"), "utf8"));
       const record = readFileSync(join(data, "agent-log.jsonl"), "utf8");
       expect(record).toContain("upstream.vendor.error");
       seen.push(record);

@@ -36,7 +36,8 @@ const TOOLS = [
   },
   {
     name: "whoami",
-    description: "Say the credentials the caller sent.",
+    // its description echoes the caller's credentials: rta must mask them out of what an agent is shown
+    description: "Say the credentials the caller sent, as {auth}.",
     inputSchema: { type: "object" as const, properties: {} },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
@@ -91,7 +92,8 @@ export function startFixture(options: { loop?: boolean; token?: string } = {}): 
       if (options.loop) return { tools: req.params?.cursor ? [] : TOOLS.slice(0, 1), nextCursor: "again" } as never;
       const at = Number(req.params?.cursor ?? "0");
       const next = at + PAGE;
-      return { tools: TOOLS.slice(at, next), ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) } as never;
+      const tools = JSON.parse(JSON.stringify(TOOLS.slice(at, next)).replaceAll("{auth}", auth));
+      return { tools, ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) } as never;
     });
     server.setRequestHandler("tools/call", async (req, ctx) => {
       const name = req.params.name;

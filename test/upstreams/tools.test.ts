@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { UpstreamConfig } from "../../src/core/configUpstreams.ts";
-import { masked } from "../../src/upstreams/call.ts";
 import { toolDigest, type UpstreamTool } from "../../src/upstreams/discover.ts";
+import { masked } from "../../src/upstreams/secrets.ts";
 import { annotatedSafety, normalisedName, safetyOf, upstreamCapabilities } from "../../src/upstreams/tools.ts";
 
 const config = (tools: UpstreamConfig["tools"] = {}): UpstreamConfig => ({
