@@ -132,11 +132,14 @@ function parseTools(tools: unknown, no: (why: string) => void): Record<string, U
   return out;
 }
 
+/** The shortest env or header value masked as a secret. */
+export const SECRET_MIN = 8;
+
 /** The operator's secrets an upstream is handed (its env and header values), for masking; refuses nothing. */
 export function upstreamSecrets(u: UpstreamConfig): string[] {
   const values = u.transport.kind === "stdio" ? Object.values(u.transport.env) : Object.values(u.transport.headers);
   // `Bearer <token>`: the token alone is the secret too, wherever it is echoed without its scheme
   const parts = values.flatMap((v) => [v, ...v.split(/\s+/).slice(1)]);
-  // a value too short to be a secret would mask common words in every answer
-  return [...new Set(parts.filter((v) => v.length >= 4))].sort((a, b) => b.length - a.length);
+  // a value too short to be a secret (LOG_LEVEL = "warn") would mask common words in every answer and guard nothing
+  return [...new Set(parts.filter((v) => v.length >= SECRET_MIN))].sort((a, b) => b.length - a.length);
 }

@@ -101,7 +101,11 @@ export class Upstreams {
     if (!found.ok) return found;
     // what is kept in the data dir holds none of the operator's secrets an upstream echoed into its definitions
     const secrets = upstreamSecrets(this.configs[name] as UpstreamConfig);
-    return { ok: true, tools: found.tools.map((t) => JSON.parse(masked(JSON.stringify(t), secrets)) as UpstreamTool) };
+    const tools = found.tools.map(({ digest, ...definition }) => ({
+      ...(JSON.parse(masked(JSON.stringify(definition), secrets)) as Omit<UpstreamTool, "digest">),
+      digest,
+    }));
+    return { ok: true, tools };
   }
 
   /** Takes what the last discovery kept for each upstream whose config is unchanged; never throws. */

@@ -33,6 +33,8 @@ trust = true
     });
     // the header's value and the token alone are the operator's secrets
     expect(upstreamSecrets(config.upstreams?.vendor as never)).toEqual(["Bearer s3cr3t-token", "s3cr3t-token"]);
+    // a value too short to be a secret is not masked out of every answer
+    expect(upstreamSecrets(config.upstreams?.files as never)).toEqual([]);
   });
 
   test("a bad entry is a problem of its own and leaves the rest standing", () => {
