@@ -25,8 +25,10 @@ describe("the upstreams a process offers", () => {
   test("a slow upstream is left out within the limit, its child stopped, and the others offered", async () => {
     const fixture = startFixture();
     const marker = `rta-test-slow-${crypto.randomUUID()}`;
+    // a grandchild, in the child's process group: it goes with it
+    const nap = `29.${Math.floor(Math.random() * 1e6)}`;
     const configs = {
-      slow: stdio("slow", ["sh", "-c", `sleep 30; : ${marker}`]),
+      slow: stdio("slow", ["sh", "-c", `sleep ${nap}; : ${marker}`]),
       vendor: {
         name: "vendor",
         transport: { kind: "http", url: fixture.url, headers: { Authorization: `Bearer ${fixture.token}` } },
@@ -44,6 +46,8 @@ describe("the upstreams a process offers", () => {
       expect(slow).toMatchObject({ state: "failed", reason: "it did not list its tools within 0.5 s" });
       for (let i = 0; i < 100 && running(marker); i++) await Bun.sleep(20);
       expect(running(marker)).toBe(false);
+      for (let i = 0; i < 100 && running(`sleep ${nap}`); i++) await Bun.sleep(20);
+      expect(running(`sleep ${nap}`)).toBe(false);
 
       // a person's command knows the tools from what was kept, and the failure with its reason
       const later = new Upstreams(configs, { dataDir: data, home: "/", maxMessage: 1 << 20 });
