@@ -19,6 +19,7 @@ import { checkRoots, type RootSource, servedRoots } from "./doctorRoots.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
 import { shown } from "./render.ts";
+import { upstreamFindings } from "./upstreamDoctor.ts";
 
 export interface Finding {
   check: string;
@@ -185,6 +186,7 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
   }
 
   pluginFindings(cli, add);
+  upstreamFindings(cli, add);
   for (const m of movedData(cli.catalogue, d.data))
     add(`plugin ${m.area}`, "note", `${m.dir} holds ${m.area}s, and no plugin reads them`, m.fix);
 

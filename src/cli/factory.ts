@@ -11,7 +11,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
-import type { Catalogue } from "../core/catalogue.ts";
+import { type Catalogue, namesTaken } from "../core/catalogue.ts";
+import { ConfigSource, usable } from "../core/config.ts";
 import { type Clock, once, systemClock } from "../core/deps.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
@@ -20,6 +21,7 @@ import type { HostOptions, PluginHosts } from "../plugins/host.ts";
 import type { LoadedPlugin } from "../plugins/load.ts";
 import { pluginsDir } from "../plugins/registry.ts";
 import type { RecordSink } from "../record/append.ts";
+import type { LoadedUpstream, Upstreams } from "../upstreams/load.ts";
 import { type Io, processIo } from "./io.ts";
 
 export interface Cli {
@@ -45,8 +47,16 @@ export interface Cli {
   plugins(): readonly LoadedPlugin[];
   /** what plugin processes are held to: a server sets maxResult (--max-result) before it makes the catalogue */
   readonly pluginHosts: HostOptions;
-  /** stops every plugin process this command started */
+  /** stops every plugin process and upstream this command started */
   closePlugins(): void;
+  /**
+   * The upstreams in config, for the catalogue made after it: discovered now
+   * (a server, `rta upstream list`), each message held to `maxMessage` bytes,
+   * or as the last discovery kept them; never throws.
+   */
+  loadUpstreams(discoverNow: boolean, maxMessage?: number): Promise<void>;
+  /** the configured upstreams as the catalogue took them, each with its state and tools */
+  upstreams(): readonly LoadedUpstream[];
 }
 
 export interface CliParts {
@@ -68,8 +78,16 @@ export function makeCli(parts: CliParts = {}): Cli {
     hosts ??= new (load as typeof import("../plugins/load.ts")).PluginHosts(hostOptions);
     return hosts;
   };
+  let upstreams: Upstreams | undefined;
+  const withUpstreams = (base: Catalogue): Catalogue => {
+    if (upstreams === undefined) return base;
+    const taken = namesTaken(builtinCatalogue());
+    for (const p of loaded) taken.add(p.name);
+    return upstreams.withUpstreams(base, taken);
+  };
   const catalogue = once(
-    parts.catalogue ?? (() => (load ? load.withPlugins(builtinCatalogue(), loaded, madeHosts) : builtinCatalogue())),
+    parts.catalogue ??
+      (() => withUpstreams(load ? load.withPlugins(builtinCatalogue(), loaded, madeHosts) : builtinCatalogue())),
   );
   return {
     io,
@@ -81,6 +99,8 @@ export function makeCli(parts: CliParts = {}): Cli {
     serverDeps: (record, roots) => depsModule().processDeps(io.env, { record, roots, clock }),
     status: Exit.ok,
     async loadPlugins(describeChanged: boolean | ((name: string) => boolean) = true) {
+      // the upstreams as the last discovery kept them: a grant or lock names their tools with nothing started
+      if (upstreams === undefined) await this.loadUpstreams(false);
       // no index, no plugin: the plugin code is not even loaded
       const dataDir = dirs(io.env).data;
       if (parts.catalogue !== undefined || !existsSync(join(pluginsDir(dataDir), "index.json"))) return;
@@ -89,9 +109,31 @@ export function makeCli(parts: CliParts = {}): Cli {
     },
     plugins: () => loaded,
     pluginHosts: hostOptions,
-    closePlugins: () => hosts?.close(),
+    closePlugins: () => {
+      hosts?.close();
+      upstreams?.kill();
+    },
+    async loadUpstreams(discoverNow, maxMessage = DEFAULT_UPSTREAM_MESSAGE) {
+      if (parts.catalogue !== undefined) return;
+      const d = dirs(io.env);
+      const configured = usable(ConfigSource.inConfigDir(d.config).current())?.upstreams ?? {};
+      if (Object.keys(configured).length === 0) return;
+      const { Upstreams } = await import("../upstreams/load.ts");
+      const home = io.env.HOME ?? "/";
+      upstreams = new Upstreams(configured, { dataDir: d.data, home, maxMessage });
+      if (discoverNow) await upstreams.discoverAll();
+      else upstreams.fromKept();
+    },
+    upstreams: () => {
+      // the states are settled as the catalogue takes the upstreams in
+      if (upstreams !== undefined) catalogue();
+      return upstreams?.listed() ?? [];
+    },
   };
 }
+
+/** What one message from an upstream may take when no server bound says otherwise: 8 MiB of answer and its envelope. */
+const DEFAULT_UPSTREAM_MESSAGE = 9 * 1024 * 1024;
 
 /** The process's dependencies' module, evaluated when a command first asks for them (`rta explain` never does). */
 function depsModule(): typeof import("./deps.ts") {

@@ -64,15 +64,18 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
     addMcpCommands(program, cli);
     return program;
   }
-  const [{ addConsentCommands }, { addPkgCommands }, { addReadingCommands }] = await Promise.all([
-    import("./consentCommands.ts"),
-    import("./pkgCommands.ts"),
-    import("./readingCommands.ts"),
-  ]);
+  const [{ addConsentCommands }, { addPkgCommands }, { addReadingCommands }, { addUpstreamCommands }] =
+    await Promise.all([
+      import("./consentCommands.ts"),
+      import("./pkgCommands.ts"),
+      import("./readingCommands.ts"),
+      import("./upstreamCommands.ts"),
+    ]);
   addConsentCommands(program, cli);
   addMcpCommands(program, cli);
   addPkgCommands(program, cli);
   addReadingCommands(program, cli);
+  addUpstreamCommands(program, cli);
 
   const own = new Set(program.commands.map((c) => c.name()));
   if (first === undefined || !own.has(first)) {
@@ -96,7 +99,17 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
  * 10 s) and runs no code nobody installed; nor does a grant, which is refused
  * on a changed plugin whatever it would say now, nor a look at the catalogue.
  */
-const NEVER_RUN_PLUGINS = new Set(["agent", "completion", "config", "doctor", "explain", "grant", "help", "lock"]);
+const NEVER_RUN_PLUGINS = new Set([
+  "agent",
+  "completion",
+  "config",
+  "doctor",
+  "explain",
+  "grant",
+  "help",
+  "lock",
+  "upstream",
+]);
 
 /**
  * Which plugins a command line may run a capability of: every one for a server (`rta mcp serve`), the one whose

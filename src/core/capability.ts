@@ -210,8 +210,15 @@ export interface PluginRef {
   file: string;
 }
 
+/**
+ * The upstream MCP server's tool a capability stands for (src/upstreams/): the upstream's name (the area), the tool's
+ * own name, the sha256 of its canonical definition, and its input schema, offered as it is once ajv compiled it.
+ */
+export type UpstreamRef = { name: string; tool: string; digest: string; inputSchema: Record<string, unknown> };
+
 export interface Capability<I extends Inputs = Inputs> extends CapabilityDecl<I> {
   area: string;
+  upstream?: UpstreamRef;
   /** set for a capability a plugin declared; a built-in has none (the rta binary is its artifact) */
   plugin?: PluginRef;
   /** the MCP tool name, `area_thing_action` */

@@ -21,7 +21,7 @@ export type ValidatorSet = Record<string, Validate>;
  * of what other agents may do would make the gate theatre.
  */
 export const NEVER_A_TOOL = {
-  areas: ["agent", "config", "doctor", "grant", "lock", "mcp", "operator", "pkg"],
+  areas: ["agent", "config", "doctor", "grant", "lock", "mcp", "operator", "pkg", "upstream"],
   verbs: ["audit.clients", "audit.doctor", "kv.copy", "kv.edit", "keys.export", "keys.import"],
 } as const;
 

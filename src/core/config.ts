@@ -21,6 +21,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseUpstreams, type UpstreamConfig } from "./configUpstreams.ts";
 import { RtaError } from "./errors.ts";
 import { type FileSeen, type ReadLook, Recheck, readLook, stillAsRead } from "./recheck.ts";
 import type { Scalar } from "./result.ts";
@@ -47,6 +48,8 @@ export interface Config {
   defaults: Record<string, Record<string, Scalar>>;
   connections: Record<string, Connection>;
   profiles: Record<string, Profile>;
+  /** `[upstreams.NAME]`: MCP servers offered behind the gate (core/configUpstreams.ts) */
+  upstreams?: Record<string, UpstreamConfig>;
 }
 
 export const EMPTY_CONFIG: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
@@ -63,10 +66,15 @@ const isTable = (v: unknown): v is Record<string, unknown> => typeof v === "obje
 const isScalar = (v: unknown): v is Scalar => ["string", "number", "boolean"].includes(typeof v);
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** The problems that are an upstream entry's: each leaves only that entry out. */
+const upstreamProblems = new WeakSet<RtaError>();
+
 /** Reads config text; refuses (core.config.invalid) the first thing it cannot take, naming the key. */
 export function parseConfig(text: string): Config {
   const { config, problems } = readConfig(text);
-  if (problems[0]) throw problems[0];
+  // a bad upstream entry leaves the rest standing: it is said by `rta config check` and `rta doctor`
+  const first = problems.find((p) => !upstreamProblems.has(p));
+  if (first) throw first;
   return config;
 }
 
@@ -144,10 +152,17 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
           if (profile) config.profiles[name] = profile;
         }
         break;
+      case "upstreams":
+        config.upstreams = parseUpstreams(value, (where, why) => {
+          const err = bad(where, why);
+          upstreamProblems.add(err);
+          problems.push(err);
+        });
+        break;
       default:
         problem(
           `has no setting ${JSON.stringify(key)}`,
-          "(roots, paths, defaults, connections and profiles are known)",
+          "(roots, paths, defaults, connections, profiles and upstreams are known)",
         );
     }
   }

@@ -197,6 +197,14 @@ export const codes = {
   },
   "jwt.malformed": { doc: "the token is not a well-formed JWT", exit: Exit.usage },
   "note.notfound": { doc: "no note has that id", exit: Exit.unavailable },
+  "upstream.unavailable": {
+    doc: "an upstream MCP server could not be reached, did not answer in time, or stopped; `rta upstream list` says more",
+    exit: Exit.unavailable,
+  },
+  "upstream.result.unsupported": {
+    doc: "an upstream MCP server answered with a block rta does not pass on yet (an image, audio, a resource)",
+    exit: Exit.failure,
+  },
   "proc.notfound": { doc: "no process has that pid", exit: Exit.unavailable },
   "proc.denied": { doc: "the process is not rta's to signal", exit: Exit.refused },
   "proc.unreadable": { doc: "the process table could not be read", exit: Exit.failure },

@@ -1,0 +1,66 @@
+/**
+ * `rta upstream list`'s work: discovers every upstream in config now (as a
+ * server would when it starts, and keeping what it found for a person's
+ * later grants), then lists one row per tool, and one for an upstream that
+ * offers none, with the reason.
+ */
+import { Exit } from "../core/errors.ts";
+import type { LoadedUpstream } from "../upstreams/load.ts";
+import type { Cli } from "./factory.ts";
+import { jsonText, outputForm } from "./io.ts";
+import { printListing, readerLeft } from "./listing.ts";
+
+type Row = { upstream: LoadedUpstream; tool?: LoadedUpstream["tools"][number] };
+
+/** Lists the upstreams; exits 1 when one is unavailable or left out; refuses nothing else. */
+export async function list(cli: Cli, opts: { json?: boolean }): Promise<number> {
+  const { io } = cli;
+  await cli.loadUpstreams(true);
+  const upstreams = cli.upstreams();
+  const failed = upstreams.some((u) => u.state === "failed");
+  try {
+    if (outputForm(io, opts.json) === "json") {
+      io.out(jsonText(io, { upstreams: upstreams.map(asJson), total: upstreams.length }));
+    } else {
+      const rows: Row[] = upstreams.flatMap((u): Row[] =>
+        u.tools.length === 0 ? [{ upstream: u }] : u.tools.map((tool) => ({ upstream: u, tool })),
+      );
+      printListing<Row>(cli, opts.json, {
+        key: "upstreams",
+        items: rows,
+        columns: [
+          { name: "upstream", cell: (r) => r.upstream.name },
+          { name: "state", cell: (r) => r.upstream.state },
+          { name: "tool", cell: (r) => r.tool?.tool ?? null },
+          { name: "capability", cell: (r) => r.tool?.name ?? null },
+          { name: "safety", cell: (r) => r.tool?.safety ?? null },
+          {
+            name: "note",
+            cell: (r) => r.upstream.reason ?? r.tool?.leftOut ?? r.tool?.note ?? null,
+          },
+        ],
+        json: () => ({}),
+        empty: "no upstreams: add one as [upstreams.NAME] in config.toml (docs/upstreams.md)",
+      });
+    }
+  } catch (err) {
+    if (!readerLeft(err)) throw err;
+  }
+  return failed ? Exit.failure : Exit.ok;
+}
+
+function asJson(u: LoadedUpstream): Record<string, unknown> {
+  return {
+    name: u.name,
+    transport: u.transport,
+    state: u.state,
+    ...(u.reason !== undefined ? { reason: u.reason } : {}),
+    tools: u.tools.map((t) => ({
+      tool: t.tool,
+      capability: t.name ?? null,
+      safety: t.safety ?? null,
+      ...(t.leftOut !== undefined ? { left_out: t.leftOut } : {}),
+      ...(t.note !== undefined ? { note: t.note } : {}),
+    })),
+  };
+}

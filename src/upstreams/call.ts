@@ -1,0 +1,104 @@
+/**
+ * One call of an upstream's tool, and its answer in rta's shapes: text
+ * blocks become a `text` result, structured content an `object`. Any other
+ * block (an image, audio, a resource) is refused for now
+ * (upstream.result.unsupported). The upstream's own error is passed on as
+ * `upstream.<name>.error` with its text; a failure of the connection is
+ * upstream.unavailable, in words that name nothing of where the upstream is.
+ * Every text that came from the upstream has the operator's secrets (its env
+ * and header values) masked before it leaves this module.
+ */
+
+import { ProtocolError } from "@modelcontextprotocol/client";
+import type { UpstreamRef } from "../core/capability.ts";
+import { type Code, RtaError } from "../core/errors.ts";
+import type { ResultValue } from "../core/result.ts";
+import { tooLarge } from "../gate/bound.ts";
+import { type UpstreamConnection, unreachable } from "./connection.ts";
+import { masked } from "./secrets.ts";
+
+/** The refusal for an upstream that could not be reached (upstream.unavailable), naming only the upstream. */
+export function unavailable(name: string, why: string): RtaError {
+  return new RtaError(
+    "upstream.unavailable",
+    `upstream ${name} is unavailable: ${why}`,
+    "ask the person running rta to check it with `rta upstream list`",
+  );
+}
+
+export interface CallLimits {
+  /** how long a call may take */
+  callMs: number;
+  /** the hard bound on an answer, for what the transport cut */
+  hard: number;
+}
+
+/**
+ * Calls `ref`'s tool with `args` on `connection`, under `signal` and the time
+ * limit; refuses upstream.unavailable, upstream.<name>.error,
+ * upstream.result.unsupported and core.result.toolarge (an answer past the
+ * bound, cut as it was read).
+ */
+export async function callUpstream(
+  connection: UpstreamConnection,
+  ref: UpstreamRef,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  secrets: readonly string[],
+  limits: CallLimits,
+): Promise<ResultValue> {
+  let result: Awaited<ReturnType<Awaited<ReturnType<UpstreamConnection["connected"]>>["callTool"]>>;
+  try {
+    const client = await connection.connected();
+    // the definition discovery found: the client would otherwise list the tools again to check the answer
+    const toolDefinition = { name: ref.tool, inputSchema: ref.inputSchema as { type: "object" } };
+    result = await client.callTool(
+      { name: ref.tool, arguments: args },
+      { signal, timeout: limits.callMs, toolDefinition },
+    );
+  } catch (err) {
+    if (signal.aborted) throw new RtaError("core.call.cancelled", "the caller cancelled the call before it finished");
+    // the upstream answered with a JSON-RPC error: its words, not a failure of the connection
+    if (err instanceof ProtocolError) throw upstreamError(ref.name, err.message, secrets);
+    const why = unreachable(err, connection.takeCut());
+    // a connection that failed mid-call (cut at the bound, gone) is started again on a later call; a call that timed
+    // out was cancelled (the client told the upstream), and the connection serves the other calls on
+    if (!why.backingOff && !why.timedOut) connection.drop();
+    if (why.tooLarge !== undefined) throw tooLarge(why.tooLarge, limits.hard);
+    throw unavailable(ref.name, why.message);
+  }
+  return normalised(ref.name, result as unknown as Answer, secrets);
+}
+
+interface Answer {
+  content?: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** An upstream's tool error as rta's, its text masked and cut; refuses nothing. */
+function upstreamError(name: string, text: string, secrets: readonly string[]): RtaError {
+  const said = masked(text, secrets).slice(0, 4096) || "it gave no reason";
+  return new RtaError(`upstream.${name}.error` as Code, said, `the upstream ${name} refused or failed the call`);
+}
+
+/** The answer in rta's shapes; refuses upstream.<name>.error for isError and upstream.result.unsupported. */
+function normalised(name: string, answer: Answer, secrets: readonly string[]): ResultValue {
+  const blocks = Array.isArray(answer.content) ? answer.content : [];
+  const texts: string[] = [];
+  for (const block of blocks) {
+    if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
+    else if (!answer.isError)
+      throw new RtaError(
+        "upstream.result.unsupported",
+        `upstream ${name} answered with a ${JSON.stringify(String(block.type).slice(0, 40))} block, which rta does not pass on yet`,
+        "ask for an answer in text",
+      );
+  }
+  if (answer.isError) throw upstreamError(name, texts.join("\n"), secrets);
+  if (answer.structuredContent !== undefined && answer.structuredContent !== null) {
+    const value = JSON.parse(masked(JSON.stringify(answer.structuredContent), secrets)) as Record<string, unknown>;
+    return { type: "object", value };
+  }
+  return { type: "text", text: masked(texts.join("\n"), secrets) };
+}

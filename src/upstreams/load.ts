@@ -1,0 +1,239 @@
+/**
+ * The upstreams a process offers, beside the built-ins and plugins. A server
+ * discovers each configured upstream when it starts (8 at once at most, each
+ * within 10 s); one that fails or is slow is left out with the reason and
+ * never stops the server. What a discovery found is kept in the data dir
+ * (`upstreams/discovered.json`, written whole), so a person's command (a
+ * grant, a lock, `rta explain`) knows the tools without starting anything.
+ * A stdio upstream's child started for discovery is kept for calls; it and
+ * every connection are stopped with the process.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { canonical } from "../core/canonical.ts";
+import type { Capability } from "../core/capability.ts";
+import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
+import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
+import type { UpstreamConnection } from "./connection.ts";
+import type { Discovered, UpstreamTool } from "./discover.ts";
+import { masked } from "./secrets.ts";
+import { type LeftOut, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
+
+export const DISCOVERY_MS = 10_000;
+export const CALL_MS = 60_000;
+const AT_ONCE = 8;
+const CACHE_FILE = join("upstreams", "discovered.json");
+
+/** One upstream as this process found it. */
+export interface LoadedUpstream {
+  name: string;
+  transport: "stdio" | "http";
+  /** discovered now, known from the last discovery, or failed with `reason` */
+  state: "ready" | "known" | "failed" | "unknown";
+  reason?: string;
+  tools: { tool: string; name?: string; safety?: string; leftOut?: string; note?: string }[];
+}
+
+export interface UpstreamOptions {
+  dataDir: string;
+  home: string;
+  /** the most bytes one message from an upstream may take (the server's hard bound and room for its envelope) */
+  maxMessage: number;
+  discoveryMs?: number;
+  callMs?: number;
+}
+
+export class Upstreams {
+  private readonly connections = new Map<string, UpstreamConnection>();
+  private readonly found = new Map<string, Discovered & { state: LoadedUpstream["state"] }>();
+  private loaded: LoadedUpstream[] = [];
+
+  constructor(
+    private readonly configs: Record<string, UpstreamConfig>,
+    readonly options: UpstreamOptions,
+  ) {}
+
+  /** The connection to `name`, made on first ask; the MCP client's code is loaded only then (a person's grant never). */
+  private async connection(name: string): Promise<UpstreamConnection> {
+    let c = this.connections.get(name);
+    if (c === undefined) {
+      const { UpstreamConnection } = await import("./connection.ts");
+      c = this.connections.get(name);
+      if (c !== undefined) return c;
+      c = new UpstreamConnection(this.configs[name] as UpstreamConfig, {
+        maxMessage: this.options.maxMessage,
+        home: this.options.home,
+        connectMs: this.options.discoveryMs ?? DISCOVERY_MS,
+        callMs: this.options.callMs ?? CALL_MS,
+      });
+      this.connections.set(name, c);
+    }
+    return c;
+  }
+
+  /** Discovers every configured upstream now and keeps what was found; never throws. */
+  async discoverAll(): Promise<void> {
+    const names = Object.keys(this.configs);
+    let next = 0;
+    const worker = async () => {
+      while (next < names.length) {
+        const name = names[next++] as string;
+        const found = await this.discoverOne(name);
+        this.found.set(name, { ...found, state: found.ok ? "ready" : "failed" });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(AT_ONCE, names.length) }, worker));
+    this.keep();
+  }
+
+  private async discoverOne(name: string): Promise<Discovered> {
+    const connection = await this.connection(name);
+    const { discover } = await import("./discover.ts");
+    const ms = this.options.discoveryMs ?? DISCOVERY_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<Discovered>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, reason: `it did not list its tools within ${ms / 1000} s` }), ms);
+    });
+    const found = await Promise.race([discover(connection, ms), late]);
+    clearTimeout(timer);
+    if (!found.ok) connection.drop();
+    if (!found.ok) return found;
+    // what is kept in the data dir holds none of the operator's secrets an upstream echoed into its definitions
+    const secrets = upstreamSecrets(this.configs[name] as UpstreamConfig);
+    const tools = found.tools.map(({ digest, ...definition }) => ({
+      ...(JSON.parse(masked(JSON.stringify(definition), secrets)) as Omit<UpstreamTool, "digest">),
+      digest,
+    }));
+    return { ok: true, tools };
+  }
+
+  /** Takes what the last discovery kept for each upstream whose config is unchanged; never throws. */
+  fromKept(): void {
+    const kept = readKept(this.options.dataDir);
+    for (const [name, config] of Object.entries(this.configs)) {
+      const entry = kept[name];
+      if (entry === undefined || entry.config !== configDigest(config)) continue;
+      if (entry.tools !== undefined) this.found.set(name, { ok: true, tools: entry.tools, state: "known" });
+      else this.found.set(name, { ok: false, reason: entry.reason ?? "its discovery failed", state: "failed" });
+    }
+  }
+
+  private keep(): void {
+    const kept = readKept(this.options.dataDir);
+    for (const [name, found] of this.found) {
+      const config = configDigest(this.configs[name] as UpstreamConfig);
+      // a schema's fault is noted as it is kept: a person's command then compiles a schema only when it is called
+      const tools = found.ok ? found.tools.map((t) => withFault(t)) : [];
+      kept[name] = found.ok ? { config, tools } : { config, reason: found.reason };
+    }
+    for (const name of Object.keys(kept)) if (!(name in this.configs)) delete kept[name];
+    try {
+      const file = join(this.options.dataDir, CACHE_FILE);
+      mkdirSync(join(this.options.dataDir, "upstreams"), { recursive: true, mode: 0o700 });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ version: 1, upstreams: kept }), { mode: 0o600 });
+      renameSync(tmp, file);
+    } catch {
+      // a person's command then knows fewer tools; the server offers what it found all the same
+    }
+  }
+
+  /** `base` with every found upstream's tools added; a name `base` has already is left out with why. Refuses nothing. */
+  withUpstreams(base: Catalogue, taken: ReadonlySet<string>): Catalogue {
+    const caps: Capability[] = [];
+    let validators: ValidatorSet = {};
+    const tools = new Set(base.all().map((c) => c.tool));
+    this.loaded = [];
+    for (const [name, config] of Object.entries(this.configs)) {
+      const transport = config.transport.kind;
+      const found = this.found.get(name);
+      if (found === undefined) {
+        this.loaded.push({ name, transport, state: "unknown", reason: "not discovered yet", tools: [] });
+        continue;
+      }
+      if (!found.ok) {
+        this.loaded.push({ name, transport, state: "failed", reason: found.reason, tools: [] });
+        continue;
+      }
+      if (taken.has(name)) {
+        const reason = `its name is an area or command rta has already (${name})`;
+        this.loaded.push({ name, transport, state: "failed", reason, tools: [] });
+        continue;
+      }
+      const made = upstreamCapabilities(config, found.tools, this.run, tools, found.state === "ready");
+      for (const c of made.caps) tools.add(c.tool);
+      caps.push(...made.caps);
+      validators = { ...validators, ...made.validators };
+      this.loaded.push({ name, transport, state: found.state, tools: listed(found.tools, made) });
+    }
+    return caps.length === 0 ? base : base.with(caps, validators);
+  }
+
+  /** Each configured upstream as withUpstreams found it. */
+  listed(): readonly LoadedUpstream[] {
+    return this.loaded;
+  }
+
+  private readonly run: RunUpstream = async (ref, args, signal) => {
+    const config = this.configs[ref.name] as UpstreamConfig;
+    const { callUpstream } = await import("./call.ts");
+    return callUpstream(await this.connection(ref.name), ref, args, signal, upstreamSecrets(config), {
+      callMs: this.options.callMs ?? CALL_MS,
+      hard: this.options.maxMessage,
+    });
+  };
+
+  /** Stops every connection and stdio child; refuses nothing. */
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+  }
+
+  /** For a process about to exit: kills every stdio child's group at once; refuses nothing. */
+  kill(): void {
+    for (const c of this.connections.values()) c.kill();
+  }
+}
+
+function withFault(tool: UpstreamTool): UpstreamTool {
+  const fault = schemaFault(tool);
+  return fault === undefined ? tool : { ...tool, fault };
+}
+
+function listed(
+  tools: readonly UpstreamTool[],
+  made: { caps: Capability[]; leftOut: LeftOut[]; notes: LeftOut[] },
+): LoadedUpstream["tools"] {
+  return tools.map((t) => {
+    const cap = made.caps.find((c) => c.upstream?.tool === t.name);
+    const out = made.leftOut.find((l) => l.tool === t.name);
+    const note = made.notes.find((l) => l.tool === t.name);
+    return {
+      tool: t.name,
+      ...(cap ? { name: cap.name, safety: cap.safety } : {}),
+      ...(out ? { leftOut: out.reason } : {}),
+      ...(note ? { note: note.reason } : {}),
+    };
+  });
+}
+
+/** A digest of how an upstream is reached: a changed command, url, env or header forgets what was found. */
+function configDigest(config: UpstreamConfig): string {
+  return createHash("sha256").update(canonical(config.transport)).digest("hex");
+}
+
+/** What the last discovery found of each upstream: its tools, or why it failed. */
+type Kept = Record<string, { config: string; tools?: UpstreamTool[]; reason?: string }>;
+
+function readKept(dataDir: string): Kept {
+  try {
+    const read = JSON.parse(readFileSync(join(dataDir, CACHE_FILE), "utf8")) as {
+      version?: unknown;
+      upstreams?: unknown;
+    };
+    if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
+    return read.upstreams as Kept;
+  } catch {
+    return {};
+  }
+}

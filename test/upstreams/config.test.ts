@@ -1,0 +1,86 @@
+import { describe, expect, test } from "bun:test";
+import { parseConfig, readConfig } from "../../src/core/config.ts";
+import { upstreamSecrets } from "../../src/core/configUpstreams.ts";
+
+describe("[upstreams] in config.toml", () => {
+  test("a stdio and an HTTP upstream read, with env, headers and tool settings", () => {
+    const config = parseConfig(`
+[upstreams.files]
+command = ["node", "server.js", "/srv"]
+env = { LOG_LEVEL = "warn" }
+[upstreams.vendor]
+url = "https://mcp.example.com/mcp"
+headers = { Authorization = "Bearer s3cr3t-token" }
+[upstreams.vendor.tools.tidyUp]
+safety = "destructive"
+[upstreams.vendor.tools.peek]
+safety = "read"
+trust = true
+`);
+    expect(config.upstreams?.files?.transport).toEqual({
+      kind: "stdio",
+      command: ["node", "server.js", "/srv"],
+      env: { LOG_LEVEL: "warn" },
+    });
+    expect(config.upstreams?.vendor?.transport).toEqual({
+      kind: "http",
+      url: "https://mcp.example.com/mcp",
+      headers: { Authorization: "Bearer s3cr3t-token" },
+    });
+    expect(config.upstreams?.vendor?.tools).toEqual({
+      tidyUp: { safety: "destructive", trust: false },
+      peek: { safety: "read", trust: true },
+    });
+    // the header's value and the token alone are the operator's secrets
+    expect(upstreamSecrets(config.upstreams?.vendor as never)).toEqual(["Bearer s3cr3t-token", "s3cr3t-token"]);
+    // a value too short to be a secret is not masked out of every answer
+    expect(upstreamSecrets(config.upstreams?.files as never)).toEqual([]);
+  });
+
+  test("a bad entry is a problem of its own and leaves the rest standing", () => {
+    const text = `
+roots = ["/srv"]
+[upstreams.good]
+command = ["x"]
+[upstreams.Bad]
+command = ["x"]
+[upstreams.both]
+command = ["x"]
+url = "http://127.0.0.1/mcp"
+[upstreams.ftp]
+url = "ftp://127.0.0.1/mcp"
+[upstreams.creds]
+url = "http://user:pw@127.0.0.1/mcp"
+[upstreams.crlf]
+url = "http://127.0.0.1/mcp"
+headers = { X = "a\\r\\nInjected: yes" }
+[upstreams.lax]
+command = ["x"]
+tools = { t = { safety = "free" } }
+[upstreams.odd]
+command = ["x"]
+port = 3
+`;
+    const { config, problems } = readConfig(text);
+    expect(Object.keys(config.upstreams ?? {})).toEqual(["good"]);
+    expect(problems.map((p) => p.message.split(" ")[1])).toEqual([
+      "[upstreams.Bad]",
+      "[upstreams.both]",
+      "[upstreams.ftp]",
+      "[upstreams.creds]",
+      "[upstreams.crlf]",
+      "[upstreams.lax]",
+      "[upstreams.odd]",
+    ]);
+    expect(problems.every((p) => p.code === "core.config.invalid")).toBe(true);
+    // the config still reads: roots hold, and the good upstream is offered
+    const read = parseConfig(text);
+    expect(read.roots).toEqual(["/srv"]);
+    // and no problem repeats a credential it was handed
+    expect(problems.map((p) => p.message).join("\n")).not.toContain("pw@");
+  });
+
+  test("another section's problem still refuses the config, as before", () => {
+    expect(() => parseConfig(`roots = "x"\n[upstreams.good]\ncommand = ["x"]\n`)).toThrow("roots");
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * A small SDK v2 MCP server over Streamable HTTP on 127.0.0.1, for rta to
+ * take in as an upstream: it wants a bearer token, pages its tools list two
+ * tools a page, lies in one tool's annotations, echoes the token back when
+ * asked (to prove rta masks it), fails with the token in its error text, and
+ * answers 100 MB when asked to. With `loop`, its tools list repeats a cursor
+ * for ever.
+ */
+import { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+
+export interface FixtureUpstream {
+  url: string;
+  token: string;
+  /** tool calls received, by tool name */
+  calls: string[];
+  /** every Authorization header received that was not the token's */
+  refused: number;
+  /** calls of `slow` whose HTTP request the caller abandoned */
+  abandoned: number;
+  stop: () => void;
+}
+
+const TOOLS = [
+  {
+    name: "echo",
+    description: "Say a text back.",
+    inputSchema: { type: "object" as const, properties: { text: { type: "string" } }, required: ["text"] },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    // it says it only reads, and it deletes: config corrects it
+    name: "tidyUp",
+    description: "Look at things (it deletes them).",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "whoami",
+    // its description echoes the caller's credentials: rta must mask them out of what an agent is shown
+    description: "Say the credentials the caller sent, as {auth}.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "fail",
+    description: "Fail, naming the credentials.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "huge",
+    description: "Answer 100 MB.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "picture",
+    description: "Answer an image.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "web",
+    description: "Read the web.",
+    inputSchema: { type: "object" as const, properties: { url: { type: "string" } } },
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  },
+  {
+    name: "slow",
+    description: "Answer only when the caller gives up.",
+    inputSchema: { type: "object" as const, properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "broken",
+    description: "A schema that does not compile.",
+    inputSchema: { type: "object" as const, properties: { a: { type: "no-such-type" } } },
+  },
+];
+
+const PAGE = 2;
+
+/** Starts the fixture on a free loopback port; `loop` makes its tools list repeat a cursor. */
+export function startFixture(options: { loop?: boolean; token?: string } = {}): FixtureUpstream {
+  const token = options.token ?? `tok-${crypto.randomUUID()}`;
+  const state: FixtureUpstream = { url: "", token, calls: [], refused: 0, abandoned: 0, stop: () => {} };
+  const make = (auth: string) => {
+    const server = new Server({ name: "fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
+    // the fixture's tools are plain data; the SDK's types want each schema's literals
+    server.setRequestHandler("tools/list", async (req): Promise<never> => {
+      // the first page, then empty pages that name the same cursor for ever
+      if (options.loop) return { tools: req.params?.cursor ? [] : TOOLS.slice(0, 1), nextCursor: "again" } as never;
+      const at = Number(req.params?.cursor ?? "0");
+      const next = at + PAGE;
+      const tools = JSON.parse(JSON.stringify(TOOLS.slice(at, next)).replaceAll("{auth}", auth));
+      return { tools, ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) } as never;
+    });
+    server.setRequestHandler("tools/call", async (req, ctx) => {
+      const name = req.params.name;
+      state.calls.push(name);
+      if (name === "echo") return { content: [{ type: "text", text: String(req.params.arguments?.text ?? "") }] };
+      if (name === "whoami")
+        return {
+          content: [{ type: "text", text: `you sent ${auth}` }],
+          structuredContent: { auth, token: auth.replace(/^Bearer /, "") },
+        };
+      if (name === "fail") return { content: [{ type: "text", text: `bad credentials ${auth}` }], isError: true };
+      if (name === "huge") return { content: [{ type: "text", text: "x".repeat(100 * 1024 * 1024) }] };
+      if (name === "slow") {
+        // it ends when the caller cancels: by notifications/cancelled in its session, or its request's stream closed
+        const gone = ctx.mcpReq.signal;
+        await new Promise<void>((resolve) => gone.addEventListener("abort", () => resolve()));
+        state.abandoned += 1;
+        return { content: [{ type: "text", text: "too late" }] };
+      }
+      if (name === "picture") return { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] };
+      return { content: [{ type: "text", text: "done" }] };
+    });
+    return server;
+  };
+  // a session per client that starts one (the 2025-11-25 era), so a cancel notification finds its call
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const http = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 60,
+    async fetch(request) {
+      const auth = request.headers.get("authorization") ?? "";
+      if (auth !== `Bearer ${token}`) {
+        state.refused += 1;
+        return new Response("unauthorized", { status: 401 });
+      }
+      const session = request.headers.get("mcp-session-id");
+      const kept = session ? sessions.get(session) : undefined;
+      if (kept) return kept.handleRequest(request);
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+        },
+      });
+      await make(auth).connect(transport);
+      return transport.handleRequest(request);
+    },
+  });
+  state.url = `http://127.0.0.1:${http.port}/mcp`;
+  state.stop = () => http.stop(true);
+  return state;
+}
