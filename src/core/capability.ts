@@ -4,9 +4,12 @@
  * are projections of this one value.
  */
 import type { NetAccess, PathIntent, ReadHandle, Spawn, WriteHandle } from "./access.ts";
+import type { PluginRef, UpstreamRef } from "./capabilitySource.ts";
 import type { Clock, HostFiles } from "./deps.ts";
 import type { Code } from "./errors.ts";
 import type { ResultValue, Scalar, Shape } from "./result.ts";
+
+export type { PluginRef, UpstreamRef } from "./capabilitySource.ts";
 
 /** What an agent needs before a call: `read` is free unless it reaches or reveals. */
 export type Safety = "read" | "write" | "destructive";
@@ -198,23 +201,6 @@ export interface CapabilityDecl<I extends Inputs = Inputs> {
   examples: readonly Example[];
   run(args: ArgsOf<I>, ctx: RunContext<I>): Promise<ResultValue>;
 }
-
-/** The plugin a capability came from: its binary as it was described, pinned by digest. */
-export interface PluginRef {
-  /** `note` for rta-plugin-note: the area prefix of every capability it declares */
-  name: string;
-  version: string;
-  /** sha256 (hex) of the binary that answered `describe` */
-  digest: string;
-  /** the installed binary that is run */
-  file: string;
-}
-
-/**
- * The upstream MCP server's tool a capability stands for (src/upstreams/): the upstream's name (the area), the tool's
- * own name, the sha256 of its canonical definition, and its input schema, offered as it is once ajv compiled it.
- */
-export type UpstreamRef = { name: string; tool: string; digest: string; inputSchema: Record<string, unknown> };
 
 export interface Capability<I extends Inputs = Inputs> extends CapabilityDecl<I> {
   area: string;

@@ -5,27 +5,10 @@
  * Messages are lowercase, carry no final period, and never echo a secret.
  */
 
-/** Exit statuses, chosen once so scripts can branch on them. */
-export const Exit = {
-  ok: 0,
-  /** the capability ran and failed, or something unexpected happened */
-  failure: 1,
-  /** the call was malformed: a typo, a value out of range, a missing input */
-  usage: 2,
-  /** a gate refused the call: grant, lock, fence, path */
-  refused: 3,
-  /** the thing asked about does not exist or is not supported here */
-  unavailable: 4,
-  /** the answer is larger than the caller may receive */
-  tooLarge: 5,
-} as const;
-export type ExitCode = (typeof Exit)[keyof typeof Exit];
+import { type CodeEntry, Exit, type ExitCode } from "./exitCodes.ts";
+import { storeCodes } from "./storeCodes.ts";
 
-interface CodeEntry {
-  /** one line for `docs/errors.md` and for a person reading a record */
-  doc: string;
-  exit: ExitCode;
-}
+export { Exit, type ExitCode } from "./exitCodes.ts";
 
 /** The one catalogue of codes. A code not listed here cannot be raised. */
 export const codes = {
@@ -159,11 +142,6 @@ export const codes = {
   "fs.denied": { doc: "the operating system refused the server: permission denied", exit: Exit.refused },
   "fs.full": { doc: "the device has no space left (or the user's quota is used up)", exit: Exit.failure },
   "fs.readonly": { doc: "the file system is mounted read-only", exit: Exit.failure },
-  "keys.exists": { doc: "an identity file is already there; it is replaced only with --force", exit: Exit.failure },
-  "keys.recipient.notfound": { doc: "the kv store is not encrypted to that recipient", exit: Exit.unavailable },
-  "keys.recipient.kept": { doc: "the kv store would be left to nobody, or shut to this identity", exit: Exit.refused },
-  "kv.clipboard.none": { doc: "no usable clipboard tool on PATH: wl-copy, xclip or pbcopy", exit: Exit.unavailable },
-  "kv.edit.abandoned": { doc: "`rta kv edit` wrote nothing: its editor failed or was abandoned", exit: Exit.failure },
   "net.dns.noserver": { doc: "there is no DNS server to ask", exit: Exit.unavailable },
   "net.dns.timeout": { doc: "no DNS server answered in time", exit: Exit.failure },
   "net.dns.nxdomain": { doc: "the name does not exist (NXDOMAIN)", exit: Exit.unavailable },
@@ -197,48 +175,12 @@ export const codes = {
   },
   "jwt.malformed": { doc: "the token is not a well-formed JWT", exit: Exit.usage },
   "note.notfound": { doc: "no note has that id", exit: Exit.unavailable },
-  "upstream.unavailable": {
-    doc: "an upstream MCP server could not be reached, did not answer in time, or stopped; `rta upstream list` says more",
-    exit: Exit.unavailable,
-  },
-  "upstream.result.unsupported": {
-    doc: "an upstream MCP server answered with a block rta does not pass on yet (an image, audio, a resource)",
-    exit: Exit.failure,
-  },
   "proc.notfound": { doc: "no process has that pid", exit: Exit.unavailable },
   "proc.denied": { doc: "the process is not rta's to signal", exit: Exit.refused },
   "proc.unreadable": { doc: "the process table could not be read", exit: Exit.failure },
   "disk.unreadable": { doc: "the mount table could not be read", exit: Exit.failure },
   "sys.unreadable": { doc: "a system figure could not be read", exit: Exit.failure },
-  "kv.locked": {
-    doc: "the kv store cannot be opened here: no identity file can be read (none made yet, or the server was started without it)",
-    exit: Exit.refused,
-  },
-  "kv.notfound": { doc: "the kv store holds no key by that name", exit: Exit.unavailable },
-  "kv.format": {
-    doc: "the kv store's plaintext is not rta's format (its line number is named, never its text), or the file is no age file",
-    exit: Exit.failure,
-  },
-  "kv.decrypt": {
-    doc: "the kv store does not open with the identity: it was encrypted to other recipients, or it is damaged",
-    exit: Exit.failure,
-  },
-  "kv.identity.mode": {
-    doc: "the identity file may be read or written by others (a mode wider than 0600): it is refused until narrowed",
-    exit: Exit.refused,
-  },
-  "kv.identity.format": {
-    doc: "the identity file holds a line that is no age identity, comment or blank (its line number is named, never its text)",
-    exit: Exit.failure,
-  },
-  "kv.recipients": {
-    doc: "the kv recipients file holds a line that is no age recipient, or a change would leave out the identity's own recipient",
-    exit: Exit.failure,
-  },
-  "kv.busy": {
-    doc: "another rta held the kv store's lock past the wait: it is changing the store",
-    exit: Exit.failure,
-  },
+  ...storeCodes,
 } as const satisfies Record<string, CodeEntry>;
 
 export type Code = keyof typeof codes;
