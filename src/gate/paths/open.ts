@@ -30,9 +30,11 @@ import {
   type Stats,
 } from "node:fs";
 import { isAbsolute } from "node:path";
+import { openAt } from "../../core/statx.ts";
 import { confirmOpened, confirmParent, confirmPlace, confirmTarget, undoIfGitDir, type Walk } from "./confirm.ts";
 import { GIT_DIR_NAME, isGitDir } from "./gitDirs.ts";
 import { type OpenedPath, ReadPath, WritePath } from "./handles.ts";
+import { cPath, type EntryStat, entryAt } from "./look.ts";
 import { isUnder, MAX_LINK_HOPS } from "./ownPlaces.ts";
 import { inFd, O_PATH } from "./procFd.ts";
 import type { OpenedRoot } from "./roots.ts";
@@ -61,6 +63,15 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
  */
 export function walk(at: Walk, root: OpenedRoot, keeper: Keeper, parts: string[], makeParents: boolean): OpenedPath {
   return new Walker(at, root, keeper, parts, makeParents).run();
+}
+
+/**
+ * Opens the entry `name` of the opened directory `dirFd` with `flags`: openat under the descriptor, or, where that
+ * cannot be asked or the kernel refused it, node:fs's open of the same entry through /proc, whose error says why.
+ */
+function openIn(dirFd: number, name: string, flags: number): number {
+  const fd = openAt(dirFd, cPath(name), flags);
+  return fd >= 0 ? fd : openSync(inFd(dirFd, name), flags);
 }
 
 /**
@@ -137,9 +148,10 @@ class Walker {
   private step(name: string, last: boolean): OpenedPath | undefined {
     const { sent, intent, rules } = this.at;
     if (rules.git && intent === "write" && name === GIT_DIR_NAME) throw gitWithheld(sent);
-    let st: Stats;
+    let st: EntryStat;
     try {
-      st = lstatSync(inFd(this.top, name));
+      // a write keeps what lstat says of its entry, which its handle shows; a read asks only its type and identity
+      st = intent === "read" ? entryAt(this.top, name) : lstatSync(inFd(this.top, name));
     } catch (err) {
       return this.missing(name, last, (err as NodeJS.ErrnoException).code, err);
     }
@@ -176,14 +188,14 @@ class Walker {
   }
 
   /** A link: a write's last name replaces it; otherwise it is read and followed while it stays in the root. */
-  private throughLink(name: string, last: boolean, st: Stats): OpenedPath | undefined {
+  private throughLink(name: string, last: boolean, st: EntryStat): OpenedPath | undefined {
     const { sent, intent, root, rootReal } = this.at;
     if (++this.hops > MAX_LINK_HOPS)
       throw pathError("symlink", sent, "passes through a loop of links", "send the path the links point to");
     if (last && intent === "write") {
       // Writing at a link's name replaces the link (rename does not follow it); it never writes where it points.
       confirmTarget(this.at, this.top, name, false);
-      return this.writeHandle(name, st);
+      return this.writeHandle(name, st as Stats); // a write's entry is lstat's (step)
     }
     let target: string;
     try {
@@ -222,7 +234,7 @@ class Walker {
     const { sent, intent, rules } = this.at;
     let fd: number;
     try {
-      fd = openSync(inFd(this.top, name), O_PATH | O_DIRECTORY | O_NOFOLLOW);
+      fd = openIn(this.top, name, O_PATH | O_DIRECTORY | O_NOFOLLOW);
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
       // Swapped for a link or a file since the lstat: look again, within the hop limit.
@@ -251,7 +263,7 @@ class Walker {
   }
 
   /** The last name: the read and hard-link rules, then opened for reading, or its parent handed back for writing. */
-  private finish(name: string, st: Stats): OpenedPath {
+  private finish(name: string, st: EntryStat): OpenedPath {
     const { sent, intent, rules, root } = this.at;
     const rel = this.rel;
     const inGitDir = () =>
@@ -261,7 +273,7 @@ class Walker {
     if (hardlinkWithheld(rules, st)) throw hardlinkRefused(sent);
     if (intent === "write") {
       confirmTarget(this.at, this.top, name, st.isDirectory());
-      return this.writeHandle(name, st);
+      return this.writeHandle(name, st as Stats); // a write's entry is lstat's (step)
     }
     // What is neither a file nor a directory (a device, a FIFO, a socket) is opened as a name only: opening a
     // device for reading has its own effects (a watchdog armed, a tape rewound), a FIFO's writer is let go, and
@@ -269,7 +281,7 @@ class Walker {
     const flags = st.isFile() || st.isDirectory() ? O_RDONLY | O_NONBLOCK : O_PATH;
     let fd: number;
     try {
-      fd = openSync(inFd(this.top, name), flags | O_NOFOLLOW | (st.isDirectory() ? O_DIRECTORY : 0));
+      fd = openIn(this.top, name, flags | O_NOFOLLOW | (st.isDirectory() ? O_DIRECTORY : 0));
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
       if (e === "ENOENT") throw notFound(sent);
