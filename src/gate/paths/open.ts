@@ -189,7 +189,7 @@ class Walker {
 
   /** A link: a write's last name replaces it; otherwise it is read and followed while it stays in the root. */
   private throughLink(name: string, last: boolean, st: EntryStat): OpenedPath | undefined {
-    const { sent, intent, root, rootReal } = this.at;
+    const { sent, intent, root } = this.at;
     if (++this.hops > MAX_LINK_HOPS)
       throw pathError("symlink", sent, "passes through a loop of links", "send the path the links point to");
     if (last && intent === "write") {
@@ -215,7 +215,8 @@ class Walker {
       return undefined;
     }
     const clean = target.replace(/\/+/g, "/");
-    const base = [rootReal, root].find((b) => isUnder(clean, b));
+    const under = () => [this.at.rootReal, root].find((b) => isUnder(clean, b));
+    const base = under() ?? (this.at.rootMoved?.() ? under() : undefined);
     if (base === undefined)
       throw pathError("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT);
     this.leave(1);
@@ -258,6 +259,8 @@ class Walker {
     const { sent, intent, root } = this.at;
     if (intent === "write")
       throw pathError("outside", sent, "is a root, which cannot be written as a whole", ROOT_HINT);
+    // nothing below the root is named by the kernel here to show that a kept root moved: its path is read again
+    if (this.stack.length === 1) this.at.rootMoved?.();
     const fd = openSync(inFd(this.top), O_RDONLY | O_DIRECTORY);
     return new ReadPath(sent, this.rel.join("/"), fd, fstatSync(fd), root, this.keeper);
   }
