@@ -3,9 +3,7 @@
  * process: the per-call identity checks (the path gate's directories and
  * roots, gate.db's, the record's and the checkpoint's names) ask the kernel
  * for a few numbers, where node:fs builds a whole Stats object (four Dates)
- * for each ask. Also what node:fs has no call for: openat(2) under an opened
- * directory, and inotify and poll(2) for the path gate's watch on the way to
- * rta's places (placesWatch.ts). libc is loaded at the first ask, not with the module, so a
+ * for each ask. libc is loaded at the first ask, not with the module, so a
  * start that asks nothing pays nothing. Where libc or statx cannot be reached
  * (not Linux with glibc), `statxAt` and `fstatfsOf` say so with null, and the
  * caller answers from node:fs instead, for the life of the process.
@@ -17,9 +15,6 @@
 type StatxFn = (dirfd: number, path: Uint8Array, flags: number, mask: number, buf: Uint8Array) => number;
 type FstatfsFn = (fd: number, buf: Uint8Array) => number;
 type OpenatFn = (dirfd: number, path: Uint8Array, flags: number) => number;
-type InotifyInitFn = (flags: number) => number;
-type InotifyAddFn = (fd: number, path: Uint8Array, mask: number) => number;
-type PollFn = (fds: Uint8Array, n: number, timeout: number) => number;
 
 /** The directory descriptor meaning "the current directory", which an absolute path ignores. */
 export const AT_FDCWD = -100;
@@ -32,22 +27,10 @@ export const STATX_BASIC_STATS = 0x7ff;
 export const STATX_MNT_ID = 0x1000;
 /** O_CLOEXEC on Linux: no descriptor is handed to a program rta runs */
 const O_CLOEXEC = 0o2000000;
-/** IN_NONBLOCK, O_NONBLOCK's value */
-const IN_NONBLOCK = 0o4000;
 /** STATX_TYPE | STATX_INO | STATX_SIZE */
 export const STATX_TYPE_INO_SIZE = 0x0001 | 0x0100 | 0x0200;
 
-let calls:
-  | {
-      statx: StatxFn;
-      fstatfs: FstatfsFn;
-      openat: OpenatFn;
-      inotifyInit: InotifyInitFn;
-      inotifyAdd: InotifyAddFn;
-      poll: PollFn;
-    }
-  | null
-  | undefined;
+let calls: { statx: StatxFn; fstatfs: FstatfsFn; openat: OpenatFn } | null | undefined;
 
 function load(): typeof calls {
   if (calls !== undefined) return calls;
@@ -60,17 +43,11 @@ function load(): typeof calls {
       fstatfs: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
       // declared with its mode, as a call that creates nothing passes it: 0
       openat: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32], returns: FFIType.i32 },
-      inotify_init1: { args: [FFIType.i32], returns: FFIType.i32 },
-      inotify_add_watch: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-      poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
     });
     calls = {
       statx: (dirfd, path, flags, mask, buf) => symbols.statx(dirfd, path, flags, mask, buf),
       fstatfs: (fd, buf) => symbols.fstatfs(fd, buf),
       openat: (dirfd, path, flags) => symbols.openat(dirfd, path, flags | O_CLOEXEC, 0),
-      inotifyInit: (flags) => symbols.inotify_init1(flags),
-      inotifyAdd: (fd, path, mask) => symbols.inotify_add_watch(fd, path, mask),
-      poll: (fds, n, timeout) => symbols.poll(fds, n, timeout),
     };
   } catch {
     calls = null; // no libc statx here: node:fs answers
@@ -125,27 +102,6 @@ export function statxAt(path: Uint8Array | null, flags: number, mask: number, fd
 export function openAt(dirfd: number, path: Uint8Array, flags: number): number {
   const c = load();
   return c ? c.openat(dirfd, path, flags) : -1;
-}
-
-/** inotify_init1(2), non-blocking and close-on-exec: the new descriptor, or -1 (refused, or no libc here). */
-export function inotifyInit(): number {
-  const c = load();
-  return c ? c.inotifyInit(IN_NONBLOCK | O_CLOEXEC) : -1;
-}
-
-/** inotify_add_watch(2) of `path` (a cPath) for the events in `mask`: the watch's number, or -1 when refused. */
-export function inotifyAdd(fd: number, path: Uint8Array, mask: number): number {
-  const c = load();
-  return c ? c.inotifyAdd(fd, path, mask) : -1;
-}
-
-/**
- * poll(2) of `fds` (struct pollfd, 8 bytes each: fd, events, revents) without waiting: how many have something to
- * say, or -1 when refused or when libc is not here.
- */
-export function pollNow(fds: Uint8Array): number {
-  const c = load();
-  return c ? c.poll(fds, fds.length / 8, 0) : -1;
 }
 
 /** fstatfs of `fd`: the view of the kept buffer, or undefined when it was refused; null when libc is not here. */

@@ -27,8 +27,6 @@ export class PathGate extends Roots implements Keeper {
     pins?: Map<string, string>,
   ) {
     super(roots, pins);
-    // made with the gate: the process's watch on the way to rta's places (placesWatch.ts) is opened with its first
-    if (rules.withheld.length > 0) placesMemo(rules);
   }
 
   /**

@@ -24,17 +24,11 @@
  * small inodes, HFS+) or two (FAT): there a change has the ctime of the
  * second it fell in, however far into it, so a ctime of a whole second must
  * lie that much further back (core/recheck.ts settledBefore).
- *
- * Where the kernel can tell of such a change itself (placesWatch.ts: an
- * inotify watch on each directory looked in, and the mount table), a call
- * asks it once, with one poll, instead of looking at each directory and
- * place; the directories it cannot watch are still looked at at each call.
  */
 import type { Stats } from "node:fs";
 import { settledBefore } from "../../core/recheck.ts";
 import { cPath, sameInode, stillAt } from "./look.ts";
 import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
-import { PlacesWatch } from "./placesWatch.ts";
 
 interface Seen {
   /** the directory's path, as statx takes it */
@@ -51,57 +45,24 @@ interface Found {
   ino: number;
 }
 
-/** A working-out kept, and how it is held to be current. */
-interface Kept {
-  own: OwnPlaces;
-  /** the directories looked at at each call: all of them, or with a watch those it could not watch */
-  polled: Seen[];
-  /** the places looked at at each call: none with a watch, which the mount table tells of a mount over one */
-  found: Found[];
-  /** the watch's generation taken before its looks, while held by the watch (one poll per call); else undefined */
-  generation: number | undefined;
-}
-
 /** One set of places, worked out again only when a directory looked in has changed (see above). */
 export class PlacesMemo {
-  private kept: Kept | undefined;
-  /** the process's watch on the directories looked in (placesWatch.ts); undefined: none */
-  private readonly watch: PlacesWatch | undefined;
+  private kept: { own: OwnPlaces; seen: Seen[]; found: Found[] } | undefined;
 
-  /**
-   * `places` and `system` as ownPlacesNow takes them; `clock` the time in ms, the real one but in a test;
-   * `watched` false to look at every directory at each call, as where no watch can be had.
-   */
+  /** `places` and `system` as ownPlacesNow takes them; `clock` the time in ms, the real one but in a test. */
   constructor(
     private readonly places: readonly string[],
     private readonly system: boolean,
     private readonly clock: () => number = Date.now,
-    watched = true,
-  ) {
-    // asked for when the memo is made (with its gate), so its descriptors are the process's from the start
-    this.watch = watched ? PlacesWatch.get() : undefined;
-  }
+  ) {}
 
   /** How many times the places were worked out (for a test to tell kept from worked out again). */
   workedOut = 0;
 
-  /** Whether the kept working-out is watched: one poll per call, not a look at each directory (for a test). */
-  get watching(): boolean {
-    return this.kept?.generation !== undefined;
-  }
-
   /** The places as they stand now: the last working-out while every directory it looked in is as it was. */
   now(): OwnPlaces {
     const kept = this.kept;
-    if (
-      kept !== undefined &&
-      kept.generation === this.watch?.now() &&
-      kept.polled.every(unchanged) &&
-      kept.found.every(still)
-    )
-      return kept.own;
-    // taken before the looks: whatever the watch tells from here on is a change after them
-    const generation = this.watch?.now();
+    if (kept?.seen.every(unchanged) && kept.found.every(still)) return kept.own;
     const began = this.clock();
     this.workedOut++;
     const seen: Seen[] = [];
@@ -116,28 +77,8 @@ export class PlacesMemo {
         found.push({ place: cPath(place), dev: st.dev, ino: st.ino });
       },
     );
-    this.kept = seen.every((s) => settledBefore(s.ctimeMs, began))
-      ? this.keep(own, seen, found, generation)
-      : undefined;
+    this.kept = seen.every((s) => settledBefore(s.ctimeMs, began)) ? { own: frozen(own), seen, found } : undefined;
     return own;
-  }
-
-  /**
-   * A settled working-out, kept: with a watch, each directory it looked in is watched and looked at once more,
-   * so a change between its look and its watch is seen by its ctime (one after is told); a directory that cannot
-   * be watched is looked at at each call. Undefined when one changed meanwhile: worked out again at the next call.
-   */
-  private keep(own: OwnPlaces, seen: Seen[], found: Found[], generation: number | undefined): Kept | undefined {
-    const watch = this.watch;
-    if (watch === undefined || generation === undefined)
-      return { own: frozen(own), polled: seen, found, generation: undefined };
-    const polled: Seen[] = [];
-    // in the order looked in, so each directory's parent is watched before it
-    for (const s of seen) {
-      if (!watch.add(s.dir, s.dev)) polled.push(s);
-      else if (!unchanged(s)) return undefined;
-    }
-    return { own: frozen(own), polled, found: [], generation };
   }
 }
 
