@@ -3,7 +3,8 @@
  * process: the per-call identity checks (the path gate's directories and
  * roots, gate.db's, the record's and the checkpoint's names) ask the kernel
  * for a few numbers, where node:fs builds a whole Stats object (four Dates)
- * for each ask. libc is loaded at the first ask, not with the module, so a
+ * for each ask. Also openat(2) under an opened directory, which node:fs
+ * has no call for. libc is loaded at the first ask, not with the module, so a
  * start that asks nothing pays nothing. Where libc or statx cannot be reached
  * (not Linux with glibc), `statxAt` and `fstatfsOf` say so with null, and the
  * caller answers from node:fs instead, for the life of the process.

@@ -10,12 +10,13 @@
  * times in ms), so a look can be held against a Stats taken before; were
  * they ever spelled otherwise, a look would only ever say "changed".
  */
-import { constants, lstatSync, type Stats, statSync } from "node:fs";
+import { constants, lstatSync, openSync, type Stats, statSync } from "node:fs";
 import {
   AT_FDCWD,
   AT_SYMLINK_NOFOLLOW,
   cPath,
   hasStatx,
+  openAt,
   pathOf,
   STATX_BASIC_STATS,
   STATX_MNT_ID,
@@ -175,4 +176,13 @@ export function entryAt(dirFd: number, name: string): EntryStat {
     if (v !== undefined) return new EntryLook(stx.mode(v), stx.dev(v), stx.ino(v), stx.nlink(v));
   }
   return lstatSync(inFd(dirFd, name));
+}
+
+/**
+ * Opens the entry `name` of the opened directory `dirFd` with `flags`: openat under the descriptor, or, where that
+ * cannot be asked or the kernel refused it, node:fs's open of the same entry through /proc, whose error says why.
+ */
+export function openIn(dirFd: number, name: string, flags: number): number {
+  const fd = openAt(dirFd, cPath(name), flags);
+  return fd >= 0 ? fd : openSync(inFd(dirFd, name), flags);
 }

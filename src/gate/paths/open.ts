@@ -2,21 +2,19 @@
  * The path gate: every path an agent's call would use is opened from a root, one component at a time, on what is
  * opened rather than on a string.
  *
- * Each step opens the next component through `/proc/self/fd/<dirfd>/<name>` with O_NOFOLLOW, which has openat
- * semantics: it lands in the directory already opened even if the path is swapped for a symlink meanwhile. A symlink
+ * Each step looks at and opens the next component under the directory already opened (statx and openat, or
+ * `/proc/self/fd/<dirfd>/<name>`), with O_NOFOLLOW: a path swapped for a symlink meanwhile is not followed. A symlink
  * is read and followed by the gate itself, only while it stays inside the root; `..` pops the directory actually
- * entered and may not climb above the root. What was finally opened is confirmed by its descriptor: fstat (device,
- * inode, link count) and the real path the kernel reports for it. The check and the open are one operation, so there
- * is nothing to race.
+ * entered and may not climb above the root. What was finally opened is confirmed by its descriptor: fstat and the
+ * real path the kernel reports for it. The check and the open are one operation, so there is nothing to race.
  *
  * rta's own places are worked out when a path is opened (ownPlaces.ts): what lies inside them is not opened, and no
  * write may land on the way to one, so a place cannot be moved, planted or relinked before it exists. A git dir is
  * known by what it holds, whatever its name (gitDirs.ts). What each step may open, and where a write may land, is
  * asked of confirm.ts; the rules themselves are rules.ts. The walk starts at a root pathGate.ts opened.
  *
- * Refusals, each naming the path as the agent sent it and nothing of rta's own layout: core.path.outside,
- * core.path.symlink, core.path.hardlink, core.path.withheld, core.path.unreadable, core.path.invalid; and
- * fs.notfound when there is nothing there.
+ * Refusals, each naming the path as the agent sent it and nothing of rta's own layout: core.path.* (outside,
+ * symlink, hardlink, withheld, unreadable, invalid); fs.notfound when there is nothing there.
  */
 import {
   closeSync,
@@ -30,11 +28,10 @@ import {
   type Stats,
 } from "node:fs";
 import { isAbsolute } from "node:path";
-import { openAt } from "../../core/statx.ts";
 import { confirmOpened, confirmParent, confirmPlace, confirmTarget, undoIfGitDir, type Walk } from "./confirm.ts";
 import { GIT_DIR_NAME, isGitDir } from "./gitDirs.ts";
 import { type OpenedPath, ReadPath, WritePath } from "./handles.ts";
-import { cPath, type EntryStat, entryAt } from "./look.ts";
+import { type EntryStat, entryAt, openIn } from "./look.ts";
 import { isUnder, MAX_LINK_HOPS } from "./ownPlaces.ts";
 import { inFd, O_PATH } from "./procFd.ts";
 import type { OpenedRoot } from "./roots.ts";
@@ -63,15 +60,6 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
  */
 export function walk(at: Walk, root: OpenedRoot, keeper: Keeper, parts: string[], makeParents: boolean): OpenedPath {
   return new Walker(at, root, keeper, parts, makeParents).run();
-}
-
-/**
- * Opens the entry `name` of the opened directory `dirFd` with `flags`: openat under the descriptor, or, where that
- * cannot be asked or the kernel refused it, node:fs's open of the same entry through /proc, whose error says why.
- */
-function openIn(dirFd: number, name: string, flags: number): number {
-  const fd = openAt(dirFd, cPath(name), flags);
-  return fd >= 0 ? fd : openSync(inFd(dirFd, name), flags);
 }
 
 /**
@@ -144,13 +132,12 @@ class Walker {
     return undefined;
   }
 
-  /** One name: looked at, then followed if a link, entered if a directory, or finished on if the last. */
+  /** One name: looked at (a read's, by type and identity only), then followed, entered, or finished on if the last. */
   private step(name: string, last: boolean): OpenedPath | undefined {
     const { sent, intent, rules } = this.at;
     if (rules.git && intent === "write" && name === GIT_DIR_NAME) throw gitWithheld(sent);
     let st: EntryStat;
     try {
-      // a write keeps what lstat says of its entry, which its handle shows; a read asks only its type and identity
       st = intent === "read" ? entryAt(this.top, name) : lstatSync(inFd(this.top, name));
     } catch (err) {
       return this.missing(name, last, (err as NodeJS.ErrnoException).code, err);
@@ -216,7 +203,7 @@ class Walker {
     }
     const clean = target.replace(/\/+/g, "/");
     const under = () => [this.at.rootReal, root].find((b) => isUnder(clean, b));
-    const base = under() ?? (this.at.rootMoved?.() ? under() : undefined);
+    const base = under() ?? (this.at.rootMoved?.() ? under() : undefined); // a kept root's real path, read again
     if (base === undefined)
       throw pathError("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT);
     this.leave(1);
@@ -259,8 +246,7 @@ class Walker {
     const { sent, intent, root } = this.at;
     if (intent === "write")
       throw pathError("outside", sent, "is a root, which cannot be written as a whole", ROOT_HINT);
-    // nothing below the root is named by the kernel here to show that a kept root moved: its path is read again
-    if (this.stack.length === 1) this.at.rootMoved?.();
+    if (this.stack.length === 1) this.at.rootMoved?.(); // nothing below it is named here to show a kept root moved
     const fd = openSync(inFd(this.top), O_RDONLY | O_DIRECTORY);
     return new ReadPath(sent, this.rel.join("/"), fd, fstatSync(fd), root, this.keeper);
   }
