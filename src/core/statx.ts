@@ -3,7 +3,8 @@
  * process: the per-call identity checks (the path gate's directories and
  * roots, gate.db's, the record's and the checkpoint's names) ask the kernel
  * for a few numbers, where node:fs builds a whole Stats object (four Dates)
- * for each ask. libc is loaded at the first ask, not with the module, so a
+ * for each ask. Also openat(2) under an opened directory, which node:fs
+ * has no call for. libc is loaded at the first ask, not with the module, so a
  * start that asks nothing pays nothing. Where libc or statx cannot be reached
  * (not Linux with glibc), `statxAt` and `fstatfsOf` say so with null, and the
  * caller answers from node:fs instead, for the life of the process.
@@ -14,6 +15,7 @@
 
 type StatxFn = (dirfd: number, path: Uint8Array, flags: number, mask: number, buf: Uint8Array) => number;
 type FstatfsFn = (fd: number, buf: Uint8Array) => number;
+type OpenatFn = (dirfd: number, path: Uint8Array, flags: number) => number;
 
 /** The directory descriptor meaning "the current directory", which an absolute path ignores. */
 export const AT_FDCWD = -100;
@@ -24,10 +26,12 @@ export const AT_EMPTY_PATH = 0x1000;
 export const STATX_BASIC_STATS = 0x7ff;
 /** STATX_MNT_ID: the id of the mount the file was reached through (Linux 5.8) */
 export const STATX_MNT_ID = 0x1000;
+/** O_CLOEXEC on Linux: no descriptor is handed to a program rta runs */
+const O_CLOEXEC = 0o2000000;
 /** STATX_TYPE | STATX_INO | STATX_SIZE */
 export const STATX_TYPE_INO_SIZE = 0x0001 | 0x0100 | 0x0200;
 
-let calls: { statx: StatxFn; fstatfs: FstatfsFn } | null | undefined;
+let calls: { statx: StatxFn; fstatfs: FstatfsFn; openat: OpenatFn } | null | undefined;
 
 function load(): typeof calls {
   if (calls !== undefined) return calls;
@@ -38,10 +42,13 @@ function load(): typeof calls {
     const { symbols } = dlopen("libc.so.6", {
       statx: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32, FFIType.ptr], returns: FFIType.i32 },
       fstatfs: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+      // declared with its mode, as a call that creates nothing passes it: 0
+      openat: { args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.u32], returns: FFIType.i32 },
     });
     calls = {
       statx: (dirfd, path, flags, mask, buf) => symbols.statx(dirfd, path, flags, mask, buf),
       fstatfs: (fd, buf) => symbols.fstatfs(fd, buf),
+      openat: (dirfd, path, flags) => symbols.openat(dirfd, path, flags | O_CLOEXEC, 0),
     };
   } catch {
     calls = null; // no libc statx here: node:fs answers
@@ -86,6 +93,16 @@ export function statxAt(path: Uint8Array | null, flags: number, mask: number, fd
       ? c.statx(fd, EMPTY_PATH, flags | AT_EMPTY_PATH, mask, statxBuffer)
       : c.statx(fd, path, flags, mask, statxBuffer);
   return ok === 0 ? statxView : undefined;
+}
+
+/**
+ * openat(2) of `path` (a cPath) under the opened directory `dirfd`, with `flags` and close-on-exec (as node:fs opens
+ * every descriptor): the new descriptor, or -1 when the kernel refused, or when libc is not here (the caller then
+ * opens it by node:fs, whose error says why). Creates nothing. Refuses nothing.
+ */
+export function openAt(dirfd: number, path: Uint8Array, flags: number): number {
+  const c = load();
+  return c ? c.openat(dirfd, path, flags) : -1;
 }
 
 /** fstatfs of `fd`: the view of the kept buffer, or undefined when it was refused; null when libc is not here. */

@@ -142,8 +142,9 @@ function onWholeCredentials(
  * `trail`, the rest of their last line after them, up to EDGE_BYTES.
  */
 function edges(file: FileBytes, offset: number, end: number, size: number) {
-  const before = file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES));
-  const after = file.read(end, Math.min(EDGE_BYTES, size - end));
+  // a range from the file's start has nothing before it, and one to its end nothing after: neither is read
+  const before = offset > 0 ? file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES)) : NOTHING;
+  const after = end < size ? file.read(end, Math.min(EDGE_BYTES, size - end)) : NOTHING;
   const newline = after.indexOf(0x0a);
   const trail = newline < 0 ? after : after.subarray(0, newline);
   return { before, lead: before.subarray(before.lastIndexOf(0x0a) + 1), trail };
@@ -198,8 +199,18 @@ function endOfLines(body: Buffer, n: number): number {
  * LinesBefore), read from at most CONTEXT_BYTES back.
  */
 function linesBefore(file: FileBytes, offset: number): string {
+  if (offset === 0) {
+    linesBeforeStart ??= linesIn(NOTHING);
+    return linesBeforeStart;
+  }
   return linesIn(file.read(Math.max(0, offset - EDGE_BYTES), Math.min(offset, EDGE_BYTES)));
 }
+
+/** What linesIn makes of no bytes: the lines before a range from a file's start, the same at every call. */
+let linesBeforeStart: string | undefined;
+
+/** No bytes: what lies before a range from a file's start, or after one to its end. */
+const NOTHING = Buffer.alloc(0);
 
 /**
  * The lines ending `bytes` that masking what follows them depends on (see

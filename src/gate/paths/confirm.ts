@@ -43,6 +43,11 @@ export interface Walk {
   /** the root as configured, and its real path */
   root: string;
   rootReal: string;
+  /**
+   * For a root kept from an earlier call, whose real path was kept with it: reads that path again and, when the
+   * root was moved meanwhile, takes the new one as `rootReal` (the root confirmed again under it) and says so.
+   */
+  rootMoved?: () => boolean;
   /** rta's own places as they stood when this open began */
   own: OwnPlaces;
   /** the entries on the way to every root (asked once, and only for a write) */
@@ -72,7 +77,8 @@ export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string, 
       "send a path to something nearer its root",
     );
   }
-  if (!isUnder(real, at.rootReal)) throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
+  if (!isUnder(real, at.rootReal) && !(at.rootMoved?.() && isUnder(real, at.rootReal)))
+    throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
   const opened = st ?? fstatSync(fd);
   // On the root's own device (its superblock, kept alive by the root's open descriptor): its file system's type,
   // asked of the root in this open, is this one's too.

@@ -10,11 +10,13 @@
  * times in ms), so a look can be held against a Stats taken before; were
  * they ever spelled otherwise, a look would only ever say "changed".
  */
-import { lstatSync, type Stats, statSync } from "node:fs";
+import { constants, lstatSync, openSync, type Stats, statSync } from "node:fs";
 import {
   AT_FDCWD,
   AT_SYMLINK_NOFOLLOW,
+  cPath,
   hasStatx,
+  openAt,
   pathOf,
   STATX_BASIC_STATS,
   STATX_MNT_ID,
@@ -22,6 +24,8 @@ import {
   statxAt,
   stx,
 } from "../../core/statx.ts";
+
+import { inFd } from "./procFd.ts";
 
 export { cPath } from "../../core/statx.ts";
 
@@ -135,4 +139,50 @@ function fromNode(path: Uint8Array, noFollow: boolean): Look | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What a walk asks of an entry it comes to: its type, its identity and its link count, as a Stats says them. */
+export type EntryStat = Pick<Stats, "dev" | "ino" | "nlink" | "mode" | "isFile" | "isDirectory" | "isSymbolicLink">;
+
+const { S_IFMT, S_IFREG, S_IFDIR, S_IFLNK } = constants;
+
+/** An entry's type and identity from one statx, with the three questions a Stats answers of its type. */
+class EntryLook implements EntryStat {
+  constructor(
+    readonly mode: number,
+    readonly dev: number,
+    readonly ino: number,
+    readonly nlink: number,
+  ) {}
+  isFile(): boolean {
+    return (this.mode & S_IFMT) === S_IFREG;
+  }
+  isDirectory(): boolean {
+    return (this.mode & S_IFMT) === S_IFDIR;
+  }
+  isSymbolicLink(): boolean {
+    return (this.mode & S_IFMT) === S_IFLNK;
+  }
+}
+
+/**
+ * What the entry `name` of the opened directory `dirFd` is, not followed if a link: one statx under the
+ * descriptor, building no Stats. Where statx cannot be asked, or the kernel refused it, node:fs's lstat of the same
+ * entry answers instead, and throws what it throws (ENOENT, EACCES, ...) for the caller to say.
+ */
+export function entryAt(dirFd: number, name: string): EntryStat {
+  if (hasStatx()) {
+    const v = statxAt(cPath(name), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, dirFd);
+    if (v !== undefined) return new EntryLook(stx.mode(v), stx.dev(v), stx.ino(v), stx.nlink(v));
+  }
+  return lstatSync(inFd(dirFd, name));
+}
+
+/**
+ * Opens the entry `name` of the opened directory `dirFd` with `flags`: openat under the descriptor, or, where that
+ * cannot be asked or the kernel refused it, node:fs's open of the same entry through /proc, whose error says why.
+ */
+export function openIn(dirFd: number, name: string, flags: number): number {
+  const fd = openAt(dirFd, cPath(name), flags);
+  return fd >= 0 ? fd : openSync(inFd(dirFd, name), flags);
 }

@@ -2,21 +2,19 @@
  * The path gate: every path an agent's call would use is opened from a root, one component at a time, on what is
  * opened rather than on a string.
  *
- * Each step opens the next component through `/proc/self/fd/<dirfd>/<name>` with O_NOFOLLOW, which has openat
- * semantics: it lands in the directory already opened even if the path is swapped for a symlink meanwhile. A symlink
+ * Each step looks at and opens the next component under the directory already opened (statx and openat, or
+ * `/proc/self/fd/<dirfd>/<name>`), with O_NOFOLLOW: a path swapped for a symlink meanwhile is not followed. A symlink
  * is read and followed by the gate itself, only while it stays inside the root; `..` pops the directory actually
- * entered and may not climb above the root. What was finally opened is confirmed by its descriptor: fstat (device,
- * inode, link count) and the real path the kernel reports for it. The check and the open are one operation, so there
- * is nothing to race.
+ * entered and may not climb above the root. What was finally opened is confirmed by its descriptor: fstat and the
+ * real path the kernel reports for it. The check and the open are one operation, so there is nothing to race.
  *
  * rta's own places are worked out when a path is opened (ownPlaces.ts): what lies inside them is not opened, and no
  * write may land on the way to one, so a place cannot be moved, planted or relinked before it exists. A git dir is
  * known by what it holds, whatever its name (gitDirs.ts). What each step may open, and where a write may land, is
  * asked of confirm.ts; the rules themselves are rules.ts. The walk starts at a root pathGate.ts opened.
  *
- * Refusals, each naming the path as the agent sent it and nothing of rta's own layout: core.path.outside,
- * core.path.symlink, core.path.hardlink, core.path.withheld, core.path.unreadable, core.path.invalid; and
- * fs.notfound when there is nothing there.
+ * Refusals, each naming the path as the agent sent it and nothing of rta's own layout: core.path.* (outside,
+ * symlink, hardlink, withheld, unreadable, invalid); fs.notfound when there is nothing there.
  */
 import {
   closeSync,
@@ -33,6 +31,7 @@ import { isAbsolute } from "node:path";
 import { confirmOpened, confirmParent, confirmPlace, confirmTarget, undoIfGitDir, type Walk } from "./confirm.ts";
 import { GIT_DIR_NAME, isGitDir } from "./gitDirs.ts";
 import { type OpenedPath, ReadPath, WritePath } from "./handles.ts";
+import { type EntryStat, entryAt, openIn } from "./look.ts";
 import { isUnder, MAX_LINK_HOPS } from "./ownPlaces.ts";
 import { inFd, O_PATH } from "./procFd.ts";
 import type { OpenedRoot } from "./roots.ts";
@@ -133,13 +132,13 @@ class Walker {
     return undefined;
   }
 
-  /** One name: looked at, then followed if a link, entered if a directory, or finished on if the last. */
+  /** One name: looked at (a read's, by type and identity only), then followed, entered, or finished on if the last. */
   private step(name: string, last: boolean): OpenedPath | undefined {
     const { sent, intent, rules } = this.at;
     if (rules.git && intent === "write" && name === GIT_DIR_NAME) throw gitWithheld(sent);
-    let st: Stats;
+    let st: EntryStat;
     try {
-      st = lstatSync(inFd(this.top, name));
+      st = intent === "read" ? entryAt(this.top, name) : lstatSync(inFd(this.top, name));
     } catch (err) {
       return this.missing(name, last, (err as NodeJS.ErrnoException).code, err);
     }
@@ -176,14 +175,14 @@ class Walker {
   }
 
   /** A link: a write's last name replaces it; otherwise it is read and followed while it stays in the root. */
-  private throughLink(name: string, last: boolean, st: Stats): OpenedPath | undefined {
-    const { sent, intent, root, rootReal } = this.at;
+  private throughLink(name: string, last: boolean, st: EntryStat): OpenedPath | undefined {
+    const { sent, intent, root } = this.at;
     if (++this.hops > MAX_LINK_HOPS)
       throw pathError("symlink", sent, "passes through a loop of links", "send the path the links point to");
     if (last && intent === "write") {
       // Writing at a link's name replaces the link (rename does not follow it); it never writes where it points.
       confirmTarget(this.at, this.top, name, false);
-      return this.writeHandle(name, st);
+      return this.writeHandle(name, st as Stats); // a write's entry is lstat's (step)
     }
     let target: string;
     try {
@@ -203,7 +202,8 @@ class Walker {
       return undefined;
     }
     const clean = target.replace(/\/+/g, "/");
-    const base = [rootReal, root].find((b) => isUnder(clean, b));
+    const under = () => [this.at.rootReal, root].find((b) => isUnder(clean, b));
+    const base = under() ?? (this.at.rootMoved?.() ? under() : undefined); // a kept root's real path, read again
     if (base === undefined)
       throw pathError("symlink", sent, "passes through a link that leaves its root", OUTSIDE_HINT);
     this.leave(1);
@@ -222,7 +222,7 @@ class Walker {
     const { sent, intent, rules } = this.at;
     let fd: number;
     try {
-      fd = openSync(inFd(this.top, name), O_PATH | O_DIRECTORY | O_NOFOLLOW);
+      fd = openIn(this.top, name, O_PATH | O_DIRECTORY | O_NOFOLLOW);
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
       // Swapped for a link or a file since the lstat: look again, within the hop limit.
@@ -246,12 +246,13 @@ class Walker {
     const { sent, intent, root } = this.at;
     if (intent === "write")
       throw pathError("outside", sent, "is a root, which cannot be written as a whole", ROOT_HINT);
+    if (this.stack.length === 1) this.at.rootMoved?.(); // nothing below it is named here to show a kept root moved
     const fd = openSync(inFd(this.top), O_RDONLY | O_DIRECTORY);
     return new ReadPath(sent, this.rel.join("/"), fd, fstatSync(fd), root, this.keeper);
   }
 
   /** The last name: the read and hard-link rules, then opened for reading, or its parent handed back for writing. */
-  private finish(name: string, st: Stats): OpenedPath {
+  private finish(name: string, st: EntryStat): OpenedPath {
     const { sent, intent, rules, root } = this.at;
     const rel = this.rel;
     const inGitDir = () =>
@@ -261,7 +262,7 @@ class Walker {
     if (hardlinkWithheld(rules, st)) throw hardlinkRefused(sent);
     if (intent === "write") {
       confirmTarget(this.at, this.top, name, st.isDirectory());
-      return this.writeHandle(name, st);
+      return this.writeHandle(name, st as Stats); // a write's entry is lstat's (step)
     }
     // What is neither a file nor a directory (a device, a FIFO, a socket) is opened as a name only: opening a
     // device for reading has its own effects (a watchdog armed, a tape rewound), a FIFO's writer is let go, and
@@ -269,7 +270,7 @@ class Walker {
     const flags = st.isFile() || st.isDirectory() ? O_RDONLY | O_NONBLOCK : O_PATH;
     let fd: number;
     try {
-      fd = openSync(inFd(this.top, name), flags | O_NOFOLLOW | (st.isDirectory() ? O_DIRECTORY : 0));
+      fd = openIn(this.top, name, flags | O_NOFOLLOW | (st.isDirectory() ? O_DIRECTORY : 0));
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
       if (e === "ENOENT") throw notFound(sent);

@@ -57,7 +57,8 @@ export class PathGate extends Roots implements Keeper {
   /** What one open is about, from its opened root, which must itself be one the rules let this open start at. */
   private walkFrom(sent: string, intent: PathIntent, root: string, opened: OpenedRoot, keeper: Keeper): Walk {
     const { fd: rootFd, st } = opened;
-    const rootReal = readlinkSync(inFd(rootFd));
+    // a kept root's real path was read when it was opened, and holds while a look finds it unchanged (roots.ts)
+    const rootReal = opened.real ?? readlinkSync(inFd(rootFd));
     let aboveRoot: boolean | undefined;
     let rootWay: string[] | undefined;
     const at: Walk = {
@@ -72,15 +73,34 @@ export class PathGate extends Roots implements Keeper {
         return rootWay;
       },
       rootInGit: () => {
-        aboveRoot ??= underGitDir(rootReal);
+        aboveRoot ??= underGitDir(at.rootReal);
         return aboveRoot;
       },
     };
-    confirmOpened(at, rootFd, st, rootReal, opened.facts);
+    if (opened.real !== undefined) {
+      at.rootMoved = () => rootMoved(at, opened);
+      // a write asks by the root's real path whether it lies in a git dir: read again, as for a root not kept
+      if (intent === "write") at.rootMoved();
+    }
+    confirmOpened(at, rootFd, st, at.rootReal, opened.facts);
     at.plainDev = st.dev;
     if (intent === "write" && this.rules.git && at.rootInGit()) throw gitWithheld(sent);
     return at;
   }
+}
+
+/**
+ * Whether a kept root's real path is not the one kept with it: an ancestor renamed, with a link made where it was,
+ * leaves the root's own look unchanged. The new path is then kept, and the root confirmed again under it.
+ */
+function rootMoved(at: Walk, opened: OpenedRoot): boolean {
+  const now = readlinkSync(inFd(opened.fd));
+  if (now === at.rootReal) return false;
+  at.rootReal = now;
+  opened.real = now;
+  opened.facts = {};
+  confirmOpened(at, opened.fd, opened.st, now, opened.facts);
+  return true;
 }
 
 /** One working-out of rta's places per set of rules, shared by the gates made from one (see withRoots). */

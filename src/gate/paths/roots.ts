@@ -6,11 +6,12 @@
  * is refused as core.path.outside; under an unreadable or replaced root, as
  * core.path.unreadable.
  */
-import { closeSync, constants, fstatSync, openSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { settledBefore } from "../../core/recheck.ts";
 import { cPath, type Look, look, lookOf, mountOf, sameLook } from "./look.ts";
 import { idOf, isUnder } from "./ownPlaces.ts";
+import { inFd } from "./procFd.ts";
 import { OUTSIDE_HINT, pathError, type RootFacts } from "./rules.ts";
 
 const { O_RDONLY, O_DIRECTORY } = constants;
@@ -116,7 +117,9 @@ export class Roots {
     // (made read-only) is the same directory, unchanged, and must not be written through the mount it covered
     const seen: Look = { ...lookOf(st), mount: mountOf(rootFd) };
     if (seen.mount === undefined && process.platform === "linux") return { fd: rootFd, st };
-    const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), seen, facts: {} };
+    const real = realOf(rootFd);
+    if (real === undefined) return { fd: rootFd, st };
+    const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), seen, facts: {}, real };
     if (keptRoots.size >= MAX_KEPT_ROOTS) forgetOldest();
     keptRoots.set(root, kept);
     return kept;
@@ -139,6 +142,8 @@ export interface OpenedRoot {
   kept?: boolean;
   /** what was asked of the kept root's descriptor, kept with it (see withheld in rules.ts) */
   facts?: RootFacts;
+  /** the kept root's real path, as the kernel named its descriptor when it was opened */
+  real?: string;
 }
 
 /**
@@ -154,7 +159,10 @@ export interface OpenedRoot {
  * (what would make it an rta data dir) moves its ctime too. Otherwise the
  * root is opened by its path as it always was, with its refusals. A root is
  * kept only when its ctime lies well before it was opened (settledBefore),
- * so a change after the open cannot share that ctime.
+ * so a change after the open cannot share that ctime. Its real path is kept
+ * too: renaming the root moves its ctime, and where an ancestor was renamed
+ * and a link put in its place, what the walk opens is named by the kernel
+ * under the new path, and the kept one is read again (pathGate.ts rootMoved).
  */
 interface KeptRoot extends OpenedRoot {
   kept: true;
@@ -178,6 +186,15 @@ function forgetOldest(): void {
   const [root, held] = keptRoots.entries().next().value as [string, KeptRoot];
   keptRoots.delete(root);
   closeSync(held.fd);
+}
+
+/** The real path the kernel gives an opened root; undefined where it cannot (past PATH_MAX: the walk says so). */
+function realOf(fd: number): string | undefined {
+  try {
+    return readlinkSync(inFd(fd));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why a root cannot be opened, with the fix, by the error the open got. */

@@ -102,7 +102,7 @@ export function keepsStores(rules: GateRules): boolean {
 }
 
 /** The hard-link rule: a regular file with more than one link could be a file outside the root. */
-export function hardlinkWithheld(rules: GateRules, st: Stats): boolean {
+export function hardlinkWithheld(rules: GateRules, st: Pick<Stats, "isFile" | "nlink">): boolean {
   return st.isFile() && st.nlink > 1 && !rules.hardlinks;
 }
 
