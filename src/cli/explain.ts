@@ -5,7 +5,7 @@
  */
 import type { ChalkInstance } from "chalk";
 import { type Card, cardOf, mcpCost } from "../core/card.ts";
-import { neverAToolList } from "../core/catalogue.ts";
+import { isNeverATool, neverAToolList } from "../core/catalogue.ts";
 import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
@@ -76,6 +76,10 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
     return 0;
   }
   const cap = catalogue.byName(name) ?? catalogue.byTool(name);
+  if (!cap && isNeverATool(name)) {
+    io.out(neverATool(name, form, p, io));
+    return 0;
+  }
   if (!cap) {
     return reportError(
       io,
@@ -91,6 +95,22 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
   const card = cardOf(cap, "person", new Set(), config);
   io.out(asJson ? jsonText(io, card) : renderCard(card, p));
   return 0;
+}
+
+/**
+ * What `rta explain` says of a verb that is never a tool (`kv.copy`, `grant`, `keys_export`): that it is the
+ * person's, the command that runs it, and how an agent's call of it is answered; never "no capability", which
+ * would send a person looking for one that was left out.
+ */
+function neverATool(name: string, form: ReturnType<typeof outputForm>, p: ChalkInstance, io: Cli["io"]): string {
+  const dotted = name.includes(".") ? name : name.replaceAll("_", ".");
+  const command = `rta ${dotted.replace(".", " ")}`;
+  const said =
+    "the person's alone, at the terminal: no server offers it, whatever its flags, and an agent's call naming it " +
+    "is answered as an unknown tool and recorded as a probe";
+  if (form === "json") return jsonText(io, { name: dotted, never_a_tool: true, command, note: said });
+  if (form === "plain") return `${[dotted, "never a tool", command, said].map(plainCell).join("\t")}\n`;
+  return `${p.bold(dotted)}  never a tool\n${said}\n\n  command   ${command}\n\nrun ${p.bold(`${command} --help`)} for what it takes\n`;
 }
 
 function renderCard(card: Card, p: ChalkInstance): string {

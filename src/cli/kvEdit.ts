@@ -82,7 +82,8 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
         return Exit.ok;
       }
       try {
-        edited = parseStore(after);
+        // a key added or changed is stamped now, so a person adding one need not write its `modified`
+        edited = parseStore(after, true);
       } catch (err) {
         if (!(err instanceof RtaError)) throw err;
         if (!io.stdinIsTTY)

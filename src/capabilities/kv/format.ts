@@ -46,9 +46,11 @@ export function checkName(name: string): void {
  * Reads the plaintext into a map by name. Refuses (kv.format, naming the
  * line) a missing header, a line that is no JSON object of the documented
  * fields, a bad name or time, and a name given twice. Lines may come in any
- * order; a final newline and a CRLF ending are taken.
+ * order; a final newline and a CRLF ending are taken. With `edited` (a
+ * person's `rta kv edit`, which stamps every key it adds or changes) a line
+ * may leave `modified` out, and its entry's `modified` is "".
  */
-export function parseStore(text: string): Map<string, KvEntry> {
+export function parseStore(text: string, edited = false): Map<string, KvEntry> {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const strip = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line);
@@ -56,14 +58,14 @@ export function parseStore(text: string): Map<string, KvEntry> {
     throw formatError(1, `its first line is not \`${HEADER}\``);
   const store = new Map<string, KvEntry>();
   for (let i = 1; i < lines.length; i++) {
-    const entry = parseLine(strip(lines[i] as string), i + 1);
+    const entry = parseLine(strip(lines[i] as string), i + 1, edited);
     if (store.has(entry.name)) throw formatError(i + 1, "it names a key an earlier line names");
     store.set(entry.name, entry);
   }
   return store;
 }
 
-function parseLine(line: string, at: number): KvEntry {
+function parseLine(line: string, at: number, edited: boolean): KvEntry {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -78,9 +80,13 @@ function parseLine(line: string, at: number): KvEntry {
   if (typeof o.name !== "string" || nameProblem(o.name) !== "") throw formatError(at, "its `name` is no key name");
   if (typeof o.value !== "string") throw formatError(at, "its `value` is not a string");
   if (o.comment !== undefined && typeof o.comment !== "string") throw formatError(at, "its `comment` is not a string");
-  if (typeof o.modified !== "string" || !ISO_TIME.test(o.modified) || Number.isNaN(Date.parse(o.modified)))
+  if (o.modified === undefined && !edited) throw formatError(at, "it has no `modified`");
+  if (
+    o.modified !== undefined &&
+    (typeof o.modified !== "string" || !ISO_TIME.test(o.modified) || Number.isNaN(Date.parse(o.modified)))
+  )
     throw formatError(at, "its `modified` is not a UTC time like 2026-12-01T14:00:00.000Z");
-  const entry: KvEntry = { name: o.name, value: o.value, modified: o.modified };
+  const entry: KvEntry = { name: o.name, value: o.value, modified: typeof o.modified === "string" ? o.modified : "" };
   if (o.comment !== undefined) entry.comment = o.comment;
   return entry;
 }

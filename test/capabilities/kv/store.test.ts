@@ -187,6 +187,19 @@ describe("the plaintext format", () => {
     }
   });
 
+  test("a line without `modified` is refused in a store, and taken from a person's edit, which stamps it", () => {
+    const text = '# rta kv 1\n{"name":"a","value":"SECRETVALUE"}\n';
+    let err: RtaError | undefined;
+    try {
+      parseStore(text);
+    } catch (e) {
+      err = e as RtaError;
+    }
+    expect(err?.code).toBe("kv.format");
+    expect(err?.message).toContain("line 2 does not read as rta's format: it has no `modified`");
+    expect(parseStore(text, true).get("a")).toEqual({ name: "a", value: "SECRETVALUE", modified: "" });
+  });
+
   test("written in name order, read back the same, in any order and with CRLF", () => {
     const m = parseStore(
       `# rta kv 1\r\n{"name":"b","value":"2","modified":"${at}"}\r\n{"name":"a","value":"1","modified":"${at}"}`,

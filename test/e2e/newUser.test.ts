@@ -1,0 +1,54 @@
+/**
+ * End to end: what a person who has never seen rta meets following README.md
+ * and docs/secrets.md word for word, on the built binary: `rta explain` of a
+ * verb that is never a tool says so, and a key added in `rta kv edit` needs
+ * no time written by hand, since the edit stamps it.
+ */
+import { describe, expect, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../support/fixtures.ts";
+import { noStack, rta } from "../support/rta.ts";
+
+describe("rta explain of a verb that is never a tool", () => {
+  test("says it is the person's and the command that runs it, never that there is no capability", async () => {
+    for (const name of ["kv.copy", "kv_edit", "keys.export", "grant", "upstream"]) {
+      const r = await rta(["explain", name]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toContain("never a tool");
+      expect(r.stdout).not.toContain("no capability");
+    }
+    const piped = await rta(["explain", "kv.copy"]);
+    expect(piped.stdout.split("\t").slice(0, 3)).toEqual(["kv.copy", "never a tool", "rta kv copy"]);
+    const json = await rta(["explain", "keys_import", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      name: "keys.import",
+      never_a_tool: true,
+      command: "rta keys import",
+    });
+    const unknown = await rta(["explain", "kv.nope"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("(core.tool.unknown)");
+    expect(noStack(unknown.stderr)).toBe(true);
+  });
+});
+
+describe("rta kv edit, as a person adds a key", () => {
+  test("a line with a name and a value is added and stamped with the time", async () => {
+    const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir(), HOME: tempDir() };
+    expect((await rta(["keys", "new"], { env })).code).toBe(0);
+    expect((await rta(["kv", "set", "old-key"], { env, stdin: "v0" })).code).toBe(0);
+    const script = join(tempDir(), "ed.sh");
+    writeFileSync(script, `#!/bin/sh\necho '{"name":"new-key","value":"v1","comment":"by hand"}' >> "$1"\n`);
+    chmodSync(script, 0o755);
+    const r = await rta(["kv", "edit", "--json"], { env: { ...env, EDITOR: script } });
+    expect(r.stderr).toBe("rta: kv store written: 1 added, 0 changed, 0 removed\n");
+    expect(JSON.parse(r.stdout)).toEqual({ added: ["new-key"], changed: [], removed: [] });
+    expect(r.code).toBe(0);
+    expect((await rta(["kv", "get", "new-key"], { env })).stdout).toBe("v1");
+    const listed = (await rta(["kv", "list"], { env })).stdout.split("\n")[0]?.split("\t");
+    expect(listed?.slice(0, 2)).toEqual(["new-key", "by hand"]);
+    expect(listed?.[2]).toMatch(/^20\d\d-\d\d-\d\dT.*Z$/);
+  });
+});
