@@ -46,7 +46,16 @@ export async function list(cli: Cli, opts: { json?: boolean }): Promise<number> 
   } catch (err) {
     if (!readerLeft(err)) throw err;
   }
-  return failed ? Exit.failure : Exit.ok;
+  if (!failed) return Exit.ok;
+  // the exit status alone would leave a person reading a long list for why: say which, on stderr, as find does
+  const names = upstreams.filter((u) => u.state === "failed").map((u) => u.name);
+  io.err(
+    `rta: ${names.length === 1 ? "1 upstream is" : `${names.length} upstreams are`} left out: ${names.join(", ")}\n`,
+  );
+  io.err(
+    "rta: hint: the note beside each says why; mend its entry in config.toml (`rta config path`) and run `rta upstream list` again\n",
+  );
+  return Exit.failure;
 }
 
 function asJson(u: LoadedUpstream): Record<string, unknown> {

@@ -166,5 +166,12 @@ export function unreachable(err: unknown, tooLarge?: number): Unreachable {
   if ((err as { code?: unknown })?.code === "REQUEST_TIMEOUT" || /timed? ?out/i.test(text))
     return new Unreachable("it did not answer in time", undefined, false, true);
   if (/\b401\b|\b403\b|unauthori[sz]ed|forbidden/i.test(text)) return new Unreachable("it refused rta's credentials");
+  // a stdio command that does not start: the likeliest slip of a new config (a program off rta's fixed PATH)
+  const code = (err as { code?: unknown })?.code;
+  if (code === "ENOENT")
+    return new Unreachable(
+      "its command was not found: give the program's absolute path, as rta runs it with PATH=/usr/local/bin:/usr/bin:/bin",
+    );
+  if (code === "EACCES") return new Unreachable("its command could not be run: it is not executable");
   return new Unreachable("it could not be reached, or stopped");
 }

@@ -196,7 +196,12 @@ describe("rta upstream list", () => {
     expect(gone?.state).toBe("failed");
     // the reason names nothing of the command
     expect(gone?.reason).not.toContain("nonexistent");
+    // a new user's likeliest slip, a program off rta's fixed PATH, is named with its fix, not as an unreachable server
+    expect(gone?.reason).toStartWith("its command was not found: give the program's absolute path");
     const plain = await rta(["upstream", "list"], { env });
     expect(plain.stdout).toContain("files\tready\tread_text_file\tfiles.read_text_file\tread\t");
+    // the exit status 1 is said on stderr, which upstream failed and what to do, as find says what it skipped
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toStartWith("rta: 1 upstream is left out: gone\nrta: hint: ");
   }, 30_000);
 });
