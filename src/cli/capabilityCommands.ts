@@ -28,7 +28,11 @@ export function addCapabilityCommands(program: Command, cli: Cli, area?: string)
       const key = cap.words.slice(0, depth + 1).join(" ");
       let group = groups.get(key);
       if (!group) {
-        group = parent.command(cap.words[depth] as string).description(`${key} capabilities`);
+        // an upstream's area is named in config, not by rta: its help says whose tools these are
+        const what = cap.upstream
+          ? `the tools of upstream MCP server ${key} (see rta upstream list)`
+          : `${key} capabilities`;
+        group = parent.command(cap.words[depth] as string).description(what);
         groups.set(key, group);
       }
       parent = group;

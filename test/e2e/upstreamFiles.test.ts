@@ -203,5 +203,7 @@ describe("rta upstream list", () => {
     // the exit status 1 is said on stderr, which upstream failed and what to do, as find says what it skipped
     expect(plain.code).toBe(1);
     expect(plain.stderr).toStartWith("rta: 1 upstream is left out: gone\nrta: hint: ");
+    // the help names a discovered upstream's area as an upstream's tools, not as rta's own capabilities
+    expect((await rta(["files", "--help"], { env })).stdout).toContain("the tools of upstream MCP server files");
   }, 30_000);
 });
