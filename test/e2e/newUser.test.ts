@@ -5,7 +5,7 @@
  * no time written by hand, since the edit stamps it.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { noStack, rta } from "../support/rta.ts";
@@ -50,5 +50,28 @@ describe("rta kv edit, as a person adds a key", () => {
     const listed = (await rta(["kv", "list"], { env })).stdout.split("\n")[0]?.split("\t");
     expect(listed?.slice(0, 2)).toEqual(["new-key", "by hand"]);
     expect(listed?.[2]).toMatch(/^20\d\d-\d\d-\d\dT.*Z$/);
+  });
+});
+
+describe("docs/secrets.md's age CLI write, on a store that has only ever had its own identity", () => {
+  test("rta keys recipients, cut to its first column, is what age -R reads, and rta opens the result", async () => {
+    const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir(), HOME: tempDir() };
+    expect((await rta(["keys", "new"], { env })).code).toBe(0);
+    // no kv.recipients yet: the page once pointed age -R at it
+    expect(existsSync(join(env.RTA_DATA_DIR, "kv.recipients"))).toBe(false);
+    const listed = await rta(["keys", "recipients"], { env });
+    const recipients = join(tempDir(), "recipients.txt");
+    writeFileSync(
+      recipients,
+      listed.stdout
+        .split("\n")
+        .map((l) => l.split("\t")[0])
+        .join("\n"),
+    );
+    const plain = join(tempDir(), "plain.txt");
+    writeFileSync(plain, '# rta kv 1\n{"name":"x","value":"y","modified":"2026-12-01T14:00:00.000Z"}\n');
+    const age = Bun.spawnSync(["age", "-R", recipients, "-o", join(env.RTA_DATA_DIR, "kv.age"), plain]);
+    expect(age.exitCode).toBe(0);
+    expect((await rta(["kv", "get", "x"], { env })).stdout).toBe("y");
   });
 });
