@@ -253,6 +253,10 @@ function suggestion(err: CommanderError, cmd: Command, rest: string[], words: st
     const names = cmd.commands.filter((c) => !hidden(c)).flatMap((c) => [c.name(), ...c.aliases()]);
     return didYouMean(closest(typed, names), at);
   }
+  // a secret typed after the name, as `pass insert` users might: say where it goes instead, and why not there
+  const secret = Object.entries(cli.catalogue.byName(words.join("."))?.inputs ?? {}).find(([, spec]) => spec.secret);
+  if (err.code === "commander.excessArguments" && secret)
+    return `the ${secret[0]} is read from stdin, never from the command line, where the shell's history and ps keep it: \`printf '%s' "$VALUE" | rta ${words.join(" ")} NAME\`;`;
   const flags = cmd.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined);
   flags.push("--help", "-h");
   for (const word of rest) {

@@ -75,3 +75,16 @@ describe("docs/secrets.md's age CLI write, on a store that has only ever had its
     expect((await rta(["kv", "get", "x"], { env })).stdout).toBe("y");
   });
 });
+
+describe("a value typed after the name", () => {
+  test("rta kv set NAME VALUE is refused with where the value goes, and the value is in no output", async () => {
+    const r = await rta(["kv", "set", "deploy-key", "hunter2-value"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("(core.cli.usage)");
+    expect(r.stderr).toContain(
+      "rta: hint: the value is read from stdin, never from the command line, where the shell's history and ps keep it: `printf '%s' \"$VALUE\" | rta kv set NAME`;",
+    );
+    expect(r.stderr).not.toContain("hunter2-value");
+  });
+});
