@@ -104,7 +104,11 @@ function describeCoverage(catalogue: Catalogue, c: Coverage, row: Narrowed & { a
   const narrowed = narrowing(catalogue, c.target, row);
   const width = Math.max(...c.capabilities.map((x) => x.name.length), 0);
   const lines = [`a grant of ${shown(c.target)} for agent ${shown(row.agent)} would cover:`];
-  for (const x of c.capabilities) lines.push(`  ${x.name.padEnd(width)}  ${x.safety}`);
+  // a read that reveals is priced as such: "read" alone would hide that the grant hands over a secret's value
+  for (const x of c.capabilities)
+    lines.push(
+      `  ${x.name.padEnd(width)}  ${x.safety}${catalogue.byName(x.name)?.reveals ? ", reveals a stored secret's value" : ""}`,
+    );
   if (c.capabilities.length === 0) lines.push("  nothing: the team policy never grants any of it");
   if (narrowed) lines.push(`narrowed to: ${shown(narrowed)}`);
   lines.push(`hosts: ${hostsLine(c.hosts)}`);

@@ -65,6 +65,14 @@ describe("the price of a grant", () => {
     expect(await grants(env)).toHaveLength(2);
   });
 
+  test("a read that reveals a secret is priced as one, alone and within its area", async () => {
+    const env = dirsEnv();
+    const one = await runCli(allow("kv.get", "deploy-key", "--max-uses", "1"), { env });
+    expect(one.stderr).toContain("\n  kv.get  read, reveals a stored secret's value\nnarrowed to: name deploy-key\n");
+    const area = await runCli(allow("kv", "--yes"), { env });
+    expect(area.stderr).toContain("\n  kv.get       read, reveals a stored secret's value\n  kv.list      read\n");
+  });
+
   test("piped, it proceeds: stdout is the grant's id alone, --json the grant; the price is on stderr, unasked", async () => {
     // Issue 14 changed the piped stdout from the grant's JSON to its id: JSON only with --json, and a script
     // wants the id, for `rta grant revoke "$id"`. Issue 23 asked only that the price go to stderr piped.
