@@ -55,6 +55,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
       io.err(`for agent ${agent}, the one agent registered or seen\n`);
     }
     refuseChanged(cli, target);
+    refuseUndiscovered(cli, target);
     const plan = planGrant(deps, cli.catalogue, { ...opts, agent, target, record });
     const form = outputForm(io, opts.json);
     // Piped or --json, stdout stays the grant alone: the price goes to stderr.
@@ -76,6 +77,25 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     if (readerLeft(err)) return Exit.ok;
     return reportError(io, refusalOf(io, err, "the grant could not be issued"), opts.json === true);
   }
+}
+
+/**
+ * A grant naming a tool of an upstream in config that no discovery has listed (a new entry, or one whose last
+ * discovery failed) is refused as an unknown name would be (core.tool.unknown), with how to discover it: the
+ * catalogue alone would only say that no such capability exists.
+ */
+function refuseUndiscovered(cli: Cli, target: string): void {
+  if (cli.catalogue.byName(target) || cli.catalogue.areas().includes(target)) return;
+  const upstream = cli.upstreams().find((u) => u.name === target.split(".")[0]);
+  if (upstream === undefined) return;
+  const why = upstream.reason;
+  throw new RtaError(
+    "core.tool.unknown",
+    `rta knows no tool ${JSON.stringify(target)} of upstream ${upstream.name}${why ? ` (${why})` : ""}`,
+    why
+      ? "run `rta upstream list` to discover its tools now, then grant again"
+      : "`rta upstream list` shows the tools it offers",
+  );
 }
 
 /**

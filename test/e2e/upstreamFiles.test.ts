@@ -170,6 +170,21 @@ describe("a bad [upstreams] entry", () => {
   }, 30_000);
 });
 
+describe("a grant before the first discovery", () => {
+  test("names the upstream and how to discover it, then is issued once rta upstream list has run", async () => {
+    const { env } = setUp();
+    const allow = ["grant", "allow", "files.write_file", "--agent", "claude", "--ttl", "5m"];
+    const early = await rta(allow, { env });
+    expect(early.code).toBe(2);
+    expect(early.stderr).toBe(
+      'rta: error: rta knows no tool "files.write_file" of upstream files (not discovered yet) (core.tool.unknown)\n' +
+        "rta: hint: run `rta upstream list` to discover its tools now, then grant again\n",
+    );
+    expect((await rta(["upstream", "list"], { env })).code).toBe(0);
+    expect((await rta(allow, { env })).code).toBe(0);
+  }, 30_000);
+});
+
 describe("rta upstream list", () => {
   test("lists each tool with its safety class, and a failing upstream with its reason, exiting 1", async () => {
     const { config, env } = setUp();
