@@ -5,7 +5,7 @@
  * no time written by hand, since the edit stamps it.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { noStack, rta } from "../support/rta.ts";
@@ -86,5 +86,25 @@ describe("a value typed after the name", () => {
       "rta: hint: the value is read from stdin, never from the command line, where the shell's history and ps keep it: `printf '%s' \"$VALUE\" | rta kv set NAME`;",
     );
     expect(r.stderr).not.toContain("hunter2-value");
+  });
+});
+
+describe("something other than a file where the kv store goes", () => {
+  test("a directory or a FIFO at kv.age is refused as fs.notfile with the fix; a FIFO holds no call open", async () => {
+    const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir(), HOME: tempDir() };
+    expect((await rta(["keys", "new"], { env })).code).toBe(0);
+    const store = join(env.RTA_DATA_DIR, "kv.age");
+    mkdirSync(store);
+    const dir = await rta(["kv", "list"], { env });
+    expect(dir.code).toBe(1);
+    expect(dir.stderr).toBe(
+      `rta: error: the kv store ${store} is not a regular file (fs.notfile)\nrta: hint: move it away: \`kv.age.bak\` beside it holds the version before the last write\n`,
+    );
+    rmdirSync(store);
+    expect(Bun.spawnSync(["mkfifo", store]).exitCode).toBe(0);
+    // no timeout is needed to see it: before, open() waited for a writer that never came, and the test hung
+    const fifo = await rta(["kv", "get", "x"], { env });
+    expect(fifo.code).toBe(1);
+    expect(fifo.stderr).toContain("(fs.notfile)");
   });
 });

@@ -8,7 +8,7 @@
  * atomically (a temp file in the same dir, fsync, rename, fsync of the dir),
  * keeping the version it replaced as `kv.age.bak`.
  */
-import type { BigIntStats } from "node:fs";
+import { type BigIntStats, constants } from "node:fs";
 import { chmod, copyFile, link, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { armor, Decrypter, Encrypter } from "age-encryption";
@@ -63,7 +63,8 @@ export async function readStore(p: KvPlaces): Promise<Map<string, KvEntry>> {
 async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolean): Promise<Map<string, KvEntry>> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(p.file, "r");
+    // not blocking: a FIFO put where the store was would hold every kv call open, a server's included
+    handle = await open(p.file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === "ENOENT") return new Map();
@@ -76,8 +77,15 @@ async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolea
     throw err;
   }
   try {
+    const st = await handle.stat({ bigint: true });
+    if (!st.isFile())
+      throw new RtaError(
+        "fs.notfile",
+        `the kv store ${p.file} is not a regular file`,
+        "move it away: `kv.age.bak` beside it holds the version before the last write",
+      );
     const identities = known ?? (await loadIdentities(p.identity));
-    const key = fileKey(await handle.stat({ bigint: true }), identities);
+    const key = fileKey(st, identities);
     const hit = cache.get(p.file);
     if (cached && hit?.key === key) return hit.store;
     const store = await decryptStore(new Uint8Array(await handle.readFile()), identities);
