@@ -5,7 +5,7 @@
  * no time written by hand, since the edit stamps it.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { noStack, rta } from "../support/rta.ts";
@@ -90,7 +90,7 @@ describe("a value typed after the name", () => {
 });
 
 describe("something other than a file where the kv store goes", () => {
-  test("a directory or a FIFO at kv.age is refused as fs.notfile with the fix; a FIFO holds no call open", async () => {
+  test("a directory or a FIFO at kv.age is refused as fs.notfile with the fix; and so is one at kv.recipients; a FIFO holds no call open", async () => {
     const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir(), HOME: tempDir() };
     expect((await rta(["keys", "new"], { env })).code).toBe(0);
     const store = join(env.RTA_DATA_DIR, "kv.age");
@@ -106,5 +106,11 @@ describe("something other than a file where the kv store goes", () => {
     const fifo = await rta(["kv", "get", "x"], { env });
     expect(fifo.code).toBe(1);
     expect(fifo.stderr).toContain("(fs.notfile)");
+    rmSync(store);
+    const recipients = join(env.RTA_DATA_DIR, "kv.recipients");
+    expect(Bun.spawnSync(["mkfifo", recipients]).exitCode).toBe(0);
+    const held = await rta(["kv", "set", "x"], { env, stdin: "v" });
+    expect(held.code).toBe(1);
+    expect(held.stderr).toContain("the kv recipients file is not a regular file (fs.notfile)");
   });
 });

@@ -6,7 +6,8 @@
  * `#` comments; without it, the store is encrypted to the identity's own.
  * A line of either is named by its number, never its text.
  */
-import { readFile, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readFile, stat } from "node:fs/promises";
 import { Encrypter, identityToRecipient } from "age-encryption";
 import { RtaError } from "../../core/errors.ts";
 
@@ -106,11 +107,24 @@ export async function recipientsOf(identities: readonly string[]): Promise<strin
  */
 export async function readRecipientsFile(path: string): Promise<string[] | null> {
   let text: string;
+  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    text = await readFile(path, "utf8");
+    // not blocking, and a regular file only: a FIFO there would hold every kv call open
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
+  }
+  try {
+    if (!(await handle.stat()).isFile())
+      throw new RtaError(
+        "fs.notfile",
+        "the kv recipients file is not a regular file",
+        "move it away: `rta keys add-recipient` writes it again",
+      );
+    text = await handle.readFile("utf8");
+  } finally {
+    await handle.close();
   }
   const found: string[] = [];
   const lines = text.split("\n");
