@@ -18,6 +18,7 @@ import { pluginFindings } from "./doctorPlugins.ts";
 import { checkRoots, type RootSource, servedRoots } from "./doctorRoots.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
+import { kvFindings } from "./kvDoctor.ts";
 import { shown } from "./render.ts";
 import { upstreamFindings } from "./upstreamDoctor.ts";
 
@@ -187,6 +188,7 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
 
   pluginFindings(cli, add);
   upstreamFindings(cli, add);
+  kvFindings(cli, add);
   for (const m of movedData(cli.catalogue, d.data))
     add(`plugin ${m.area}`, "note", `${m.dir} holds ${m.area}s, and no plugin reads them`, m.fix);
 

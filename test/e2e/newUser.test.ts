@@ -114,3 +114,23 @@ describe("something other than a file where the kv store goes", () => {
     expect(held.stderr).toContain("the kv recipients file is not a regular file (fs.notfile)");
   });
 });
+
+describe("rta doctor and the kv identity", () => {
+  test("says there is none yet, and fails one kv would refuse for its mode, with the chmod that fixes it", async () => {
+    const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir(), HOME: tempDir() };
+    const identity = join(env.RTA_CONFIG_DIR, "identity.txt");
+    const line = (out: string) => out.split("\n").find((l) => l.includes("\tkv identity\t"));
+    const none = await rta(["doctor"], { env });
+    expect(line(none.stdout)).toBe(
+      `note\tkv identity\tno ${identity} yet\tnothing to do unless you keep secrets: \`rta keys new\` makes one`,
+    );
+    expect((await rta(["keys", "new"], { env })).code).toBe(0);
+    expect(line((await rta(["doctor"], { env })).stdout)).toBe(`ok\tkv identity\t${identity}\t`);
+    chmodSync(identity, 0o640);
+    const wide = await rta(["doctor"], { env });
+    expect(wide.code).toBe(1);
+    expect(line(wide.stdout)).toBe(
+      `fail\tkv identity\t${identity} may be read or written by others (mode 0640), so kv refuses it\tnarrow it to its owner: chmod 600 ${identity}`,
+    );
+  });
+});

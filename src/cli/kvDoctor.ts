@@ -1,0 +1,37 @@
+/**
+ * What `rta doctor` says of the kv store's identity, from its file's kind and mode alone (nothing is decrypted):
+ * where it is, or that there is none yet, and a mode kv would refuse (kv.identity.mode) with its fix.
+ */
+import { statSync } from "node:fs";
+import { dirs, identityFile } from "../core/dirs.ts";
+import { shellWord } from "../core/words.ts";
+import type { Cli } from "./factory.ts";
+
+type Status = "ok" | "note" | "fail";
+type Add = (check: string, status: Status, detail: string, fix?: string) => void;
+
+/** Adds one finding for the kv identity; refuses nothing. */
+export function kvFindings(cli: Cli, add: Add): void {
+  const [status, detail, fix] = identityFinding(identityFile(dirs(cli.io.env)));
+  add("kv identity", status, detail, fix);
+}
+
+function identityFinding(file: string): [Status, string, string?] {
+  let mode: number;
+  try {
+    const s = statSync(file);
+    if (!s.isFile()) return ["fail", `${file} is not a regular file`, "move it away, then `rta keys new`"];
+    mode = s.mode;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT")
+      return ["note", `no ${file} yet`, "nothing to do unless you keep secrets: `rta keys new` makes one"];
+    return ["fail", `${file} cannot be looked at`, "run rta as the user whose identity it is"];
+  }
+  if ((mode & 0o077) !== 0)
+    return [
+      "fail",
+      `${file} may be read or written by others (mode ${(mode & 0o777).toString(8).padStart(4, "0")}), so kv refuses it`,
+      `narrow it to its owner: chmod 600 ${shellWord(file)}`,
+    ];
+  return ["ok", file];
+}
