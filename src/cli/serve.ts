@@ -90,6 +90,14 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     // its controls are escaped, its line breaks kept
     say: (line) => io.err(`${line.split("\n").map(shown).join("\n")}\n`),
     debug: Boolean(io.env.RTA_DEBUG),
+    // an upstream left out is said where the person starting the server looks, not only in `rta upstream list`
+    notes: cli
+      .upstreams()
+      .filter((u) => u.state === "failed")
+      .map(
+        (u) =>
+          `rta: upstream ${u.name} is left out, its tools not offered: ${u.reason} (\`rta upstream list\` says more)`,
+      ),
   };
   let end: ServeEnd;
   if (flags.http !== undefined && flags.http !== false) {

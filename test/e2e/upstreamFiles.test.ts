@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
-import { rta } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 
 const SERVER = join(
   import.meta.dir,
@@ -167,6 +167,24 @@ describe("a bad [upstreams] entry", () => {
     expect(checked.stdout + checked.stderr).toContain("[upstreams.Bad] is not a name");
     const listed = await rta(["upstream", "list", "--json"], { env });
     expect(JSON.parse(listed.stdout).upstreams.map((u: { name: string }) => u.name)).toEqual(["files"]);
+  }, 30_000);
+});
+
+describe("a server with an upstream left out", () => {
+  test("says so in its banner on stderr, with the reason, and serves the rest", async () => {
+    const { config, env } = setUp();
+    writeFileSync(
+      join(config, "config.toml"),
+      `${readFileSync(join(config, "config.toml"), "utf8")}[upstreams.gone]\ncommand = ["mcp-server-off-path"]\n`,
+    );
+    // stdin ends at once: the server discovers, says its banner, and stops
+    const proc = Bun.spawn([RTA, "mcp", "serve", "--agent", "claude"], { stdin: "ignore", stderr: "pipe", env });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(stderr).toContain(
+      "\nrta: upstream gone is left out, its tools not offered: its command was not found: give the program's absolute path, as rta runs it with PATH=/usr/local/bin:/usr/bin:/bin (`rta upstream list` says more)\n",
+    );
+    expect(stderr).not.toContain("upstream files is left out");
   }, 30_000);
 });
 

@@ -31,6 +31,8 @@ export interface ServeOptions {
   say: (line: string) => void;
   /** RTA_DEBUG: protocol faults and unexpected failures are said in full */
   debug: boolean;
+  /** lines the banner ends with, on either transport (an upstream left out, with why) */
+  notes?: string[];
   /** resolves when the server is told to stop; called again for a second signal. Default: untilStopped */
   stopSignal?: () => Promise<void>;
 }
@@ -65,7 +67,7 @@ export function serverContext(o: ServeOptions, transport: ServeContext["transpor
 export function sayWhereServing(o: ServeOptions, notes: string[] = []): void {
   o.say(`path arguments confined to: ${o.deps.roots.roots.join(", ")}`);
   o.say(`record: ${o.recordFile} (session ${o.session})`);
-  for (const note of notes) o.say(note);
+  for (const note of [...notes, ...(o.notes ?? [])]) o.say(note);
   // A root that cannot be read refuses every path under it; the server serves the others.
   for (const root of o.deps.roots.status()) {
     if (!root.readable)
