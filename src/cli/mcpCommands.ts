@@ -90,7 +90,10 @@ export function addMcpCommands(program: Command, cli: Cli): void {
     .option("--agent <name>", "the agent's name (default: the client's name)")
     .option("--max-result <MiB>", "the largest result an agent may be handed, 1..256")
     .option("--write", "merge the registration into the client's config file, keeping a backup")
-    .option("--kv", "carry RTA_KV_IDENTITY (default <config dir>/identity.txt) so the server can open the kv store")
+    .option(
+      "--kv",
+      "carry RTA_KV_IDENTITY, so the server opens the kv store with the identity it names (one in <config dir>/identity.txt is found without it)",
+    )
     .option("--json", "print JSON")
     .action(
       async (

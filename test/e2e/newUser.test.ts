@@ -134,3 +134,11 @@ describe("rta doctor and the kv identity", () => {
     );
   });
 });
+
+describe("rta mcp install --help on --kv", () => {
+  test("does not say the flag is what lets a server open the store, since the config dir's identity needs none", async () => {
+    const help = (await rta(["mcp", "install", "--help"])).stdout.replace(/\s+/g, " ");
+    expect(help).toContain("--kv carry RTA_KV_IDENTITY, so the server opens the kv store with the identity it names");
+    expect(help).toContain("is found without it");
+  });
+});
