@@ -243,7 +243,11 @@ async function replaceFile(file: string, bytes: Uint8Array, backup: boolean): Pr
   await syncDir(dirname(file));
 }
 
-/** The file as it is becomes `<file>.bak`, by a second link renamed into place (a copy where links cannot be made). */
+/**
+ * The file as it is becomes `<file>.bak`, by a second link renamed into place (a copy where links cannot be made),
+ * made 0600 first whatever mode the file had (the age CLI under umask 022 writes 0644): the name it leaves is
+ * renamed over next, so only the backup keeps that inode.
+ */
 async function keepBackup(file: string): Promise<void> {
   const temp = `${file}.bak.${process.pid}.${++temps}.tmp`;
   try {
@@ -254,6 +258,7 @@ async function keepBackup(file: string): Promise<void> {
     if (errno !== "EPERM" && errno !== "ENOTSUP" && errno !== "EXDEV") throw err;
     await copyFile(file, temp);
   }
+  await chmod(temp, 0o600);
   await rename(temp, `${file}.bak`);
 }
 
