@@ -49,7 +49,7 @@ export interface Keeper {
  * each time a path is opened, since they may not exist yet. Refuses nothing.
  */
 export function agentRules(
-  dirs: { data: string; config: string; identity?: string; also?: readonly string[] },
+  dirs: { data: string; config: string; identity?: string | null; also?: readonly string[] },
   hardlinks = false,
 ): GateRules {
   const places = [dirs.data, dirs.config, ...(dirs.identity ? [dirs.identity] : []), ...(dirs.also ?? [])];
