@@ -1,28 +1,32 @@
 /**
  * `rta explain [capability]`: one capability's card, or the catalogue by area
  * followed by what is never a tool. The card is a projection of the
- * declaration (src/core/card.ts); this file only lays it out.
+ * declaration (src/core/card.ts); this file only lays it out. A name that is
+ * never a tool gets the person's command it is (explainPerson.ts).
  */
 import type { ChalkInstance } from "chalk";
 import { type Card, cardOf, mcpCost } from "../core/card.ts";
-import { neverAToolList } from "../core/catalogue.ts";
+import { NEVER_A_TOOL, neverAToolList } from "../core/catalogue.ts";
 import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { movedHint } from "../core/movedAreas.ts";
 import { calledSo, closest, didYouMean } from "../core/suggest.ts";
+import { personCard, renderPersonCard } from "./explainPerson.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
 import { plainCell } from "./plain.ts";
 import { reportError } from "./report.ts";
 
 /**
- * Prints a capability's card, or the whole catalogue (or one area's): on a terminal by area,
- * piped one tab-separated line a capability (name, safety, cost over MCP,
- * summary) and one a never-a-tool verb, JSON with --json. A card is the same
- * text piped. A name that is no capability is core.tool.unknown.
+ * Prints a capability's card, or the whole catalogue (or one area's, with its
+ * never-a-tool verbs): on a terminal by area, piped one tab-separated line a
+ * capability (name, safety, cost over MCP, summary) and one a never-a-tool
+ * verb, JSON with --json. A card is the same text piped; a never-a-tool name
+ * (`kv.copy`, `grant`) gets the person's command's card. A name that is
+ * neither is core.tool.unknown.
  */
-export function explain(cli: Cli, name: string | undefined, json: boolean | undefined): number {
+export async function explain(cli: Cli, name: string | undefined, json: boolean | undefined): Promise<number> {
   const { io, catalogue } = cli;
   const form = outputForm(io, json);
   const asJson = form === "json";
@@ -46,7 +50,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
           return card.with_profile ? { ...listed, with_profile: card.with_profile } : listed;
         }),
     }));
-    const never = area === undefined ? neverAToolList() : [];
+    const never = area === undefined ? neverAToolList() : neverIn(area);
     if (asJson) {
       io.out(jsonText(io, { areas, never_a_tool: never }));
       return 0;
@@ -67,7 +71,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
         out += `  ${c.name.padEnd(width)}  ${c.summary}  ${p.dim(`[${c.safety}, ${mcpCost(c)}]`)}\n`;
       }
     }
-    if (area === undefined) {
+    if (never.length > 0) {
       out += `\n${p.bold("never a tool")}  ${p.dim("(the person's alone: absent from tools/list on every transport)")}\n`;
       for (const n of never) out += `  ${n}\n`;
     }
@@ -77,6 +81,16 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
   }
   const cap = catalogue.byName(name) ?? catalogue.byTool(name);
   if (!cap) {
+    try {
+      const person = await personCard(cli, name);
+      if (person) {
+        io.out(asJson ? jsonText(io, person) : renderPersonCard(person, p));
+        return 0;
+      }
+    } catch (err) {
+      if (err instanceof RtaError) return reportError(io, err, json === true);
+      throw err;
+    }
     return reportError(
       io,
       new RtaError(
@@ -131,8 +145,10 @@ function configOf(cli: Cli): Config | undefined {
 function nearNames(catalogue: Cli["catalogue"], name: string): string[] {
   const doing = calledSo(catalogue, name);
   if (doing.length > 0) return doing;
-  return closest(
-    name.replaceAll("_", "."),
-    catalogue.all().map((c) => c.name),
-  );
+  return closest(name.replaceAll("_", "."), [...catalogue.all().map((c) => c.name), ...NEVER_A_TOOL.verbs]);
+}
+
+/** The never-a-tool verbs of one area (`kv` -> `kv copy`, `kv edit`), as the listing names them. */
+function neverIn(area: string): string[] {
+  return NEVER_A_TOOL.verbs.filter((v) => v.startsWith(`${area}.`)).map((v) => v.replace(".", " "));
 }
