@@ -3,7 +3,8 @@
  * such a file by the name it was mounted on, so neither its real path nor a
  * place's identity (a directory's) said it was rta's: record.key mounted into
  * a root was read, hashed and searched like any file there. A file that is a
- * mount of its own is withheld from agents. The server runs in a mount
+ * mount of its own, from a file system one of rta's places is on, is withheld
+ * from agents. The server runs in a mount
  * namespace of its own (unshare, as root), where the test mounts the files.
  */
 import { expect, test } from "bun:test";
@@ -25,6 +26,8 @@ test.skipIf(!asRoot)("a file mounted under a root is withheld: rta's record.key 
   writeFileSync(join(root, "key.txt"), "");
   writeFileSync(join(root, "sub", "notes.txt"), "");
   writeFileSync(join(root, "plain.txt"), "plain text\n");
+  writeFileSync(join(root, "hosts"), "");
+  mkdirSync(join(base, "other"));
   const data = tempDir();
   const config = tempDir();
   const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
@@ -36,6 +39,10 @@ test.skipIf(!asRoot)("a file mounted under a root is withheld: rta's record.key 
   const mounts = [
     `mount --bind ${join(data, "record.key")} ${join(root, "key.txt")}`,
     `mount --bind ${join(data, "record.key")} ${join(root, "sub", "notes.txt")}`,
+    // a file of another file system mounted the same way (a container's /etc/hosts)
+    `mount -t tmpfs none ${join(base, "other")}`,
+    `echo 127.0.0.1 here > ${join(base, "other", "hosts")}`,
+    `mount --bind ${join(base, "other", "hosts")} ${join(root, "hosts")}`,
   ].join(" && ");
   const proc = Bun.spawn(
     [
@@ -87,8 +94,9 @@ test.skipIf(!asRoot)("a file mounted under a root is withheld: rta's record.key 
     const found = await call("fs_grep", { path: root, pattern: key.slice(0, 16) });
     expect(found.rows).toEqual([]);
     expect(JSON.stringify(await call("fs_tree", { path: root }))).not.toContain(key);
-    // a file that is no mount is read as before
+    // a file that is no mount is read as before, and so is one mounted from a file system no place is on
     expect(await call("fs_read", { path: join(root, "plain.txt") })).toMatchObject({ text: "plain text\n" });
+    expect(await call("fs_read", { path: join(root, "hosts") })).toMatchObject({ text: "127.0.0.1 here\n" });
   } finally {
     proc.stdin.end();
     await proc.exited;

@@ -87,7 +87,7 @@ export function withheld(
   const at = fd === undefined ? real : inFd(fd);
   const opened = fd === undefined ? undefined : (st ?? fstatSync(fd));
   if (isInside(real, own) || (opened === undefined ? isPlaceAt(real, own) : isPlace(opened, own))) return true;
-  if (fd !== undefined && opened !== undefined && fileMountWithheld(rules, fd, opened)) return true;
+  if (fd !== undefined && opened !== undefined && fileMountWithheld(rules, own, fd, opened)) return true;
   if (rules.system && !notKernel) {
     facts.kernelFs ??= isKernelFs(at);
     if (facts.kernelFs) return true;
@@ -99,12 +99,16 @@ export function withheld(
 }
 
 /**
- * A file (not a directory) mounted onto a name of its own, where rta's stores are kept: the kernel names it by the
- * name it was mounted on, so neither its real path nor a place's identity says where it lies. A bind mount of
- * record.key or gate.db into a root would be read as any file there. Withheld, as the safe way to be wrong.
+ * A file (not a directory) mounted onto a name of its own, from the file system one of rta's places is on, where
+ * rta's stores are kept: the kernel names it by the name it was mounted on, so neither its real path nor a place's
+ * identity says where it lies, and a bind mount of record.key or gate.db into a root would be read as any file
+ * there. Withheld, as the safe way to be wrong; a file mounted from elsewhere (a container's /etc/hosts) is read.
  */
-function fileMountWithheld(rules: GateRules, fd: number, opened: Pick<Stats, "isDirectory">): boolean {
-  return keepsStores(rules) && !opened.isDirectory() && isMountRoot(fd);
+function fileMountWithheld(rules: GateRules, own: OwnPlaces, fd: number, opened: Pick<Stats, "isDirectory" | "dev">) {
+  if (!keepsStores(rules) || opened.isDirectory() || !isMountRoot(fd)) return false;
+  const dev = `${opened.dev}:`;
+  for (const id of own.ids) if (id.startsWith(dev)) return true;
+  return false;
 }
 
 /** Whether rta's stores are kept from this gate's callers (an agent's); a person's gate keeps nothing. */
@@ -152,7 +156,7 @@ export function walkedFileWithheld(
 ): boolean {
   return (
     withheld(rules, own, real) ||
-    fileMountWithheld(rules, fd, st) ||
+    fileMountWithheld(rules, own, fd, st) ||
     hardlinkWithheld(rules, st) ||
     isGitSecretFile(inFd(dirFd), real)
   );
