@@ -140,6 +140,20 @@ export function compileGlob(input: string, glob: string): TextMatcher {
   return { test: negate ? (name) => !m.test(name) : (name) => m.test(name) };
 }
 
+/**
+ * A `pattern` of an upstream's input schema, as ajv's engine for it: compiled
+ * to RE2, so an agent's argument is matched in time linear in it (RegExp,
+ * ajv's own engine, would let a schema such as ^(a+)+$ hold the server on a
+ * 40-character argument). Refuses (core.input.invalid) what compileRegex
+ * does: ajv then fails the schema, and its tool is left out.
+ */
+export function schemaPattern(pattern: string): { test(text: string): boolean; toString(): string } {
+  checkLength("pattern", pattern, "regular expression");
+  const re = compiled("pattern", pattern, false, REGEX_HINT);
+  // ajv keeps one engine per pattern, keyed by what toString says
+  return { test: (text) => re.test(text), toString: () => pattern };
+}
+
 function checkLength(input: string, text: string, what: string): void {
   if (text.length > MAX_PATTERN_CHARS)
     throw new RtaError(
