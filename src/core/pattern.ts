@@ -149,9 +149,18 @@ export function compileGlob(input: string, glob: string): TextMatcher {
  */
 export function schemaPattern(pattern: string): { test(text: string): boolean; toString(): string } {
   checkLength("pattern", pattern, "regular expression");
-  const re = compiled("pattern", pattern, false, REGEX_HINT);
+  // compiled now to refuse what RE2 cannot take, and kept only once an argument is matched: an upstream may list
+  // 10,000 tools of a dozen patterns each, and a compiled program with its DFA is some KiB
+  compiled("pattern", pattern, false, REGEX_HINT);
+  let re: RE2JS | undefined;
   // ajv keeps one engine per pattern, keyed by what toString says
-  return { test: (text) => re.test(text), toString: () => pattern };
+  return {
+    test: (text) => {
+      re ??= compiled("pattern", pattern, false, REGEX_HINT);
+      return re.test(text);
+    },
+    toString: () => pattern,
+  };
 }
 
 function checkLength(input: string, text: string, what: string): void {
