@@ -86,21 +86,30 @@ function eventsBounded(max: number, onCut?: (size: number) => void): TransformSt
   let afterCr = false;
   return new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      for (const byte of chunk) {
+      // each line break found by indexOf, the next of each kind kept, so a chunk of many short lines is read once
+      let cr = chunk.indexOf(CR);
+      let lf = chunk.indexOf(LF);
+      for (let from = 0; from < chunk.length; ) {
+        if (cr !== -1 && cr < from) cr = chunk.indexOf(CR, from);
+        if (lf !== -1 && lf < from) lf = chunk.indexOf(LF, from);
+        const at = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+        const run = (at === -1 ? chunk.length : at) - from;
+        if (run > 0) {
+          line += run;
+          event += run;
+          afterCr = false;
+        }
+        if (at === -1) break;
+        from = at + 1;
         // a CR LF is one line break
-        if (byte === LF && afterCr) {
+        if (chunk[at] === LF && afterCr) {
           afterCr = false;
           continue;
         }
-        afterCr = byte === CR;
-        if (byte === LF || byte === CR) {
-          // a blank line ends the event
-          if (line === 0) event = 0;
-          line = 0;
-          continue;
-        }
-        line += 1;
-        event += 1;
+        afterCr = chunk[at] === CR;
+        // a blank line ends the event
+        if (line === 0) event = 0;
+        line = 0;
       }
       if (event > max) {
         onCut?.(event);
