@@ -4,7 +4,7 @@
  * The plugin index and the kv store take one each; each waits its own way
  * (the index synchronously, the store without blocking a server).
  */
-import { closeSync, constants, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 
 /**
  * Takes the lock at `file` if it is free or its holder is gone: true when
@@ -56,8 +56,19 @@ function emptySince(lock: string): number {
 function holderAlive(lock: string): boolean {
   let text: string;
   try {
-    text = readFileSync(lock, "utf8");
-  } catch {
+    // without waiting: a FIFO at the name would stop the process (a server's every call) in a read
+    const fd = openSync(lock, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      // a FIFO or a device, which no rta makes, is held by no process; a directory cannot be taken over
+      const st = fstatSync(fd);
+      if (!st.isFile()) return st.isDirectory();
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    // a link at the name, which no rta makes, holds no lock either
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") return false;
     return true; // just removed: look again
   }
   // made but not yet written: its maker is between two calls, unless it died there long ago

@@ -8,7 +8,7 @@
  * atomically (a temp file in the same dir, fsync, rename, fsync of the dir),
  * keeping the version it replaced as `kv.age.bak`.
  */
-import type { BigIntStats } from "node:fs";
+import { type BigIntStats, constants } from "node:fs";
 import { chmod, copyFile, link, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { armor, Decrypter, Encrypter } from "age-encryption";
@@ -63,7 +63,9 @@ export async function readStore(p: KvPlaces): Promise<Map<string, KvEntry>> {
 async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolean): Promise<Map<string, KvEntry>> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(p.file, "r");
+    // a FIFO at its name would have the read wait for a writer that never comes, a device act when opened
+    if (!(await stat(p.file)).isFile()) throw notAFile();
+    handle = await open(p.file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === "ENOENT") return new Map();
@@ -76,8 +78,10 @@ async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolea
     throw err;
   }
   try {
+    const s = await handle.stat({ bigint: true });
+    if (!s.isFile()) throw notAFile();
     const identities = known ?? (await loadIdentities(p.identity));
-    const key = fileKey(await handle.stat({ bigint: true }), identities);
+    const key = fileKey(s, identities);
     const hit = cache.get(p.file);
     if (cached && hit?.key === key) return hit.store;
     const store = await decryptStore(new Uint8Array(await handle.readFile()), identities);
@@ -120,6 +124,14 @@ async function decryptStore(bytes: Uint8Array, identities: readonly string[]): P
     throw new RtaError("kv.format", "the kv store's plaintext is not UTF-8 text", "docs/secrets.md shows its format");
   }
   return parseStore(text);
+}
+
+function notAFile(): RtaError {
+  return new RtaError(
+    "kv.format",
+    "the kv store is not a regular file",
+    "remove what stands at `kv.age`; `kv.age.bak` beside it holds the version before the last write",
+  );
 }
 
 function notAgeFile(): RtaError {
