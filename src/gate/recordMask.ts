@@ -84,10 +84,25 @@ export function maskError(e: RtaError, hidden: readonly string[]): RtaError {
   return out;
 }
 
+/**
+ * The text with each hidden string masked, in any case: a host name is said
+ * lower-cased (`http://Zq9x…/` is refused naming `zq9x…`), and a value's
+ * letters in another case still say most of it.
+ */
 function masked(text: string, hidden: readonly string[]): string {
   let out = text;
-  for (const h of hidden) if (out.includes(h)) out = out.replaceAll(h, MASK);
+  let lower = out.toLowerCase();
+  for (const h of hidden) {
+    const l = h.toLowerCase();
+    if (!lower.includes(l)) continue;
+    out = out.replace(new RegExp(escapeRegExp(h), "gi"), () => MASK);
+    lower = out.toLowerCase();
+  }
   return out;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A value as it may be written: itself, trimmed, and as JSON escapes it (a line's quotes and newlines), if long enough. */
