@@ -5,7 +5,7 @@
  * server in a read: every tool, not only the kv ones. Each is now answered.
  */
 import { describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
@@ -57,5 +57,19 @@ describe("a FIFO at one of the kv store's names", () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe("a kv.age far larger than any store", () => {
+  test("is refused before it is read into memory", async () => {
+    const h = kvHome();
+    expect((await rta(["kv", "set", "k1"], { stdin: "value-one", env: h.env })).code).toBe(0);
+    const file = join(h.data, "kv.age");
+    // an age header, then 3 GiB of holes: no disk is spent on it
+    writeFileSync(file, "age-encryption.org/v1\n");
+    truncateSync(file, 3 * 1024 ** 3);
+    const listed = await rta(["kv", "list"], { env: h.env });
+    expect(listed.code).not.toBe(0);
+    expect(listed.stderr).toContain("the kv store is larger than 256 MiB (kv.format)");
   });
 });

@@ -80,6 +80,8 @@ async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolea
   try {
     const s = await handle.stat({ bigint: true });
     if (!s.isFile()) throw notAFile();
+    // read whole before it is decrypted: a file far larger than any store rta writes is not read into memory
+    if (s.size > STORE_MAX_BYTES) throw tooLarge("kv.format", "the kv store is larger than 256 MiB");
     const identities = known ?? (await loadIdentities(p.identity));
     const key = fileKey(s, identities);
     const hit = cache.get(p.file);
@@ -124,6 +126,13 @@ async function decryptStore(bytes: Uint8Array, identities: readonly string[]): P
     throw new RtaError("kv.format", "the kv store's plaintext is not UTF-8 text", "docs/secrets.md shows its format");
   }
   return parseStore(text);
+}
+
+/** The largest store read or written: far more than secrets need, and little enough to read whole. */
+const STORE_MAX_BYTES = 256 * 1024 * 1024;
+
+function tooLarge(code: "kv.format" | "core.input.toolarge", message: string): RtaError {
+  return new RtaError(code, message, "keep large values (a database dump) in files, and their paths in the store");
 }
 
 function notAFile(): RtaError {
@@ -228,6 +237,7 @@ async function write(p: KvPlaces, change: (m: Map<string, KvEntry>) => void, giv
   const e = new Encrypter();
   for (const r of recipients) e.addRecipient(r);
   const bytes = await e.encrypt(formatStore(store));
+  if (bytes.length > STORE_MAX_BYTES) throw tooLarge("core.input.toolarge", "the kv store would grow past 256 MiB");
   if (given) await replaceFile(p.recipients, new TextEncoder().encode(recipientsText(given)), false);
   await replaceFile(p.file, bytes, true);
   const s = await stat(p.file, { bigint: true });
