@@ -50,6 +50,22 @@ export function noteRevealed(process: object, value: ResultValue): void {
   while (seen.size > REVEALED_MAX) seen.delete(seen.values().next().value as string);
 }
 
+/**
+ * Notes the values of an agent's secret inputs (a value it stored with
+ * kv.set): masked in every record line written after, as a revealed value is.
+ * They are its own to know, but a value it stores is one a later line, a host
+ * it names, must not keep.
+ */
+export function noteSecrets(process: object, secrets: readonly string[]): void {
+  const seen = revealedBy.get(process) ?? new Set<string>();
+  revealedBy.set(process, seen);
+  for (const v of secrets) {
+    seen.delete(v);
+    seen.add(v);
+  }
+  while (seen.size > REVEALED_MAX) seen.delete(seen.values().next().value as string);
+}
+
 /** The strings to mask in the record for one call: its secret inputs and what was revealed before it. */
 export function hiddenFor(process: object, secrets: readonly string[] | undefined): readonly string[] {
   const seen = revealedBy.get(process);

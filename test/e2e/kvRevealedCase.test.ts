@@ -38,3 +38,26 @@ test("a revealed value is masked in the record in whatever case a later line hol
   expect(log.stdout).toContain("***.invalid");
   expect(log.stdout.toLowerCase()).not.toContain(VALUE.toLowerCase());
 });
+
+test("a value the agent stored with kv_set is masked in the record lines after it, as a revealed one is", async () => {
+  const data = tempDir();
+  const identity = join(tempDir(), "id.txt");
+  expect(Bun.spawnSync(["age-keygen", "-o", identity], { stderr: "ignore" }).exitCode).toBe(0);
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir(), RTA_KV_IDENTITY: identity };
+  expect((await rta(["grant", "allow", "kv.set", "--agent", "claude", "--ttl", "5m"], { env })).code).toBe(0);
+  const stored = "zq9storedvalue77";
+  const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env });
+  try {
+    const set = resultJson(await s.client.callTool({ name: "kv_set", arguments: { name: "k", value: stored } }));
+    expect(set).toMatchObject({ type: "object", value: { name: "k", created: true } });
+    const dns = resultJson(await s.client.callTool({ name: "net_dns", arguments: { name: `${stored}.invalid` } }));
+    expect(dns.code).toBe("core.grant.required");
+    const read = resultJson(await s.client.callTool({ name: "fs_read", arguments: { path: stored } }));
+    expect(read.code).toBe("fs.notfound");
+  } finally {
+    await s.close();
+  }
+  const record = readFileSync(join(data, "agent-log.jsonl"), "utf8");
+  expect(record).toContain('"capability":"fs_read"');
+  expect(record).not.toContain(stored);
+});
