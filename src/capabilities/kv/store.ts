@@ -16,6 +16,7 @@ import { RtaError } from "../../core/errors.ts";
 import { releaseFileLock, tryFileLock } from "../../core/fileLock.ts";
 import { formatStore, type KvEntry, parseStore } from "./format.ts";
 import { isRecipient, loadIdentities, readRecipientsFile, recipientsOf, recipientsText } from "./identity.ts";
+import { notAFile, notAgeFile, STORE_MAX_BYTES, tooLarge } from "./storeErrors.ts";
 
 export type { KvEntry } from "./format.ts";
 export { loadIdentities } from "./identity.ts";
@@ -126,29 +127,6 @@ async function decryptStore(bytes: Uint8Array, identities: readonly string[]): P
     throw new RtaError("kv.format", "the kv store's plaintext is not UTF-8 text", "docs/secrets.md shows its format");
   }
   return parseStore(text);
-}
-
-/** The largest store read or written: far more than secrets need, and little enough to read whole. */
-const STORE_MAX_BYTES = 256 * 1024 * 1024;
-
-function tooLarge(code: "kv.format" | "core.input.toolarge", message: string): RtaError {
-  return new RtaError(code, message, "keep large values (a database dump) in files, and their paths in the store");
-}
-
-function notAFile(): RtaError {
-  return new RtaError(
-    "kv.format",
-    "the kv store is not a regular file",
-    "remove what stands at `kv.age`; `kv.age.bak` beside it holds the version before the last write",
-  );
-}
-
-function notAgeFile(): RtaError {
-  return new RtaError(
-    "kv.format",
-    "the kv store is no age file",
-    "`kv.age.bak` beside it holds the version before the last write",
-  );
 }
 
 /**
