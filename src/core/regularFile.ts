@@ -11,15 +11,17 @@ import { open, stat } from "node:fs/promises";
 
 /**
  * The bytes of the regular file at `path`, with its mode. Throws the system's
- * error (ENOENT, EACCES…), or one with the code EISDIR for a directory and
- * ENOTFILE for anything else that is not a regular file.
+ * error (ENOENT, EACCES…), or one with the code EISDIR for a directory,
+ * ENOTFILE for anything else that is not a regular file, and EFBIG for one
+ * past `maxBytes`, which is not read.
  */
-export async function readRegularFile(path: string): Promise<{ bytes: Uint8Array; mode: number }> {
+export async function readRegularFile(path: string, maxBytes: number): Promise<{ bytes: Uint8Array; mode: number }> {
   regular(await stat(path));
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const s = await handle.stat();
     regular(s);
+    if (s.size > maxBytes) throw Object.assign(new Error("file too large"), { code: "EFBIG" });
     return { bytes: new Uint8Array(await handle.readFile()), mode: s.mode };
   } finally {
     await handle.close();

@@ -60,8 +60,8 @@ describe("a FIFO at one of the kv store's names", () => {
   });
 });
 
-describe("a kv.age far larger than any store", () => {
-  test("is refused before it is read into memory", async () => {
+describe("a kv file far larger than any of its kind", () => {
+  test("a kv.age is refused before it is read into memory", async () => {
     const h = kvHome();
     expect((await rta(["kv", "set", "k1"], { stdin: "value-one", env: h.env })).code).toBe(0);
     const file = join(h.data, "kv.age");
@@ -71,5 +71,22 @@ describe("a kv.age far larger than any store", () => {
     const listed = await rta(["kv", "list"], { env: h.env });
     expect(listed.code).not.toBe(0);
     expect(listed.stderr).toContain("the kv store is larger than 256 MiB (kv.format)");
+  });
+
+  test("an identity or recipients file far larger than any is refused before it is read", async () => {
+    const h = kvHome();
+    expect((await rta(["kv", "set", "k1"], { stdin: "value-one", env: h.env })).code).toBe(0);
+    const recipients = join(h.data, "kv.recipients");
+    writeFileSync(recipients, "# rta kv recipients\n");
+    truncateSync(recipients, 3 * 1024 ** 3);
+    const set = await rta(["kv", "set", "k2"], { stdin: "value-two", env: h.env });
+    expect(set.code).not.toBe(0);
+    expect(set.stderr).toContain("the kv recipients file is larger than 1 MiB (kv.recipients)");
+    rmSync(recipients);
+    writeFileSync(h.identity, "# an identity\n", { mode: 0o600 });
+    truncateSync(h.identity, 3 * 1024 ** 3);
+    const listed = await rta(["kv", "list"], { env: h.env });
+    expect(listed.code).not.toBe(0);
+    expect(listed.stderr).toContain("the identity file is larger than 64 KiB, more than any identity file");
   });
 });

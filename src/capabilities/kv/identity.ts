@@ -13,6 +13,9 @@ import { readRegularFile } from "../../core/regularFile.ts";
 const LOCKED_HINT =
   "make one with `rta keys new`, or set RTA_KV_IDENTITY to an age identity file; a server registered by `rta mcp install --kv` inherits it";
 
+/** The largest identity file read: it holds a few lines. The largest recipients file: thousands of recipients. */
+const [IDENTITY_MAX_BYTES, RECIPIENTS_MAX_BYTES] = [64 * 1024, 1024 * 1024];
+
 /**
  * The identities in the file at `path`. Refuses kv.locked when it is missing
  * or cannot be read, kv.identity.mode when its mode has a group or other bit
@@ -23,7 +26,7 @@ export async function loadIdentities(path: string): Promise<string[]> {
   let mode: number;
   let bytes: Uint8Array;
   try {
-    ({ bytes, mode } = await readRegularFile(path));
+    ({ bytes, mode } = await readRegularFile(path, IDENTITY_MAX_BYTES));
   } catch (err) {
     throw unreadable(path, err);
   }
@@ -69,7 +72,9 @@ function unreadable(path: string, err: unknown): RtaError {
           ? "the identity file is a directory"
           : errno === "ENOTFILE"
             ? "the identity file is not a regular file"
-            : "the identity file cannot be read";
+            : errno === "EFBIG"
+              ? "the identity file is larger than 64 KiB, more than any identity file"
+              : "the identity file cannot be read";
   return new RtaError("kv.locked", `the kv store is locked: ${why} (${path})`, LOCKED_HINT);
 }
 
@@ -101,10 +106,12 @@ export async function recipientsOf(identities: readonly string[]): Promise<strin
 export async function readRecipientsFile(path: string): Promise<string[] | null> {
   let text: string;
   try {
-    text = new TextDecoder().decode((await readRegularFile(path)).bytes);
+    text = new TextDecoder().decode((await readRegularFile(path, RECIPIENTS_MAX_BYTES)).bytes);
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === "ENOENT") return null;
+    if (errno === "EFBIG")
+      throw new RtaError("kv.recipients", "the kv recipients file is larger than 1 MiB", "it holds one `age1…` a line");
     if (errno === "ENOTFILE" || errno === "EISDIR")
       throw new RtaError(
         "kv.recipients",
