@@ -181,6 +181,8 @@ describe("the plaintext format", () => {
       "",
       "# rta kv 2\n",
       `# rta kv 1\n{"name":"a","value":"SECRETVALUE","modified":"${at}","extra":1}\n`,
+      // a value typed where a field's name goes
+      `# rta kv 1\n{"name":"a","value":"","SECRETVALUE":"","modified":"${at}"}\n`,
       `# rta kv 1\n{"name":"../a","value":"SECRETVALUE","modified":"${at}"}\n`,
       `# rta kv 1\n{"name":"a","value":"SECRETVALUE","modified":"yesterday"}\n`,
       "# rta kv 1\nSECRETVALUE\n",
