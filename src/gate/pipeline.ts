@@ -181,7 +181,8 @@ async function stages(
       lap("bound");
       if (cap.reveals && call.origin.kind === "agent") {
         noteRevealed(deps, value);
-        trace.revealed = true;
+        // only rta's own store is shown unmasked: a plugin that reveals could name rta's places, so it is masked
+        trace.revealed = cap.plugin === undefined;
       }
       return { ok: true, value };
     } finally {
