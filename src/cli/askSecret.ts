@@ -8,8 +8,9 @@ import type { Io } from "./io.ts";
 
 /** Asks for `what` on stderr and reads one line with echo off; "" when nothing is typed or the terminal is gone. */
 export function askSecret(io: Io, what: string): string {
-  io.err(`${what} (not shown as you type): `);
+  // echo off before the prompt: what is typed (pasted) as soon as the prompt shows is not echoed
   const echoOff = stty("-echo");
+  io.err(`${what} (not shown as you type): `);
   try {
     return io.readLine();
   } finally {

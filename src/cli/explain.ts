@@ -1,28 +1,32 @@
 /**
  * `rta explain [capability]`: one capability's card, or the catalogue by area
  * followed by what is never a tool. The card is a projection of the
- * declaration (src/core/card.ts); this file only lays it out.
+ * declaration (src/core/card.ts); this file only lays it out. A name that is
+ * never a tool gets the person's command it is (explainPerson.ts).
  */
 import type { ChalkInstance } from "chalk";
 import { type Card, cardOf, mcpCost } from "../core/card.ts";
-import { isNeverATool, neverAToolList } from "../core/catalogue.ts";
+import { NEVER_A_TOOL, neverAToolList } from "../core/catalogue.ts";
 import { type Config, ConfigSource, usable } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { movedHint } from "../core/movedAreas.ts";
 import { calledSo, closest, didYouMean } from "../core/suggest.ts";
+import { personCard, renderPersonCard } from "./explainPerson.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
 import { plainCell } from "./plain.ts";
 import { reportError } from "./report.ts";
 
 /**
- * Prints a capability's card, or the whole catalogue (or one area's): on a terminal by area,
- * piped one tab-separated line a capability (name, safety, cost over MCP,
- * summary) and one a never-a-tool verb, JSON with --json. A card is the same
- * text piped. A name that is no capability is core.tool.unknown.
+ * Prints a capability's card, or the whole catalogue (or one area's, with its
+ * never-a-tool verbs): on a terminal by area, piped one tab-separated line a
+ * capability (name, safety, cost over MCP, summary) and one a never-a-tool
+ * verb, JSON with --json. A card is the same text piped; a never-a-tool name
+ * (`kv.copy`, `grant`) gets the person's command's card. A name that is
+ * neither is core.tool.unknown.
  */
-export function explain(cli: Cli, name: string | undefined, json: boolean | undefined): number {
+export async function explain(cli: Cli, name: string | undefined, json: boolean | undefined): Promise<number> {
   const { io, catalogue } = cli;
   const form = outputForm(io, json);
   const asJson = form === "json";
@@ -46,7 +50,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
           return card.with_profile ? { ...listed, with_profile: card.with_profile } : listed;
         }),
     }));
-    const never = area === undefined ? neverAToolList() : [];
+    const never = area === undefined ? neverAToolList() : neverIn(area);
     if (asJson) {
       io.out(jsonText(io, { areas, never_a_tool: never }));
       return 0;
@@ -67,7 +71,7 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
         out += `  ${c.name.padEnd(width)}  ${c.summary}  ${p.dim(`[${c.safety}, ${mcpCost(c)}]`)}\n`;
       }
     }
-    if (area === undefined) {
+    if (never.length > 0) {
       out += `\n${p.bold("never a tool")}  ${p.dim("(the person's alone: absent from tools/list on every transport)")}\n`;
       for (const n of never) out += `  ${n}\n`;
     }
@@ -76,11 +80,17 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
     return 0;
   }
   const cap = catalogue.byName(name) ?? catalogue.byTool(name);
-  if (!cap && isNeverATool(name)) {
-    io.out(neverATool(name, form, p, io));
-    return 0;
-  }
   if (!cap) {
+    try {
+      const person = await personCard(cli, name);
+      if (person) {
+        io.out(asJson ? jsonText(io, person) : renderPersonCard(person, p));
+        return 0;
+      }
+    } catch (err) {
+      if (err instanceof RtaError) return reportError(io, err, json === true);
+      throw err;
+    }
     return reportError(
       io,
       new RtaError(
@@ -95,22 +105,6 @@ export function explain(cli: Cli, name: string | undefined, json: boolean | unde
   const card = cardOf(cap, "person", new Set(), config);
   io.out(asJson ? jsonText(io, card) : renderCard(card, p));
   return 0;
-}
-
-/**
- * What `rta explain` says of a verb that is never a tool (`kv.copy`, `grant`, `keys_export`): that it is the
- * person's, the command that runs it, and how an agent's call of it is answered; never "no capability", which
- * would send a person looking for one that was left out.
- */
-function neverATool(name: string, form: ReturnType<typeof outputForm>, p: ChalkInstance, io: Cli["io"]): string {
-  const dotted = name.includes(".") ? name : name.replaceAll("_", ".");
-  const command = `rta ${dotted.replace(".", " ")}`;
-  const said =
-    "the person's alone, at the terminal: no server offers it, whatever its flags, and an agent's call naming it " +
-    "is answered as an unknown tool and recorded as a probe";
-  if (form === "json") return jsonText(io, { name: dotted, never_a_tool: true, command, note: said });
-  if (form === "plain") return `${[dotted, "never a tool", command, said].map(plainCell).join("\t")}\n`;
-  return `${p.bold(dotted)}  never a tool\n${said}\n\n  command   ${command}\n\nrun ${p.bold(`${command} --help`)} for what it takes\n`;
 }
 
 function renderCard(card: Card, p: ChalkInstance): string {
@@ -151,8 +145,10 @@ function configOf(cli: Cli): Config | undefined {
 function nearNames(catalogue: Cli["catalogue"], name: string): string[] {
   const doing = calledSo(catalogue, name);
   if (doing.length > 0) return doing;
-  return closest(
-    name.replaceAll("_", "."),
-    catalogue.all().map((c) => c.name),
-  );
+  return closest(name.replaceAll("_", "."), [...catalogue.all().map((c) => c.name), ...NEVER_A_TOOL.verbs]);
+}
+
+/** The never-a-tool verbs of one area (`kv` -> `kv copy`, `kv edit`), as the listing names them. */
+function neverIn(area: string): string[] {
+  return NEVER_A_TOOL.verbs.filter((v) => v.startsWith(`${area}.`)).map((v) => v.replace(".", " "));
 }

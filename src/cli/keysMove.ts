@@ -11,6 +11,7 @@ import { dirname, resolve } from "node:path";
 import { installIdentity, publicRecipients } from "../capabilities/keys/identityFile.ts";
 import { type KvPlaces, kvPlaces, loadIdentities, readStore } from "../capabilities/kv/store.ts";
 import { Exit, RtaError } from "../core/errors.ts";
+import { askSecret } from "./askSecret.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText } from "./io.ts";
 import { personPlaces } from "./kvCopy.ts";
@@ -57,7 +58,13 @@ export async function keysImport(cli: Cli, from: string, opts: { force?: boolean
   const { io } = cli;
   const json = opts.json === true;
   try {
-    const text = from === "-" ? await io.readStdin(IDENTITY_LIMIT_BYTES) : readSource(from);
+    // typed or pasted at a terminal, the secret key is not shown: one `AGE-SECRET-KEY-1…` line is an identity
+    const text =
+      from !== "-"
+        ? readSource(from)
+        : io.stdinIsTTY
+          ? askSecret(io, "the identity's AGE-SECRET-KEY-1… line")
+          : await io.readStdin(IDENTITY_LIMIT_BYTES);
     const places = personPlaces(io.env);
     const named = from === "-" ? "stdin" : from;
     let recipients: string[] = [];

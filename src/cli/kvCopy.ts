@@ -7,7 +7,7 @@
  */
 import { checkName } from "../capabilities/kv/format.ts";
 import { kvPlaces, readStore } from "../capabilities/kv/store.ts";
-import { dirs, identityFile } from "../core/dirs.ts";
+import { dirs, personIdentityFile } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText } from "./io.ts";
@@ -20,7 +20,7 @@ export const CLEAR_AFTER_SECONDS = 45;
 /** The kv store's places for a person: rta's dirs and the identity from this process's environment. */
 export function personPlaces(env: Record<string, string | undefined>) {
   const d = dirs(env);
-  return kvPlaces(d.data, identityFile(d));
+  return kvPlaces(d.data, personIdentityFile(d));
 }
 
 /**

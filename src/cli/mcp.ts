@@ -169,8 +169,9 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
 
 /**
  * The identity file the registration carries as RTA_KV_IDENTITY: with --kv, the one RTA_KV_IDENTITY names, else
- * `<config dir>/identity.txt`, said on stderr with what it costs; without --kv none, and when RTA_KV_IDENTITY is
- * set the person is told the server's kv tools will answer kv.locked and how to carry it. Refuses nothing.
+ * `<config dir>/identity.txt`, said on stderr with what it costs; without --kv none (a server opens no identity it
+ * is not handed, not even the config dir's), and when RTA_KV_IDENTITY is set or the config dir holds an identity the
+ * person is told the server's kv tools will answer kv.locked and how to carry it. Refuses nothing.
  */
 function kvIdentityFor(io: Io, kv: boolean, configDir: string): string | undefined {
   const named = io.env.RTA_KV_IDENTITY || undefined;
@@ -182,7 +183,7 @@ function kvIdentityFor(io: Io, kv: boolean, configDir: string): string | undefin
       );
     else if (existsSync(fallback))
       io.err(
-        `rta: note: the server will open the kv store with ${shown(fallback)}, which lies in the config dir it is given\n`,
+        `rta: note: the server will not open the kv store with ${shown(fallback)}, so its kv tools will answer kv.locked; run again with --kv to carry it\n`,
       );
     return undefined;
   }

@@ -35,6 +35,10 @@ export function addMcpCommands(program: Command, cli: Cli): void {
       collect,
       [],
     )
+    .option(
+      "--kv",
+      "open the kv store with <config dir>/identity.txt when RTA_KV_IDENTITY names no identity (without either, the kv tools answer kv.locked)",
+    )
     .action(
       async (opts: {
         root: string[];
@@ -43,6 +47,7 @@ export function addMcpCommands(program: Command, cli: Cli): void {
         verbose?: boolean;
         http?: boolean | string;
         allowHost: string[];
+        kv?: boolean;
       }) => {
         // the dependencies' code, which a server builds at once, evaluated before the collection: see collectWhileSmall
         require("./deps.ts");
@@ -92,7 +97,7 @@ export function addMcpCommands(program: Command, cli: Cli): void {
     .option("--write", "merge the registration into the client's config file, keeping a backup")
     .option(
       "--kv",
-      "carry RTA_KV_IDENTITY, so the server opens the kv store with the identity it names (one in <config dir>/identity.txt is found without it)",
+      "carry RTA_KV_IDENTITY (default <config dir>/identity.txt) so the server can open the kv store; without it the kv tools answer kv.locked",
     )
     .option("--json", "print JSON")
     .action(

@@ -48,7 +48,7 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
     .option("--json", "print JSON")
     .action(async (name: string | undefined, opts: { json?: boolean }) => {
       const { explain } = await import("./explain.ts");
-      cli.status = explain(cli, name, opts.json);
+      cli.status = await explain(cli, name, opts.json);
     });
 
   program

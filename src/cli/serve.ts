@@ -27,6 +27,8 @@ export interface ServeFlags {
   allowHost: string[];
   agent?: string;
   maxResult?: string;
+  /** open the kv store with the default identity (`<config dir>/identity.txt`) when RTA_KV_IDENTITY names none */
+  kv?: boolean;
 }
 
 /**
@@ -72,6 +74,9 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
       : undefined,
   );
   const deps = cli.serverDeps(sink, given);
+  // A server opens the kv store only when told to: RTA_KV_IDENTITY in its environment, or --kv. A registration always
+  // carries the config dir, so the identity there would otherwise open the store for every agent unasked.
+  if (!flags.kv && !io.env.RTA_KV_IDENTITY) deps.dirs = { ...deps.dirs, identity: null };
   const limits = agentLimits(maxResult);
   // a plugin's answer is held to the same hard bound, from its frame's declared length
   cli.pluginHosts.maxResult = limits.hard;

@@ -114,8 +114,11 @@ export interface RunContext<I extends Inputs = Inputs> {
   host: HostFiles;
   /** rta's data dir, where an area that keeps records of its own (notes) keeps them by default */
   dataDir: string;
-  /** the age identity file that opens the kv store (RTA_KV_IDENTITY's, else `<config dir>/identity.txt`); may be absent */
-  identityFile: string;
+  /**
+   * the age identity file that opens the kv store (RTA_KV_IDENTITY's, else `<config dir>/identity.txt`; the file may
+   * be missing); undefined in a server started with neither RTA_KV_IDENTITY nor --kv, which opens none
+   */
+  identityFile: string | undefined;
   /**
    * A text as the caller will be shown it: an agent is told credentials
    * masked and rta's own places renamed. `before` is what stands before the

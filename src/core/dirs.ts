@@ -13,13 +13,25 @@ export interface Dirs {
   data: string;
   /** config.toml and the team policy */
   config: string;
-  /** the age identity that opens the kv store: RTA_KV_IDENTITY's file; left out, identityFile's default */
-  identity?: string;
+  /**
+   * the age identity that opens the kv store: RTA_KV_IDENTITY's file; left out, identityFile's default; null for
+   * none, as in a server started with neither RTA_KV_IDENTITY nor --kv
+   */
+  identity?: string | null;
 }
 
-/** The age identity file that opens the kv store: the one RTA_KV_IDENTITY named, else `<config dir>/identity.txt`. */
-export function identityFile(d: Dirs): string {
+/**
+ * The age identity file that opens the kv store: the one RTA_KV_IDENTITY named, else `<config dir>/identity.txt`;
+ * undefined where the process opens none (`identity` null: a server not told to).
+ */
+export function identityFile(d: Dirs): string | undefined {
+  if (d.identity === null) return undefined;
   return d.identity ?? join(d.config, "identity.txt");
+}
+
+/** What a person's command line opens the kv store with: identityFile's, never none (only a server is without). */
+export function personIdentityFile(d: Dirs): string {
+  return identityFile(d) ?? join(d.config, "identity.txt");
 }
 
 /** The record file's name inside the data dir. */

@@ -140,6 +140,29 @@ export function compileGlob(input: string, glob: string): TextMatcher {
   return { test: negate ? (name) => !m.test(name) : (name) => m.test(name) };
 }
 
+/**
+ * A `pattern` of an upstream's input schema, as ajv's engine for it: compiled
+ * to RE2, so an agent's argument is matched in time linear in it (RegExp,
+ * ajv's own engine, would let a schema such as ^(a+)+$ hold the server on a
+ * 40-character argument). Refuses (core.input.invalid) what compileRegex
+ * does: ajv then fails the schema, and its tool is left out.
+ */
+export function schemaPattern(pattern: string): { test(text: string): boolean; toString(): string } {
+  checkLength("pattern", pattern, "regular expression");
+  // compiled now to refuse what RE2 cannot take, and kept only once an argument is matched: an upstream may list
+  // 10,000 tools of a dozen patterns each, and a compiled program with its DFA is some KiB
+  compiled("pattern", pattern, false, REGEX_HINT);
+  let re: RE2JS | undefined;
+  // ajv keeps one engine per pattern, keyed by what toString says
+  return {
+    test: (text) => {
+      re ??= compiled("pattern", pattern, false, REGEX_HINT);
+      return re.test(text);
+    },
+    toString: () => pattern,
+  };
+}
+
 function checkLength(input: string, text: string, what: string): void {
   if (text.length > MAX_PATTERN_CHARS)
     throw new RtaError(

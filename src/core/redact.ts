@@ -80,6 +80,15 @@ export class Redactor {
       ...(places.roots ?? []).flatMap((spellings, i) => spellings.map((p): [string, string] => [p, `<root ${i + 1}>`])),
     ]
       .filter(([p]) => p.length > 1)
+      // a hint's command quotes a path for the shell (`chmod 600 '/home/o'\''brien/id.txt'`): spelled so too
+      .flatMap(([p, label]): [string, string][] =>
+        p.includes("'")
+          ? [
+              [p, label],
+              [p.replaceAll("'", "'\\''"), label],
+            ]
+          : [[p, label]],
+      )
       // JSON may escape a slash (`"dir":"\/var\/lib\/rta"`, as PHP writes it): the place is spelled so too
       .flatMap(([p, label]): [string, string][] =>
         p.includes("/")

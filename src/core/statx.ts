@@ -26,6 +26,8 @@ export const AT_EMPTY_PATH = 0x1000;
 export const STATX_BASIC_STATS = 0x7ff;
 /** STATX_MNT_ID: the id of the mount the file was reached through (Linux 5.8) */
 export const STATX_MNT_ID = 0x1000;
+/** STATX_ATTR_MOUNT_ROOT: in stx_attributes, the file is the root of a mount */
+const STATX_ATTR_MOUNT_ROOT = 0x2000;
 /** O_CLOEXEC on Linux: no descriptor is handed to a program rta runs */
 const O_CLOEXEC = 0o2000000;
 /** STATX_TYPE | STATX_INO | STATX_SIZE */
@@ -131,6 +133,8 @@ export const stx = {
   ctimeMs: (v: DataView) =>
     (v.getUint32(0x60, true) + v.getInt32(0x64, true) * 0x100000000) * 1000 + v.getUint32(0x68, true) / 1e6,
   dev: (v: DataView) => makedev(v.getUint32(0x88, true), v.getUint32(0x8c, true)),
+  /** whether the file is the root of a mount, where the kernel says it knows (STATX_ATTR_MOUNT_ROOT, Linux 5.8) */
+  mountRoot: (v: DataView) => (v.getUint32(0x38, true) & v.getUint32(0x08, true) & STATX_ATTR_MOUNT_ROOT) !== 0,
   /** the mount's id, where the mask says the kernel gave it (STATX_MNT_ID) */
   mountId: (v: DataView) => ((v.getUint32(0, true) & STATX_MNT_ID) !== 0 ? u64(v, 0x90) : undefined),
 };

@@ -12,6 +12,7 @@ import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Scalar } from "../core/result.ts";
 import { type Audience, isRequired } from "../core/schema.ts";
+import { profileShaped } from "./fill.ts";
 import { configValues, inputEntries, valueRefusal } from "./values.ts";
 
 /** The values sent, checked; `profile` is returned apart, since it names a profile rather than an input. */
@@ -25,6 +26,9 @@ export function checkDeclaration(
   const fromConfig = config ? configValues(config, cap) : undefined;
   const sent: Args = {};
   let profile: Scalar | undefined;
+  // `profile` names a profile only where the capability takes one; an upstream tool's schema may name an input of
+  // its own so, which is sent on like any other (and matched by a grant's --args), never read as a profile's name
+  const takesProfile = profileShaped(cap);
   // what visibleInputs(cap, audience) lists, walked without making the list per call
   for (const [name, spec] of inputEntries(cap)) {
     if (audience === "agent" && spec.operatorOnly) continue;
@@ -43,7 +47,7 @@ export function checkDeclaration(
     const refusal = valueRefusal(name, spec, value);
     if (refusal) throw refusal;
     // `profile` names a profile rather than an input: kept apart, never in what was sent
-    if (name === PROFILE_INPUT) profile = value;
+    if (name === PROFILE_INPUT && takesProfile) profile = value;
     else sent[name] = value;
   }
   return typeof profile === "string" && profile !== "" ? { sent, profile } : { sent };

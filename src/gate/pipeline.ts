@@ -43,7 +43,7 @@ import { accessOf, closePaths, mayMakeParents, openPaths, personAccess, withRoot
 import { artifactDigest, checkDescribedDigest } from "./pluginDigest.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
 import { type CallTrace, recordCall, recordRun, withheld } from "./recordCall.ts";
-import { maskError, noteRevealed, secretValues } from "./recordMask.ts";
+import { maskError, noteRevealed, noteSecrets, secretValues } from "./recordMask.ts";
 import { redactOutcome } from "./redactStage.ts";
 import { resolve } from "./resolve.ts";
 import { checkShape } from "./shape.ts";
@@ -93,7 +93,10 @@ async function stages(
   try {
     const cap = resolve(call, catalogue);
     const secrets = secretValues(cap, call.args);
-    if (secrets.length > 0) trace.secrets = secrets;
+    if (secrets.length > 0) {
+      trace.secrets = secrets;
+      if (call.origin.kind === "agent") noteSecrets(deps, secrets);
+    }
     lap("resolve, shape, declaration, fill, grant, profile");
     const state = deps.config.current();
     lap("config");
@@ -178,7 +181,8 @@ async function stages(
       lap("bound");
       if (cap.reveals && call.origin.kind === "agent") {
         noteRevealed(deps, value);
-        trace.revealed = true;
+        // only rta's own store is shown unmasked: a plugin that reveals could name rta's places, so it is masked
+        trace.revealed = cap.plugin === undefined;
       }
       return { ok: true, value };
     } finally {

@@ -50,6 +50,22 @@ export function noteRevealed(process: object, value: ResultValue): void {
   while (seen.size > REVEALED_MAX) seen.delete(seen.values().next().value as string);
 }
 
+/**
+ * Notes the values of an agent's secret inputs (a value it stored with
+ * kv.set): masked in every record line written after, as a revealed value is.
+ * They are its own to know, but a value it stores is one a later line, a host
+ * it names, must not keep.
+ */
+export function noteSecrets(process: object, secrets: readonly string[]): void {
+  const seen = revealedBy.get(process) ?? new Set<string>();
+  revealedBy.set(process, seen);
+  for (const v of secrets) {
+    seen.delete(v);
+    seen.add(v);
+  }
+  while (seen.size > REVEALED_MAX) seen.delete(seen.values().next().value as string);
+}
+
 /** The strings to mask in the record for one call: its secret inputs and what was revealed before it. */
 export function hiddenFor(process: object, secrets: readonly string[] | undefined): readonly string[] {
   const seen = revealedBy.get(process);
@@ -84,10 +100,25 @@ export function maskError(e: RtaError, hidden: readonly string[]): RtaError {
   return out;
 }
 
+/**
+ * The text with each hidden string masked, in any case: a host name is said
+ * lower-cased (`http://Zq9x…/` is refused naming `zq9x…`), and a value's
+ * letters in another case still say most of it.
+ */
 function masked(text: string, hidden: readonly string[]): string {
   let out = text;
-  for (const h of hidden) if (out.includes(h)) out = out.replaceAll(h, MASK);
+  let lower = out.toLowerCase();
+  for (const h of hidden) {
+    const l = h.toLowerCase();
+    if (!lower.includes(l)) continue;
+    out = out.replace(new RegExp(escapeRegExp(h), "gi"), () => MASK);
+    lower = out.toLowerCase();
+  }
   return out;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A value as it may be written: itself, trimmed, and as JSON escapes it (a line's quotes and newlines), if long enough. */

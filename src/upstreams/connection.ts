@@ -83,7 +83,12 @@ export class UpstreamConnection {
             home: this.options.home,
             maxMessage: this.options.maxMessage,
           })
-        : httpTransport(t.url, t.headers, this.options.maxMessage);
+        : httpTransport(t.url, t.headers, this.options.maxMessage, (size) => {
+            // an event past the bound on the stream a GET opened answers no request of rta's: the connection ends,
+            // as a stdio one does, so a request waiting for an answer there fails now, saying why
+            this.cut = size;
+            void transport.close().catch(() => {});
+          });
     const client = new Client({ name: "rta", version: "1" }, { capabilities: {} });
     this.cut = undefined;
     // a stdio message past the bound ends the connection: the request it answered fails as closed, and this says why

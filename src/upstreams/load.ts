@@ -97,10 +97,11 @@ export class Upstreams {
     });
     const found = await Promise.race([discover(connection, ms), late]);
     clearTimeout(timer);
-    if (!found.ok) connection.drop();
-    if (!found.ok) return found;
-    // what is kept in the data dir holds none of the operator's secrets an upstream echoed into its definitions
+    // what is kept in the data dir holds none of the operator's secrets an upstream echoed into its definitions,
+    // nor into a tool's name that a failure's reason quotes
     const secrets = upstreamSecrets(this.configs[name] as UpstreamConfig);
+    if (!found.ok) connection.drop();
+    if (!found.ok) return { ok: false, reason: masked(found.reason, secrets) };
     const tools = found.tools.map(({ digest, ...definition }) => ({
       ...(JSON.parse(masked(JSON.stringify(definition), secrets)) as Omit<UpstreamTool, "digest">),
       digest,

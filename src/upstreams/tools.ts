@@ -14,6 +14,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import type { Capability, InputSpec, Inputs, Safety, UpstreamRef } from "../core/capability.ts";
 import type { Validate, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
+import { schemaPattern } from "../core/pattern.ts";
 import type { UpstreamTool } from "./discover.ts";
 import { masked } from "./secrets.ts";
 
@@ -57,12 +58,23 @@ export function safetyOf(tool: UpstreamTool, config: UpstreamConfig): { safety: 
   };
 }
 
-/** One ajv per draft, made on first use (making one costs tens of ms): no formats checked, no schema kept by its $id. */
+/**
+ * One ajv per draft, made on first use (making one costs tens of ms): no
+ * formats checked, no schema kept by its $id, and each `pattern` matched by
+ * RE2 (loadPatterns() has run before a schema is compiled), never by RegExp.
+ */
 const ajvs: { draft7?: Ajv; draft2020?: Ajv } = {};
+const regExp = Object.assign((pattern: string) => schemaPattern(pattern), { code: "rta.schemaPattern" });
 
 /** The ajv for the draft a schema names (2020-12, or draft-07 by default). */
 function ajvFor(schema: Record<string, unknown>): Ajv {
-  const options = { strict: false, allErrors: false, validateFormats: false, addUsedSchema: false } as const;
+  const options = {
+    strict: false,
+    allErrors: false,
+    validateFormats: false,
+    addUsedSchema: false,
+    code: { regExp },
+  } as const;
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
   if (draft.includes("2020-12")) {
     ajvs.draft2020 ??= new Ajv2020(options);
@@ -182,6 +194,8 @@ export function upstreamCapabilities(
     }
     const control = controlAt(
       {
+        // its name is said as it is where no title is given: in its summary, and by `rta explain`
+        name: tool.name,
         title: tool.title,
         description: tool.description,
         inputSchema: tool.inputSchema,

@@ -170,6 +170,21 @@ describe("the redaction corpus", () => {
   }
 });
 
+describe("a place whose path holds a quote", () => {
+  test("is renamed where a hint's command quotes it for the shell, too", () => {
+    const quoted = new Redactor({
+      data: ["/home/o'brien/.rta"],
+      config: ["/etc/rta"],
+      identity: ["/home/o'brien/id.txt"],
+    });
+    expect(quoted.text("narrow it to its owner: chmod 600 '/home/o'\\''brien/id.txt'")).toBe(
+      "narrow it to its owner: chmod 600 '<identity file>'",
+    );
+    expect(quoted.text("rm '/home/o'\\''brien/.rta/kv.age.lock'")).toBe("rm '<data dir>/kv.age.lock'");
+    expect(quoted.text("the file /home/o'brien/id.txt")).toBe("the file <identity file>");
+  });
+});
+
 describe("a data dir of /data", () => {
   test("rewrites /data and /data/x, and neither /database nor /srv/data/x", () => {
     expect(slashData.text("open /data/gate.db")).toBe("open <data dir>/gate.db");

@@ -27,13 +27,17 @@ afterEach(async () => {
   for (const c of open.splice(0)) await c.close();
 });
 
-/** base/way/root, owned by nobody, with root/f.txt; a server run as nobody on that root, after the root settled. */
-async function served(rootMode = 0o755): Promise<Served> {
+/**
+ * base/way/root, owned by nobody, with root/f.txt (and root/config, with `config`); a server run as nobody on that
+ * root, after the root settled.
+ */
+async function served(rootMode = 0o755, config?: string): Promise<Served> {
   const { base, bin } = nobodyBase();
   const way = join(base, "way");
   const root = join(way, "root");
   mkdirSync(root, { recursive: true });
   writeFileSync(join(root, "f.txt"), "inside");
+  if (config !== undefined) writeFileSync(join(root, "config"), config);
   const data = join(base, "data");
   mkdirSync(data);
   for (const p of [way, root, join(root, "f.txt"), data]) chownSync(p, NOBODY, NOBODY);
@@ -101,6 +105,22 @@ describe("a kept root", () => {
       expect(JSON.stringify(got)).not.toContain("OUTSIDE");
     }
     expect((await s.write("new.txt", "x")).code).toBe("core.path.unreadable");
+  }, 30_000);
+
+  test("the way to it moved into a git dir, a link left at its name: the root's config is withheld from the next read", async () => {
+    const s = await served(0o755, "[remote]\n\turl = TOKEN\n");
+    expect(await s.read("config")).toEqual({ type: "text", text: "[remote]\n\turl = TOKEN\n" });
+    const git = join(s.base, "repo", ".git");
+    for (const dir of ["objects", "refs"]) mkdirSync(join(git, dir), { recursive: true });
+    writeFileSync(join(git, "HEAD"), "ref: refs/heads/main\n");
+    renameSync(s.way, join(git, "way"));
+    symlinkSync(join(git, "way"), s.way);
+    for (const path of ["config", join(s.root, "config")]) {
+      const got = await s.read(path);
+      expect(got.code).toBe("core.path.withheld");
+      expect(JSON.stringify(got)).not.toContain("TOKEN");
+    }
+    expect(await s.read("f.txt")).toEqual({ type: "text", text: "inside" });
   }, 30_000);
 
   test("the root renamed: the next call is refused, and so is a new directory made at its name", async () => {

@@ -224,12 +224,28 @@ describe("the keys tools over MCP", () => {
     }
   });
 
-  test("without RTA_KV_IDENTITY an agent is told <config dir>/identity.txt", async () => {
+  test("with --kv and without RTA_KV_IDENTITY an agent is told <config dir>/identity.txt", async () => {
     const p = places();
-    const s = await connect("legacy", ["--agent", "claude"], { dataDir: p.data, env: p.env });
+    const s = await connect("legacy", ["--agent", "claude", "--kv"], { dataDir: p.data, env: p.env });
     try {
       const listed = resultJson(await s.client.callTool({ name: "keys_list", arguments: {} }));
       expect(listed.value).toEqual({ identity: "<config dir>/identity.txt", exists: false, recipients: [] });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("without either, keys_new makes no identity in the config dir: the server has none to make", async () => {
+    const p = places();
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: p.data, env: p.env });
+    try {
+      expect((await rta(["grant", "allow", "keys.new", "--agent", "claude", "--ttl", "5m"], { env: p.env })).code).toBe(
+        0,
+      );
+      const made = resultJson(await s.client.callTool({ name: "keys_new", arguments: {} }));
+      expect(made.code).toBe("kv.locked");
+      expect(String(made.hint)).toContain("rta mcp serve --kv");
+      expect(existsSync(p.identity)).toBe(false);
     } finally {
       await s.close();
     }

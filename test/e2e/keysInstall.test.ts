@@ -1,8 +1,9 @@
 /**
  * End to end: `rta mcp install` carries RTA_KV_IDENTITY into a client's
  * registration only with --kv, and says so on stderr; without it, a set
- * RTA_KV_IDENTITY is named as left out, with what the server will answer and
- * how to carry it. Every client file is written under a temp HOME.
+ * RTA_KV_IDENTITY, or an identity in the config dir, is named as left out,
+ * with what the server will answer and how to carry it: a server opens no
+ * identity it is not handed. Every client file is written under a temp HOME.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -77,7 +78,7 @@ describe("rta mcp install and the kv identity", () => {
     expect(r.stderr).not.toContain("kv");
   });
 
-  test("without --kv, an identity in the config dir is named: the server finds it there", async () => {
+  test("without --kv, an identity in the config dir is named as not opened, with --kv to carry it", async () => {
     const { env } = places();
     const id = join(env.RTA_CONFIG_DIR, "identity.txt");
     writeFileSync(id, "", { mode: 0o600 });
@@ -85,7 +86,7 @@ describe("rta mcp install and the kv identity", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("RTA_KV_IDENTITY");
     expect(r.stderr).toContain(
-      `rta: note: the server will open the kv store with ${id}, which lies in the config dir it is given`,
+      `rta: note: the server will not open the kv store with ${id}, so its kv tools will answer kv.locked; run again with --kv to carry it`,
     );
   });
 
@@ -124,6 +125,28 @@ describe("rta mcp install and the kv identity", () => {
     const withKv = await rta(["mcp", "install", "cursor", "--kv", "--json"], { env: { ...env, RTA_KV_IDENTITY: id } });
     const listed = await callAsRegistered(JSON.parse(withKv.stdout), home, "kv_list");
     expect(listed.type).toBe("table");
+    expect(JSON.stringify(listed.rows)).toContain("deploy-key");
+  });
+
+  test("the config dir's identity.txt opens the store for a registration with --kv only", async () => {
+    const { home, env } = places();
+    const id = join(env.RTA_CONFIG_DIR, "identity.txt");
+    Bun.spawnSync(["age-keygen", "-o", id]);
+    expect((await rta(["kv", "set", "deploy-key"], { stdin: "v", env })).code).toBe(0);
+    const without = await rta(["mcp", "install", "cursor", "--json"], { env });
+    const reg = JSON.parse(without.stdout);
+    expect(reg.env.RTA_CONFIG_DIR).toBe(env.RTA_CONFIG_DIR);
+    const locked = await callAsRegistered(reg, home, "kv_list");
+    expect(locked).toEqual({
+      type: "error",
+      code: "kv.locked",
+      message: "the kv store is locked: this server was started without an identity",
+      hint: "a person can let it open the store: `rta mcp install --kv` for a registered server, `rta mcp serve --kv` (or RTA_KV_IDENTITY set) for one started by hand",
+    });
+    const withKv = await rta(["mcp", "install", "cursor", "--kv", "--json"], { env });
+    const carried = JSON.parse(withKv.stdout);
+    expect(carried.env.RTA_KV_IDENTITY).toBe(id);
+    const listed = await callAsRegistered(carried, home, "kv_list");
     expect(JSON.stringify(listed.rows)).toContain("deploy-key");
   });
 });

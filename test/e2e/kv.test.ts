@@ -4,7 +4,7 @@
  * killed mid-way, the identity's mode, and a value never echoed.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { RTA, rta } from "../support/rta.ts";
@@ -64,6 +64,20 @@ describe("the age CLI, both ways", () => {
     // armored (age -a) too
     Bun.spawnSync(["age", "-a", "-r", h.recipient, "-o", join(h.data, "kv.age"), plain]);
     expect((await rta(["kv", "get", "hand"], { env: h.env })).stdout).toBe("made by hand");
+  });
+
+  test("a store the age CLI wrote 0644 (umask 022) is replaced 0600, and its backup kept 0600", async () => {
+    const h = kvHome();
+    const plain = join(tempDir(), "plain.txt");
+    writeFileSync(plain, '# rta kv 1\n{"name":"hand","value":"v","modified":"2026-12-01T14:00:00.000Z"}\n');
+    const file = join(h.data, "kv.age");
+    const enc = Bun.spawnSync(["sh", "-c", 'umask 022 && exec age -r "$0" -o "$1" "$2"', h.recipient, file, plain]);
+    expect(enc.exitCode).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    expect((await rta(["kv", "set", "other"], { stdin: "w", env: h.env })).code).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(`${file}.bak`).mode & 0o777).toBe(0o600);
+    expect(ageDecrypt(h.identity, `${file}.bak`).text).toContain('"name":"hand"');
   });
 
   test("a hand-written line that is not rta's is refused by its number, never its text", async () => {

@@ -2,11 +2,15 @@
  * End to end: the kv tools over MCP, spoken to by the official client: a read
  * that reveals costs a grant narrowed to the key, a value never reaches the
  * record, `agent log` or an error, and rta's places are named for an agent.
+ * A server opens the store only when told to (RTA_KV_IDENTITY or --kv), on
+ * stdio and over HTTP, even with an identity in the config dir.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { tempDir } from "../support/fixtures.ts";
+import { startHttp } from "../support/httpServer.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
 
@@ -156,6 +160,111 @@ describe("kv over MCP", () => {
       expect(get?.annotations?.readOnlyHint).toBe(true);
     } finally {
       await s.close();
+    }
+  });
+});
+
+const LOCKED_IN_SERVER = {
+  type: "error",
+  code: "kv.locked",
+  message: "the kv store is locked: this server was started without an identity",
+  hint: "a person can let it open the store: `rta mcp install --kv` for a registered server, `rta mcp serve --kv` (or RTA_KV_IDENTITY set) for one started by hand",
+};
+
+/** A store written by the CLI with the config dir's identity.txt, which the CLI opens by default. */
+function defaultIdentityHome() {
+  const data = tempDir();
+  const config = tempDir();
+  const made = Bun.spawnSync(["age-keygen", "-o", join(config, "identity.txt")], { stderr: "ignore" });
+  if (made.exitCode !== 0) throw new Error("age-keygen");
+  return { data, config, env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config } };
+}
+
+describe("a server opens the kv store only when told to", () => {
+  test("stdio, with identity.txt in the config dir: kv.locked without --kv or RTA_KV_IDENTITY; --kv opens it", async () => {
+    const h = defaultIdentityHome();
+    const set = await rta(["kv", "set", "deploy-key"], { stdin: VALUE, env: h.env });
+    expect(set.code).toBe(0);
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: h.data, env: h.env });
+    try {
+      expect(s.stderr()).toContain(
+        "kv store: locked, no identity handed to this server (neither RTA_KV_IDENTITY nor --kv): the kv tools answer kv.locked",
+      );
+      const tools = (await s.client.listTools()).tools.map((t) => t.name);
+      expect(tools).toEqual(expect.arrayContaining(["kv_get", "kv_list", "kv_status", "keys_list", "keys_new"]));
+      for (const tool of ["kv_list", "kv_overview", "keys_list", "keys_recipients"]) {
+        expect(resultJson(await s.client.callTool({ name: tool, arguments: {} }))).toEqual(LOCKED_IN_SERVER);
+      }
+      const status = resultJson(await s.client.callTool({ name: "kv_status", arguments: {} }));
+      expect(status).toEqual({
+        type: "object",
+        value: {
+          store: "<data dir>/kv.age",
+          identity: null,
+          exists: true,
+          opens: false,
+          keys: null,
+          problem: { code: "kv.locked", message: LOCKED_IN_SERVER.message, hint: LOCKED_IN_SERVER.hint },
+          recipients: null,
+        },
+      });
+      // a write that a grant pays for is refused all the same, and the store is left as it was
+      await rta(["grant", "allow", "kv.set", "--agent", "claude", "--ttl", "5m"], { env: h.env });
+      const written = resultJson(
+        await s.client.callTool({ name: "kv_set", arguments: { name: "other", value: "from-an-agent" } }),
+      );
+      expect(written).toEqual(LOCKED_IN_SERVER);
+      expect((await rta(["kv", "list", "--json"], { env: h.env })).stdout).not.toContain("other");
+    } finally {
+      await s.close();
+    }
+    const opened = await connect("modern", ["--kv"], { dataDir: h.data, env: h.env });
+    try {
+      expect(opened.stderr()).toContain("kv store: identity file ");
+      const listed = resultJson(await opened.client.callTool({ name: "kv_list", arguments: {} }));
+      expect(JSON.stringify(listed.rows)).toContain("deploy-key");
+      const keys = resultJson(await opened.client.callTool({ name: "keys_list", arguments: {} }));
+      expect(keys.value).toMatchObject({ identity: "<config dir>/identity.txt", exists: true });
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("RTA_KV_IDENTITY in the server's environment opens the store without --kv", async () => {
+    const h = kvHome();
+    await rta(["kv", "set", "deploy-key"], { stdin: VALUE, env: h.env });
+    const s = await connect("legacy", [], { dataDir: h.data, env: h.env });
+    try {
+      const listed = resultJson(await s.client.callTool({ name: "kv_list", arguments: {} }));
+      expect(JSON.stringify(listed.rows)).toContain("deploy-key");
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("over HTTP the same: kv.locked without --kv, the store's keys with it", async () => {
+    const h = defaultIdentityHome();
+    await rta(["kv", "set", "deploy-key"], { stdin: VALUE, env: h.env });
+    for (const [args, opens] of [
+      [[], false],
+      [["--kv"], true],
+    ] as const) {
+      const srv = await startHttp([...args], { data: h.data, config: h.config });
+      const client = new Client({ name: "kv-http", version: "1" });
+      try {
+        const token = await srv.token("claude");
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(srv.url), {
+            requestInit: { headers: { Authorization: `Bearer ${token}` } },
+          }),
+        );
+        const listed = resultJson(await client.callTool({ name: "kv_list", arguments: {} }));
+        if (opens) expect(JSON.stringify(listed.rows)).toContain("deploy-key");
+        else expect(listed).toEqual(LOCKED_IN_SERVER);
+      } finally {
+        await client.close();
+        await srv.stop();
+      }
     }
   });
 });

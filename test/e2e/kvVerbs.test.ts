@@ -358,3 +358,29 @@ for (const era of ["legacy", "modern"] as Era[]) {
     }
   });
 }
+
+test("rta explain kv copy, kv edit, keys export and keys import: the person's verb, never a tool", async () => {
+  const p = storeDirs();
+  for (const [name, does] of [
+    ["kv.copy", "Copy a value to the clipboard"],
+    ["kv.edit", "Edit the whole store's plaintext"],
+    ["keys.export", "Print the identity file"],
+    ["keys.import", "Install an age identity file"],
+  ] as const) {
+    const piped = await rta(["explain", name], { env: p.env });
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe("");
+    expect(piped.stdout.startsWith(`${name}  ${does}`)).toBe(true);
+    expect(piped.stdout).toContain("never a tool. No server offers it");
+    expect(piped.stdout).toContain(`  command   rta ${name.replace(".", " ")}`);
+  }
+  // on a terminal, bold where colour is wanted, the same words where it is not
+  const plain = await onTerminal(["explain", "kv.copy"], p.env);
+  expect(plain.code).toBe(0);
+  expect(plain.out).toBe((await rta(["explain", "kv.copy"], { env: p.env })).stdout);
+  const bold = await onTerminal(["explain", "kv.copy"], { ...p.env, NO_COLOR: "", TERM: "xterm" });
+  expect(bold.out).toContain("\x1b[1mkv.copy\x1b[22m  Copy a value to the clipboard");
+  const listed = (await rta(["explain"], { env: p.env })).stdout;
+  for (const verb of ["kv copy", "kv edit", "keys export", "keys import"])
+    expect(listed).toContain(`${verb}\t\tnever a tool\tthe person's alone\n`);
+});

@@ -1,5 +1,6 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import type { UpstreamConfig } from "../../src/core/configUpstreams.ts";
+import { loadPatterns } from "../../src/core/pattern.ts";
 import { toolDigest, type UpstreamTool } from "../../src/upstreams/discover.ts";
 import { masked } from "../../src/upstreams/secrets.ts";
 import { annotatedSafety, normalisedName, safetyOf, upstreamCapabilities } from "../../src/upstreams/tools.ts";
@@ -16,6 +17,8 @@ function tool(name: string, over: Partial<UpstreamTool> = {}): UpstreamTool {
 }
 
 const run = async () => ({ type: "text", text: "" }) as const;
+
+beforeAll(loadPatterns);
 
 describe("an upstream's tools as capabilities", () => {
   test("names are normalised to rta's rule", () => {
@@ -112,5 +115,36 @@ describe("an upstream's tools as capabilities", () => {
     expect(masked('x to"ken/1 y', secrets)).toBe("x <upstream secret> y");
     expect(masked(JSON.stringify({ t: 'to"ken/1' }), secrets)).toBe('{"t":"<upstream secret>"}');
     expect(masked("Bearer abcd", secrets)).toBe("<upstream secret>");
+  });
+
+  test("a schema's pattern is matched by RE2: an agent's argument cannot hold the server in backtracking", () => {
+    const schema = (pattern: string) => ({ type: "object", properties: { s: { type: "string", pattern } } });
+    const made = upstreamCapabilities(
+      config(),
+      [tool("nested", { inputSchema: schema("^(a+)+$") }), tool("lookahead", { inputSchema: schema("^(?=a)a$") })],
+      run,
+      new Set(),
+    );
+    expect(made.caps.map((c) => c.tool)).toEqual(["up_nested"]);
+    // what RE2 cannot take leaves that tool out, as a schema that does not compile does
+    expect(made.leftOut).toEqual([{ tool: "lookahead", reason: expect.stringContaining("lookahead") }]);
+    const nested = made.validators["up.nested#agent"];
+    expect(nested?.({ s: "aaaa" })).toBe(true);
+    // RegExp backtracks on this for hours; RE2 says no at once
+    expect(nested?.({ s: `${"a".repeat(100)}!` })).toBe(false);
+  });
+
+  test("a tool whose name holds a control character is left out: it would be said as it is", () => {
+    const made = upstreamCapabilities(
+      config(),
+      [tool("x\u001b]0;title\u0007y"), tool("ok\u202eevil"), tool("plain")],
+      run,
+      new Set(),
+    );
+    expect(made.caps.map((c) => c.tool)).toEqual(["up_plain"]);
+    expect(made.leftOut.map((l) => l.reason)).toEqual([
+      "its definition holds a control character at /name",
+      "its definition holds a control character at /name",
+    ]);
   });
 });

@@ -75,8 +75,9 @@ function parseLine(line: string, at: number, edited: boolean): KvEntry {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw formatError(at, "it is not one JSON object");
   const o = value as Record<string, unknown>;
+  // the field is not named: a value typed where a field's name goes would be said
   for (const key of Object.keys(o))
-    if (!FIELDS.has(key)) throw formatError(at, `it has a field \`${key}\` rta does not know`);
+    if (!FIELDS.has(key)) throw formatError(at, "it has a field other than `name`, `value`, `comment` and `modified`");
   if (typeof o.name !== "string" || nameProblem(o.name) !== "") throw formatError(at, "its `name` is no key name");
   if (typeof o.value !== "string") throw formatError(at, "its `value` is not a string");
   if (o.comment !== undefined && typeof o.comment !== "string") throw formatError(at, "its `comment` is not a string");

@@ -6,13 +6,15 @@
  * `#` comments; without it, the store is encrypted to the identity's own.
  * A line of either is named by its number, never its text.
  */
-import { constants } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
 import { Encrypter, identityToRecipient } from "age-encryption";
 import { RtaError } from "../../core/errors.ts";
+import { readRegularFile } from "../../core/regularFile.ts";
 
 const LOCKED_HINT =
   "make one with `rta keys new`, or set RTA_KV_IDENTITY to an age identity file; a server registered by `rta mcp install --kv` inherits it";
+
+/** The largest identity file read: it holds a few lines. The largest recipients file: thousands of recipients. */
+const [IDENTITY_MAX_BYTES, RECIPIENTS_MAX_BYTES] = [64 * 1024, 1024 * 1024];
 
 /**
  * The identities in the file at `path`. Refuses kv.locked when it is missing
@@ -22,11 +24,9 @@ const LOCKED_HINT =
  */
 export async function loadIdentities(path: string): Promise<string[]> {
   let mode: number;
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    const s = await stat(path);
-    if (!s.isFile()) throw Object.assign(new Error("not a file"), { code: s.isDirectory() ? "EISDIR" : "ENOTFILE" });
-    mode = s.mode;
+    ({ bytes, mode } = await readRegularFile(path, IDENTITY_MAX_BYTES));
   } catch (err) {
     throw unreadable(path, err);
   }
@@ -38,11 +38,7 @@ export async function loadIdentities(path: string): Promise<string[]> {
       `narrow it to its owner: chmod 600 ${shellWord(path)}`,
     );
   }
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    throw unreadable(path, err);
-  }
+  const text = new TextDecoder().decode(bytes);
   const keys: string[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -76,7 +72,9 @@ function unreadable(path: string, err: unknown): RtaError {
           ? "the identity file is a directory"
           : errno === "ENOTFILE"
             ? "the identity file is not a regular file"
-            : "the identity file cannot be read";
+            : errno === "EFBIG"
+              ? "the identity file is larger than 64 KiB, more than any identity file"
+              : "the identity file cannot be read";
   return new RtaError("kv.locked", `the kv store is locked: ${why} (${path})`, LOCKED_HINT);
 }
 
@@ -107,24 +105,20 @@ export async function recipientsOf(identities: readonly string[]): Promise<strin
  */
 export async function readRecipientsFile(path: string): Promise<string[] | null> {
   let text: string;
-  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    // not blocking, and a regular file only: a FIFO there would hold every kv call open
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    text = new TextDecoder().decode((await readRegularFile(path, RECIPIENTS_MAX_BYTES)).bytes);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw err;
-  }
-  try {
-    if (!(await handle.stat()).isFile())
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === "ENOENT") return null;
+    if (errno === "EFBIG")
+      throw new RtaError("kv.recipients", "the kv recipients file is larger than 1 MiB", "it holds one `age1…` a line");
+    if (errno === "ENOTFILE" || errno === "EISDIR")
       throw new RtaError(
-        "fs.notfile",
+        "kv.recipients",
         "the kv recipients file is not a regular file",
-        "move it away: `rta keys add-recipient` writes it again",
+        "remove what stands at `kv.recipients` beside the store; `rta keys add-recipient` writes the file again",
       );
-    text = await handle.readFile("utf8");
-  } finally {
-    await handle.close();
+    throw err;
   }
   const found: string[] = [];
   const lines = text.split("\n");

@@ -8,8 +8,9 @@
 import { stat } from "node:fs/promises";
 import { define } from "../../core/capability.ts";
 import { asRtaError } from "../../core/errors.ts";
-import { storeAt } from "./places.ts";
-import { readRecipients, readStore } from "./store.ts";
+import { readRecipientsFile } from "./identity.ts";
+import { serverWithoutIdentity, storeAt } from "./places.ts";
+import { kvPlaces, readRecipients, readStore } from "./store.ts";
 
 export const kvStatus = define({
   name: "kv.status",
@@ -20,13 +21,10 @@ export const kvStatus = define({
   result: { shape: "object" },
   examples: [{ command: "rta kv status", note: "whether the store opens here, and its recipients" }],
   async run(_args, ctx) {
+    if (ctx.identityFile === undefined) return locked(ctx.dataDir);
     const p = storeAt(ctx);
     const out: Record<string, unknown> = { store: p.file, identity: p.identity };
-    const made = await stat(p.file).then(
-      () => true,
-      () => false,
-    );
-    out.exists = made;
+    out.exists = await exists(p.file);
     try {
       const store = await readStore(p);
       out.opens = true;
@@ -45,3 +43,29 @@ export const kvStatus = define({
     return { type: "object", value: out };
   },
 });
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The status in a server that opens no identity: what is there, and why it does not open. */
+async function locked(dataDir: string) {
+  const { file, recipients } = kvPlaces(dataDir, "");
+  const e = serverWithoutIdentity();
+  const listed = await readRecipientsFile(recipients).catch(() => null);
+  return {
+    type: "object" as const,
+    value: {
+      store: file,
+      identity: null,
+      exists: await exists(file),
+      opens: false,
+      keys: null,
+      problem: { code: e.code, message: e.message, hint: e.hint },
+      recipients: listed,
+    },
+  };
+}

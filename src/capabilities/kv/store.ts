@@ -16,6 +16,7 @@ import { RtaError } from "../../core/errors.ts";
 import { releaseFileLock, tryFileLock } from "../../core/fileLock.ts";
 import { formatStore, type KvEntry, parseStore } from "./format.ts";
 import { isRecipient, loadIdentities, readRecipientsFile, recipientsOf, recipientsText } from "./identity.ts";
+import { notAFile, notAgeFile, STORE_MAX_BYTES, tooLarge } from "./storeErrors.ts";
 
 export type { KvEntry } from "./format.ts";
 export { loadIdentities } from "./identity.ts";
@@ -63,7 +64,8 @@ export async function readStore(p: KvPlaces): Promise<Map<string, KvEntry>> {
 async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolean): Promise<Map<string, KvEntry>> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    // not blocking: a FIFO put where the store was would hold every kv call open, a server's included
+    // a FIFO at its name would have the read wait for a writer that never comes, a device act when opened
+    if (!(await stat(p.file)).isFile()) throw notAFile();
     handle = await open(p.file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
@@ -77,15 +79,12 @@ async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolea
     throw err;
   }
   try {
-    const st = await handle.stat({ bigint: true });
-    if (!st.isFile())
-      throw new RtaError(
-        "fs.notfile",
-        `the kv store ${p.file} is not a regular file`,
-        "move it away: `kv.age.bak` beside it holds the version before the last write",
-      );
+    const s = await handle.stat({ bigint: true });
+    if (!s.isFile()) throw notAFile();
+    // read whole before it is decrypted: a file far larger than any store rta writes is not read into memory
+    if (s.size > STORE_MAX_BYTES) throw tooLarge("kv.format", "the kv store is larger than 256 MiB");
     const identities = known ?? (await loadIdentities(p.identity));
-    const key = fileKey(st, identities);
+    const key = fileKey(s, identities);
     const hit = cache.get(p.file);
     if (cached && hit?.key === key) return hit.store;
     const store = await decryptStore(new Uint8Array(await handle.readFile()), identities);
@@ -128,14 +127,6 @@ async function decryptStore(bytes: Uint8Array, identities: readonly string[]): P
     throw new RtaError("kv.format", "the kv store's plaintext is not UTF-8 text", "docs/secrets.md shows its format");
   }
   return parseStore(text);
-}
-
-function notAgeFile(): RtaError {
-  return new RtaError(
-    "kv.format",
-    "the kv store is no age file",
-    "`kv.age.bak` beside it holds the version before the last write",
-  );
 }
 
 /**
@@ -224,6 +215,7 @@ async function write(p: KvPlaces, change: (m: Map<string, KvEntry>) => void, giv
   const e = new Encrypter();
   for (const r of recipients) e.addRecipient(r);
   const bytes = await e.encrypt(formatStore(store));
+  if (bytes.length > STORE_MAX_BYTES) throw tooLarge("core.input.toolarge", "the kv store would grow past 256 MiB");
   if (given) await replaceFile(p.recipients, new TextEncoder().encode(recipientsText(given)), false);
   await replaceFile(p.file, bytes, true);
   const s = await stat(p.file, { bigint: true });
@@ -251,7 +243,11 @@ async function replaceFile(file: string, bytes: Uint8Array, backup: boolean): Pr
   await syncDir(dirname(file));
 }
 
-/** The file as it is becomes `<file>.bak`, by a second link renamed into place (a copy where links cannot be made). */
+/**
+ * The file as it is becomes `<file>.bak`, by a second link renamed into place (a copy where links cannot be made),
+ * made 0600 first whatever mode the file had (the age CLI under umask 022 writes 0644): the name it leaves is
+ * renamed over next, so only the backup keeps that inode.
+ */
 async function keepBackup(file: string): Promise<void> {
   const temp = `${file}.bak.${process.pid}.${++temps}.tmp`;
   try {
@@ -262,6 +258,7 @@ async function keepBackup(file: string): Promise<void> {
     if (errno !== "EPERM" && errno !== "ENOTSUP" && errno !== "EXDEV") throw err;
     await copyFile(file, temp);
   }
+  await chmod(temp, 0o600);
   await rename(temp, `${file}.bak`);
 }
 

@@ -76,6 +76,16 @@ export function mountOf(fd: number): number | undefined {
 }
 
 /**
+ * Whether the opened `fd` is the root of a mount of its own: a file bind-mounted onto a name, whose real path the
+ * kernel gives as the name it was mounted on, wherever the file itself lies. False where statx cannot say.
+ */
+export function isMountRoot(fd: number): boolean {
+  if (!hasStatx()) return false;
+  const v = statxAt(null, 0, 0, fd);
+  return v !== undefined && stx.mountRoot(v);
+}
+
+/**
  * Whether `path` (made by cPath) is still the directory or file of device `dev` and inode `ino`, unchanged since
  * `ctimeMs`: one look, with nothing made of it. False when it cannot be looked at. Refuses nothing.
  */

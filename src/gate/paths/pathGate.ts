@@ -73,12 +73,19 @@ export class PathGate extends Roots implements Keeper {
         return rootWay;
       },
       rootInGit: () => {
+        // asked by the root's real path: a kept root's is read again first, as for a root not kept (a read of a
+        // `config` under a root whose ancestor was moved into a git dir was let through on the kept path)
+        if (aboveRoot === undefined) at.rootMoved?.();
         aboveRoot ??= underGitDir(at.rootReal);
         return aboveRoot;
       },
     };
     if (opened.real !== undefined) {
-      at.rootMoved = () => rootMoved(at, opened);
+      at.rootMoved = () => {
+        const moved = rootMoved(at, opened);
+        if (moved) aboveRoot = undefined;
+        return moved;
+      };
       // a write asks by the root's real path whether it lies in a git dir: read again, as for a root not kept
       if (intent === "write") at.rootMoved();
     }

@@ -11,6 +11,7 @@ import { fstatSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
 import { RtaError } from "../../core/errors.ts";
 import { canCarryGitSecret, isGitDir, isGitSecretFile } from "./gitDirs.ts";
+import { isMountRoot } from "./look.ts";
 import { isDataDirShaped, isInside, isKernelFs, isPlace, isPlaceAt, type OwnPlaces } from "./ownPlaces.ts";
 import { inFd } from "./procFd.ts";
 
@@ -49,7 +50,7 @@ export interface Keeper {
  * each time a path is opened, since they may not exist yet. Refuses nothing.
  */
 export function agentRules(
-  dirs: { data: string; config: string; identity?: string; also?: readonly string[] },
+  dirs: { data: string; config: string; identity?: string | null; also?: readonly string[] },
   hardlinks = false,
 ): GateRules {
   const places = [dirs.data, dirs.config, ...(dirs.identity ? [dirs.identity] : []), ...(dirs.also ?? [])];
@@ -86,6 +87,7 @@ export function withheld(
   const at = fd === undefined ? real : inFd(fd);
   const opened = fd === undefined ? undefined : (st ?? fstatSync(fd));
   if (isInside(real, own) || (opened === undefined ? isPlaceAt(real, own) : isPlace(opened, own))) return true;
+  if (fd !== undefined && opened !== undefined && fileMountWithheld(rules, own, fd, opened)) return true;
   if (rules.system && !notKernel) {
     facts.kernelFs ??= isKernelFs(at);
     if (facts.kernelFs) return true;
@@ -94,6 +96,19 @@ export function withheld(
   if (!keepsStores(rules) || (opened !== undefined && !opened.isDirectory())) return false;
   facts.dataDirShaped ??= isDataDirShaped(at);
   return facts.dataDirShaped;
+}
+
+/**
+ * A file (not a directory) mounted onto a name of its own, from the file system one of rta's places is on, where
+ * rta's stores are kept: the kernel names it by the name it was mounted on, so neither its real path nor a place's
+ * identity says where it lies, and a bind mount of record.key or gate.db into a root would be read as any file
+ * there. Withheld, as the safe way to be wrong; a file mounted from elsewhere (a container's /etc/hosts) is read.
+ */
+function fileMountWithheld(rules: GateRules, own: OwnPlaces, fd: number, opened: Pick<Stats, "isDirectory" | "dev">) {
+  if (!keepsStores(rules) || opened.isDirectory() || !isMountRoot(fd)) return false;
+  const dev = `${opened.dev}:`;
+  for (const id of own.ids) if (id.startsWith(dev)) return true;
+  return false;
 }
 
 /** Whether rta's stores are kept from this gate's callers (an agent's); a person's gate keeps nothing. */
@@ -126,13 +141,25 @@ export function gitDirWithheld(rules: GateRules, dirFd: number): boolean {
 }
 
 /**
- * The same rules for a file a walk came to, opened in the directory `dirFd`,
- * by its real path and what fstat says: withheld, a hard link where they are
+ * The same rules for a file a walk came to, opened as `fd` in the directory
+ * `dirFd`, by its real path and what fstat says: withheld, a hard link where they are
  * kept, or a git secret. A search passes git's credential files by for a
  * person too, who reads one only by naming it. Refuses nothing itself.
  */
-export function walkedFileWithheld(rules: GateRules, own: OwnPlaces, dirFd: number, real: string, st: Stats): boolean {
-  return withheld(rules, own, real) || hardlinkWithheld(rules, st) || isGitSecretFile(inFd(dirFd), real);
+export function walkedFileWithheld(
+  rules: GateRules,
+  own: OwnPlaces,
+  dirFd: number,
+  fd: number,
+  real: string,
+  st: Stats,
+): boolean {
+  return (
+    withheld(rules, own, real) ||
+    fileMountWithheld(rules, own, fd, st) ||
+    hardlinkWithheld(rules, st) ||
+    isGitSecretFile(inFd(dirFd), real)
+  );
 }
 
 /** A path refused: the code names why, the message names the path as the agent sent it and nothing of rta's layout. */

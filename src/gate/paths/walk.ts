@@ -154,7 +154,7 @@ function openChild(
     const st = fstatSync(fd);
     const kept = dir
       ? withheld(keeper.rules, keeper.own(), real)
-      : walkedFileWithheld(keeper.rules, keeper.own(), dirFd, real, st);
+      : walkedFileWithheld(keeper.rules, keeper.own(), dirFd, fd, real, st);
     if (kept) {
       closeSync(fd);
       return WITHHELD;

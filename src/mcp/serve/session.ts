@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Catalogue } from "../../core/catalogue.ts";
+import { identityFile } from "../../core/dirs.ts";
 import { RtaError } from "../../core/errors.ts";
 import type { Limits } from "../../gate/bound.ts";
 import type { Deps } from "../../gate/deps.ts";
@@ -63,10 +64,19 @@ export function serverContext(o: ServeOptions, transport: ServeContext["transpor
   };
 }
 
-/** The banner's lines after the first few, said on either transport: the roots, the record, a root that cannot be read. */
+/**
+ * The banner's lines after the first few, said on either transport: the roots, the record, the identity the kv store
+ * opens with (or that it opens none), a root that cannot be read.
+ */
 export function sayWhereServing(o: ServeOptions, notes: string[] = []): void {
   o.say(`path arguments confined to: ${o.deps.roots.roots.join(", ")}`);
   o.say(`record: ${o.recordFile} (session ${o.session})`);
+  const identity = identityFile(o.deps.dirs);
+  o.say(
+    identity === undefined
+      ? "kv store: locked, no identity handed to this server (neither RTA_KV_IDENTITY nor --kv): the kv tools answer kv.locked"
+      : `kv store: identity file ${identity}`,
+  );
   for (const note of [...notes, ...(o.notes ?? [])]) o.say(note);
   // A root that cannot be read refuses every path under it; the server serves the others.
   for (const root of o.deps.roots.status()) {

@@ -65,6 +65,18 @@ describe("the kv store", () => {
     expect(readdirSync(join(p.file, "..")).sort()).toEqual(["kv.age", "kv.age.bak"]);
   });
 
+  test("kv.age and kv.age.bak are 0600 after a write, whatever mode the replaced file had", async () => {
+    const { p } = await newStore();
+    await updateStore(p, (m) => void m.set("a", { name: "a", value: "1", modified: at }));
+    const first = readFileSync(p.file);
+    // as the age CLI leaves it under umask 022
+    chmodSync(p.file, 0o644);
+    await updateStore(p, (m) => void m.set("a", { name: "a", value: "2", modified: at }));
+    expect(readFileSync(`${p.file}.bak`)).toEqual(first);
+    expect(statSync(`${p.file}.bak`).mode & 0o777).toBe(0o600);
+    expect(statSync(p.file).mode & 0o777).toBe(0o600);
+  });
+
   test("a file encrypted outside rta is read; a change under the cache's feet is seen", async () => {
     const { p, recipient } = await newStore();
     await updateStore(p, () => {});
@@ -169,6 +181,8 @@ describe("the plaintext format", () => {
       "",
       "# rta kv 2\n",
       `# rta kv 1\n{"name":"a","value":"SECRETVALUE","modified":"${at}","extra":1}\n`,
+      // a value typed where a field's name goes
+      `# rta kv 1\n{"name":"a","value":"","SECRETVALUE":"","modified":"${at}"}\n`,
       `# rta kv 1\n{"name":"../a","value":"SECRETVALUE","modified":"${at}"}\n`,
       `# rta kv 1\n{"name":"a","value":"SECRETVALUE","modified":"yesterday"}\n`,
       "# rta kv 1\nSECRETVALUE\n",
