@@ -3,7 +3,7 @@
  * where it is, or that there is none yet, and a mode kv would refuse (kv.identity.mode) with its fix.
  */
 import { statSync } from "node:fs";
-import { dirs, identityFile } from "../core/dirs.ts";
+import { dirs, personIdentityFile } from "../core/dirs.ts";
 import { shellWord } from "../core/words.ts";
 import type { Cli } from "./factory.ts";
 
@@ -12,7 +12,7 @@ type Add = (check: string, status: Status, detail: string, fix?: string) => void
 
 /** Adds one finding for the kv identity; refuses nothing. */
 export function kvFindings(cli: Cli, add: Add): void {
-  const [status, detail, fix] = identityFinding(identityFile(dirs(cli.io.env)));
+  const [status, detail, fix] = identityFinding(personIdentityFile(dirs(cli.io.env)));
   add("kv identity", status, detail, fix);
 }
 
