@@ -3,6 +3,7 @@
  * `describe` answers, checked whole before any capability of it is offered,
  * and what a `run` answers, checked against the declared shape.
  */
+
 import {
   type Capability,
   type ColumnSpec,
@@ -12,6 +13,7 @@ import {
   type Safety,
 } from "../core/capability.ts";
 import { isNeverATool } from "../core/catalogue.ts";
+import { controlAt } from "../core/controlChars.ts";
 import type { ResultValue, Shape } from "../core/result.ts";
 import { checkDescribed as describedShape, checkResult as resultShape } from "../generated/plugins.js";
 import { failed, invalid } from "./refusals.ts";
@@ -94,29 +96,6 @@ export function checkDescribed(value: unknown, name: string): Described {
 
 /** Past this many levels of arrays and objects a describe is refused: a declaration needs a few, and JSON.stringify fails on a deep one. */
 export const DESCRIBE_MAX_DEPTH = 32;
-
-/**
- * A control character (C0, DEL, C1), a line separator or an invisible format
- * character (a bidirectional override, a zero-width one, a Unicode tag): what
- * a terminal acts on (clearing it, setting its title, reordering what follows)
- * when `rta explain` or a command's help prints what a plugin declares, what a
- * tab-separated row breaks on, and words an agent reads in a tool's
- * description that the person shown it at install could not see.
- */
-const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
-
-/** Where in a describe answer (a JSON pointer) a string, or a key, holds a CONTROL; undefined when none does. */
-function controlAt(value: unknown, at: string): string | undefined {
-  if (typeof value === "string") return CONTROL.test(value) ? at || "/" : undefined;
-  if (value === null || typeof value !== "object") return undefined;
-  for (const [key, v] of Object.entries(value)) {
-    const here = `${at}/${key}`;
-    if (CONTROL.test(key)) return JSON.stringify(here);
-    const found = controlAt(v, here);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
 
 /** What define() refuses of a built-in, and what only a plugin may not declare. */
 function checkDecl(decl: PluginDecl, name: string): void {

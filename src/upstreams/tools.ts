@@ -9,11 +9,13 @@
  * read only when it says readOnlyHint and not openWorldHint; config may make
  * it stricter, or laxer only beside `trust = true`.
  */
+
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import type { Capability, InputSpec, Inputs, Safety, UpstreamRef } from "../core/capability.ts";
 import type { Validate, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
+import { controlAt } from "../core/controlChars.ts";
 import { schemaPattern } from "../core/pattern.ts";
 import type { UpstreamTool } from "./discover.ts";
 import { masked } from "./secrets.ts";
@@ -202,6 +204,7 @@ export function upstreamCapabilities(
         annotations: tool.annotations,
       },
       "",
+      true,
     );
     if (control !== undefined) {
       leftOut.push({ tool: tool.name, reason: `its definition holds a control character at ${control}` });
@@ -241,27 +244,6 @@ export function upstreamCapabilities(
     validators[`${name}#person`] = validate;
   }
   return { caps, validators, leftOut, notes };
-}
-
-/**
- * A control character (C0 but tab and line feed, DEL, C1), a line separator or
- * an invisible format character (a bidirectional override, a zero-width one, a
- * Unicode tag): what a terminal acts on when `rta explain` prints a tool, and
- * words an agent reads that a person shown the tool could not see.
- */
-const CONTROL = /(?![\t\n])[\p{Cc}\p{Cf}\u2028\u2029]/u;
-
-/** Where in a tool's definition (a JSON pointer) a string, or a key, holds a CONTROL; undefined when none does. */
-function controlAt(value: unknown, at: string): string | undefined {
-  if (typeof value === "string") return CONTROL.test(value) ? at || "/" : undefined;
-  if (value === null || typeof value !== "object") return undefined;
-  for (const [key, v] of Object.entries(value)) {
-    const here = `${at}/${key}`;
-    if (CONTROL.test(key)) return JSON.stringify(here);
-    const found = controlAt(v, here);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 function oneLine(text: unknown): string {
