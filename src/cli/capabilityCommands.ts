@@ -120,7 +120,7 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
     const said = message === error.message && hint === error.hint ? error : new RtaError(error.code, message, hint);
     return reportError(io, said, json);
   }
-  const printed = printResult(io, outcome.value, json, { cap, catalogue: cli.catalogue });
+  const printed = printResult(io, outcome.value, json, { cap, catalogue: cli.catalogue, now: cli.clock.now() });
   return Math.max(printed, resultStatus(io, cap, outcome.value));
 }
 

@@ -11,6 +11,7 @@ import { dirname, resolve } from "node:path";
 import { installIdentity, publicRecipients } from "../capabilities/keys/identityFile.ts";
 import { type KvPlaces, kvPlaces, loadIdentities, readStore } from "../capabilities/kv/store.ts";
 import { Exit, RtaError } from "../core/errors.ts";
+import { readRegularFile } from "../core/regularFile.ts";
 import { askSecret } from "./askSecret.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText } from "./io.ts";
@@ -61,7 +62,7 @@ export async function keysImport(cli: Cli, from: string, opts: { force?: boolean
     // typed or pasted at a terminal, the secret key is not shown: one `AGE-SECRET-KEY-1…` line is an identity
     const text =
       from !== "-"
-        ? readSource(from)
+        ? await readSource(from)
         : io.stdinIsTTY
           ? askSecret(io, "the identity's AGE-SECRET-KEY-1… line")
           : await io.readStdin(IDENTITY_LIMIT_BYTES);
@@ -118,23 +119,33 @@ function renamed(err: unknown, temp: string, named: string): unknown {
   return new RtaError(err.code, err.message.replaceAll(temp, named), err.hint);
 }
 
-function readSource(path: string): string {
-  let text: Buffer;
+/**
+ * The identity file a person named, read only when it is a regular file no larger than an identity file: a device
+ * (/dev/zero) or a FIFO is never read, a large file never read whole.
+ */
+async function readSource(path: string): Promise<string> {
+  const named = JSON.stringify(path);
   try {
-    text = readFileSync(resolve(path));
+    const { bytes } = await readRegularFile(resolve(path), IDENTITY_LIMIT_BYTES);
+    return Buffer.from(bytes).toString("utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EFBIG")
+      throw new RtaError(
+        "core.input.toolarge",
+        `${named} is larger than an identity file`,
+        "give the file age-keygen wrote",
+      );
+    if (code === "EISDIR" || code === "ENOTFILE")
+      throw new RtaError(
+        "fs.notfile",
+        `${named} is not a regular file`,
+        "give the file age-keygen wrote, or - to read it from stdin (`rta keys import - < FILE`)",
+      );
     throw new RtaError(
-      code === "ENOENT" ? "fs.notfound" : code === "EACCES" ? "fs.denied" : "fs.notfile",
-      `${JSON.stringify(path)} cannot be read as an identity file`,
+      code === "ENOENT" ? "fs.notfound" : code === "EACCES" || code === "EPERM" ? "fs.denied" : "fs.notfile",
+      `${named} cannot be read as an identity file`,
       "give the file age-keygen wrote, or - to read it from stdin",
     );
   }
-  if (text.length > IDENTITY_LIMIT_BYTES)
-    throw new RtaError(
-      "core.input.toolarge",
-      `${JSON.stringify(path)} is larger than an identity file`,
-      "give the file age-keygen wrote",
-    );
-  return text.toString("utf8");
 }

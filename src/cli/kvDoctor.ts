@@ -1,8 +1,10 @@
 /**
  * What `rta doctor` says of the kv store's identity, from its file's kind and mode alone (nothing is decrypted):
- * where it is, or that there is none yet, and a mode kv would refuse (kv.identity.mode) with its fix.
+ * where it is, or that there is none yet, and a mode kv would refuse (kv.identity.mode) with its fix; and the
+ * temporary files holding secrets a killed rta left, which it removes and names.
  */
 import { statSync } from "node:fs";
+import { removeEditLeftovers, removeIdentityLeftovers } from "../capabilities/kv/leftovers.ts";
 import { dirs, personIdentityFile } from "../core/dirs.ts";
 import { shellWord } from "../core/words.ts";
 import type { Cli } from "./factory.ts";
@@ -12,8 +14,13 @@ type Add = (check: string, status: Status, detail: string, fix?: string) => void
 
 /** Adds one finding for the kv identity; refuses nothing. */
 export function kvFindings(cli: Cli, add: Add): void {
-  const [status, detail, fix] = identityFinding(personIdentityFile(dirs(cli.io.env)));
+  const identity = personIdentityFile(dirs(cli.io.env));
+  const [status, detail, fix] = identityFinding(identity);
   add("kv identity", status, detail, fix);
+  // secrets an rta killed by SIGKILL left in temporary files (its pid runs no process now): removed, and said
+  const removed = [...removeEditLeftovers(), ...removeIdentityLeftovers(identity)];
+  if (removed.length > 0)
+    add("secret leftovers", "note", `removed what a killed rta left holding secrets: ${removed.join(", ")}`);
 }
 
 function identityFinding(file: string): [Status, string, string?] {

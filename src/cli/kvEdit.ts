@@ -5,34 +5,26 @@
  * read back and checked as the store's format, and what changed is written
  * through the store's lock, so a key another rta set meanwhile is kept. A
  * broken edit is named by its line and may be edited again or abandoned.
- * The dir is removed after, on an error, and on Ctrl-C, SIGTERM or SIGHUP.
+ * The dir is removed after, on an error, and on Ctrl-C, SIGTERM or SIGHUP;
+ * one a SIGKILL left (named with its pid) is removed by the next edit and by
+ * `rta doctor` (leftovers.ts).
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { formatStore, parseStore } from "../capabilities/kv/format.ts";
+import { editDirPrefix, removeEditLeftovers, scratchRoot } from "../capabilities/kv/leftovers.ts";
 import { type KvEntry, loadIdentities, readStore, updateStore } from "../capabilities/kv/store.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText } from "./io.ts";
 import { personPlaces } from "./kvCopy.ts";
+import { shown } from "./render.ts";
 import { refusalOf, reportError } from "./report.ts";
 
 /** Exit statuses for the signals that end an edit, as a shell reports them. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGHUP: 129, SIGTERM: 143 };
-
-/** Where the private dir goes: memory when the system has it. */
-function scratchRoot(): string {
-  try {
-    if (statSync("/dev/shm").isDirectory()) {
-      accessSync("/dev/shm", constants.W_OK);
-      return "/dev/shm";
-    }
-  } catch {}
-  return tmpdir();
-}
 
 /**
  * Runs the edit and writes what changed. Refuses what reading and writing the store refuse (kv.locked, kv.format
@@ -66,7 +58,10 @@ export async function kvEdit(cli: Cli, opts: { json?: boolean }): Promise<number
     await loadIdentities(places.identity);
     const before = await readStore(places);
     const text = formatStore(before);
-    dir = mkdtempSync(join(scratchRoot(), "rta-kv-"));
+    // what an rta killed mid-edit (SIGKILL runs no handler) left: the plaintext of a store, so it goes now
+    for (const left of removeEditLeftovers())
+      io.err(`rta: removed the plaintext a killed \`rta kv edit\` left: ${shown(left)}\n`);
+    dir = mkdtempSync(editDirPrefix(scratchRoot()));
     const file = join(dir, "kv.txt");
     writeFileSync(file, text, { mode: 0o600, flag: "wx" });
     let edited: Map<string, KvEntry> | undefined;

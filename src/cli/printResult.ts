@@ -21,6 +21,8 @@ export interface PrintContext {
   /** to spell a tool's name as a command */
   catalogue?: Catalogue;
   hints?: RenderHints;
+  /** the CLI's clock, ms since the epoch, that a time is shown against on a terminal */
+  now?: number;
 }
 
 /**
@@ -34,7 +36,7 @@ export function printResult(io: Io, value: ResultValue, json: boolean | undefine
   const spell = (text: string) => (ctx.catalogue ? cliWords(text, ctx.cap, ctx.catalogue) : text);
   if (form === "json") io.out(jsonText(io, resultJson(value, spell)));
   else if (form === "plain") io.out(renderPlain(value));
-  else io.out(renderHuman(value, paint(io), ctx.hints ?? ctx.cap?.result));
+  else io.out(renderHuman(value, paint(io), { ...(ctx.hints ?? ctx.cap?.result), now: ctx.now }));
   for (const note of notes(value, form === "json", spell, ctx.cap)) io.err(`rta: note: ${shown(note)}\n`);
   if (value.type !== "text" || value.short === undefined) return Exit.ok;
   return value.short === "cut" ? Exit.tooLarge : Exit.failure;

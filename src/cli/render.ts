@@ -6,6 +6,7 @@ import type { ChalkInstance } from "chalk";
 import type { ColumnSpec } from "../core/capability.ts";
 import type { ResultValue, Scalar, TreeNode } from "../core/result.ts";
 import { bytesWords } from "../core/words.ts";
+import { relativeTime } from "./renderTime.ts";
 
 /**
  * Controls that act on a terminal instead of showing: C0 (ESC, CR, LF, BEL, ...), DEL, C1 (CSI 0x9b among them),
@@ -73,19 +74,24 @@ export function jsonEscaped(json: string): string {
 export interface RenderHints {
   columns?: readonly ColumnSpec[];
   fields?: readonly ColumnSpec[];
+  /** what a time unit is measured against (ms since the epoch); the system clock when left out */
+  now?: number;
 }
 
 /** A result as a person reads it on a terminal: grids, units, escaped text; every value type renders, none is refused. */
 export function renderHuman(value: ResultValue, paint: ChalkInstance, hints: RenderHints = {}): string {
+  const now = hints.now ?? Date.now();
   switch (value.type) {
     case "object": {
       const units = new Map((hints.fields ?? []).map((f) => [f.name, f.unit]));
-      return renderObject(value.value, paint, "", "", units);
+      return renderObject(value.value, paint, "", "", units, now);
     }
     case "table":
     case "log": {
       const units = new Map((hints.columns ?? []).map((c) => [c.name, c.unit]));
-      const cells = value.rows.map((row) => row.map((cell, i) => formatCell(cell, units.get(value.columns[i] ?? ""))));
+      const cells = value.rows.map((row) =>
+        row.map((cell, i) => formatCell(cell, units.get(value.columns[i] ?? ""), now)),
+      );
       // "showing 3 of 67" is a note about the table, not part of it: printResult says it on stderr
       return renderGrid(value.columns, cells, paint);
     }
@@ -106,6 +112,7 @@ function renderObject(
   indent: string,
   path: string,
   units: Map<string, ColumnSpec["unit"]>,
+  now: number,
 ): string {
   const keys = Object.keys(value);
   const names = keys.map(shown);
@@ -121,10 +128,11 @@ function renderObject(
       out +=
         Object.keys(nested).length === 0
           ? `${label}  -\n`
-          : `${paint.bold(`${indent}${name}`)}\n${renderObject(nested, paint, `${indent}  `, at, units)}`;
+          : `${paint.bold(`${indent}${name}`)}\n${renderObject(nested, paint, `${indent}  `, at, units, now)}`;
     } else {
       const unit = units.get(at);
-      out += `${label}  ${typeof v === "number" && unit ? formatCell(v, unit) : formatValue(v)}\n`;
+      const scalar = typeof v === "number" || typeof v === "string";
+      out += `${label}  ${scalar && unit ? formatCell(v, unit, now) : formatValue(v)}\n`;
     }
   }
   return out;
@@ -137,7 +145,11 @@ function formatValue(v: unknown): string {
   return shown(String(v));
 }
 
-function formatCell(cell: Scalar, unit: ColumnSpec["unit"]): string {
+function formatCell(cell: Scalar, unit: ColumnSpec["unit"], now: number): string {
+  if (unit === "time" && typeof cell === "string") {
+    const at = Date.parse(cell);
+    if (!Number.isNaN(at)) return relativeTime(at, now);
+  }
   if (typeof cell !== "number") return cell === null ? "-" : shown(String(cell));
   if (unit === "bytes") return bytesWords(cell);
   if (unit === "percent") return `${cell}%`;

@@ -50,8 +50,11 @@ export interface InputSpec {
 export interface ColumnSpec {
   name: string;
   doc: string;
-  /** how the CLI renders a number in this column for a person */
-  unit?: "bytes" | "percent" | "seconds";
+  /**
+   * how the CLI renders this column for a person on a terminal: a number as bytes, percent or seconds; "time" an
+   * ISO 8601 text as how long ago (or how soon) it is, "3d ago". Piped and in --json the value stays as it is.
+   */
+  unit?: "bytes" | "percent" | "seconds" | "time";
 }
 
 export interface Example {

@@ -15,7 +15,7 @@ const column = {
   type: "object",
   required: ["name", "doc"],
   additionalProperties: false,
-  properties: { name: SHORT, doc: TEXT, unit: { enum: ["bytes", "percent", "seconds"] } },
+  properties: { name: SHORT, doc: TEXT, unit: { enum: ["bytes", "percent", "seconds", "time"] } },
 };
 
 const input = {

@@ -75,3 +75,27 @@ test("text ends with a newline; an empty text prints nothing, as cat does", () =
   expect(renderHuman({ type: "text", text: "hi" }, plain)).toBe("hi\n");
   expect(renderHuman({ type: "text", text: "" }, plain)).toBe("");
 });
+
+test("a time column or field is an age against the clock it is given; text that is no time is shown as it is", () => {
+  const now = Date.parse("2026-12-01T15:00:00Z");
+  const out = renderHuman(
+    table(
+      ["name", "modified"],
+      [
+        ["a", "2026-11-28T14:00:00Z"],
+        ["b", "2026-12-01T14:59:30Z"],
+        ["c", "2026-12-01T16:00:00Z"],
+        ["d", "soon"],
+        ["e", null],
+      ],
+    ),
+    plain,
+    { columns: [{ name: "modified", doc: "", unit: "time" }], now },
+  );
+  expect(out).toBe("NAME  MODIFIED\na     3d ago\nb     30s ago\nc     in 1h\nd     soon\ne     -\n");
+  const obj = renderHuman({ type: "object", value: { name: "k", modified: "2026-12-01T14:45:00.000Z" } }, plain, {
+    fields: [{ name: "modified", doc: "", unit: "time" }],
+    now,
+  });
+  expect(obj).toBe("name      k\nmodified  15m ago\n");
+});

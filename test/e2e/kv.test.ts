@@ -59,7 +59,7 @@ describe("the age CLI, both ways", () => {
     expect(got).toEqual({ code: 0, stdout: "made by hand", stderr: "" });
     const listed = await rta(["kv", "list", "--json"], { env: h.env });
     expect(JSON.parse(listed.stdout).rows).toEqual([
-      { name: "hand", comment: "typed", modified: "2026-12-01T14:00:00.000Z" },
+      { name: "hand", comment: "typed", modified: "2026-12-01T14:00:00Z" },
     ]);
     // armored (age -a) too
     Bun.spawnSync(["age", "-a", "-r", h.recipient, "-o", join(h.data, "kv.age"), plain]);

@@ -104,7 +104,7 @@ describe("kv over MCP", () => {
     expect(verify.code).toBe(0);
   });
 
-  test("kv_status and kv_overview name the store <data dir>/kv.age; an error names <identity file>", async () => {
+  test("kv_status names the store <data dir>/kv.age, kv_overview gives ISO times; an error names <identity file>", async () => {
     const h = kvHome();
     await rta(["kv", "set", "db/prod"], { stdin: "v1-value", env: h.env });
     const s = await connect("modern", [], { dataDir: h.data, env: h.env });
@@ -116,8 +116,10 @@ describe("kv over MCP", () => {
       });
       const overview = resultJson(await s.client.callTool({ name: "kv_overview", arguments: {} }));
       expect(overview).toMatchObject({
-        type: "object",
-        value: { store: "<data dir>/kv.age", keys: 1, groups: { "db/": "1 key: db/prod (now)" } },
+        type: "table",
+        columns: ["group", "name", "modified"],
+        rows: [["db/", "db/prod", expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)]],
+        total: 1,
       });
     } finally {
       await s.close();

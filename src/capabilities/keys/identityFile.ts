@@ -7,9 +7,10 @@
  * And the X25519 recipients rta takes, checked before they reach a file.
  */
 import { closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { Encrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import { RtaError } from "../../core/errors.ts";
+import { identityTemp, removeIdentityLeftovers } from "../kv/leftovers.ts";
 
 /** An X25519 recipient: `age1` and 58 bech32 characters. */
 const RECIPIENT = /^age1[02-9ac-hj-np-z]{58}$/;
@@ -78,7 +79,9 @@ export async function installIdentity(
   opts: { replace?: boolean; check?: (temp: string) => Promise<void> } = {},
 ): Promise<void> {
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  // one a killed rta left (SIGKILL runs no cleanup) holds a secret key: gone before another is written
+  removeIdentityLeftovers(path);
+  const temp = identityTemp(path);
   let fd: number;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });

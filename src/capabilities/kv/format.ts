@@ -115,3 +115,9 @@ export function formatStore(store: ReadonlyMap<string, KvEntry>): string {
   }
   return `${lines.join("\n")}\n`;
 }
+
+/** A key's `modified` as a result gives it: ISO 8601 in UTC to the second, as rta's other times; a time that does not read is given as it is. */
+export function isoSecond(modified: string): string {
+  const at = Date.parse(modified);
+  return Number.isNaN(at) ? modified : new Date(at).toISOString().replace(/\.\d+Z$/, "Z");
+}

@@ -3,6 +3,7 @@
  * never a value. A free read.
  */
 import { define } from "../../core/capability.ts";
+import { isoSecond } from "./format.ts";
 import { storeAt } from "./places.ts";
 import { readStore } from "./store.ts";
 
@@ -19,7 +20,7 @@ export const kvList = define({
     columns: [
       { name: "name", doc: "the key's name" },
       { name: "comment", doc: "what the key is for, as set with its value, or null" },
-      { name: "modified", doc: "when its value or comment was last set (UTC)" },
+      { name: "modified", doc: "when its value or comment was last set (UTC)", unit: "time" },
     ],
   },
   examples: [
@@ -33,7 +34,7 @@ export const kvList = define({
     for (const name of names) {
       if (rows.full()) break;
       const e = store.get(name);
-      if (e) rows.add([e.name, e.comment ?? null, e.modified]);
+      if (e) rows.add([e.name, e.comment ?? null, isoSecond(e.modified)]);
     }
     return rows.finish(names.length);
   },

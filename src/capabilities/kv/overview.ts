@@ -1,12 +1,12 @@
 /**
  * kv.overview: the store's names grouped by their prefix (what comes before
- * the first `/` or `.`), each with how long ago it was set (`db/prod (3 d ago)`);
- * never a value.
- * It names the store, as `<data dir>/kv.age` for an agent.
+ * the first `/` or `.`), one row a key with its group and when it was set,
+ * groups in name order and names without a prefix last; never a value. The
+ * time is ISO 8601 in the result; the CLI shows it as an age on a terminal.
  */
 import { define } from "../../core/capability.ts";
-import { object } from "../../core/result.ts";
-import { relativeWords } from "../../core/words.ts";
+import { table } from "../../core/result.ts";
+import { isoSecond } from "./format.ts";
 import { storeAt } from "./places.ts";
 import { readStore } from "./store.ts";
 
@@ -19,29 +19,28 @@ export const kvOverview = define({
   searchWords: ["secrets", "vault", "summary", "ages", "stale"],
   safety: "read",
   inputs: {},
-  result: { shape: "object" },
+  result: {
+    shape: "table",
+    columns: [
+      { name: "group", doc: "the name's prefix up to its first `/` or `.`, or (no prefix)" },
+      { name: "name", doc: "the key's name" },
+      { name: "modified", doc: "when its value or comment was last set (UTC)", unit: "time" },
+    ],
+  },
   examples: [{ command: "rta kv overview", note: "the keys by group, and their ages" }],
   async run(_args, ctx) {
-    const p = storeAt(ctx);
-    const store = await readStore(p);
-    const now = ctx.clock.now() / 1000;
-    const groups = new Map<string, string[]>();
-    for (const name of [...store.keys()].sort()) {
-      const e = store.get(name);
-      if (!e) continue;
+    const store = await readStore(storeAt(ctx));
+    const rows: [string, string, string][] = [];
+    for (const [name, e] of store) {
       const cut = name.search(/[/.]/);
-      const group = cut <= 0 ? NO_PREFIX : name.slice(0, cut + 1);
-      const list = groups.get(group) ?? [];
-      list.push(`${name} (${relativeWords(Date.parse(e.modified) / 1000, now)})`);
-      groups.set(group, list);
+      rows.push([cut <= 0 ? NO_PREFIX : name.slice(0, cut + 1), name, isoSecond(e.modified)]);
     }
-    // the groups in name order, those with no prefix last
-    const order = [...groups.keys()].sort((a, b) => (a === NO_PREFIX ? 1 : b === NO_PREFIX ? -1 : a < b ? -1 : 1));
-    const byGroup: Record<string, string> = {};
-    for (const prefix of order) {
-      const names = groups.get(prefix) ?? [];
-      byGroup[prefix] = `${names.length === 1 ? "1 key" : `${names.length} keys`}: ${names.join(", ")}`;
-    }
-    return object({ store: p.file, keys: store.size, groups: byGroup });
+    // by group, those with no prefix last, then by name
+    const rank = (g: string) => (g === NO_PREFIX ? 1 : 0);
+    rows.sort(
+      ([ga, na], [gb, nb]) =>
+        rank(ga) - rank(gb) || (ga < gb ? -1 : ga > gb ? 1 : 0) || (na < nb ? -1 : na > nb ? 1 : 0),
+    );
+    return table(["group", "name", "modified"], rows);
   },
 });

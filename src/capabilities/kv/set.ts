@@ -31,7 +31,7 @@ export const kvSet = define({
     comment: { type: "string", description: "what the key is for; left out, the key keeps its comment" },
   },
   record: "name",
-  result: { shape: "object" },
+  result: { shape: "object", fields: [{ name: "modified", doc: "when the value was set (UTC)", unit: "time" }] },
   examples: [
     { command: "rta kv set deploy-key --comment 'CI deploy' < key.txt", note: "store a value read from a file" },
     { command: "pwgen -s 32 1 | rta kv set db/prod", note: "store a new password" },
