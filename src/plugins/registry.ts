@@ -8,6 +8,7 @@
  * hand, or another program's) is refused, never taken as empty: taking it as
  * empty would drop what the person installed without a word.
  */
+
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
@@ -24,6 +25,7 @@ import {
 import { join } from "node:path";
 import { RtaError } from "../core/errors.ts";
 import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
+import { syncDir } from "../core/syncDir.ts";
 
 /** A plugin's name: the area prefix of everything it declares. */
 export const PLUGIN_NAME = /^[a-z][a-z0-9]*$/;
@@ -198,14 +200,5 @@ export function updateIndex<T>(dataDir: string, change: (index: PluginIndex) => 
     return out;
   } finally {
     releaseFileLock(lock);
-  }
-}
-
-function syncDir(dir: string): void {
-  const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -6,10 +6,12 @@
  * written, and never replaces one already there unless asked to.
  * And the X25519 recipients rta takes, checked before they reach a file.
  */
+
 import { closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { Encrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import { RtaError } from "../../core/errors.ts";
+import { syncDir } from "../../core/syncDir.ts";
 import { identityTemp, removeIdentityLeftovers } from "../kv/leftovers.ts";
 
 /** An X25519 recipient: `age1` and 58 bech32 characters. */
@@ -131,13 +133,4 @@ function folderRefused(dir: string, err: unknown): unknown {
   if (code === "EACCES" || code === "EPERM")
     return new RtaError("fs.denied", `the identity file's folder ${dir} is not writable: permission denied`, fix);
   return err;
-}
-
-function syncDir(dir: string): void {
-  const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -8,12 +8,14 @@
  * atomically (a temp file in the same dir, fsync, rename, fsync of the dir),
  * keeping the version it replaced as `kv.age.bak`.
  */
+
 import { type BigIntStats, constants } from "node:fs";
 import { chmod, copyFile, link, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { armor, Decrypter, Encrypter } from "age-encryption";
 import { RtaError } from "../../core/errors.ts";
 import { releaseFileLock, tryFileLock } from "../../core/fileLock.ts";
+import { syncDir } from "../../core/syncDir.ts";
 import { formatStore, type KvEntry, parseStore } from "./format.ts";
 import { isRecipient, loadIdentities, readRecipientsFile, recipientsOf, recipientsText } from "./identity.ts";
 import { notAFile, notAgeFile, STORE_MAX_BYTES, tooLarge } from "./storeErrors.ts";
@@ -240,7 +242,7 @@ async function replaceFile(file: string, bytes: Uint8Array, backup: boolean): Pr
   await chmod(temp, 0o600);
   if (backup) await keepBackup(file);
   await rename(temp, file);
-  await syncDir(dirname(file));
+  syncDir(dirname(file));
 }
 
 /**
@@ -260,15 +262,6 @@ async function keepBackup(file: string): Promise<void> {
   }
   await chmod(temp, 0o600);
   await rename(temp, `${file}.bak`);
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Temp files a write killed mid-way left: under the lock, no other write is under way. */
