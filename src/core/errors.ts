@@ -117,7 +117,7 @@ export const codes = {
     exit: Exit.refused,
   },
   "core.path.withheld": {
-    doc: "rta's own dirs, the kernel's trees, .git internals for writes and git's credential files are withheld",
+    doc: "rta's own dirs and its temporary files of a secret, the kernel's trees, .git internals for writes and git's credential files are withheld",
     exit: Exit.refused,
   },
   "core.path.unreadable": {

@@ -65,9 +65,16 @@ export function agentRules(
 export const PERSON_RULES: GateRules = { withheld: [], hardlinks: true, git: false, system: false };
 
 /**
+ * rta's temporary files that hold a secret, by their names wherever they lie: the dir `rta kv edit` hands the editor
+ * the store's plaintext in (in /dev/shm or the temp dir) and a temporary identity `rta keys new|import` writes beside
+ * the identity, named so (leftovers.ts) that a killed rta's are found and removed.
+ */
+const SECRET_TEMP = /(?:^|\/)(?:rta-kv-edit-\d+-[A-Za-z0-9]{6}|\.rta-keys-\d+-\d+\.tmp)(?:\/|$)/;
+
+/**
  * Whether a real path is one the gate withholds, the one list of it: one of
- * rta's places or inside one, another rta data dir, or the kernel's own
- * trees. With `fd`, what was opened there is asked by its descriptor (what
+ * rta's places or inside one, rta's temporary files of a secret (SECRET_TEMP),
+ * another rta data dir, or the kernel's own trees. With `fd`, what was opened there is asked by its descriptor (what
  * the walk to a path confirms), `st` being its fstat when already known,
  * and `notKernel` when its file system is known to be no kernel's;
  * without, by the path (an entry a walk under an opened directory comes to).
@@ -84,6 +91,7 @@ export function withheld(
   notKernel = false,
   facts: RootFacts = {},
 ): boolean {
+  if (keepsStores(rules) && SECRET_TEMP.test(real)) return true;
   const at = fd === undefined ? real : inFd(fd);
   const opened = fd === undefined ? undefined : (st ?? fstatSync(fd));
   if (isInside(real, own) || (opened === undefined ? isPlaceAt(real, own) : isPlace(opened, own))) return true;
