@@ -1,6 +1,6 @@
 /**
- * Times in kv list and kv overview are data, as gh gives them: ISO 8601 to
- * the second piped and in --json (and to an agent), an age on a terminal.
+ * Times in kv list, kv overview and kv set are data, as gh gives them: ISO
+ * 8601 to the second piped and in --json (and to an agent), an age on a terminal.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -95,5 +95,16 @@ describe("kv times", () => {
       "db/stage  -        2h ago",
       "",
     ]);
+  });
+
+  test("kv set: the time it set, to the second piped and in --json, as kv list gives it", async () => {
+    const { env } = storeWithAges();
+    const piped = await rta(["kv", "set", "fresh"], { env, stdin: "v5" });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toMatch(/^modified\t\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+    const json = JSON.parse((await rta(["kv", "set", "fresh", "--json"], { env, stdin: "v6" })).stdout);
+    expect(json.value.modified).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const listed = JSON.parse((await rta(["kv", "list", "--json", "fresh"], { env })).stdout);
+    expect(listed.rows[0].modified).toBe(json.value.modified);
   });
 });

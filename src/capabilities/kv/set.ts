@@ -7,7 +7,7 @@
 import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
-import { checkName } from "./format.ts";
+import { checkName, isoSecond } from "./format.ts";
 import { storeAt } from "./places.ts";
 import { updateStore } from "./store.ts";
 
@@ -56,7 +56,7 @@ export const kvSet = define({
       const comment = args.comment ?? was?.comment;
       m.set(args.name, { name: args.name, value, ...(comment ? { comment } : {}), modified });
     });
-    return object({ name: args.name, created, modified });
+    return object({ name: args.name, created, modified: isoSecond(modified) });
   },
 });
 
