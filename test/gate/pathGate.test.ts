@@ -344,3 +344,19 @@ describe("what is opened", () => {
     expect(outcome(g, join(root, "file.txt"), "read")).toBe("ok");
   });
 });
+
+test("rta's temporary files of a secret are withheld from an agent by their names, and an editor's swap file of one", () => {
+  const g = new PathGate([root], { withheld: [join(base, "data")], hardlinks: false, git: true, system: true });
+  for (const p of [
+    "/dev/shm/rta-kv-edit-4242-aB3dE9",
+    "/dev/shm/rta-kv-edit-4242-aB3dE9/kv.txt",
+    "/home/me/.local/state/nvim/swap/%dev%shm%rta-kv-edit-4242-aB3dE9%kv.txt.swp",
+    "/home/me/.age/.rta-keys-4242-1764600000000.tmp",
+  ])
+    expect(withheld(g.rules, g.own(), p)).toBe(true);
+  for (const p of ["/tmp/rta-kv-edit-notes", "/tmp/my-rta-kv-edit-4242-aB3dE9", "/home/me/.age/.rta-keys-4242.tmp"])
+    expect(withheld(g.rules, g.own(), p)).toBe(false);
+  // a person's own gate withholds nothing of it
+  const person = new PathGate([root], { withheld: [], hardlinks: true, git: false, system: false });
+  expect(withheld(person.rules, person.own(), "/dev/shm/rta-kv-edit-4242-aB3dE9/kv.txt")).toBe(false);
+});

@@ -67,9 +67,11 @@ export const PERSON_RULES: GateRules = { withheld: [], hardlinks: true, git: fal
 /**
  * rta's temporary files that hold a secret, by their names wherever they lie: the dir `rta kv edit` hands the editor
  * the store's plaintext in (in /dev/shm or the temp dir) and a temporary identity `rta keys new|import` writes beside
- * the identity, named so (leftovers.ts) that a killed rta's are found and removed.
+ * the identity, named so (leftovers.ts) that a killed rta's are found and removed. An editor that keeps its swap file
+ * elsewhere names it by the edited file's path with `%` for `/` (Neovim's `%dev%shm%rta-kv-edit-…%kv.txt.swp`), and
+ * that copy of the plaintext is withheld too.
  */
-const SECRET_TEMP = /(?:^|\/)(?:rta-kv-edit-\d+-[A-Za-z0-9]{6}|\.rta-keys-\d+-\d+\.tmp)(?:\/|$)/;
+const SECRET_TEMP = /(?:^|[/%])(?:rta-kv-edit-\d+-[A-Za-z0-9]{6}(?:[/%]|$)|\.rta-keys-\d+-\d+\.tmp(?:\/|$))/;
 
 /**
  * Whether a real path is one the gate withholds, the one list of it: one of
