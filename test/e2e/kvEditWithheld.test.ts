@@ -91,3 +91,29 @@ test("a temporary identity a killed keys new left beside the identity is withhel
     await s.close();
   }
 });
+
+test("an agent with a grant to move cannot name a dir of its root as a killed kv edit's, for rta doctor to remove", async () => {
+  const root = tempDir();
+  mkdirSync(join(root, "project"));
+  writeFileSync(join(root, "project", "work.txt"), "a day's work");
+  const data = tempDir();
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir(), HOME: tempDir() };
+  expect((await rta(["grant", "allow", "fs.move", "--agent", "x", "--ttl", "10m", "--yes"], { env })).code).toBe(0);
+  // a pid no process has: what a killed rta kv edit's dir is named with
+  const dead = Number(Bun.spawnSync(["sh", "-c", "echo $$"], { stdout: "pipe" }).stdout.toString().trim());
+  const s = await connect("legacy", ["--agent", "x", "--root", root], { dataDir: data, env });
+  try {
+    const moved = resultJson(
+      await s.client.callTool({
+        name: "fs_move",
+        arguments: { from: join(root, "project"), to: join(root, `rta-kv-edit-${dead}-aB3dE9`) },
+      }),
+    );
+    expect(moved.code).toBe("core.path.withheld");
+  } finally {
+    await s.close();
+  }
+  // the person's sweep of the temp dir then finds nothing of the agent's making
+  await rta(["doctor"], { env: { ...env, TMPDIR: root } });
+  expect(existsSync(join(root, "project", "work.txt"))).toBe(true);
+});

@@ -31,6 +31,7 @@ import {
   placeWithheld,
   ROOT_HINT,
   type RootFacts,
+  secretTempWithheld,
   withheld,
 } from "./rules.ts";
 
@@ -103,7 +104,9 @@ export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string, 
 export function confirmParent(at: Walk, parentFd: number, name: string, rest: readonly string[]): void {
   const parent = readlinkSync(inFd(parentFd));
   const made = resolve(parent, name);
-  if (isInside(made, at.own) || touchesPlace(resolve(made, ...rest), at.own)) throw placeWithheld(at.sent);
+  const end = resolve(made, ...rest);
+  if (isInside(made, at.own) || touchesPlace(end, at.own) || secretTempWithheld(at.rules, end))
+    throw placeWithheld(at.sent);
   // the same by the directory's identity, for a parent reached by another name (a bind mount)
   if (isStepAt(fstatSync(parentFd), name, at.own, true)) throw placeWithheld(at.sent);
   if (at.rules.git && wouldBecomeGitDir(inFd(parentFd), name)) throw gitWithheld(at.sent);
@@ -147,6 +150,7 @@ export function confirmPlace(at: Walk, parentFd: number, name: string): void {
     );
   if (
     touchesPlace(target, at.own) ||
+    secretTempWithheld(at.rules, target) ||
     isPlaceAt(inFd(parentFd, name), at.own) ||
     isStepAt(fstatSync(parentFd), name, at.own)
   )

@@ -93,7 +93,7 @@ export function withheld(
   notKernel = false,
   facts: RootFacts = {},
 ): boolean {
-  if (keepsStores(rules) && SECRET_TEMP.test(real)) return true;
+  if (secretTempWithheld(rules, real)) return true;
   const at = fd === undefined ? real : inFd(fd);
   const opened = fd === undefined ? undefined : (st ?? fstatSync(fd));
   if (isInside(real, own) || (opened === undefined ? isPlaceAt(real, own) : isPlace(opened, own))) return true;
@@ -119,6 +119,11 @@ function fileMountWithheld(rules: GateRules, own: OwnPlaces, fd: number, opened:
   const dev = `${opened.dev}:`;
   for (const id of own.ids) if (id.startsWith(dev)) return true;
   return false;
+}
+
+/** Whether `path` is, or lies in, one of rta's temporary files of a secret (SECRET_TEMP), for a gate that keeps rta's stores; made yet or not. */
+export function secretTempWithheld(rules: GateRules, path: string): boolean {
+  return keepsStores(rules) && SECRET_TEMP.test(path);
 }
 
 /** Whether rta's stores are kept from this gate's callers (an agent's); a person's gate keeps nothing. */
