@@ -93,10 +93,7 @@ async function stages(
   try {
     const cap = resolve(call, catalogue);
     const secrets = secretValues(cap, call.args);
-    if (secrets.length > 0) {
-      trace.secrets = secrets;
-      if (call.origin.kind === "agent") noteSecrets(deps, secrets);
-    }
+    if (secrets.length > 0) trace.secrets = secrets;
     lap("resolve, shape, declaration, fill, grant, profile");
     const state = deps.config.current();
     lap("config");
@@ -179,6 +176,9 @@ async function stages(
       lap("the capability's run");
       const value = bound(ran, limits);
       lap("bound");
+      // a value stored is masked in every later line; one refused or failed was stored nowhere, and masks only its
+      // own line: else an agent with no grant could have the record mask a tool's name or its own in every line after
+      if (trace.secrets && call.origin.kind === "agent") noteSecrets(deps, trace.secrets);
       if (cap.reveals && call.origin.kind === "agent") {
         noteRevealed(deps, value);
         // only rta's own store is shown unmasked: a plugin that reveals could name rta's places, so it is masked
