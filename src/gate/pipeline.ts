@@ -92,6 +92,7 @@ async function stages(
 ): Promise<Outcome> {
   try {
     const cap = resolve(call, catalogue);
+    trace.known = true;
     const secrets = secretValues(cap, call.args);
     if (secrets.length > 0) trace.secrets = secrets;
     lap("resolve, shape, declaration, fill, grant, profile");

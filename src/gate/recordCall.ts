@@ -57,6 +57,8 @@ export interface CallTrace {
   secrets?: readonly string[];
   /** the call revealed a stored value (recordMask.ts): its answer is the caller's as stored */
   revealed?: boolean;
+  /** the tool it named is one of the catalogue's: a name every agent is told, so no secret of the caller's to mask */
+  known?: boolean;
 }
 
 /** The fields of a line that the caller chose, each bounded. */
@@ -137,7 +139,7 @@ function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {
   if (trace.grant) entry.grant = trace.grant;
   if (args_cut) entry.args_cut = args_cut;
   if (trace.error) entry.error = recordedError(trace.error);
-  maskEntry(entry, hiddenFor(deps, trace.secrets));
+  maskEntry(entry, hiddenFor(deps, trace.secrets), trace.known === true);
   return entry;
 }
 

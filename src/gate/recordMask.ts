@@ -73,13 +73,16 @@ export function hiddenFor(process: object, secrets: readonly string[] | undefine
   return [...(secrets ?? []), ...seen];
 }
 
-/** The entry with each hidden string masked wherever the caller or an error could have put it; changed in place. */
-export function maskEntry(entry: RecordEntry, hidden: readonly string[]): void {
+/**
+ * The entry with each hidden string masked wherever the caller or an error could have put it; changed in place. A
+ * `known` tool's name is kept: every agent is told it, and a value stored as `fs_rm` must not hide which tool ran.
+ */
+export function maskEntry(entry: RecordEntry, hidden: readonly string[], known = false): void {
   if (hidden.length === 0) return;
   const sorted = [...hidden].sort((a, b) => b.length - a.length);
   entry.agent = masked(entry.agent, sorted);
   entry.client = masked(entry.client, sorted);
-  entry.capability = masked(entry.capability, sorted);
+  if (!known) entry.capability = masked(entry.capability, sorted);
   entry.args = entry.args.map((a) => masked(a, sorted));
   if (entry.error) {
     entry.error = { ...entry.error, message: masked(entry.error.message, sorted) };
