@@ -18,9 +18,17 @@ import type { RecordEntry } from "../record/append.ts";
 export const HIDDEN_MIN_CHARS = 4;
 /** The most revealed values a process keeps masking: past it, the oldest are let go. */
 const REVEALED_MAX = 10_000;
+/**
+ * The most characters those values may hold together: past it, the oldest are let go too. Every record line is
+ * searched for each of them, and an agent may store values of 1 MiB: ten thousand of them would be searched for in
+ * every line and held in memory, 30 GiB with their variants.
+ */
+export const REVEALED_MAX_CHARS = 16 * 1024 * 1024;
 
 /** Each process's revealed values, by the deps it runs with (a test's deps are a process of their own). */
 const revealedBy = new WeakMap<object, Set<string>>();
+/** How many characters each process's revealed values hold together. */
+const charsBy = new WeakMap<object, number>();
 
 /** The values of `cap`'s secret inputs in what the caller sent, those long enough to mask. */
 export function secretValues(cap: Capability, args: unknown): string[] {
@@ -35,19 +43,14 @@ export function secretValues(cap: Capability, args: unknown): string[] {
 
 /** Notes the strings a revealing call handed its caller: masked in every record line written after. */
 export function noteRevealed(process: object, value: ResultValue): void {
-  const seen = revealedBy.get(process) ?? new Set<string>();
-  revealedBy.set(process, seen);
+  const found: string[] = [];
   const add = (s: unknown) => {
-    if (typeof s !== "string") return;
-    for (const v of variants(s)) {
-      seen.delete(v);
-      seen.add(v);
-    }
+    if (typeof s === "string") found.push(...variants(s));
   };
   if (value.type === "text") add(value.text);
   else if (value.type === "object") walk(value.value, add);
   else if (value.type === "table" || value.type === "log") for (const row of value.rows) row.forEach(add);
-  while (seen.size > REVEALED_MAX) seen.delete(seen.values().next().value as string);
+  keep(process, found);
 }
 
 /**
@@ -57,13 +60,25 @@ export function noteRevealed(process: object, value: ResultValue): void {
  * it names, must not keep.
  */
 export function noteSecrets(process: object, secrets: readonly string[]): void {
+  keep(process, secrets);
+}
+
+/** Adds `values` to the process's masked values as the newest, letting the oldest go past either bound. */
+function keep(process: object, values: readonly string[]): void {
   const seen = revealedBy.get(process) ?? new Set<string>();
   revealedBy.set(process, seen);
-  for (const v of secrets) {
-    seen.delete(v);
+  let chars = charsBy.get(process) ?? 0;
+  for (const v of values) {
+    if (seen.delete(v)) chars -= v.length;
     seen.add(v);
+    chars += v.length;
   }
-  while (seen.size > REVEALED_MAX) seen.delete(seen.values().next().value as string);
+  while (seen.size > REVEALED_MAX || (chars > REVEALED_MAX_CHARS && seen.size > 1)) {
+    const oldest = seen.values().next().value as string;
+    seen.delete(oldest);
+    chars -= oldest.length;
+  }
+  charsBy.set(process, chars);
 }
 
 /** The strings to mask in the record for one call: its secret inputs and what was revealed before it. */

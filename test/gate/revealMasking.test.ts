@@ -10,6 +10,7 @@ import type { AgentOrigin } from "../../src/core/call.ts";
 import { define } from "../../src/core/capability.ts";
 import { text } from "../../src/core/result.ts";
 import { runCall } from "../../src/gate/pipeline.ts";
+import { hiddenFor, noteSecrets, REVEALED_MAX_CHARS } from "../../src/gate/recordMask.ts";
 import { fileDigest } from "../../src/plugins/digest.ts";
 import { grantFor, tempDir, testDeps } from "../support/fixtures.ts";
 import { catalogueOf } from "../support/validators.ts";
@@ -45,4 +46,17 @@ test("a plugin that reveals has its answer masked: rta's data dir reads as <data
   const shown = JSON.stringify(outcome.value);
   expect(shown).toContain("<data dir>/gate.db");
   expect(shown).not.toContain(deps.dirs.data);
+});
+
+test("the values a process masks are bounded in characters: the oldest large ones are let go, the newest kept", () => {
+  const proc = {};
+  const big = (c: string) => c.repeat(4 * 1024 * 1024);
+  for (const c of "abcdefgh") noteSecrets(proc, [big(c)]);
+  const hidden = hiddenFor(proc, undefined);
+  expect(hidden.reduce((n, h) => n + h.length, 0)).toBeLessThanOrEqual(REVEALED_MAX_CHARS);
+  expect(hidden).toContain(big("h"));
+  expect(hidden).not.toContain(big("a"));
+  // a small value noted after is masked with them
+  noteSecrets(proc, ["tok-123456"]);
+  expect(hiddenFor(proc, undefined)).toContain("tok-123456");
 });
