@@ -165,6 +165,10 @@ async function stages(
       trace.unrecordedRun = call.origin.kind === "agent" && !runLine;
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = options.signal ?? new AbortController().signal;
+      // a value sent to a call that runs may be stored (a cancelled write too): masked in every later line. One refused
+      // before it ran was stored nowhere and masks only its own line: else an agent with no grant could have the
+      // record mask a tool's name or its own in every line after
+      if (trace.secrets && call.origin.kind === "agent") noteSecrets(deps, trace.secrets);
       const ran = await execute(cap, args, {
         call: named,
         deps,
@@ -177,9 +181,6 @@ async function stages(
       lap("the capability's run");
       const value = bound(ran, limits);
       lap("bound");
-      // a value stored is masked in every later line; one refused or failed was stored nowhere, and masks only its
-      // own line: else an agent with no grant could have the record mask a tool's name or its own in every line after
-      if (trace.secrets && call.origin.kind === "agent") noteSecrets(deps, trace.secrets);
       if (cap.reveals && call.origin.kind === "agent") {
         noteRevealed(deps, value);
         // only rta's own store is shown unmasked: a plugin that reveals could name rta's places, so it is masked
