@@ -33,7 +33,15 @@ export interface LoadedUpstream {
   /** discovered now, known from the last discovery, failed with `reason`, or not approved yet */
   state: "ready" | "known" | "failed" | "unknown" | "quarantined";
   reason?: string;
-  tools: { tool: string; name?: string; safety?: string; leftOut?: string; note?: string; withheld?: string }[];
+  tools: {
+    tool: string;
+    name?: string;
+    safety?: string;
+    leftOut?: string;
+    note?: string;
+    withheld?: string;
+    heldAs?: string;
+  }[];
 }
 
 export interface UpstreamOptions {
@@ -181,7 +189,7 @@ export class Upstreams {
       caps.push(...made.caps);
       validators = { ...validators, ...made.validators };
       const state = approval === undefined ? "quarantined" : found.state;
-      this.loaded.push({ name, transport, state, tools: listed(found.tools, made, judge.withheld) });
+      this.loaded.push({ name, transport, state, tools: listed(name, found.tools, made, judge.withheld) });
     }
     return caps.length === 0 && withheld.size === 0 ? base : base.with(caps, validators, withheld);
   }
@@ -222,13 +230,16 @@ function withFault(tool: UpstreamTool): UpstreamTool {
 }
 
 function listed(
+  upstream: string,
   tools: readonly UpstreamTool[],
   made: { caps: Capability[]; leftOut: LeftOut[]; notes: LeftOut[] },
   withheld: readonly Withheld[],
 ): LoadedUpstream["tools"] {
   return tools.map((t) => {
     const held = withheld.find((w) => w.tool === t.name);
-    if (held !== undefined) return { tool: t.name, withheld: held.reason };
+    const as = normalisedName(t.name);
+    if (held !== undefined)
+      return { tool: t.name, withheld: held.reason, ...(as !== undefined ? { heldAs: `${upstream}.${as}` } : {}) };
     const cap = made.caps.find((c) => c.upstream?.tool === t.name);
     const out = made.leftOut.find((l) => l.tool === t.name);
     const note = made.notes.find((l) => l.tool === t.name);
