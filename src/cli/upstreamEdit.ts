@@ -132,7 +132,13 @@ export function remove(cli: Cli, name: string, opts: { json?: boolean }): number
   namedUpstream(cli, name);
   const d = dirs(io.env);
   const file = join(d.config, CONFIG_FILE);
-  const text = replaceTable(readText(file), ["upstreams", name], "");
+  // the table is replaced by a line of its own, then that line is taken out, with the blank line it would double
+  const mark = "\u0000rta: removed\u0000";
+  const lines = replaceTable(readText(file), ["upstreams", name], mark).split("\n");
+  const at = lines.indexOf(mark);
+  const doubled = at > 0 && lines[at - 1]?.trim() === "" && (lines[at + 1] ?? "").trim() === "";
+  lines.splice(at, doubled ? 2 : 1);
+  const text = lines.join("\n");
   writeWhole(file, text, false);
   updateApprovals(d.data, (all) => {
     delete all[name];
