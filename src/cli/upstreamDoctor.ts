@@ -11,7 +11,22 @@ export function upstreamFindings(cli: Cli, add: Add): void {
       add(check, "fail", `its tools are not offered: ${u.reason}`, "run `rta upstream list` to try it again now");
     else if (u.state === "unknown")
       add(check, "note", "not discovered yet", "nothing to do: `rta mcp serve` discovers it, or `rta upstream list`");
-    else {
+    else if (u.state === "quarantined")
+      add(
+        check,
+        "note",
+        `in quarantine: its ${u.tools.length} tools are withheld from agents until a person approves them`,
+        `run \`rta upstream approve ${u.name}\``,
+      );
+    else if (u.tools.some((t) => t.withheld !== undefined)) {
+      const held = u.tools.filter((t) => t.withheld !== undefined).map((t) => t.tool);
+      add(
+        check,
+        "note",
+        `withheld, changed or new since its approval: ${held.join(", ")}`,
+        `run \`rta upstream approve ${u.name}\` to see the change and approve it`,
+      );
+    } else {
       const offered = u.tools.filter((t) => t.name !== undefined).length;
       const left = u.tools.filter((t) => t.leftOut !== undefined);
       const detail = `${offered} tool${offered === 1 ? "" : "s"} at its last discovery`;

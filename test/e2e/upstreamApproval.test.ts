@@ -54,6 +54,8 @@ describe("an HTTP upstream's approval", () => {
     expect(before.answer).toMatchObject({ code: "upstream.quarantined" });
     expect(String(before.answer.hint)).toContain("rta upstream approve vendor");
     expect(vendor.calls).not.toContain("echo");
+    const doctor = await rta(["doctor"], { env });
+    expect(doctor.stdout).toContain("upstream vendor\tin quarantine: its 9 tools are withheld from agents");
 
     // piped, approve shows the tools and approves nothing without --yes
     const piped = await rta(["upstream", "approve", "vendor"], { env });
