@@ -8,21 +8,12 @@
  * whole. A grant on an upstream or its tools binds to the approval's pin.
  */
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { canonical } from "../core/canonical.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
+import { type Digest, fileDigest, rememberDigest } from "../plugins/digest.ts";
 import type { UpstreamTool } from "./discover.ts";
 
 const FILE = join("upstreams", "approved.json");
@@ -82,40 +73,58 @@ export function updateApprovals(dataDir: string, change: (a: Approvals) => void)
  * The sha256 of the program a stdio upstream's child runs: command[0] found
  * on its PATH as the child would find it (config's env PATH, else rta's),
  * its links followed; undefined for an http upstream or a program not found.
+ * A digest is kept in `dataDir` by the file's identity (plugins/digest.ts):
+ * a server that starts hashes a 100 MB interpreter again only once it changed.
  */
-export function exeDigest(config: UpstreamConfig): string | undefined {
+export function exeDigest(config: UpstreamConfig, dataDir?: string): string | undefined {
   if (config.transport.kind !== "stdio") return undefined;
   const program = config.transport.command[0] ?? "";
   const path = config.transport.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
   const candidates = program.includes("/")
     ? [isAbsolute(program) ? program : join("/", program)]
     : path.split(":").map((dir) => join(dir || ".", program));
+  const kept = dataDir === undefined ? {} : keptDigests(dataDir);
   for (const candidate of candidates) {
+    let real: string;
     try {
-      const real = realpathSync(candidate);
+      real = realpathSync(candidate);
       if (!statSync(real).isFile()) continue;
-      return sha256File(real);
     } catch {
-      // not there: the next directory of PATH
+      continue; // not there: the next directory of PATH
+    }
+    const before = kept[real];
+    if (before !== undefined) rememberDigest(real, before);
+    try {
+      const digest = fileDigest(real);
+      if (dataDir !== undefined && before?.identity !== digest.identity) keepDigest(dataDir, real, digest);
+      return digest.sha256;
+    } catch {
+      return undefined;
     }
   }
   return undefined;
 }
 
-function sha256File(file: string): string {
-  const hash = createHash("sha256");
-  const fd = openSync(file, "r");
+const DIGESTS = join("upstreams", "executables.json");
+
+function keptDigests(dataDir: string): Record<string, Digest> {
   try {
-    const buf = Buffer.allocUnsafe(1 << 20);
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      hash.update(buf.subarray(0, n));
-    }
-  } finally {
-    closeSync(fd);
+    return JSON.parse(readFileSync(join(dataDir, DIGESTS), "utf8")) as Record<string, Digest>;
+  } catch {
+    return {};
   }
-  return hash.digest("hex");
+}
+
+function keepDigest(dataDir: string, file: string, digest: Digest): void {
+  try {
+    const all = { ...keptDigests(dataDir), [file]: digest };
+    mkdirSync(join(dataDir, "upstreams"), { recursive: true, mode: 0o700 });
+    const tmp = join(dataDir, `${DIGESTS}.${process.pid}.tmp`);
+    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
+    renameSync(tmp, join(dataDir, DIGESTS));
+  } catch {
+    // hashed again next time
+  }
 }
 
 /** The pin a grant on the upstream or one of its tools binds to: its approval's digests. Refuses nothing. */

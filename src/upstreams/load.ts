@@ -90,7 +90,7 @@ export class Upstreams {
         const name = names[next++] as string;
         const found = await this.discoverOne(name);
         // the program a stdio child runs, as found now: a changed one withholds the upstream until approved again
-        const exe = found.ok ? exeDigest(this.configs[name] as UpstreamConfig) : undefined;
+        const exe = found.ok ? exeDigest(this.configs[name] as UpstreamConfig, this.options.dataDir) : undefined;
         this.found.set(name, { ...found, state: found.ok ? "ready" : "failed", ...(exe ? { exe } : {}) });
       }
     };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   approvalOf,
@@ -88,7 +88,15 @@ describe("approvals of upstreams", () => {
     expect(one).toMatch(/^[0-9a-f]{64}$/);
     expect(exeDigest(config(["server"], { PATH: dir }))).toBe(one);
     expect(exeDigest(config(["no-such-program-here"]))).toBeUndefined();
+    // kept by the file's identity in the data dir, and taken again once the file is rewritten
+    const data = tempDir();
+    expect(exeDigest(config([script]), data)).toBe(one);
+    expect(Object.values(JSON.parse(readFileSync(join(data, "upstreams", "executables.json"), "utf8")))).toHaveLength(
+      1,
+    );
+    expect(exeDigest(config([script]), data)).toBe(one);
     writeFileSync(script, "#!/bin/sh\n# changed\n");
     expect(exeDigest(config([script]))).not.toBe(one);
+    expect(exeDigest(config([script]), data)).toBe(exeDigest(config([script])));
   });
 });
