@@ -158,7 +158,7 @@ export async function approve(cli: Cli, name: string, opts: { yes?: boolean; jso
   else if (form === "plain") io.out(`${name}\tapproved\t${found.tools.length}\n`);
   else
     io.out(
-      `approved upstream ${name}: its ${found.tools.length} tool${found.tools.length === 1 ? " is" : "s are"} offered; a grant issued before covers none of them\n`,
+      `approved upstream ${name}: ${found.tools.length} tool${found.tools.length === 1 ? "" : "s"}${approval === undefined ? "" : "; a grant on it issued before covers none of them now"}; a server started now offers them\n`,
     );
   return Exit.ok;
 }
