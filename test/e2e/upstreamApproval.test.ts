@@ -75,6 +75,8 @@ describe("an HTTP upstream's approval", () => {
     // a grant on the write tool covers it as approved
     const allow = ["grant", "allow", "vendor.web", "--agent", "rta-e2e", "--ttl", "10m"];
     expect((await rta(allow, { env })).code).toBe(0);
+    // a grant on the whole upstream is bound to the same approval
+    expect((await rta(["grant", "allow", "vendor", "--agent", "other", "--ttl", "10m"], { env })).code).toBe(0);
     const covered = await serving(data, env, "vendor_", "vendor_web", { url: "x" });
     expect(covered.answer).toEqual({ type: "text", text: "done" });
 
@@ -123,9 +125,12 @@ describe("an HTTP upstream's approval", () => {
     expect(back.answer).toMatchObject({ code: "core.grant.required" });
     expect(String(back.answer.message)).toContain("approved as it is now");
     const listed = await rta(["grant", "list", "--detail", "--json"], { env });
-    expect(JSON.parse(listed.stdout).grants[0].fix).toBe(
-      "upstream vendor was approved again since it was issued: it covers nothing; grant again",
-    );
+    const fixes = JSON.parse(listed.stdout).grants.map((g: { target: string; fix: string }) => [g.target, g.fix]);
+    const stale = "upstream vendor was approved again since it was issued: it covers nothing; grant again";
+    expect(fixes).toEqual([
+      ["vendor.web", stale],
+      ["vendor", stale],
+    ]);
     expect((await rta(allow, { env })).code).toBe(0);
     expect((await serving(data, env, "vendor_", "vendor_web", { url: "x" })).answer).toEqual({
       type: "text",
