@@ -31,7 +31,7 @@ async function serving(data: string, env: Record<string, string>, prefix: string
   try {
     const names = (await server.client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith(prefix));
     const answer = resultJson(await server.client.callTool({ name: tool, arguments: args }));
-    return { names: names.sort(), answer };
+    return { names: names.sort(), answer, stderr: () => server.stderr() };
   } finally {
     await server.close();
   }
@@ -54,6 +54,10 @@ describe("an HTTP upstream's approval", () => {
     expect(before.answer).toMatchObject({ code: "upstream.quarantined" });
     expect(String(before.answer.hint)).toContain("rta upstream approve vendor");
     expect(vendor.calls).not.toContain("echo");
+    // the person starting the server is told, after its banner
+    expect(before.stderr()).toContain(
+      "rta: upstream vendor is in quarantine, its tools not offered: `rta upstream approve vendor`\n",
+    );
     const doctor = await rta(["doctor"], { env });
     expect(doctor.stdout).toContain("upstream vendor\tin quarantine: its 9 tools are withheld from agents");
 
@@ -88,6 +92,7 @@ describe("an HTTP upstream's approval", () => {
     expect(pulled.names).not.toContain("vendor_web");
     expect(pulled.names).toContain("vendor_echo");
     expect(pulled.answer).toMatchObject({ code: "upstream.changed" });
+    expect(pulled.stderr()).toContain("rta: upstream vendor withholds web, changed or new since its approval");
     expect(String(pulled.answer.hint)).toContain("rta upstream approve vendor");
 
     const refreshed = await rta(["upstream", "refresh", "--json"], { env });
