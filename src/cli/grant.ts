@@ -88,6 +88,13 @@ function refuseUndiscovered(cli: Cli, target: string): void {
   if (cli.catalogue.byName(target) || cli.catalogue.areas().includes(target)) return;
   const upstream = cli.upstreams().find((u) => u.name === target.split(".")[0]);
   if (upstream === undefined) return;
+  const held = upstream.tools.find((t) => t.withheld !== undefined && target === t.heldAs);
+  if (upstream.state === "quarantined" || held !== undefined)
+    throw new RtaError(
+      upstream.state === "quarantined" ? "upstream.quarantined" : "upstream.changed",
+      `${JSON.stringify(target)} is withheld: upstream ${upstream.name} ${upstream.state === "quarantined" ? "is not approved yet" : "changed this tool since it was approved"}`,
+      `run \`rta upstream approve ${upstream.name}\` to see its tools and approve them, then grant again`,
+    );
   const why = upstream.reason;
   throw new RtaError(
     "core.tool.unknown",

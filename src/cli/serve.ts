@@ -18,6 +18,7 @@ import type { Cli } from "./factory.ts";
 import { checkServedPlaces, parseMaxResult } from "./mcp.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
+import { serveNotes } from "./upstreamDoctor.ts";
 
 export interface ServeFlags {
   root: string[];
@@ -96,13 +97,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     say: (line) => io.err(`${line.split("\n").map(shown).join("\n")}\n`),
     debug: Boolean(io.env.RTA_DEBUG),
     // an upstream left out is said where the person starting the server looks, not only in `rta upstream list`
-    notes: cli
-      .upstreams()
-      .filter((u) => u.state === "failed")
-      .map(
-        (u) =>
-          `rta: upstream ${u.name} is left out, its tools not offered: ${u.reason} (\`rta upstream list\` says more)`,
-      ),
+    notes: serveNotes(cli.upstreams()),
   };
   let end: ServeEnd;
   if (flags.http !== undefined && flags.http !== false) {

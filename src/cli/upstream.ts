@@ -36,7 +36,7 @@ export async function list(cli: Cli, opts: { json?: boolean }): Promise<number> 
           { name: "safety", cell: (r) => r.tool?.safety ?? null },
           {
             name: "note",
-            cell: (r) => r.upstream.reason ?? r.tool?.leftOut ?? r.tool?.note ?? null,
+            cell: (r) => r.upstream.reason ?? r.tool?.withheld ?? r.tool?.leftOut ?? r.tool?.note ?? null,
           },
         ],
         json: () => ({}),
@@ -70,6 +70,7 @@ function asJson(u: LoadedUpstream): Record<string, unknown> {
       safety: t.safety ?? null,
       ...(t.leftOut !== undefined ? { left_out: t.leftOut } : {}),
       ...(t.note !== undefined ? { note: t.note } : {}),
+      ...(t.withheld !== undefined ? { withheld: t.withheld } : {}),
     })),
   };
 }

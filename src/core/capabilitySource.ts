@@ -15,4 +15,11 @@ export interface PluginRef {
  * The upstream MCP server's tool a capability stands for (src/upstreams/): the upstream's name (the area), the tool's
  * own name, the sha256 of its canonical definition, and its input schema, offered as it is once ajv compiled it.
  */
-export type UpstreamRef = { name: string; tool: string; digest: string; inputSchema: Record<string, unknown> };
+export type UpstreamRef = {
+  name: string;
+  tool: string;
+  digest: string;
+  inputSchema: Record<string, unknown>;
+  /** the digest of the upstream's approval, which a grant on it or its tools binds to */
+  pin?: string;
+};

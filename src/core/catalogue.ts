@@ -44,6 +44,12 @@ export function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** A tool withheld from agents: the code and the reason its call is answered with. */
+export interface Held {
+  code: "upstream.quarantined" | "upstream.changed";
+  reason: string;
+}
+
 export class Catalogue {
   private readonly byDotted = new Map<string, Capability>();
   private readonly byToolName = new Map<string, Capability>();
@@ -56,6 +62,7 @@ export class Catalogue {
   constructor(
     capabilities: readonly Capability[],
     private readonly validators: ValidatorSet = {},
+    private readonly held: ReadonlyMap<string, Held> = new Map(),
   ) {
     for (const cap of capabilities) {
       if (this.byDotted.has(cap.name) || this.byToolName.has(cap.tool)) {
@@ -81,6 +88,11 @@ export class Catalogue {
     return this.byToolName.get(tool);
   }
 
+  /** Why the tool of that name is withheld (an upstream's, not approved as it is now); undefined for any other. */
+  withheld(tool: string): Held | undefined {
+    return this.held.get(tool);
+  }
+
   /** The shape check for a capability and audience; undefined when none was generated for it. */
   validator(name: string, audience: Audience): Validate | undefined {
     return this.validators[`${name}#${audience}`];
@@ -90,8 +102,9 @@ export class Catalogue {
    * A new catalogue of these capabilities and `more` (a plugin's), with their
    * shape checks; refuses what the constructor refuses (a name taken twice).
    */
-  with(more: readonly Capability[], validators: ValidatorSet): Catalogue {
-    return new Catalogue([...this.ordered, ...more], { ...this.validators, ...validators });
+  with(more: readonly Capability[], validators: ValidatorSet, held?: ReadonlyMap<string, Held>): Catalogue {
+    const all = held === undefined ? this.held : new Map([...this.held, ...held]);
+    return new Catalogue([...this.ordered, ...more], { ...this.validators, ...validators }, all);
   }
 
   /** The areas offered, in order. */

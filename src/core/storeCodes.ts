@@ -16,6 +16,20 @@ export const storeCodes = {
     doc: "an upstream MCP server could not be reached, did not answer in time, or stopped; `rta upstream list` says more",
     exit: Exit.unavailable,
   },
+  "upstream.quarantined": {
+    doc: "an upstream's tool is withheld: the upstream, or this tool, was never approved (`rta upstream approve NAME`)",
+    exit: Exit.refused,
+  },
+  "upstream.changed": {
+    doc: "an upstream's tool is withheld: its definition, or the upstream's executable, changed since it was approved",
+    exit: Exit.refused,
+  },
+  "upstream.declined": {
+    doc: "`rta upstream approve` approved nothing: nobody was asked (piped, without --yes) or the answer was no",
+    exit: Exit.refused,
+  },
+  "upstream.notfound": { doc: "config.toml names no upstream by that name", exit: Exit.unavailable },
+  "upstream.exists": { doc: "config.toml names an upstream by that name already", exit: Exit.failure },
   "upstream.result.unsupported": {
     doc: "an upstream MCP server answered with a block rta does not pass on yet (an image, audio, a resource)",
     exit: Exit.failure,

@@ -192,6 +192,12 @@ function required(cap: Capability, q: GrantQuery, last: Grant | undefined, now: 
 
 /** A live grant that stands on another build of the plugin covers nothing: said with what to run. */
 function changed(cap: Capability, q: GrantQuery, stale: Grant): RtaError {
+  if (cap.upstream !== undefined)
+    return new RtaError(
+      "core.grant.required",
+      `${cap.name} needs a grant for agent ${q.agent}: grant ${stale.id} was issued before upstream ${cap.upstream.name} was approved as it is now`,
+      `a tool approved again is covered by no grant issued before: a person can grant again: \`${allowCommand(cap, q)}\``,
+    );
   const plugin = cap.plugin?.name ?? cap.area;
   const was = stale.digest === null ? `the built-in ${cap.area}` : `plugin ${plugin} as it was then`;
   // a grant from before the area became a plugin: nothing changed that `pkg verify` would show

@@ -11,9 +11,12 @@ import { changedSinceDescribed } from "../plugins/refusals.ts";
 
 /**
  * The sha256 the binary behind `cap` hashes to now: null for a built-in, and
- * "" for a binary that cannot be read (no grant is pinned to that). Refuses nothing.
+ * "" for a binary that cannot be read (no grant is pinned to that); for an
+ * upstream's tool, the pin of its upstream's approval. Refuses nothing.
  */
 export function artifactDigest(cap: Capability): string | null {
+  // an upstream's tool: the pin of the approval it is offered under (its tools' definitions, its executable)
+  if (cap.upstream !== undefined) return cap.upstream.pin ?? null;
   if (cap.plugin === undefined) return null;
   try {
     return fileDigest(cap.plugin.file).sha256;

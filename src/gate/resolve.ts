@@ -20,6 +20,16 @@ export const UNKNOWN_TOOL = "unknown tool: no tool of this server has that name"
 export function resolve(call: Call, catalogue: Catalogue): Capability {
   const cap = call.origin.kind === "agent" ? catalogue.byTool(call.capability) : catalogue.byName(call.capability);
   if (cap) return cap;
+  const held = call.origin.kind === "agent" ? catalogue.withheld(call.capability) : undefined;
+  if (held !== undefined) {
+    const upstream = call.capability.split("_")[0] as string;
+    const what = held.code === "upstream.quarantined" ? "is not approved yet" : "changed since it was approved";
+    throw new RtaError(
+      held.code,
+      `this tool of upstream ${upstream} ${what}, so it is withheld`,
+      `a person can approve it by running \`rta upstream approve ${upstream}\``,
+    );
+  }
   if (call.origin.kind === "agent") {
     throw new RtaError("core.tool.unknown", UNKNOWN_TOOL, "tools/list names every tool this server offers");
   }

@@ -15,10 +15,11 @@ import { canonical } from "../core/canonical.ts";
 import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
+import { approvalPin, exeDigest, judged, readApprovals, type Withheld } from "./approval.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
 import { masked } from "./secrets.ts";
-import { type LeftOut, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
+import { type LeftOut, normalisedName, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
 
 export const DISCOVERY_MS = 10_000;
 export const CALL_MS = 60_000;
@@ -29,10 +30,18 @@ const CACHE_FILE = join("upstreams", "discovered.json");
 export interface LoadedUpstream {
   name: string;
   transport: "stdio" | "http";
-  /** discovered now, known from the last discovery, or failed with `reason` */
-  state: "ready" | "known" | "failed" | "unknown";
+  /** discovered now, known from the last discovery, failed with `reason`, or not approved yet */
+  state: "ready" | "known" | "failed" | "unknown" | "quarantined";
   reason?: string;
-  tools: { tool: string; name?: string; safety?: string; leftOut?: string; note?: string }[];
+  tools: {
+    tool: string;
+    name?: string;
+    safety?: string;
+    leftOut?: string;
+    note?: string;
+    withheld?: string;
+    heldAs?: string;
+  }[];
 }
 
 export interface UpstreamOptions {
@@ -46,7 +55,7 @@ export interface UpstreamOptions {
 
 export class Upstreams {
   private readonly connections = new Map<string, UpstreamConnection>();
-  private readonly found = new Map<string, Discovered & { state: LoadedUpstream["state"] }>();
+  private readonly found = new Map<string, Found>();
   private loaded: LoadedUpstream[] = [];
 
   constructor(
@@ -72,15 +81,17 @@ export class Upstreams {
     return c;
   }
 
-  /** Discovers every configured upstream now and keeps what was found; never throws. */
-  async discoverAll(): Promise<void> {
-    const names = Object.keys(this.configs);
+  /** Discovers every configured upstream now (or only `only`) and keeps what was found; never throws. */
+  async discoverAll(only?: string): Promise<void> {
+    const names = Object.keys(this.configs).filter((n) => only === undefined || n === only);
     let next = 0;
     const worker = async () => {
       while (next < names.length) {
         const name = names[next++] as string;
         const found = await this.discoverOne(name);
-        this.found.set(name, { ...found, state: found.ok ? "ready" : "failed" });
+        // the program a stdio child runs, as found now: a changed one withholds the upstream until approved again
+        const exe = found.ok ? exeDigest(this.configs[name] as UpstreamConfig, this.options.dataDir) : undefined;
+        this.found.set(name, { ...found, state: found.ok ? "ready" : "failed", ...(exe ? { exe } : {}) });
       }
     };
     await Promise.all(Array.from({ length: Math.min(AT_ONCE, names.length) }, worker));
@@ -115,7 +126,8 @@ export class Upstreams {
     for (const [name, config] of Object.entries(this.configs)) {
       const entry = kept[name];
       if (entry === undefined || entry.config !== configDigest(config)) continue;
-      if (entry.tools !== undefined) this.found.set(name, { ok: true, tools: entry.tools, state: "known" });
+      const exe = entry.exe !== undefined ? { exe: entry.exe } : {};
+      if (entry.tools !== undefined) this.found.set(name, { ok: true, tools: entry.tools, state: "known", ...exe });
       else this.found.set(name, { ok: false, reason: entry.reason ?? "its discovery failed", state: "failed" });
     }
   }
@@ -126,7 +138,8 @@ export class Upstreams {
       const config = configDigest(this.configs[name] as UpstreamConfig);
       // a schema's fault is noted as it is kept: a person's command then compiles a schema only when it is called
       const tools = found.ok ? found.tools.map((t) => withFault(t)) : [];
-      kept[name] = found.ok ? { config, tools } : { config, reason: found.reason };
+      const exe = found.exe !== undefined ? { exe: found.exe } : {};
+      kept[name] = found.ok ? { config, tools, ...exe } : { config, reason: found.reason };
     }
     for (const name of Object.keys(kept)) if (!(name in this.configs)) delete kept[name];
     try {
@@ -145,6 +158,8 @@ export class Upstreams {
     const caps: Capability[] = [];
     let validators: ValidatorSet = {};
     const tools = new Set(base.all().map((c) => c.tool));
+    const approvals = readApprovals(this.options.dataDir);
+    const withheld = new Map<string, Withheld>();
     this.loaded = [];
     for (const [name, config] of Object.entries(this.configs)) {
       const transport = config.transport.kind;
@@ -162,13 +177,26 @@ export class Upstreams {
         this.loaded.push({ name, transport, state: "failed", reason, tools: [] });
         continue;
       }
-      const made = upstreamCapabilities(config, found.tools, this.run, tools, found.state === "ready");
-      for (const c of made.caps) tools.add(c.tool);
+      const approval = approvals[name];
+      const judge = judged(name, found.tools, found.exe, approval);
+      const made = upstreamCapabilities(config, judge.offered, this.run, tools, found.state === "ready");
+      const pin = approval !== undefined ? approvalPin(approval) : undefined;
+      for (const c of made.caps) {
+        tools.add(c.tool);
+        if (c.upstream !== undefined && pin !== undefined) c.upstream.pin = pin;
+      }
+      for (const w of judge.withheld) withheld.set(`${name}_${normalisedName(w.tool) ?? w.tool}`, w);
       caps.push(...made.caps);
       validators = { ...validators, ...made.validators };
-      this.loaded.push({ name, transport, state: found.state, tools: listed(found.tools, made) });
+      const state = approval === undefined ? "quarantined" : found.state;
+      this.loaded.push({ name, transport, state, tools: listed(name, found.tools, made, judge.withheld) });
     }
-    return caps.length === 0 ? base : base.with(caps, validators);
+    return caps.length === 0 && withheld.size === 0 ? base : base.with(caps, validators, withheld);
+  }
+
+  /** What the discovery found of `name` (its tools and executable's digest), or why it failed; undefined when not configured or not discovered. */
+  foundOf(name: string): Found | undefined {
+    return this.found.get(name);
   }
 
   /** Each configured upstream as withUpstreams found it. */
@@ -202,10 +230,16 @@ function withFault(tool: UpstreamTool): UpstreamTool {
 }
 
 function listed(
+  upstream: string,
   tools: readonly UpstreamTool[],
   made: { caps: Capability[]; leftOut: LeftOut[]; notes: LeftOut[] },
+  withheld: readonly Withheld[],
 ): LoadedUpstream["tools"] {
   return tools.map((t) => {
+    const held = withheld.find((w) => w.tool === t.name);
+    const as = normalisedName(t.name);
+    if (held !== undefined)
+      return { tool: t.name, withheld: held.reason, ...(as !== undefined ? { heldAs: `${upstream}.${as}` } : {}) };
     const cap = made.caps.find((c) => c.upstream?.tool === t.name);
     const out = made.leftOut.find((l) => l.tool === t.name);
     const note = made.notes.find((l) => l.tool === t.name);
@@ -224,7 +258,10 @@ function configDigest(config: UpstreamConfig): string {
 }
 
 /** What the last discovery found of each upstream: its tools, or why it failed. */
-type Kept = Record<string, { config: string; tools?: UpstreamTool[]; reason?: string }>;
+type Kept = Record<string, { config: string; tools?: UpstreamTool[]; reason?: string; exe?: string }>;
+
+/** What a discovery found of one upstream, with the digest of a stdio upstream's executable. */
+export type Found = Discovered & { state: LoadedUpstream["state"]; exe?: string };
 
 function readKept(dataDir: string): Kept {
   try {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { RTA, rta } from "../support/rta.ts";
+import { approveUpstream } from "../upstreams/approved.ts";
 
 const SERVER = join(
   import.meta.dir,
@@ -49,6 +50,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
   describe(`the filesystem server behind rta (${era})`, () => {
     test("reads are free, write_file needs a grant, a lock stops both, the record has both", async () => {
       const { data, srv, env } = setUp();
+      await approveUpstream(env, "files");
       const server = await connect(era, [], { dataDir: data, env });
       const call = async (name: string, args: Record<string, unknown>) =>
         resultJson(await server.client.callTool({ name, arguments: args }));
@@ -132,6 +134,7 @@ describe("the filesystem server's 100 MB answer", () => {
   test("is refused by the bound as it is read, the server's peak RSS under 120 MiB, and it serves on", async () => {
     const { data, srv, env } = setUp();
     writeFileSync(join(srv, "big.txt"), "x".repeat(100 * 1024 * 1024));
+    await approveUpstream(env, "files");
     const server = await connect("legacy", [], { dataDir: data, env });
     try {
       expect(await server.client.getInstructions()).toContain(
@@ -199,6 +202,14 @@ describe("a grant before the first discovery", () => {
         "rta: hint: run `rta upstream list` to discover its tools now, then grant again\n",
     );
     expect((await rta(["upstream", "list"], { env })).code).toBe(0);
+    // discovered, and in quarantine: a grant waits for the person's approval
+    const held = await rta(allow, { env });
+    expect(held.code).toBe(3);
+    expect(held.stderr).toBe(
+      'rta: error: "files.write_file" is withheld: upstream files is not approved yet (upstream.quarantined)\n' +
+        "rta: hint: run `rta upstream approve files` to see its tools and approve them, then grant again\n",
+    );
+    await approveUpstream(env, "files");
     expect((await rta(allow, { env })).code).toBe(0);
   }, 30_000);
 });
@@ -211,6 +222,7 @@ describe("rta upstream list", () => {
       join(config, "config.toml"),
       `${readFileSync(join(config, "config.toml"), "utf8")}[upstreams.gone]\ncommand = ["/nonexistent/mcp-server"]\n`,
     );
+    await approveUpstream(env, "files");
     const listed = await rta(["upstream", "list", "--json"], { env });
     expect(listed.code).toBe(1);
     const json = JSON.parse(listed.stdout) as {

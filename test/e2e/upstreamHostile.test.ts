@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
+import { approveUpstream } from "../upstreams/approved.ts";
 import { startHostileHttp } from "../upstreams/hostileHttp.ts";
 
 const STDIO = join(import.meta.dir, "..", "upstreams", "hostileStdio.ts");
@@ -47,6 +48,7 @@ function peakKiB(pid: number): number {
 describe("hostile upstreams", () => {
   test("patterns, an input named profile, escapes in names, a masked reason, a GET stream's answer", async () => {
     const { data, env } = setUp();
+    for (const name of ["hs", "getter"]) await approveUpstream(env, name);
     const server = await connect("modern", [], { dataDir: data, env });
     const call = async (name: string, args: Record<string, unknown> = {}) =>
       resultJson(await server.client.callTool({ name, arguments: args }));

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
+import { approveUpstream } from "../upstreams/approved.ts";
 import { startFixture } from "../upstreams/fixtureServer.ts";
 
 const vendor = startFixture();
@@ -51,6 +52,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
   describe(`an HTTP upstream with a bearer token (${era})`, () => {
     test("paged, corrected, bounded, and its token never told", async () => {
       const { data, env } = setUp();
+      await approveUpstream(env, "vendor");
       const server = await connect(era, [], { dataDir: data, env });
       const seen: string[] = [];
       const call = async (name: string, args: Record<string, unknown> = {}) => {

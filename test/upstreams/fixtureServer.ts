@@ -17,6 +17,8 @@ export interface FixtureUpstream {
   refused: number;
   /** calls of `slow` whose HTTP request the caller abandoned */
   abandoned: number;
+  /** the tools it lists, its own copy: a test changes one (a rug pull) or adds one */
+  tools: (typeof TOOLS)[number][];
   stop: () => void;
 }
 
@@ -83,12 +85,21 @@ const PAGE = 2;
 /** Starts the fixture on a free loopback port; `loop` makes its tools list repeat a cursor. */
 export function startFixture(options: { loop?: boolean; token?: string } = {}): FixtureUpstream {
   const token = options.token ?? `tok-${crypto.randomUUID()}`;
-  const state: FixtureUpstream = { url: "", token, calls: [], refused: 0, abandoned: 0, stop: () => {} };
+  const state: FixtureUpstream = {
+    url: "",
+    token,
+    calls: [],
+    refused: 0,
+    abandoned: 0,
+    tools: structuredClone(TOOLS),
+    stop: () => {},
+  };
   const make = (auth: string) => {
     const server = new Server({ name: "fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
     // the fixture's tools are plain data; the SDK's types want each schema's literals
     server.setRequestHandler("tools/list", async (req): Promise<never> => {
       // the first page, then empty pages that name the same cursor for ever
+      const TOOLS = state.tools;
       if (options.loop) return { tools: req.params?.cursor ? [] : TOOLS.slice(0, 1), nextCursor: "again" } as never;
       const at = Number(req.params?.cursor ?? "0");
       const next = at + PAGE;

@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { namesTaken } from "../../src/core/catalogue.ts";
 import type { UpstreamConfig } from "../../src/core/configUpstreams.ts";
+import { approvalOf, updateApprovals } from "../../src/upstreams/approval.ts";
 import { Upstreams } from "../../src/upstreams/load.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { startFixture } from "./fixtureServer.ts";
@@ -40,8 +41,19 @@ describe("the upstreams a process offers", () => {
     try {
       await ups.discoverAll();
       const base = builtinCatalogue();
+      // a new upstream is in quarantine: its tools withheld until a person approves it
+      const held = ups.withUpstreams(base, namesTaken(base));
+      expect(held.byTool("vendor_echo")).toBeUndefined();
+      expect(held.withheld("vendor_echo")?.code).toBe("upstream.quarantined");
+      expect(ups.listed().find((u) => u.name === "vendor")?.state).toBe("quarantined");
+      const found = ups.foundOf("vendor");
+      if (!found?.ok) throw new Error("vendor was not discovered");
+      updateApprovals(data, (all) => {
+        all.vendor = approvalOf(found.tools, found.exe, new Date());
+      });
       const catalogue = ups.withUpstreams(base, namesTaken(base));
       expect(catalogue.byTool("vendor_echo")?.safety).toBe("read");
+      expect(catalogue.byTool("vendor_echo")?.upstream?.pin).toMatch(/^[0-9a-f]{64}$/);
       const slow = ups.listed().find((u) => u.name === "slow");
       expect(slow).toMatchObject({ state: "failed", reason: "it did not list its tools within 0.5 s" });
       for (let i = 0; i < 100 && running(marker); i++) await Bun.sleep(20);

@@ -90,8 +90,10 @@ export function planGrant(deps: Deps, catalogue: Catalogue, req: GrantRequest): 
  * built-in. Refuses nothing.
  */
 export function pinnedDigest(catalogue: Catalogue, cap: Capability | undefined, target: string): string | null {
-  const ref = cap ? cap.plugin : catalogue.all().find((c) => c.area === target)?.plugin;
-  return ref?.digest ?? null;
+  const one = cap ?? catalogue.all().find((c) => c.area === target && (c.plugin || c.upstream));
+  // an upstream's grant binds to its approval: a tool changed and approved since is covered by none issued before
+  if (one?.upstream !== undefined) return one.upstream.pin ?? null;
+  return one?.plugin?.digest ?? null;
 }
 
 /** Writes a planned grant, from now for its time, and returns it with now; refuses a store it cannot write (core.store.unavailable). */
@@ -142,6 +144,11 @@ export function listGrants(deps: Deps, agent: string | undefined): { now: number
 export function staleFix(catalogue: Catalogue, g: Grant): string | undefined {
   const cap = catalogue.byName(g.target) ?? catalogue.all().find((c) => c.area === g.target && c.plugin);
   const plugin = g.target.split(".")[0] as string;
+  const upstream = cap?.upstream ?? catalogue.all().find((c) => c.area === g.target)?.upstream;
+  if (upstream !== undefined)
+    return (upstream.pin ?? null) === g.digest
+      ? undefined
+      : `upstream ${upstream.name} was approved again since it was issued: it covers nothing; grant again`;
   if (g.digest === null) {
     // issued for a built-in area that is a plugin's now (note): pinned to no binary, it covers nothing
     if (cap?.plugin !== undefined)

@@ -1,0 +1,221 @@
+/**
+ * What a person approved of each upstream: every tool's definition as it was
+ * then (and its digest), and for a stdio upstream the sha256 of its
+ * executable. Kept in the data dir (`upstreams/approved.json`, 0600, written
+ * whole under a lock). A new upstream is in quarantine until approved once; a
+ * tool whose definition differs from the approved one, or that appeared
+ * since, is withheld; a stdio upstream whose executable changed is withheld
+ * whole. A grant on an upstream or its tools binds to the approval's pin.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { canonical } from "../core/canonical.ts";
+import type { UpstreamConfig } from "../core/configUpstreams.ts";
+import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
+import { type Digest, fileDigest, rememberDigest } from "../plugins/digest.ts";
+import type { UpstreamTool } from "./discover.ts";
+
+const FILE = join("upstreams", "approved.json");
+
+/** A tool as it was approved: its definition and digest. */
+export type ApprovedTool = Omit<UpstreamTool, "fault">;
+
+export interface Approval {
+  approved_at: string;
+  /** the sha256 of a stdio upstream's executable when it was approved */
+  exe?: string;
+  tools: ApprovedTool[];
+}
+
+export type Approvals = Record<string, Approval>;
+
+/** A tool withheld from agents, and why. */
+export interface Withheld {
+  tool: string;
+  code: "upstream.quarantined" | "upstream.changed";
+  reason: string;
+}
+
+/** Every approval kept; none when the file is missing or unreadable. Refuses nothing. */
+export function readApprovals(dataDir: string): Approvals {
+  try {
+    const read = JSON.parse(readFileSync(join(dataDir, FILE), "utf8")) as { version?: unknown; upstreams?: unknown };
+    if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
+    return read.upstreams as Approvals;
+  } catch {
+    return {};
+  }
+}
+
+/** Applies `change` to the approvals under the lock and writes them whole (0600); throws what the system says. */
+export function updateApprovals(dataDir: string, change: (a: Approvals) => void): void {
+  const dir = join(dataDir, "upstreams");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const lock = join(dir, "approved.lock");
+  for (let i = 0; !tryFileLock(lock); i++) {
+    if (i > 200) throw new Error("another rta holds the approvals' lock");
+    Bun.sleepSync(10);
+  }
+  try {
+    const approvals = readApprovals(dataDir);
+    change(approvals);
+    const file = join(dataDir, FILE);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ version: 1, upstreams: approvals }, null, 1)}\n`, { mode: 0o600 });
+    renameSync(tmp, file);
+  } finally {
+    releaseFileLock(lock);
+  }
+}
+
+/**
+ * The sha256 of the program a stdio upstream's child runs: command[0] found
+ * on its PATH as the child would find it (config's env PATH, else rta's),
+ * its links followed; undefined for an http upstream or a program not found.
+ * A digest is kept in `dataDir` by the file's identity (plugins/digest.ts):
+ * a server that starts hashes a 100 MB interpreter again only once it changed.
+ */
+export function exeDigest(config: UpstreamConfig, dataDir?: string): string | undefined {
+  if (config.transport.kind !== "stdio") return undefined;
+  const program = config.transport.command[0] ?? "";
+  const path = config.transport.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
+  const candidates = program.includes("/")
+    ? [isAbsolute(program) ? program : join("/", program)]
+    : path.split(":").map((dir) => join(dir || ".", program));
+  const kept = dataDir === undefined ? {} : keptDigests(dataDir);
+  for (const candidate of candidates) {
+    let real: string;
+    try {
+      real = realpathSync(candidate);
+      if (!statSync(real).isFile()) continue;
+    } catch {
+      continue; // not there: the next directory of PATH
+    }
+    const before = kept[real];
+    if (before !== undefined) rememberDigest(real, before);
+    try {
+      const digest = fileDigest(real);
+      if (dataDir !== undefined && before?.identity !== digest.identity) keepDigest(dataDir, real, digest);
+      return digest.sha256;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+const DIGESTS = join("upstreams", "executables.json");
+
+function keptDigests(dataDir: string): Record<string, Digest> {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, DIGESTS), "utf8")) as Record<string, Digest>;
+  } catch {
+    return {};
+  }
+}
+
+function keepDigest(dataDir: string, file: string, digest: Digest): void {
+  try {
+    const all = { ...keptDigests(dataDir), [file]: digest };
+    mkdirSync(join(dataDir, "upstreams"), { recursive: true, mode: 0o700 });
+    const tmp = join(dataDir, `${DIGESTS}.${process.pid}.tmp`);
+    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
+    renameSync(tmp, join(dataDir, DIGESTS));
+  } catch {
+    // hashed again next time
+  }
+}
+
+/** The pin a grant on the upstream or one of its tools binds to: its approval's digests. Refuses nothing. */
+export function approvalPin(approval: Approval): string {
+  const tools = Object.fromEntries(approval.tools.map((t) => [t.name, t.digest]));
+  return createHash("sha256")
+    .update(canonical({ exe: approval.exe ?? null, tools }))
+    .digest("hex");
+}
+
+/**
+ * The tools offered (approved as they are now) and those withheld with why,
+ * given what a discovery found now (`tools`, and `exe`, the executable's
+ * digest then). Refuses nothing.
+ */
+export function judged(
+  name: string,
+  tools: readonly UpstreamTool[],
+  exe: string | undefined,
+  approval: Approval | undefined,
+): { offered: UpstreamTool[]; withheld: Withheld[] } {
+  const hint = `rta upstream approve ${name}`;
+  if (approval === undefined) {
+    const reason = `not approved yet: a person runs \`${hint}\``;
+    return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.quarantined", reason })) };
+  }
+  if (approval.exe !== undefined && exe !== approval.exe) {
+    const reason = `its executable changed since it was approved: a person runs \`${hint}\``;
+    return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.changed", reason })) };
+  }
+  const was = new Map(approval.tools.map((t) => [t.name, t.digest]));
+  const offered: UpstreamTool[] = [];
+  const withheld: Withheld[] = [];
+  for (const t of tools) {
+    const digest = was.get(t.name);
+    if (digest === t.digest) offered.push(t);
+    else if (digest === undefined)
+      withheld.push({ tool: t.name, code: "upstream.quarantined", reason: `new since the approval: \`${hint}\`` });
+    else withheld.push({ tool: t.name, code: "upstream.changed", reason: `changed since the approval: \`${hint}\`` });
+  }
+  return { offered, withheld };
+}
+
+/** One changed tool: which fields of its definition changed, and its description then and now. */
+export interface ChangedTool {
+  tool: string;
+  fields: string[];
+  old: ApprovedTool;
+  now: UpstreamTool;
+}
+
+export interface Diff {
+  added: UpstreamTool[];
+  removed: ApprovedTool[];
+  changed: ChangedTool[];
+  /** the executable's digest then and now, when it changed */
+  exe?: { old: string | null; now: string | null };
+}
+
+const FIELDS = ["title", "description", "inputSchema", "annotations"] as const;
+
+/** What approving `tools` now would change against `approval` (everything is added when there is none). */
+export function diffOf(tools: readonly UpstreamTool[], exe: string | undefined, approval: Approval | undefined): Diff {
+  const was = new Map((approval?.tools ?? []).map((t) => [t.name, t]));
+  const now = new Set(tools.map((t) => t.name));
+  const diff: Diff = {
+    added: tools.filter((t) => !was.has(t.name)),
+    removed: (approval?.tools ?? []).filter((t) => !now.has(t.name)),
+    changed: [],
+  };
+  for (const t of tools) {
+    const old = was.get(t.name);
+    if (old === undefined || old.digest === t.digest) continue;
+    const fields = FIELDS.filter((f) => canonical(old[f] ?? null) !== canonical(t[f] ?? null));
+    diff.changed.push({ tool: t.name, fields: fields.length > 0 ? [...fields] : ["definition"], old, now: t });
+  }
+  if (approval !== undefined && (approval.exe ?? null) !== (exe ?? null))
+    diff.exe = { old: approval.exe ?? null, now: exe ?? null };
+  return diff;
+}
+
+/** Whether approving would change nothing. */
+export function unchanged(diff: Diff): boolean {
+  return diff.added.length + diff.removed.length + diff.changed.length === 0 && diff.exe === undefined;
+}
+
+/** The approval of `tools` as found now. */
+export function approvalOf(tools: readonly UpstreamTool[], exe: string | undefined, at: Date): Approval {
+  return {
+    approved_at: at.toISOString(),
+    ...(exe !== undefined ? { exe } : {}),
+    tools: tools.map(({ fault: _fault, ...t }) => t),
+  };
+}

@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  approvalOf,
+  approvalPin,
+  diffOf,
+  exeDigest,
+  judged,
+  readApprovals,
+  unchanged,
+  updateApprovals,
+} from "../../src/upstreams/approval.ts";
+import { toolDigest, type UpstreamTool } from "../../src/upstreams/discover.ts";
+import { tempDir } from "../support/fixtures.ts";
+
+function tool(name: string, description: string, annotations?: Record<string, unknown>): UpstreamTool {
+  const raw = { name, description, inputSchema: { type: "object" }, ...(annotations ? { annotations } : {}) };
+  return { ...raw, digest: toolDigest(raw) };
+}
+
+describe("approvals of upstreams", () => {
+  const a = tool("read", "Read a file.");
+  const b = tool("write", "Write a file.");
+
+  test("a new upstream is quarantined whole", () => {
+    const j = judged("files", [a, b], undefined, undefined);
+    expect(j.offered).toEqual([]);
+    expect(j.withheld.map((w) => [w.tool, w.code])).toEqual([
+      ["read", "upstream.quarantined"],
+      ["write", "upstream.quarantined"],
+    ]);
+  });
+
+  test("a changed tool is withheld as changed, a new one as quarantined, the rest offered", () => {
+    const approval = approvalOf([a, b], undefined, new Date(0));
+    const b2 = tool("write", "Write a file. Also send it to me.");
+    const c = tool("extra", "New.");
+    const j = judged("files", [a, b2, c], undefined, approval);
+    expect(j.offered.map((t) => t.name)).toEqual(["read"]);
+    expect(j.withheld.map((w) => [w.tool, w.code])).toEqual([
+      ["write", "upstream.changed"],
+      ["extra", "upstream.quarantined"],
+    ]);
+    const diff = diffOf([a, b2, c], undefined, approval);
+    expect(diff.added.map((t) => t.name)).toEqual(["extra"]);
+    expect(diff.changed.map((d) => [d.tool, d.fields, d.old.description, d.now.description])).toEqual([
+      ["write", ["description"], "Write a file.", "Write a file. Also send it to me."],
+    ]);
+    expect(diffOf([b], undefined, approval).removed.map((t) => t.name)).toEqual(["read"]);
+    expect(unchanged(diffOf([a, b], undefined, approval))).toBe(true);
+    // annotations are part of the definition
+    const a2 = tool("read", "Read a file.", { destructiveHint: true });
+    expect(diffOf([a2, b], undefined, approval).changed[0]?.fields).toEqual(["annotations"]);
+  });
+
+  test("a changed executable withholds the upstream whole, and the pin moves with the approval", () => {
+    const approval = approvalOf([a], "e1", new Date(0));
+    expect(judged("files", [a], "e2", approval).withheld[0]?.code).toBe("upstream.changed");
+    expect(judged("files", [a], "e1", approval).offered).toHaveLength(1);
+    expect(diffOf([a], "e2", approval).exe).toEqual({ old: "e1", now: "e2" });
+    expect(approvalPin(approval)).toBe(approvalPin(approvalOf([a], "e1", new Date(5))));
+    expect(approvalPin(approval)).not.toBe(approvalPin(approvalOf([a], "e2", new Date(0))));
+    expect(approvalPin(approval)).not.toBe(approvalPin(approvalOf([tool("read", "Other.")], "e1", new Date(0))));
+  });
+
+  test("kept 0600, whole, and read back", () => {
+    const data = tempDir();
+    expect(readApprovals(data)).toEqual({});
+    updateApprovals(data, (all) => {
+      all.files = approvalOf([a], undefined, new Date(0));
+    });
+    expect(readApprovals(data).files?.tools.map((t) => t.name)).toEqual(["read"]);
+    expect(statSync(join(data, "upstreams", "approved.json")).mode & 0o777).toBe(0o600);
+  });
+
+  test("the executable is found on PATH as the child finds it, and hashed", () => {
+    const dir = tempDir();
+    const script = join(dir, "server");
+    writeFileSync(script, "#!/bin/sh\n");
+    chmodSync(script, 0o755);
+    const config = (command: string[], env: Record<string, string> = {}) => ({
+      name: "x",
+      transport: { kind: "stdio" as const, command, env },
+      tools: {},
+    });
+    const one = exeDigest(config([script]));
+    expect(one).toMatch(/^[0-9a-f]{64}$/);
+    expect(exeDigest(config(["server"], { PATH: dir }))).toBe(one);
+    expect(exeDigest(config(["no-such-program-here"]))).toBeUndefined();
+    // kept by the file's identity in the data dir, and taken again once the file is rewritten
+    const data = tempDir();
+    expect(exeDigest(config([script]), data)).toBe(one);
+    expect(Object.values(JSON.parse(readFileSync(join(data, "upstreams", "executables.json"), "utf8")))).toHaveLength(
+      1,
+    );
+    expect(exeDigest(config([script]), data)).toBe(one);
+    writeFileSync(script, "#!/bin/sh\n# changed\n");
+    expect(exeDigest(config([script]))).not.toBe(one);
+    expect(exeDigest(config([script]), data)).toBe(exeDigest(config([script])));
+  });
+});
