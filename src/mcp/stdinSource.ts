@@ -165,6 +165,9 @@ class StdoutSink extends EventEmitter {
     if (this.failed) return;
     this.failed = true;
     this.pending = undefined;
-    queueMicrotask(() => this.emit("error", err instanceof Error ? err : new Error(String(err))));
+    // told to whoever listens: a sink no one listens to any more (the session ended) fails quietly
+    queueMicrotask(() => {
+      if (this.listenerCount("error") > 0) this.emit("error", err instanceof Error ? err : new Error(String(err)));
+    });
   }
 }
