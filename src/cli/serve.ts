@@ -11,7 +11,7 @@ import { agentLimits } from "../gate/bound.ts";
 import type { HttpAddress } from "../mcp/serve/http.ts";
 import { newSessionId, type ServeEnd, type ServeOptions, SessionRecord } from "../mcp/serve/session.ts";
 import { serveStdio } from "../mcp/serve/stdio.ts";
-import { stdinSource, stdoutSink } from "../mcp/stdinSource.ts";
+import { stdinSource } from "../mcp/stdinSource.ts";
 import { FileRecord } from "../record/append.ts";
 import { recordKey } from "../record/key.ts";
 import { redactorFor } from "./deps.ts";
@@ -124,7 +124,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
       throw err;
     }
   } else {
-    end = await serveStdio({ ...options, input: stdinSource(), output: stdoutSink(), shown });
+    end = await serveStdio({ ...options, input: stdinSource(), output: process.stdout, shown });
   }
   cli.closePlugins();
   if (end.exit) process.exit(end.status);

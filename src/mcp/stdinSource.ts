@@ -6,7 +6,6 @@
  * without the Node stream's machinery on every chunk (it kept the JIT thread
  * compiling at steady state). A test hands a Node stream (nodeSource).
  */
-import { EventEmitter } from "node:events";
 
 /** What a source tells the transport: a chunk read, the end of its input, or a failure reading it. */
 export interface SourceHandlers {
@@ -115,59 +114,5 @@ class StdinReader implements ByteSource {
     const wake = this.wake;
     this.wake = undefined;
     wake?.();
-  }
-}
-
-/**
- * The process's stdout as the stdio transport writes it: each answer handed
- * to Bun's own sink and flushed at once, without the Node stream's machinery.
- * write() says false while the client has not read what was written, and
- * "drain" comes once it has; a client that closed its end is an "error".
- */
-export function stdoutSink(): NodeJS.WritableStream {
-  return new StdoutSink() as unknown as NodeJS.WritableStream;
-}
-
-class StdoutSink extends EventEmitter {
-  private readonly sink = Bun.stdout.writer();
-  /** the newest flush the client has not read yet */
-  private pending: Promise<unknown> | undefined;
-  private failed = false;
-
-  write(text: string, done?: () => void): boolean {
-    if (this.failed) return false;
-    if (text.length > 0) this.sink.write(text);
-    let flushed: number | Promise<number>;
-    try {
-      flushed = this.sink.flush();
-    } catch (err) {
-      this.fail(err);
-      return false;
-    }
-    if (typeof flushed === "number" && this.pending === undefined) {
-      if (done) queueMicrotask(done);
-      return true;
-    }
-    const waited = Promise.resolve(flushed).then(
-      () => {
-        done?.();
-        if (this.pending !== waited) return;
-        this.pending = undefined;
-        this.emit("drain");
-      },
-      (err) => this.fail(err),
-    );
-    this.pending = waited;
-    return false;
-  }
-
-  private fail(err: unknown): void {
-    if (this.failed) return;
-    this.failed = true;
-    this.pending = undefined;
-    // told to whoever listens: a sink no one listens to any more (the session ended) fails quietly
-    queueMicrotask(() => {
-      if (this.listenerCount("error") > 0) this.emit("error", err instanceof Error ? err : new Error(String(err)));
-    });
   }
 }
