@@ -11,6 +11,7 @@ import { agentLimits } from "../gate/bound.ts";
 import type { HttpAddress } from "../mcp/serve/http.ts";
 import { newSessionId, type ServeEnd, type ServeOptions, SessionRecord } from "../mcp/serve/session.ts";
 import { serveStdio } from "../mcp/serve/stdio.ts";
+import { stdinSource } from "../mcp/stdinSource.ts";
 import { FileRecord } from "../record/append.ts";
 import { recordKey } from "../record/key.ts";
 import { redactorFor } from "./deps.ts";
@@ -118,7 +119,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
       throw err;
     }
   } else {
-    end = await serveStdio({ ...options, input: process.stdin, output: process.stdout, shown });
+    end = await serveStdio({ ...options, input: stdinSource(), output: process.stdout, shown });
   }
   cli.closePlugins();
   if (end.exit) process.exit(end.status);

@@ -17,6 +17,7 @@ import type { DirectAnswers } from "./directAnswers.ts";
 import { JsonFramer } from "./jsonFramer.ts";
 import { answerId, cancelledId, isRequest, readableId } from "./messageKinds.ts";
 import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
+import { type ByteSource, isByteSource, nodeSource } from "./stdinSource.ts";
 import { WaitingRequests } from "./waitingRequests.ts";
 
 /** JSON-RPC's code for text that is not JSON. */
@@ -27,7 +28,8 @@ const INVALID_REQUEST = -32600;
 const ID_IN_USE = "the request's id is that of a request still being served";
 
 export interface StdioStreams {
-  input: NodeJS.ReadableStream;
+  /** the client's bytes: the process's stdin (stdinSource) or a Node stream */
+  input: ByteSource | NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   /** told why the session ended, when it ended on a limit */
   say: (line: string) => void;
@@ -56,6 +58,7 @@ export class BoundedStdioTransport implements Transport {
   /** requests read while REQUESTS_IN_FLIGHT were being served, in order */
   private readonly waiting = new WaitingRequests();
   private readonly framer: JsonFramer;
+  private readonly input: ByteSource;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
 
@@ -63,6 +66,7 @@ export class BoundedStdioTransport implements Transport {
     private readonly streams: StdioStreams,
     limit = REQUEST_LIMIT_BYTES,
   ) {
+    this.input = isByteSource(streams.input) ? streams.input : nodeSource(streams.input);
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -98,10 +102,7 @@ export class BoundedStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const { input } = this.streams;
-    input.on("data", this.onData);
-    input.on("end", this.onEnd);
-    input.on("error", this.onStreamError);
+    this.input.start({ data: this.onData, end: this.onEnd, error: this.onStreamError });
     this.streams.output.on("error", this.onStreamError);
   }
 
@@ -112,15 +113,12 @@ export class BoundedStdioTransport implements Transport {
   stopReading(): void {
     this.stopped = true;
     this.waiting.clear(); // not started: a stopping server starts nothing new
-    const { input } = this.streams;
-    input.off("data", this.onData);
-    input.off("end", this.onEnd);
-    input.pause();
+    this.input.stop();
   }
 
-  private onData = (chunk: Buffer | string) => {
+  private onData = (chunk: Uint8Array) => {
     callBegins();
-    this.framer.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    this.framer.push(chunk);
   };
 
   private onEnd = () => {
@@ -160,7 +158,7 @@ export class BoundedStdioTransport implements Transport {
     }
     if (this.inFlight >= REQUESTS_IN_FLIGHT || this.waiting.length > 0) {
       this.waiting.push(message, chars);
-      if (this.waiting.full()) this.streams.input.pause();
+      if (this.waiting.full()) this.input.pause();
       return;
     }
     this.serve(message);
@@ -203,7 +201,7 @@ export class BoundedStdioTransport implements Transport {
   /** Reads on, unless the session is over or stopping, answers wait to be read, or too many requests wait their turn. */
   private resumeReading(): void {
     if (this.closed || this.stopped || this.drained || this.waiting.full()) return;
-    this.streams.input.resume();
+    this.input.resume();
   }
 
   /** The server's message: an answer to a request it was handed frees that request's place. */
@@ -259,8 +257,8 @@ export class BoundedStdioTransport implements Transport {
    */
   private whenDrained(): Promise<void> {
     this.drained ??= new Promise<void>((resolve) => {
-      const { input, output } = this.streams;
-      input.pause();
+      const { output } = this.streams;
+      this.input.pause();
       this.endWait = () => {
         output.off("drain", drained);
         this.drained = undefined;
@@ -279,11 +277,7 @@ export class BoundedStdioTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const { input } = this.streams;
-    input.off("data", this.onData);
-    input.off("end", this.onEnd);
-    input.off("error", this.onStreamError);
-    input.pause();
+    this.input.stop();
     this.endWait?.();
     this.streams.direct?.closed();
     this.onclose?.();

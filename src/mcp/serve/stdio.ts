@@ -12,6 +12,7 @@ import { withRoots } from "../../gate/paths/stage.ts";
 import { BoundedStdioTransport } from "../boundedStdio.ts";
 import { registrationFiles } from "../install.ts";
 import { createServer } from "../server.ts";
+import type { ByteSource } from "../stdinSource.ts";
 import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "./callsInFlight.ts";
 import { DirectCalls } from "./directCall.ts";
 import {
@@ -26,7 +27,8 @@ import {
 } from "./session.ts";
 
 export interface StdioServeOptions extends ServeOptions {
-  input: NodeJS.ReadableStream;
+  /** the client's bytes: the process's stdin (stdinSource) or, in a test, a Node stream */
+  input: ByteSource | NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   /** shows a name the client offered as a root (made safe for a terminal) */
   shown: (name: string) => string;
