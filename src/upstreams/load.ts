@@ -15,6 +15,7 @@ import { canonical } from "../core/canonical.ts";
 import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
+import { RtaError } from "../core/errors.ts";
 import { approvalPin, exeDigest, judged, readApprovals, type Withheld } from "./approval.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
@@ -206,6 +207,13 @@ export class Upstreams {
 
   private readonly run: RunUpstream = async (ref, args, signal) => {
     const config = this.configs[ref.name] as UpstreamConfig;
+    // a stdio child may be started again for this call (after it stopped): from the program approved, or not at all
+    if (config.transport.kind === "stdio" && exeDigest(config, this.options.dataDir) !== this.found.get(ref.name)?.exe)
+      throw new RtaError(
+        "upstream.changed",
+        `upstream ${ref.name}'s executable changed since it was approved`,
+        `a person runs \`rta upstream approve ${ref.name}\``,
+      );
     const { callUpstream } = await import("./call.ts");
     return callUpstream(await this.connection(ref.name), ref, args, signal, upstreamSecrets(config), {
       callMs: this.options.callMs ?? CALL_MS,
