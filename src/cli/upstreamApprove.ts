@@ -59,7 +59,18 @@ async function discovered(cli: Cli, only?: string): Promise<Map<string, Found>> 
 }
 
 function firstLine(text: string | undefined): string {
-  return shown((text ?? "").split(/\r?\n/)[0]?.slice(0, 120) ?? "");
+  const lines = (text ?? "").split(/\r?\n/);
+  const more =
+    lines.length > 1 ? ` (+${lines.length - 1} more line${lines.length === 2 ? "" : "s"}: --json shows all)` : "";
+  return shown(lines[0]?.slice(0, 120) ?? "") + more;
+}
+
+/** A text as a person reads it in a diff: every line of it, each control escaped, continued under the first. */
+function everyLine(text: string | undefined): string {
+  return (text ?? "")
+    .split(/\r?\n/)
+    .map((line) => shown(line))
+    .join("\n         ");
 }
 
 function toolLines(tools: readonly UpstreamTool[], config: UpstreamConfig): string {
@@ -84,8 +95,11 @@ function diffText(name: string, diff: Diff, config: UpstreamConfig, first: boole
     out += "changed:\n";
     for (const c of diff.changed) {
       out += `  ${shown(c.tool)}: ${c.fields.join(", ")}\n`;
+      // all of it: a change past the first line is what an agent reads, and what the person approves
+      if (c.fields.includes("title"))
+        out += `    title was: ${shown(c.old.title ?? "")}\n    title now: ${shown(c.now.title ?? "")}\n`;
       if (c.fields.includes("description"))
-        out += `    was: ${firstLine(c.old.description)}\n    now: ${firstLine(c.now.description)}\n`;
+        out += `    was: ${everyLine(c.old.description)}\n    now: ${everyLine(c.now.description)}\n`;
     }
   }
   return out;
