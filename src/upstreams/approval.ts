@@ -8,8 +8,17 @@
  * whole. A grant on an upstream or its tools binds to the approval's pin.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join, resolve } from "node:path";
 import { canonical } from "../core/canonical.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
@@ -81,14 +90,17 @@ export function exeDigest(config: UpstreamConfig, dataDir?: string): string | un
   const program = config.transport.command[0] ?? "";
   const path = config.transport.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
   const candidates = program.includes("/")
-    ? [isAbsolute(program) ? program : join("/", program)]
-    : path.split(":").map((dir) => join(dir || ".", program));
+    ? [resolve("/", program)]
+    : // as the child, started in /, finds it: a relative (or empty) entry of PATH is taken from /
+      path.split(":").map((dir) => resolve("/", dir, program));
   const kept = dataDir === undefined ? {} : keptDigests(dataDir);
   for (const candidate of candidates) {
     let real: string;
     try {
       real = realpathSync(candidate);
+      // a file the child cannot run is passed over by it: the next directory of PATH
       if (!statSync(real).isFile()) continue;
+      accessSync(real, constants.X_OK);
     } catch {
       continue; // not there: the next directory of PATH
     }

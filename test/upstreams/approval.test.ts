@@ -88,6 +88,11 @@ describe("approvals of upstreams", () => {
     expect(one).toMatch(/^[0-9a-f]{64}$/);
     expect(exeDigest(config(["server"], { PATH: dir }))).toBe(one);
     expect(exeDigest(config(["no-such-program-here"]))).toBeUndefined();
+    // a relative entry of PATH is taken from /, where the child starts, and a file it cannot run is passed over
+    expect(exeDigest(config(["server"], { PATH: dir.slice(1) }))).toBe(one);
+    const other = tempDir();
+    writeFileSync(join(other, "server"), "#!/bin/sh\n# not run\n", { mode: 0o644 });
+    expect(exeDigest(config(["server"], { PATH: `${other}:${dir}` }))).toBe(one);
     // kept by the file's identity in the data dir, and taken again once the file is rewritten
     const data = tempDir();
     expect(exeDigest(config([script]), data)).toBe(one);
