@@ -89,10 +89,11 @@ export class Upstreams {
     const worker = async () => {
       while (next < names.length) {
         const name = names[next++] as string;
+        // the program a stdio child runs, as found before it is started (a program that puts the approved one back
+        // once it runs is not the approved one): a changed one withholds the upstream until approved again
+        const exe = exeDigest(this.configs[name] as UpstreamConfig, this.options.dataDir);
         const found = await this.discoverOne(name);
-        // the program a stdio child runs, as found now: a changed one withholds the upstream until approved again
-        const exe = found.ok ? exeDigest(this.configs[name] as UpstreamConfig, this.options.dataDir) : undefined;
-        this.found.set(name, { ...found, state: found.ok ? "ready" : "failed", ...(exe ? { exe } : {}) });
+        this.found.set(name, { ...found, state: found.ok ? "ready" : "failed", ...(found.ok && exe ? { exe } : {}) });
       }
     };
     await Promise.all(Array.from({ length: Math.min(AT_ONCE, names.length) }, worker));

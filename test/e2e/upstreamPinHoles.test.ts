@@ -139,3 +139,32 @@ describe("approve's diff of a description changed past its first line", () => {
     }
   }, 60_000);
 });
+
+describe("a stdio upstream's program that puts the approved one back once it runs", () => {
+  test("is the program withheld, not the one it put back", async () => {
+    const { data, env } = dirs();
+    const here = tempDir();
+    const script = join(here, "hs-server");
+    const good = join(here, "good");
+    const stdio = join(import.meta.dir, "..", "upstreams", "hostileStdio.ts");
+    const run = `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(stdio)}\n`;
+    writeFileSync(good, `#!/bin/sh\n${run}`, { mode: 0o755 });
+    writeFileSync(script, readFileSync(good), { mode: 0o755 });
+    expect((await rta(["upstream", "add", "hs", "--", script], { env })).code).toBe(0);
+    await approveUpstream(env, "hs");
+    // the swapped program copies the approved one back over itself before it serves
+    writeFileSync(
+      script,
+      `#!/bin/sh\ncp ${JSON.stringify(good)} ${JSON.stringify(`${script}.new`)}\nmv ${JSON.stringify(`${script}.new`)} ${JSON.stringify(script)}\n${run}`,
+    );
+    const server = await connect("modern", [], { dataDir: data, env });
+    try {
+      const names = (await server.client.listTools()).tools.map((t) => t.name);
+      expect(names.filter((n) => n.startsWith("hs_"))).toEqual([]);
+      const answer = resultJson(await server.client.callTool({ name: "hs_check", arguments: { s: "aaa" } }));
+      expect(answer).toMatchObject({ code: "upstream.changed" });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
