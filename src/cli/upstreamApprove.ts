@@ -65,6 +65,11 @@ function firstLine(text: string | undefined): string {
   return shown(lines[0]?.slice(0, 120) ?? "") + more;
 }
 
+/** A title as a person reads it in a diff: escaped, or said to be none. */
+function titled(title: string | undefined): string {
+  return title === undefined ? "(none)" : shown(title);
+}
+
 /** A text as a person reads it in a diff: every line of it, each control escaped, continued under the first. */
 function everyLine(text: string | undefined): string {
   return (text ?? "")
@@ -78,7 +83,9 @@ function toolLines(tools: readonly UpstreamTool[], config: UpstreamConfig): stri
   return tools
     .map((t) => {
       const safety = safetyOf(t, config).safety.padEnd(11);
-      return `  ${shown(t.name).padEnd(width)}  ${safety}  ${t.digest.slice(0, 12)}  ${firstLine(t.description)}\n`;
+      // its title is what an agent reads as its summary: shown as it is, under the line
+      const title = t.title !== undefined ? `    title: ${shown(t.title)}\n` : "";
+      return `  ${shown(t.name).padEnd(width)}  ${safety}  ${t.digest.slice(0, 12)}  ${firstLine(t.description)}\n${title}`;
     })
     .join("");
 }
@@ -97,7 +104,7 @@ function diffText(name: string, diff: Diff, config: UpstreamConfig, first: boole
       out += `  ${shown(c.tool)}: ${c.fields.join(", ")}\n`;
       // all of it: a change past the first line is what an agent reads, and what the person approves
       if (c.fields.includes("title"))
-        out += `    title was: ${shown(c.old.title ?? "")}\n    title now: ${shown(c.now.title ?? "")}\n`;
+        out += `    title was: ${titled(c.old.title)}\n    title now: ${titled(c.now.title)}\n`;
       if (c.fields.includes("description"))
         out += `    was: ${everyLine(c.old.description)}\n    now: ${everyLine(c.now.description)}\n`;
     }
