@@ -145,6 +145,14 @@ export function remove(cli: Cli, name: string, opts: { json?: boolean }): number
   const doubled = at > 0 && lines[at - 1]?.trim() === "" && (lines[at + 1] ?? "").trim() === "";
   lines.splice(at, doubled ? 2 : 1);
   const text = lines.join("\n");
+  // a table rta cannot take out (an inline one, a dotted key) is still there: said, and nothing is written
+  const left = (Bun.TOML.parse(text) as { upstreams?: Record<string, unknown> }).upstreams;
+  if (left !== undefined && Object.hasOwn(left, name))
+    throw new RtaError(
+      "core.config.invalid",
+      `config.toml gives the upstream ${name} in a form rta does not take out`,
+      `take it out of config.toml by hand (\`rta config path\`), then run \`rta upstream remove ${name}\` again`,
+    );
   writeWhole(file, text, false);
   updateApprovals(d.data, (all) => {
     delete all[name];

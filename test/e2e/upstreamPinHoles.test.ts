@@ -175,3 +175,19 @@ describe("a stdio upstream's program that puts the approved one back once it run
     }
   }, 60_000);
 });
+
+describe("rta upstream remove of an upstream given as an inline table", () => {
+  test("refuses, writing nothing and keeping its approval, rather than saying it removed it", async () => {
+    const { config, data, env } = dirs();
+    const text = `[upstreams]\nvendor = { url = ${JSON.stringify(vendor.url)}, headers = { Authorization = "Bearer ${vendor.token}" } }\n`;
+    writeFileSync(join(config, "config.toml"), text);
+    await approveUpstream(env, "vendor");
+    const removed = await rta(["upstream", "remove", "vendor"], { env });
+    expect(removed.code).not.toBe(0);
+    expect(removed.stderr).toContain("in a form rta does not take out");
+    expect(readFileSync(join(config, "config.toml"), "utf8")).toBe(text);
+    expect(Object.keys(JSON.parse(readFileSync(join(data, "upstreams", "approved.json"), "utf8")).upstreams)).toEqual([
+      "vendor",
+    ]);
+  }, 30_000);
+});
