@@ -145,6 +145,13 @@ export async function approve(cli: Cli, name: string, opts: { yes?: boolean; jso
   const config = namedUpstream(cli, name);
   const found = (await discovered(cli, name)).get(name);
   if (found === undefined || !found.ok) throw failedDiscovery(name, found);
+  // what is approved is pinned: a program rta cannot read to hash would run unpinned
+  if (config.transport.kind === "stdio" && found.exe === undefined)
+    throw new RtaError(
+      "upstream.unavailable",
+      `upstream ${name}'s program cannot be read, so rta cannot pin what it runs`,
+      "make the program readable by the user rta runs as, then approve it again",
+    );
   const dataDir = dirs(io.env).data;
   const approval = readApprovals(dataDir)[name];
   const diff = diffOf(found.tools, found.exe, approval);

@@ -150,21 +150,26 @@ export function approvalPin(approval: Approval): string {
 /**
  * The tools offered (approved as they are now) and those withheld with why,
  * given what a discovery found now (`tools`, and `exe`, the executable's
- * digest then). Refuses nothing.
+ * digest then). A `stdio` upstream whose executable was not hashed (not
+ * readable) now or at its approval is withheld whole: nothing pins what it
+ * runs. Refuses nothing.
  */
 export function judged(
   name: string,
   tools: readonly UpstreamTool[],
   exe: string | undefined,
   approval: Approval | undefined,
+  stdio = false,
 ): { offered: UpstreamTool[]; withheld: Withheld[] } {
   const hint = `rta upstream approve ${name}`;
   if (approval === undefined) {
     const reason = `not approved yet: a person runs \`${hint}\``;
     return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.quarantined", reason })) };
   }
-  if (approval.exe !== undefined && exe !== approval.exe) {
-    const reason = `its executable changed since it was approved: a person runs \`${hint}\``;
+  if ((approval.exe !== undefined || stdio) && (exe !== approval.exe || exe === undefined)) {
+    const what =
+      exe === undefined ? "its program cannot be read to check it" : "its executable changed since it was approved";
+    const reason = `${what}: a person runs \`${hint}\``;
     return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.changed", reason })) };
   }
   const was = new Map(approval.tools.map((t) => [t.name, t.digest]));

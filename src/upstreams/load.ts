@@ -180,7 +180,7 @@ export class Upstreams {
         continue;
       }
       const approval = approvals[name];
-      const judge = judged(name, found.tools, found.exe, approval);
+      const judge = judged(name, found.tools, found.exe, approval, transport === "stdio");
       const made = upstreamCapabilities(config, judge.offered, this.run, tools, found.state === "ready");
       const pin = approval !== undefined ? approvalPin(approval) : undefined;
       for (const c of made.caps) {

@@ -5,10 +5,12 @@
  * changed tool; `rta upstream add` writes no table but the one its name is.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
+import { AS_NOBODY, NOBODY, nobodyBase } from "../support/nobody.ts";
 import { rta } from "../support/rta.ts";
 import { approveUpstream } from "../upstreams/approved.ts";
 import { startFixture } from "../upstreams/fixtureServer.ts";
@@ -190,4 +192,35 @@ describe("rta upstream remove of an upstream given as an inline table", () => {
       "vendor",
     ]);
   }, 30_000);
+});
+
+describe("a stdio upstream whose program rta may run but not read", () => {
+  test("is not approved unpinned", () => {
+    const { base, bin } = nobodyBase();
+    const up = join(base, "up");
+    copyFileSync(bin, up);
+    chmodSync(up, 0o711);
+    const [home, root, data, config] = ["h", "r", "ud", "uc"].map((d) => join(base, d)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    for (const d of [home, root, data, config]) {
+      mkdirSync(d);
+      chownSync(d, NOBODY, NOBODY);
+    }
+    const env = `{ RTA_DATA_DIR = ${JSON.stringify(data)}, RTA_CONFIG_DIR = ${JSON.stringify(config)}, HOME = ${JSON.stringify(home)} }`;
+    const command = [up, "mcp", "serve", "--root", root, "--agent", "y"].map((a) => JSON.stringify(a)).join(", ");
+    writeFileSync(join(home, "config.toml"), `[upstreams.up]\ncommand = [${command}]\nenv = ${env}\n`);
+    chownSync(join(home, "config.toml"), NOBODY, NOBODY);
+    const ran = spawnSync(AS_NOBODY[0] as string, [...AS_NOBODY.slice(1), bin, "upstream", "approve", "up", "--yes"], {
+      cwd: "/",
+      env: { PATH: process.env.PATH ?? "", HOME: home, RTA_DATA_DIR: join(home, "d"), RTA_CONFIG_DIR: home },
+      encoding: "utf8",
+    });
+    expect(ran.stderr).toContain("upstream up's program cannot be read, so rta cannot pin what it runs");
+    expect(ran.status).not.toBe(0);
+    expect(existsSync(join(home, "d", "upstreams", "approved.json"))).toBe(false);
+  }, 60_000);
 });

@@ -58,6 +58,10 @@ describe("approvals of upstreams", () => {
     const approval = approvalOf([a], "e1", new Date(0));
     expect(judged("files", [a], "e2", approval).withheld[0]?.code).toBe("upstream.changed");
     expect(judged("files", [a], "e1", approval).offered).toHaveLength(1);
+    // a stdio upstream whose program could not be hashed, then or now, runs unpinned: withheld whole
+    expect(judged("files", [a], undefined, { ...approval, exe: undefined }, true).offered).toEqual([]);
+    expect(judged("files", [a], undefined, approval, true).offered).toEqual([]);
+    expect(judged("files", [a], "e1", approval, true).offered).toHaveLength(1);
     expect(diffOf([a], "e2", approval).exe).toEqual({ old: "e1", now: "e2" });
     expect(approvalPin(approval)).toBe(approvalPin(approvalOf([a], "e1", new Date(5))));
     expect(approvalPin(approval)).not.toBe(approvalPin(approvalOf([a], "e2", new Date(0))));
