@@ -6,6 +6,7 @@
  * terminal (piped, it needs --yes) and keeps the approval. refresh discovers
  * again and says what changed, approving nothing.
  */
+import { canonical } from "../core/canonical.ts";
 import { ConfigSource, usable } from "../core/config.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { dirs } from "../core/dirs.ts";
@@ -107,6 +108,10 @@ function diffText(name: string, diff: Diff, config: UpstreamConfig, first: boole
         out += `    title was: ${titled(c.old.title)}\n    title now: ${titled(c.now.title)}\n`;
       if (c.fields.includes("description"))
         out += `    was: ${everyLine(c.old.description)}\n    now: ${everyLine(c.now.description)}\n`;
+      // a schema's or the annotations' change is shown whole too: an agent reads each property's description
+      for (const field of ["inputSchema", "annotations"] as const)
+        if (c.fields.includes(field))
+          out += `    ${field} was: ${shown(canonical(c.old[field] ?? null))}\n    ${field} now: ${shown(canonical(c.now[field] ?? null))}\n`;
     }
   }
   return out;
