@@ -6,6 +6,7 @@
  * terminal (piped, it needs --yes) and keeps the approval. refresh discovers
  * again and says what changed, approving nothing.
  */
+import { canonical } from "../core/canonical.ts";
 import { ConfigSource, usable } from "../core/config.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { dirs } from "../core/dirs.ts";
@@ -59,7 +60,23 @@ async function discovered(cli: Cli, only?: string): Promise<Map<string, Found>> 
 }
 
 function firstLine(text: string | undefined): string {
-  return shown((text ?? "").split(/\r?\n/)[0]?.slice(0, 120) ?? "");
+  const lines = (text ?? "").split(/\r?\n/);
+  const more =
+    lines.length > 1 ? ` (+${lines.length - 1} more line${lines.length === 2 ? "" : "s"}: --json shows all)` : "";
+  return shown(lines[0]?.slice(0, 120) ?? "") + more;
+}
+
+/** A title as a person reads it in a diff: escaped, or said to be none. */
+function titled(title: string | undefined): string {
+  return title === undefined ? "(none)" : shown(title);
+}
+
+/** A text as a person reads it in a diff: every line of it, each control escaped, continued under the first. */
+function everyLine(text: string | undefined): string {
+  return (text ?? "")
+    .split(/\r?\n/)
+    .map((line) => shown(line))
+    .join("\n         ");
 }
 
 function toolLines(tools: readonly UpstreamTool[], config: UpstreamConfig): string {
@@ -67,7 +84,9 @@ function toolLines(tools: readonly UpstreamTool[], config: UpstreamConfig): stri
   return tools
     .map((t) => {
       const safety = safetyOf(t, config).safety.padEnd(11);
-      return `  ${shown(t.name).padEnd(width)}  ${safety}  ${t.digest.slice(0, 12)}  ${firstLine(t.description)}\n`;
+      // its title is what an agent reads as its summary: shown as it is, under the line
+      const title = t.title !== undefined ? `    title: ${shown(t.title)}\n` : "";
+      return `  ${shown(t.name).padEnd(width)}  ${safety}  ${t.digest.slice(0, 12)}  ${firstLine(t.description)}\n${title}`;
     })
     .join("");
 }
@@ -84,8 +103,15 @@ function diffText(name: string, diff: Diff, config: UpstreamConfig, first: boole
     out += "changed:\n";
     for (const c of diff.changed) {
       out += `  ${shown(c.tool)}: ${c.fields.join(", ")}\n`;
+      // all of it: a change past the first line is what an agent reads, and what the person approves
+      if (c.fields.includes("title"))
+        out += `    title was: ${titled(c.old.title)}\n    title now: ${titled(c.now.title)}\n`;
       if (c.fields.includes("description"))
-        out += `    was: ${firstLine(c.old.description)}\n    now: ${firstLine(c.now.description)}\n`;
+        out += `    was: ${everyLine(c.old.description)}\n    now: ${everyLine(c.now.description)}\n`;
+      // a schema's or the annotations' change is shown whole too: an agent reads each property's description
+      for (const field of ["inputSchema", "annotations"] as const)
+        if (c.fields.includes(field))
+          out += `    ${field} was: ${shown(canonical(c.old[field] ?? null))}\n    ${field} now: ${shown(canonical(c.now[field] ?? null))}\n`;
     }
   }
   return out;
@@ -124,6 +150,13 @@ export async function approve(cli: Cli, name: string, opts: { yes?: boolean; jso
   const config = namedUpstream(cli, name);
   const found = (await discovered(cli, name)).get(name);
   if (found === undefined || !found.ok) throw failedDiscovery(name, found);
+  // what is approved is pinned: a program rta cannot read to hash would run unpinned
+  if (config.transport.kind === "stdio" && found.exe === undefined)
+    throw new RtaError(
+      "upstream.unavailable",
+      `upstream ${name}'s program cannot be read, so rta cannot pin what it runs`,
+      "make the program readable by the user rta runs as, then approve it again",
+    );
   const dataDir = dirs(io.env).data;
   const approval = readApprovals(dataDir)[name];
   const diff = diffOf(found.tools, found.exe, approval);

@@ -10,7 +10,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_FILE } from "../core/config.ts";
-import { parseUpstreams } from "../core/configUpstreams.ts";
+import { parseUpstreams, UPSTREAM_NAME } from "../core/configUpstreams.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { replaceTable, tomlKey, tomlString } from "../mcp/tomlEdit.ts";
@@ -82,6 +82,12 @@ export function add(
   opts: { url?: string; header?: string[]; json?: boolean },
 ): number {
   const { io } = cli;
+  // the name is written into a table's header as it is: only a name of the rule may be
+  if (!UPSTREAM_NAME.test(name))
+    throw invalid(
+      `${JSON.stringify(name.slice(0, 40))} is not an upstream's name`,
+      "give lowercase letters and digits, starting with a letter, at most 32",
+    );
   if ((opts.url === undefined) === (command.length === 0))
     throw invalid(
       "an upstream is either a command or a --url",
@@ -139,6 +145,14 @@ export function remove(cli: Cli, name: string, opts: { json?: boolean }): number
   const doubled = at > 0 && lines[at - 1]?.trim() === "" && (lines[at + 1] ?? "").trim() === "";
   lines.splice(at, doubled ? 2 : 1);
   const text = lines.join("\n");
+  // a table rta cannot take out (an inline one, a dotted key) is still there: said, and nothing is written
+  const left = (Bun.TOML.parse(text) as { upstreams?: Record<string, unknown> }).upstreams;
+  if (left !== undefined && Object.hasOwn(left, name))
+    throw new RtaError(
+      "core.config.invalid",
+      `config.toml gives the upstream ${name} in a form rta does not take out`,
+      `take it out of config.toml by hand (\`rta config path\`), then run \`rta upstream remove ${name}\` again`,
+    );
   writeWhole(file, text, false);
   updateApprovals(d.data, (all) => {
     delete all[name];

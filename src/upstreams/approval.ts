@@ -8,8 +8,17 @@
  * whole. A grant on an upstream or its tools binds to the approval's pin.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join, resolve } from "node:path";
 import { canonical } from "../core/canonical.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
@@ -81,14 +90,17 @@ export function exeDigest(config: UpstreamConfig, dataDir?: string): string | un
   const program = config.transport.command[0] ?? "";
   const path = config.transport.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
   const candidates = program.includes("/")
-    ? [isAbsolute(program) ? program : join("/", program)]
-    : path.split(":").map((dir) => join(dir || ".", program));
+    ? [resolve("/", program)]
+    : // as the child, started in /, finds it: a relative (or empty) entry of PATH is taken from /
+      path.split(":").map((dir) => resolve("/", dir, program));
   const kept = dataDir === undefined ? {} : keptDigests(dataDir);
   for (const candidate of candidates) {
     let real: string;
     try {
       real = realpathSync(candidate);
+      // a file the child cannot run is passed over by it: the next directory of PATH
       if (!statSync(real).isFile()) continue;
+      accessSync(real, constants.X_OK);
     } catch {
       continue; // not there: the next directory of PATH
     }
@@ -138,21 +150,26 @@ export function approvalPin(approval: Approval): string {
 /**
  * The tools offered (approved as they are now) and those withheld with why,
  * given what a discovery found now (`tools`, and `exe`, the executable's
- * digest then). Refuses nothing.
+ * digest then). A `stdio` upstream whose executable was not hashed (not
+ * readable) now or at its approval is withheld whole: nothing pins what it
+ * runs. Refuses nothing.
  */
 export function judged(
   name: string,
   tools: readonly UpstreamTool[],
   exe: string | undefined,
   approval: Approval | undefined,
+  stdio = false,
 ): { offered: UpstreamTool[]; withheld: Withheld[] } {
   const hint = `rta upstream approve ${name}`;
   if (approval === undefined) {
     const reason = `not approved yet: a person runs \`${hint}\``;
     return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.quarantined", reason })) };
   }
-  if (approval.exe !== undefined && exe !== approval.exe) {
-    const reason = `its executable changed since it was approved: a person runs \`${hint}\``;
+  if ((approval.exe !== undefined || stdio) && (exe !== approval.exe || exe === undefined)) {
+    const what =
+      exe === undefined ? "its program cannot be read to check it" : "its executable changed since it was approved";
+    const reason = `${what}: a person runs \`${hint}\``;
     return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.changed", reason })) };
   }
   const was = new Map(approval.tools.map((t) => [t.name, t.digest]));

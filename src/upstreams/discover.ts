@@ -15,7 +15,7 @@ export const MAX_PAGES = 100;
 export const MAX_TOOLS = 10_000;
 export const MAX_LIST_BYTES = 10 * 1024 * 1024;
 
-/** A tool as the upstream defined it, and the sha256 of that definition (name, description, schema, annotations). */
+/** A tool as the upstream defined it, and the sha256 of that definition (name, title, description, schema, annotations). */
 export interface UpstreamTool {
   name: string;
   title?: string;
@@ -34,6 +34,8 @@ export type Discovered = { ok: true; tools: UpstreamTool[] } | { ok: false; reas
 export function toolDigest(tool: Omit<UpstreamTool, "digest">): string {
   const definition = {
     name: tool.name,
+    // its title is what an agent reads as its summary: a changed one is a changed tool (none given, none hashed)
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
     description: tool.description ?? null,
     inputSchema: tool.inputSchema,
     annotations: tool.annotations ?? null,

@@ -15,6 +15,7 @@ import { canonical } from "../core/canonical.ts";
 import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
+import { RtaError } from "../core/errors.ts";
 import { approvalPin, exeDigest, judged, readApprovals, type Withheld } from "./approval.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
@@ -88,10 +89,11 @@ export class Upstreams {
     const worker = async () => {
       while (next < names.length) {
         const name = names[next++] as string;
+        // the program a stdio child runs, as found before it is started (a program that puts the approved one back
+        // once it runs is not the approved one): a changed one withholds the upstream until approved again
+        const exe = exeDigest(this.configs[name] as UpstreamConfig, this.options.dataDir);
         const found = await this.discoverOne(name);
-        // the program a stdio child runs, as found now: a changed one withholds the upstream until approved again
-        const exe = found.ok ? exeDigest(this.configs[name] as UpstreamConfig, this.options.dataDir) : undefined;
-        this.found.set(name, { ...found, state: found.ok ? "ready" : "failed", ...(exe ? { exe } : {}) });
+        this.found.set(name, { ...found, state: found.ok ? "ready" : "failed", ...(found.ok && exe ? { exe } : {}) });
       }
     };
     await Promise.all(Array.from({ length: Math.min(AT_ONCE, names.length) }, worker));
@@ -178,7 +180,7 @@ export class Upstreams {
         continue;
       }
       const approval = approvals[name];
-      const judge = judged(name, found.tools, found.exe, approval);
+      const judge = judged(name, found.tools, found.exe, approval, transport === "stdio");
       const made = upstreamCapabilities(config, judge.offered, this.run, tools, found.state === "ready");
       const pin = approval !== undefined ? approvalPin(approval) : undefined;
       for (const c of made.caps) {
@@ -206,6 +208,13 @@ export class Upstreams {
 
   private readonly run: RunUpstream = async (ref, args, signal) => {
     const config = this.configs[ref.name] as UpstreamConfig;
+    // a stdio child may be started again for this call (after it stopped): from the program approved, or not at all
+    if (config.transport.kind === "stdio" && exeDigest(config, this.options.dataDir) !== this.found.get(ref.name)?.exe)
+      throw new RtaError(
+        "upstream.changed",
+        `upstream ${ref.name}'s executable changed since it was approved`,
+        `a person runs \`rta upstream approve ${ref.name}\``,
+      );
     const { callUpstream } = await import("./call.ts");
     return callUpstream(await this.connection(ref.name), ref, args, signal, upstreamSecrets(config), {
       callMs: this.options.callMs ?? CALL_MS,

@@ -58,6 +58,10 @@ describe("approvals of upstreams", () => {
     const approval = approvalOf([a], "e1", new Date(0));
     expect(judged("files", [a], "e2", approval).withheld[0]?.code).toBe("upstream.changed");
     expect(judged("files", [a], "e1", approval).offered).toHaveLength(1);
+    // a stdio upstream whose program could not be hashed, then or now, runs unpinned: withheld whole
+    expect(judged("files", [a], undefined, { ...approval, exe: undefined }, true).offered).toEqual([]);
+    expect(judged("files", [a], undefined, approval, true).offered).toEqual([]);
+    expect(judged("files", [a], "e1", approval, true).offered).toHaveLength(1);
     expect(diffOf([a], "e2", approval).exe).toEqual({ old: "e1", now: "e2" });
     expect(approvalPin(approval)).toBe(approvalPin(approvalOf([a], "e1", new Date(5))));
     expect(approvalPin(approval)).not.toBe(approvalPin(approvalOf([a], "e2", new Date(0))));
@@ -88,6 +92,11 @@ describe("approvals of upstreams", () => {
     expect(one).toMatch(/^[0-9a-f]{64}$/);
     expect(exeDigest(config(["server"], { PATH: dir }))).toBe(one);
     expect(exeDigest(config(["no-such-program-here"]))).toBeUndefined();
+    // a relative entry of PATH is taken from /, where the child starts, and a file it cannot run is passed over
+    expect(exeDigest(config(["server"], { PATH: dir.slice(1) }))).toBe(one);
+    const other = tempDir();
+    writeFileSync(join(other, "server"), "#!/bin/sh\n# not run\n", { mode: 0o644 });
+    expect(exeDigest(config(["server"], { PATH: `${other}:${dir}` }))).toBe(one);
     // kept by the file's identity in the data dir, and taken again once the file is rewritten
     const data = tempDir();
     expect(exeDigest(config([script]), data)).toBe(one);
