@@ -76,7 +76,13 @@ class StdinReader implements ByteSource {
   }
 
   private async loop(on: SourceHandlers): Promise<void> {
-    const reader = Bun.stdin.stream().getReader();
+    let reader: ReadableStreamDefaultReader<Uint8Array>;
+    try {
+      reader = Bun.stdin.stream().getReader();
+    } catch (err) {
+      // A stdin that cannot be read at all (a directory): told as a failure reading it, never thrown past the session.
+      return on.error(err instanceof Error ? err : new Error(String(err)));
+    }
     this.cancel = () => void reader.cancel().catch(() => {});
     for (;;) {
       while (this.paused && !this.stopped) await new Promise<void>((resolve) => (this.wake = resolve));
