@@ -76,7 +76,7 @@ class StdinReader implements ByteSource {
   }
 
   private async loop(on: SourceHandlers): Promise<void> {
-    let reader: ReadableStreamDefaultReader<Uint8Array>;
+    let reader: ReturnType<ReturnType<typeof Bun.stdin.stream>["getReader"]>;
     try {
       reader = Bun.stdin.stream().getReader();
     } catch (err) {
