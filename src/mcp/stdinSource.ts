@@ -58,11 +58,15 @@ export function nodeSource(input: NodeJS.ReadableStream): ByteSource {
 /**
  * The process's stdin (a pipe, a file or a terminal) read through Bun's
  * stream: one read asked for at a time, and the next only once the chunk
- * before it was handed on and the source is not paused.
+ * before it was handed on and the source is not paused. `open` gives the
+ * stream read: fd 0's, or a test's.
  */
-export function stdinSource(): ByteSource {
-  return new StdinReader();
+export function stdinSource(open: () => ReadableStream<Uint8Array> = () => Bun.stdin.stream()): ByteSource {
+  return new StdinReader(open);
 }
+
+/** The most handed on at once: what a Node stream reads at a time (its highWaterMark for fd 0). */
+const HANDED_BYTES = 64 * 1024;
 
 class StdinReader implements ByteSource {
   private paused = false;
@@ -71,16 +75,18 @@ class StdinReader implements ByteSource {
   /** cancelled by stop(): a read under way ends */
   private cancel: (() => void) | undefined;
 
+  constructor(private readonly open: () => ReadableStream<Uint8Array>) {}
+
   start(on: SourceHandlers): void {
     void this.loop(on);
   }
 
   private async loop(on: SourceHandlers): Promise<void> {
-    const reader = Bun.stdin.stream().getReader();
+    const reader = this.reader(on);
+    if (!reader) return;
     this.cancel = () => void reader.cancel().catch(() => {});
     for (;;) {
-      while (this.paused && !this.stopped) await new Promise<void>((resolve) => (this.wake = resolve));
-      if (this.stopped) return;
+      if (!(await this.unpaused())) return;
       let read: Awaited<ReturnType<typeof reader.read>>;
       try {
         read = await reader.read();
@@ -91,8 +97,29 @@ class StdinReader implements ByteSource {
       if (this.stopped) return;
       // The end is told a turn later, as a Node stream's is: what the last chunk started gets a turn first.
       if (read.done) return void setImmediate(() => this.stopped || on.end());
-      if (read.value.length > 0) on.data(read.value);
+      // Handed on a Node stream's read at a time, each once not paused: a read of a file or of a pipe the client
+      // made larger is up to 256 KiB, and every request handed on is answered even to a client that reads nothing.
+      for (let at = 0; at < read.value.length; at += HANDED_BYTES) {
+        if (at > 0 && !(await this.unpaused())) return;
+        on.data(read.value.subarray(at, at + HANDED_BYTES));
+      }
     }
+  }
+
+  /** The stream's reader; undefined, its failure told, for a stdin that cannot be read at all (a directory). */
+  private reader(on: SourceHandlers) {
+    try {
+      return this.open().getReader();
+    } catch (err) {
+      on.error(err instanceof Error ? err : new Error(String(err)));
+      return undefined;
+    }
+  }
+
+  /** Resolves once not paused: true, or false once stopped. */
+  private async unpaused(): Promise<boolean> {
+    while (this.paused && !this.stopped) await new Promise<void>((resolve) => (this.wake = resolve));
+    return !this.stopped;
   }
 
   pause(): void {

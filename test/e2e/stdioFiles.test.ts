@@ -64,3 +64,24 @@ test("an empty stdin ends the session at once, with its start and end lines", as
     .map((l) => (JSON.parse(l) as { kind?: string }).kind);
   expect(kinds).toEqual(["start", "end"]);
 });
+
+test("a stdin that cannot be read (a directory) ends the session with its end line, and no stack on stderr", async () => {
+  const data = tempDir();
+  const proc = Bun.spawn([RTA, "mcp", "serve", "--agent", "files"], {
+    stdin: openSync(tempDir(), "r"),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir() },
+  });
+  const code = await proc.exited;
+  const stderr = await new Response(proc.stderr).text();
+  expect(stderr).not.toContain("EISDIR");
+  expect(stderr).not.toContain("$bunfs");
+  expect(code).toBe(0);
+  expect(await new Response(proc.stdout).text()).toBe("");
+  const kinds = readFileSync(join(data, "agent-log.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => (JSON.parse(l) as { kind?: string }).kind);
+  expect(kinds).toEqual(["start", "end"]);
+});
