@@ -44,22 +44,20 @@ export async function startDnsServer(zone: Zone, truncate: string[] = []): Promi
       })) as packet.Answer[],
     });
   };
-  const udp = dgram.createSocket("udp4");
-  udp.on("message", (msg, rinfo) => udp.send(answer(msg, "udp"), rinfo.port, rinfo.address));
-  await new Promise<void>((r) => udp.bind(0, "127.0.0.1", () => r()));
-  const port = (udp.address() as { port: number }).port;
-  const tcp = net.createServer((sock) => {
-    let buf = Buffer.alloc(0);
-    sock.on("data", (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      if (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
-        const reply = answer(buf.subarray(2, 2 + buf.readUInt16BE(0)), "tcp");
-        sock.end(Buffer.concat([Buffer.from([reply.length >> 8, reply.length & 0xff]), reply]));
-      }
+  const tcpServer = () =>
+    net.createServer((sock) => {
+      let buf = Buffer.alloc(0);
+      sock.on("data", (d: Buffer) => {
+        buf = Buffer.concat([buf, d]);
+        if (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
+          const reply = answer(buf.subarray(2, 2 + buf.readUInt16BE(0)), "tcp");
+          sock.end(Buffer.concat([Buffer.from([reply.length >> 8, reply.length & 0xff]), reply]));
+        }
+      });
+      sock.on("error", () => {});
     });
-    sock.on("error", () => {});
-  });
-  await new Promise<void>((r) => tcp.listen(port, "127.0.0.1", () => r()));
+  // UDP and TCP share one port number: the port UDP was given may be a TCP socket's already, so another is tried
+  const { udp, tcp, port } = await bothOnOnePort(answer, tcpServer);
   return {
     port,
     address: `127.0.0.1:${port}`,
@@ -69,4 +67,25 @@ export async function startDnsServer(zone: Zone, truncate: string[] = []): Promi
       tcp.close();
     },
   };
+}
+
+/** A UDP socket and a TCP server on one free port of 127.0.0.1, trying again where TCP finds the port taken. */
+async function bothOnOnePort(
+  answer: (msg: Buffer, over: "udp" | "tcp") => Buffer,
+  tcpServer: () => net.Server,
+): Promise<{ udp: dgram.Socket; tcp: net.Server; port: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const udp = dgram.createSocket("udp4");
+    udp.on("message", (msg, rinfo) => udp.send(answer(msg, "udp"), rinfo.port, rinfo.address));
+    await new Promise<void>((r) => udp.bind(0, "127.0.0.1", () => r()));
+    const port = (udp.address() as { port: number }).port;
+    const tcp = tcpServer();
+    const listened = await new Promise<Error | undefined>((r) => {
+      tcp.once("error", (e) => r(e));
+      tcp.listen(port, "127.0.0.1", () => r(undefined));
+    });
+    if (listened === undefined) return { udp, tcp, port };
+    udp.close();
+    if (attempt >= 20) throw listened;
+  }
 }
