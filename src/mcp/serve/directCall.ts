@@ -16,12 +16,14 @@
  * passes it unchanged. A progress token makes no difference: rta sends no
  * progress over MCP, whichever path.
  */
+
 import {
   deserializeMessage,
   type JSONRPCMessage,
   SERVER_INFO_META_KEY,
   type Server,
 } from "@modelcontextprotocol/server";
+import { settleJit } from "../../core/jit.ts";
 import { lap } from "../../core/profile.ts";
 import { cutMessage } from "../boundedErrors.ts";
 import type { DirectAnswers } from "../directAnswers.ts";
@@ -107,6 +109,8 @@ export class DirectCalls implements DirectAnswers {
 
   parse(text: string): JSONRPCMessage | undefined {
     if (this.ended || !text.includes('"tools/call"')) return undefined;
+    // the handshake is over once calls come: what runs from now on runs call after call
+    settleJit();
     const asked: unknown = JSON.parse(text);
     const shape = shapeOf(asked);
     if (shape === undefined) return undefined;
