@@ -9,12 +9,13 @@
  * keeping the version it replaced as `kv.age.bak`.
  */
 
-import { type BigIntStats, constants } from "node:fs";
+import { type BigIntStats, closeSync, constants, fstatSync, openSync, statSync } from "node:fs";
 import { chmod, copyFile, link, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { armor, Decrypter, Encrypter } from "age-encryption";
 import { RtaError } from "../../core/errors.ts";
 import { releaseFileLock, tryFileLock } from "../../core/fileLock.ts";
+import { readWhole } from "../../core/regularFile.ts";
 import { syncDir } from "../../core/syncDir.ts";
 import { formatStore, type KvEntry, parseStore } from "./format.ts";
 import { isRecipient, loadIdentities, readRecipientsFile, recipientsOf, recipientsText } from "./identity.ts";
@@ -64,11 +65,11 @@ export async function readStore(p: KvPlaces): Promise<Map<string, KvEntry>> {
 
 /** The store as the file holds it (the cached map when `cached` and the file is unchanged); the identity is loaded once the file is found. */
 async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolean): Promise<Map<string, KvEntry>> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
     // a FIFO at its name would have the read wait for a writer that never comes, a device act when opened
-    if (!(await stat(p.file)).isFile()) throw notAFile();
-    handle = await open(p.file, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!statSync(p.file).isFile()) throw notAFile();
+    fd = openSync(p.file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === "ENOENT") return new Map();
@@ -81,7 +82,7 @@ async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolea
     throw err;
   }
   try {
-    const s = await handle.stat({ bigint: true });
+    const s = fstatSync(fd, { bigint: true });
     if (!s.isFile()) throw notAFile();
     // read whole before it is decrypted: a file far larger than any store rta writes is not read into memory
     if (s.size > STORE_MAX_BYTES) throw tooLarge("kv.format", "the kv store is larger than 256 MiB");
@@ -89,11 +90,19 @@ async function readFile(p: KvPlaces, known: string[] | undefined, cached: boolea
     const key = fileKey(s, identities);
     const hit = cache.get(p.file);
     if (cached && hit?.key === key) return hit.store;
-    const store = await decryptStore(new Uint8Array(await handle.readFile()), identities);
+    let bytes: Uint8Array;
+    try {
+      bytes = readWhole(fd, Number(s.size), STORE_MAX_BYTES);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EFBIG")
+        throw tooLarge("kv.format", "the kv store is larger than 256 MiB");
+      throw err;
+    }
+    const store = await decryptStore(bytes, identities);
     cache.set(p.file, { key, store });
     return store;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
