@@ -17,6 +17,28 @@ const ID: PluginInput = {
   positional: true,
 };
 
+/** A capability that acts on the one note a call names: note.rm and note.show differ only in these. */
+function oneNote(
+  name: string,
+  summary: string,
+  searchWords: string[],
+  safety: PluginDecl["safety"],
+  verb: string,
+  note: string,
+): PluginDecl {
+  return {
+    name,
+    summary,
+    searchWords,
+    safety,
+    inputs: { folder: FOLDER, id: ID },
+    record: "id",
+    result: { shape: "object" },
+    examples: [{ command: `rta note ${verb} deploy-checklist-3fa2c1`, note }],
+    connection: "note",
+  };
+}
+
 export const DECLS: PluginDecl[] = [
   {
     name: "note.add",
@@ -53,26 +75,6 @@ export const DECLS: PluginDecl[] = [
     examples: [{ command: "rta note list", note: "every note" }],
     connection: "note",
   },
-  {
-    name: "note.rm",
-    summary: "Remove one note",
-    searchWords: ["delete note", "erase"],
-    safety: "destructive",
-    inputs: { folder: FOLDER, id: ID },
-    record: "id",
-    result: { shape: "object" },
-    examples: [{ command: "rta note rm deploy-checklist-3fa2c1", note: "remove a note" }],
-    connection: "note",
-  },
-  {
-    name: "note.show",
-    summary: "Show one note",
-    searchWords: ["read note", "open note"],
-    safety: "read",
-    inputs: { folder: FOLDER, id: ID },
-    record: "id",
-    result: { shape: "object" },
-    examples: [{ command: "rta note show deploy-checklist-3fa2c1", note: "one note" }],
-    connection: "note",
-  },
+  oneNote("note.rm", "Remove one note", ["delete note", "erase"], "destructive", "rm", "remove a note"),
+  oneNote("note.show", "Show one note", ["read note", "open note"], "read", "show", "one note"),
 ];
