@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../capabilities/builtinCatalogue.ts";
-import { namesTaken } from "../core/catalogue.ts";
+import { byCodePoint, namesTaken } from "../core/catalogue.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { GATE_STORE_FILE } from "../gate/gateStore.ts";
@@ -89,7 +89,7 @@ function count(n: number): string {
 }
 
 function caps(d: Described): { name: string; safety: string }[] {
-  return d.capabilities.map((c) => ({ name: c.name, safety: c.safety })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  return d.capabilities.map((c) => ({ name: c.name, safety: c.safety })).sort((a, b) => byCodePoint(a.name, b.name));
 }
 
 /** The capabilities' names: every one piped; on a terminal the first few and how many, as a plugin may declare 1,000. */
@@ -131,7 +131,7 @@ function declares(
 ): string {
   const width = Math.max(...d.capabilities.map((c) => c.name.length), 0);
   const lines = [`plugin ${d.name} ${shown(d.version)} (sha256 ${sha256}) declares:`];
-  for (const c of [...d.capabilities].sort((a, b) => (a.name < b.name ? -1 : 1)))
+  for (const c of [...d.capabilities].sort((a, b) => byCodePoint(a.name, b.name)))
     lines.push(`  ${c.name.padEnd(width)}  ${c.safety.padEnd(11)}  ${shown(c.summary)}`);
   if (d.capabilities.length === 0) lines.push("  nothing");
   // a plugin may declare 1,000: the tally stays beside the question, however far the list scrolled
