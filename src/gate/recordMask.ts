@@ -7,9 +7,11 @@
  */
 import type { Args, Capability } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
+import { escapeRegExp } from "../core/redact.ts";
 import type { ResultValue } from "../core/result.ts";
 import { MASK } from "../core/secrets.ts";
 import type { RecordEntry } from "../record/append.ts";
+import { inputEntries } from "./values.ts";
 
 /**
  * A value shorter than this is not masked: a value like `yes` or `80` would
@@ -34,7 +36,7 @@ const charsBy = new WeakMap<object, number>();
 export function secretValues(cap: Capability, args: unknown): string[] {
   if (args === null || typeof args !== "object") return [];
   const out: string[] = [];
-  for (const [name, spec] of Object.entries(cap.inputs)) {
+  for (const [name, spec] of inputEntries(cap)) {
     const v = (args as Args)[name];
     if (spec.secret && typeof v === "string") out.push(...variants(v));
   }
@@ -133,10 +135,6 @@ function masked(text: string, hidden: readonly string[]): string {
     lower = out.toLowerCase();
   }
   return out;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A value as it may be written: itself, trimmed, and as JSON escapes it (a line's quotes and newlines), if long enough. */

@@ -14,7 +14,16 @@
  * two symbols left a compiled server's idle memory within 0.2 MiB of before.
  */
 import { fstatSync, lstatSync, type Stats, statfsSync } from "node:fs";
-import { AT_SYMLINK_NOFOLLOW, cPath, fstatfsOf, hasStatx, STATX_TYPE_INO_SIZE, statxAt, stx } from "../core/statx.ts";
+import {
+  AT_SYMLINK_NOFOLLOW,
+  cPath,
+  fstatfsOf,
+  hasStatx,
+  STATX_TYPE_INO_SIZE,
+  statxAt,
+  stx,
+  u64,
+} from "../core/statx.ts";
 
 /** What a name or a descriptor holds: enough to tell one file from another, and how long it is. */
 export interface FileId {
@@ -83,8 +92,7 @@ export function hasRoom(fd: number, path: string): boolean {
   }
   // struct statfs on 64-bit Linux: f_blocks u64 @16, f_bfree @24, f_bavail @32
   if (v === undefined) return true;
-  if (v.getUint32(16, true) === 0 && v.getUint32(20, true) === 0) return true;
-  return v.getUint32(BLOCKS_AT, true) > 0 || v.getUint32(BLOCKS_AT + 4, true) > 0;
+  return u64(v, 16) === 0 || u64(v, BLOCKS_AT) > 0;
 }
 
 /** Whether two ids name the same file (device and inode). */

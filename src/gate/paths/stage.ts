@@ -8,6 +8,7 @@
 import { resolve } from "node:path";
 import type { GatedPath, OpenOptions, PathIntent } from "../../core/access.ts";
 import type { Args, Capability, InputSpec } from "../../core/capability.ts";
+import { inputEntries } from "../values.ts";
 import type { OpenedPath } from "./handles.ts";
 import type { OwnPlaces } from "./ownPlaces.ts";
 import { PathGate } from "./pathGate.ts";
@@ -91,7 +92,7 @@ function makesParents(spec: InputSpec, args: Args): boolean {
 export function openPaths(cap: Capability, args: Args, access: CallPaths): Record<string, OpenedPath> {
   const opened: Record<string, OpenedPath> = {};
   try {
-    for (const [name, spec] of Object.entries(cap.inputs)) {
+    for (const [name, spec] of inputEntries(cap)) {
       const value = args[name];
       if (spec.path && typeof value === "string") {
         opened[name] = access.open(value, spec.path, { makeParents: makesParents(spec, args) });
