@@ -48,8 +48,7 @@ export const keysRemoveRecipient = define({
         `the kv store is not encrypted to ${recipient}`,
         "`rta keys recipients` lists the ones it is",
       );
-    const after = before.filter((r) => r !== recipient);
-    if (after.length === 0)
+    if (before.every((r) => r === recipient))
       throw new RtaError(
         "keys.recipient.kept",
         `${recipient} is the kv store's only recipient: nobody could open it`,
@@ -62,7 +61,12 @@ export const keysRemoveRecipient = define({
         `${recipient} is this identity's own recipient: rta here could no longer open the kv store`,
         "to hand the store over, add the new recipient, install its identity here (`rta keys import FILE --force`), then remove this one",
       );
-    await updateStore(places, () => {}, after);
+    // the list is read again under the store's lock: another process may have changed it since
+    const after = await updateStore(
+      places,
+      () => {},
+      (now) => now.filter((r) => r !== recipient),
+    );
     return object({
       recipient,
       removed: true,
