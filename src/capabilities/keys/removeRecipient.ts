@@ -12,8 +12,8 @@ import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
 import { storeAt } from "../kv/places.ts";
-import { loadIdentities, readRecipients, updateStore } from "../kv/store.ts";
-import { checkRecipient, publicRecipients } from "./identityFile.ts";
+import { loadIdentities, readRecipients, recipientsOf, updateStore } from "../kv/store.ts";
+import { checkRecipient } from "./identityFile.ts";
 
 export const keysRemoveRecipient = define({
   name: "keys.remove-recipient",
@@ -54,7 +54,7 @@ export const keysRemoveRecipient = define({
         `${recipient} is the kv store's only recipient: nobody could open it`,
         "add the recipient that takes over first (`rta keys add-recipient age1…`), then remove this one",
       );
-    const own = existsSync(places.identity) ? await publicRecipients(await loadIdentities(places.identity)) : [];
+    const own = existsSync(places.identity) ? await recipientsOf(await loadIdentities(places.identity)) : [];
     if (own.includes(recipient))
       throw new RtaError(
         "keys.recipient.kept",

@@ -22,7 +22,7 @@ import { isRecipient, loadIdentities, readRecipientsFile, recipientsOf, recipien
 import { notAFile, notAgeFile, STORE_MAX_BYTES, tooLarge } from "./storeErrors.ts";
 
 export type { KvEntry } from "./format.ts";
-export { loadIdentities } from "./identity.ts";
+export { loadIdentities, recipientsOf } from "./identity.ts";
 
 /** Where one store's files are. */
 export interface KvPlaces {
