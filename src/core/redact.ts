@@ -40,7 +40,8 @@ export function mayBeWrittenByRedaction(word: string): boolean {
 const PATH_CHAR = "[\\w.~-]";
 const PATH_CHAR_RE = new RegExp(PATH_CHAR);
 
-function escapeRegExp(s: string): string {
+/** The text as a regular expression that matches it literally. */
+export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 

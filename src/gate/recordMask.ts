@@ -7,6 +7,7 @@
  */
 import type { Args, Capability } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
+import { escapeRegExp } from "../core/redact.ts";
 import type { ResultValue } from "../core/result.ts";
 import { MASK } from "../core/secrets.ts";
 import type { RecordEntry } from "../record/append.ts";
@@ -133,10 +134,6 @@ function masked(text: string, hidden: readonly string[]): string {
     lower = out.toLowerCase();
   }
   return out;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A value as it may be written: itself, trimmed, and as JSON escapes it (a line's quotes and newlines), if long enough. */
