@@ -8,8 +8,8 @@
  */
 import { existsSync, fstatSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { installIdentity, publicRecipients } from "../capabilities/keys/identityFile.ts";
-import { type KvPlaces, kvPlaces, loadIdentities, readStore } from "../capabilities/kv/store.ts";
+import { installIdentity } from "../capabilities/keys/identityFile.ts";
+import { type KvPlaces, kvPlaces, loadIdentities, readStore, recipientsOf } from "../capabilities/kv/store.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { readRegularFile } from "../core/regularFile.ts";
 import { askSecret } from "./askSecret.ts";
@@ -74,7 +74,7 @@ export async function keysImport(cli: Cli, from: string, opts: { force?: boolean
       await installIdentity(places.identity, text, {
         replace: opts.force === true,
         check: async (temp) => {
-          recipients = await publicRecipients(
+          recipients = await recipientsOf(
             await loadIdentities(temp).catch((err) => Promise.reject(renamed(err, temp, named))),
           );
           if (existsSync(places.file)) opensStore = await opens(kvPlaces(dirname(places.file), temp));

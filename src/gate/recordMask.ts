@@ -96,7 +96,7 @@ export function hiddenFor(process: object, secrets: readonly string[] | undefine
  */
 export function maskEntry(entry: RecordEntry, hidden: readonly string[], known = false): void {
   if (hidden.length === 0) return;
-  const sorted = [...hidden].sort((a, b) => b.length - a.length);
+  const sorted = longestFirst(hidden);
   entry.agent = masked(entry.agent, sorted);
   entry.client = masked(entry.client, sorted);
   if (!known) entry.capability = masked(entry.capability, sorted);
@@ -111,7 +111,7 @@ export function maskEntry(entry: RecordEntry, hidden: readonly string[], known =
 /** An error with each hidden string masked in its message and hint (the error itself when none is there). */
 export function maskError(e: RtaError, hidden: readonly string[]): RtaError {
   if (hidden.length === 0) return e;
-  const sorted = [...hidden].sort((a, b) => b.length - a.length);
+  const sorted = longestFirst(hidden);
   const message = masked(e.message, sorted);
   const hint = e.hint === undefined ? undefined : masked(e.hint, sorted);
   if (message === e.message && hint === e.hint) return e;
@@ -125,16 +125,23 @@ export function maskError(e: RtaError, hidden: readonly string[]): RtaError {
  * lower-cased (`http://Zq9x…/` is refused naming `zq9x…`), and a value's
  * letters in another case still say most of it.
  */
-function masked(text: string, hidden: readonly string[]): string {
+function masked(text: string, hidden: readonly Hidden[]): string {
   let out = text;
   let lower = out.toLowerCase();
-  for (const h of hidden) {
-    const l = h.toLowerCase();
+  for (const [h, l] of hidden) {
     if (!lower.includes(l)) continue;
     out = out.replace(new RegExp(escapeRegExp(h), "gi"), () => MASK);
     lower = out.toLowerCase();
   }
   return out;
+}
+
+/** A hidden string with its lower case, made once for every field of an entry. */
+type Hidden = readonly [text: string, lower: string];
+
+/** The hidden strings longest first, so one holding another is masked whole. */
+function longestFirst(hidden: readonly string[]): Hidden[] {
+  return [...hidden].sort((a, b) => b.length - a.length).map((h) => [h, h.toLowerCase()] as const);
 }
 
 /** A value as it may be written: itself, trimmed, and as JSON escapes it (a line's quotes and newlines), if long enough. */

@@ -5,42 +5,19 @@
  * they are in, while the edit runs and after a SIGKILL left them.
  */
 import { expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
+import { editWaiting, storeHome } from "../support/kvEditing.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
-import { RTA, rta } from "../support/rta.ts";
+import { rta } from "../support/rta.ts";
 
 const VALUE = "TOPSECRET-edit-value";
 
-async function waitFor(path: string): Promise<void> {
-  for (let i = 0; i < 1000 && !existsSync(path); i++) await Bun.sleep(10);
-  if (!existsSync(path)) throw new Error(`${path} never came`);
-}
-
 test("an agent whose root holds kv edit's plaintext dir reads, lists and finds nothing of it", async () => {
-  const identity = join(tempDir(), "id.txt");
-  if (Bun.spawnSync(["age-keygen", "-o", identity], { stderr: "pipe" }).exitCode !== 0) throw new Error("age-keygen");
-  const data = tempDir();
-  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: tempDir(), RTA_KV_IDENTITY: identity, HOME: tempDir() };
-  expect((await rta(["kv", "set", "deploy-key"], { stdin: VALUE, env })).code).toBe(0);
-  const dir = tempDir();
-  const seen = join(dir, "seen");
-  const script = join(dir, "ed.sh");
-  // says which file it was given, then waits as an editor a person has not left yet
-  writeFileSync(
-    script,
-    `#!/bin/sh\nfor f; do :; done\nprintf '%s\\n%s\\n' "$$" "$f" > "${seen}.tmp"\nmv "${seen}.tmp" "${seen}"\nexec sleep 600\n`,
-  );
-  chmodSync(script, 0o755);
-  const child = Bun.spawn([RTA, "kv", "edit"], {
-    env: { PATH: process.env.PATH ?? "", ...env, EDITOR: script },
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  await waitFor(seen);
-  const [editorPid, file] = (await Bun.file(seen).text()).trim().split("\n") as [string, string];
+  const { env } = await storeHome(VALUE);
+  const data = env.RTA_DATA_DIR as string;
+  const { child, editorPid, file } = await editWaiting(env);
   const editDir = dirname(file);
   const scratch = dirname(editDir);
   const s = await connect("legacy", ["--agent", "x", "--root", scratch], { dataDir: data, env });

@@ -6,19 +6,11 @@
  * file no larger than an identity file.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
-import { noStack, RTA, rta } from "../support/rta.ts";
-
-/** A data dir, a config dir and an identity made by age-keygen, as the env of a run, with one key stored. */
-async function storeHome(): Promise<{ identity: string; env: Record<string, string> }> {
-  const identity = join(tempDir(), "id.txt");
-  if (Bun.spawnSync(["age-keygen", "-o", identity], { stderr: "pipe" }).exitCode !== 0) throw new Error("age-keygen");
-  const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir(), RTA_KV_IDENTITY: identity, HOME: tempDir() };
-  expect((await rta(["kv", "set", "deploy-key"], { stdin: "TOPSECRET-value", env })).code).toBe(0);
-  return { identity, env };
-}
+import { editWaiting, storeHome } from "../support/kvEditing.ts";
+import { noStack, rta } from "../support/rta.ts";
 
 /** A pid that ran and ended: no process has it now. */
 function deadPid(): number {
@@ -26,31 +18,10 @@ function deadPid(): number {
   return Number(p.stdout.toString().trim());
 }
 
-async function waitFor(path: string): Promise<void> {
-  for (let i = 0; i < 1000 && !existsSync(path); i++) await Bun.sleep(10);
-  if (!existsSync(path)) throw new Error(`${path} never came`);
-}
-
 describe("secrets a killed rta left", () => {
   test("kv edit killed with SIGKILL while the editor waits: the next kv edit removes its plaintext and says so", async () => {
-    const h = await storeHome();
-    const dir = tempDir();
-    const seen = join(dir, "seen");
-    const script = join(dir, "ed.sh");
-    // says which file it was given, then waits as an editor a person has not left yet
-    writeFileSync(
-      script,
-      `#!/bin/sh\nfor f; do :; done\nprintf '%s\\n%s\\n' "$$" "$f" > "${seen}.tmp"\nmv "${seen}.tmp" "${seen}"\nexec sleep 600\n`,
-    );
-    chmodSync(script, 0o755);
-    const child = Bun.spawn([RTA, "kv", "edit"], {
-      env: { PATH: process.env.PATH ?? "", ...h.env, EDITOR: script },
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "ignore",
-    });
-    await waitFor(seen);
-    const [editorPid, file] = (await Bun.file(seen).text()).trim().split("\n") as [string, string];
+    const h = await storeHome("TOPSECRET-value");
+    const { child, editorPid, file } = await editWaiting(h.env);
     const left = join(file, "..");
     expect(left).toMatch(new RegExp(`/rta-kv-edit-${child.pid}-[A-Za-z0-9]{6}$`));
     child.kill("SIGKILL");

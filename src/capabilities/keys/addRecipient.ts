@@ -39,8 +39,12 @@ export const keysAddRecipient = define({
     const places = storeAt(ctx);
     const before = await readRecipients(places);
     if (before.includes(recipient)) return object({ recipient, added: false, recipients: before });
-    const after = [...before, recipient];
-    await updateStore(places, () => {}, after);
+    // the list is read again under the store's lock: another process may have changed it since
+    const after = await updateStore(
+      places,
+      () => {},
+      (now) => (now.includes(recipient) ? now : [...now, recipient]),
+    );
     return object({ recipient, added: true, recipients: after });
   },
 });

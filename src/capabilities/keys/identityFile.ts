@@ -25,23 +25,6 @@ export async function newIdentity(now: number): Promise<{ text: string; recipien
   return { text: `# created: ${created}\n# public key: ${recipient}\n${secret}\n`, recipient };
 }
 
-/** The recipient of each identity, in order. Refuses (kv.identity.format) a key age does not take. */
-export async function publicRecipients(identities: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const [i, key] of identities.entries()) {
-    try {
-      out.push(await identityToRecipient(key));
-    } catch {
-      throw new RtaError(
-        "kv.identity.format",
-        `identity ${i + 1} in the identity file is no X25519 age identity`,
-        "make a new one with `rta keys new` or `age-keygen`",
-      );
-    }
-  }
-  return out;
-}
-
 /**
  * Checks a recipient a person or an agent typed: refuses (core.input.invalid) anything but an X25519 age recipient
  * whose checksum holds, without repeating a text that is not one.

@@ -8,8 +8,7 @@ import { existsSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { object } from "../../core/result.ts";
 import { storeAt } from "../kv/places.ts";
-import { loadIdentities } from "../kv/store.ts";
-import { publicRecipients } from "./identityFile.ts";
+import { loadIdentities, recipientsOf } from "../kv/store.ts";
 
 export const keysList = define({
   name: "keys.list",
@@ -22,7 +21,7 @@ export const keysList = define({
   async run(_args, ctx) {
     const { identity } = storeAt(ctx);
     if (!existsSync(identity)) return object({ identity, exists: false, recipients: [] });
-    const recipients = await publicRecipients(await loadIdentities(identity));
+    const recipients = await recipientsOf(await loadIdentities(identity));
     return object({ identity, exists: true, recipients });
   },
 });

@@ -8,8 +8,7 @@ import { existsSync } from "node:fs";
 import { define } from "../../core/capability.ts";
 import { table } from "../../core/result.ts";
 import { storeAt } from "../kv/places.ts";
-import { loadIdentities, readRecipients } from "../kv/store.ts";
-import { publicRecipients } from "./identityFile.ts";
+import { loadIdentities, readRecipients, recipientsOf } from "../kv/store.ts";
 
 export const keysRecipients = define({
   name: "keys.recipients",
@@ -28,7 +27,7 @@ export const keysRecipients = define({
   async run(_args, ctx) {
     const places = storeAt(ctx);
     if (!existsSync(places.recipients) && !existsSync(places.identity)) return table(["recipient", "mine"], []);
-    const own = existsSync(places.identity) ? await publicRecipients(await loadIdentities(places.identity)) : undefined;
+    const own = existsSync(places.identity) ? await recipientsOf(await loadIdentities(places.identity)) : undefined;
     const listed = await readRecipients(places);
     return table(
       ["recipient", "mine"],

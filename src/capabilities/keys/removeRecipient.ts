@@ -12,8 +12,8 @@ import { define } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import { object } from "../../core/result.ts";
 import { storeAt } from "../kv/places.ts";
-import { loadIdentities, readRecipients, updateStore } from "../kv/store.ts";
-import { checkRecipient, publicRecipients } from "./identityFile.ts";
+import { loadIdentities, readRecipients, recipientsOf, updateStore } from "../kv/store.ts";
+import { checkRecipient } from "./identityFile.ts";
 
 export const keysRemoveRecipient = define({
   name: "keys.remove-recipient",
@@ -48,21 +48,25 @@ export const keysRemoveRecipient = define({
         `the kv store is not encrypted to ${recipient}`,
         "`rta keys recipients` lists the ones it is",
       );
-    const after = before.filter((r) => r !== recipient);
-    if (after.length === 0)
+    if (before.every((r) => r === recipient))
       throw new RtaError(
         "keys.recipient.kept",
         `${recipient} is the kv store's only recipient: nobody could open it`,
         "add the recipient that takes over first (`rta keys add-recipient age1…`), then remove this one",
       );
-    const own = existsSync(places.identity) ? await publicRecipients(await loadIdentities(places.identity)) : [];
+    const own = existsSync(places.identity) ? await recipientsOf(await loadIdentities(places.identity)) : [];
     if (own.includes(recipient))
       throw new RtaError(
         "keys.recipient.kept",
         `${recipient} is this identity's own recipient: rta here could no longer open the kv store`,
         "to hand the store over, add the new recipient, install its identity here (`rta keys import FILE --force`), then remove this one",
       );
-    await updateStore(places, () => {}, after);
+    // the list is read again under the store's lock: another process may have changed it since
+    const after = await updateStore(
+      places,
+      () => {},
+      (now) => now.filter((r) => r !== recipient),
+    );
     return object({
       recipient,
       removed: true,

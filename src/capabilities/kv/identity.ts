@@ -9,6 +9,7 @@
 import { Encrypter, identityToRecipient } from "age-encryption";
 import { RtaError } from "../../core/errors.ts";
 import { readRegularFile } from "../../core/regularFile.ts";
+import { shellWord } from "../../core/words.ts";
 
 const LOCKED_HINT =
   "make one with `rta keys new`, or set RTA_KV_IDENTITY to an age identity file; a server registered by `rta mcp install --kv` inherits it";
@@ -156,8 +157,4 @@ export function isRecipient(text: string): boolean {
 /** The recipients file's text for a list: a comment line, then one a line. */
 export function recipientsText(recipients: readonly string[]): string {
   return `# rta kv recipients: the store is encrypted to each of these\n${recipients.join("\n")}\n`;
-}
-
-function shellWord(text: string): string {
-  return /^[\w./~+-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }

@@ -22,7 +22,7 @@ import { isRecipient, loadIdentities, readRecipientsFile, recipientsOf, recipien
 import { notAFile, notAgeFile, STORE_MAX_BYTES, tooLarge } from "./storeErrors.ts";
 
 export type { KvEntry } from "./format.ts";
-export { loadIdentities } from "./identity.ts";
+export { loadIdentities, recipientsOf } from "./identity.ts";
 
 /** Where one store's files are. */
 export interface KvPlaces {
@@ -156,9 +156,11 @@ const queues = new Map<string, Promise<unknown>>();
 /**
  * Changes the store: takes its lock (waiting for another process's write),
  * reads it again from the file, lets `change` change the entries, encrypts
- * them to `recipients` (which then become the recipients file) or else to
- * readRecipients', and replaces the file atomically, keeping the one it
- * replaced as `kv.age.bak`. What `change` throws is thrown, and nothing is
+ * them to `recipients` (which then become the recipients file; a function
+ * gets readRecipients' as read under the lock, so a concurrent change to them
+ * is not lost) or else to readRecipients', replaces the file atomically,
+ * keeping the one it replaced as `kv.age.bak`, and gives the recipients it
+ * encrypted to. What `change` throws is thrown, and nothing is
  * written. Refuses what readStore and readRecipients refuse, kv.recipients
  * for recipients that leave out every one of the identity's own (the store
  * would no longer open here) or that age cannot encrypt to, and kv.busy when
@@ -167,8 +169,8 @@ const queues = new Map<string, Promise<unknown>>();
 export function updateStore(
   p: KvPlaces,
   change: (m: Map<string, KvEntry>) => void,
-  recipients?: string[],
-): Promise<void> {
+  recipients?: Recipients,
+): Promise<string[]> {
   const before = queues.get(p.file) ?? Promise.resolve();
   const run = before.then(
     () => locked(p, () => write(p, change, recipients)),
@@ -206,14 +208,18 @@ async function locked<T>(p: KvPlaces, work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function write(p: KvPlaces, change: (m: Map<string, KvEntry>) => void, given?: string[]): Promise<void> {
+/** The recipients a write encrypts to: a list, or a change to the ones there are. */
+type Recipients = string[] | ((current: string[]) => string[]);
+
+async function write(p: KvPlaces, change: (m: Map<string, KvEntry>) => void, given?: Recipients): Promise<string[]> {
   const identities = await loadIdentities(p.identity);
   await removeStaleTemps(p.file);
   // under the lock, the file is read again whatever the cache says: another process may have just written it
   const store = new Map(await readFile(p, identities, false));
   change(store);
   const own = await recipientsOf(identities);
-  const recipients = given ?? (await readRecipientsFile(p.recipients)) ?? own;
+  const current = Array.isArray(given) ? given : ((await readRecipientsFile(p.recipients)) ?? own);
+  const recipients = typeof given === "function" ? given(current) : current;
   const bad = recipients.findIndex((r) => !isRecipient(r));
   if (bad >= 0)
     throw new RtaError("kv.recipients", `recipient ${bad + 1} is no age recipient`, "an age recipient reads `age1…`");
@@ -227,10 +233,11 @@ async function write(p: KvPlaces, change: (m: Map<string, KvEntry>) => void, giv
   for (const r of recipients) e.addRecipient(r);
   const bytes = await e.encrypt(formatStore(store));
   if (bytes.length > STORE_MAX_BYTES) throw tooLarge("core.input.toolarge", "the kv store would grow past 256 MiB");
-  if (given) await replaceFile(p.recipients, new TextEncoder().encode(recipientsText(given)), false);
+  if (given) await replaceFile(p.recipients, new TextEncoder().encode(recipientsText(recipients)), false);
   await replaceFile(p.file, bytes, true);
   const s = await stat(p.file, { bigint: true });
   cache.set(p.file, { key: fileKey(s, identities), store });
+  return recipients;
 }
 
 let temps = 0;

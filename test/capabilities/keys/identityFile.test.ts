@@ -2,12 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityToRecipient } from "age-encryption";
-import {
-  checkRecipient,
-  installIdentity,
-  newIdentity,
-  publicRecipients,
-} from "../../../src/capabilities/keys/identityFile.ts";
+import { checkRecipient, installIdentity, newIdentity } from "../../../src/capabilities/keys/identityFile.ts";
 import { RtaError } from "../../../src/core/errors.ts";
 import { refusalOf, tempDir } from "../../support/fixtures.ts";
 
@@ -68,12 +63,6 @@ describe("the identity file", () => {
     const err = await refused(() => installIdentity(join(file, "identity.txt"), "x\n"));
     expect(err.code).toBe("fs.notdir");
     expect(existsSync(join(file, "identity.txt"))).toBe(false);
-  });
-
-  test("publicRecipients refuses a key age does not take by its place, never its text", async () => {
-    const err = await refused(() => publicRecipients(["AGE-SECRET-KEY-1NOPE"]));
-    expect(err.code).toBe("kv.identity.format");
-    expect(err.message).toBe("identity 1 in the identity file is no X25519 age identity");
   });
 });
 
