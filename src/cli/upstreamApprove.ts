@@ -202,6 +202,7 @@ export async function refresh(cli: Cli, name: string | undefined, opts: { json?:
   if (name !== undefined) namedUpstream(cli, name);
   const found = await discovered(cli, name);
   const approvals = readApprovals(dirs(io.env).data);
+  const configs = configuredUpstreams(cli);
   const form = outputForm(io, opts.json);
   const rows: Record<string, unknown>[] = [];
   let text = "";
@@ -217,7 +218,7 @@ export async function refresh(cli: Cli, name: string | undefined, opts: { json?:
     const diff = diffOf(f.tools, f.exe, approval);
     const state = approval === undefined ? "quarantined" : unchanged(diff) ? "approved" : "changed";
     rows.push({ upstream, state, tools: f.tools.length, ...(state === "changed" ? diffJson(diff) : {}) });
-    const config = configuredUpstreams(cli)[upstream] as UpstreamConfig;
+    const config = configs[upstream] as UpstreamConfig;
     if (state === "quarantined")
       text += `${upstream}: not approved yet (${f.tools.length} tools): \`rta upstream approve ${upstream}\`\n`;
     else if (state === "approved") text += `${upstream}: as approved (${f.tools.length} tools)\n`;
