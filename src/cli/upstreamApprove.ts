@@ -39,12 +39,12 @@ export function namedUpstream(cli: Cli, name: string): UpstreamConfig {
 /** Discovers `only` (or every upstream) now, keeping what was found; stops what it started. Refuses nothing. */
 async function discovered(cli: Cli, only?: string): Promise<Map<string, Found>> {
   const configs = configuredUpstreams(cli);
-  const { Upstreams } = await import("../upstreams/load.ts");
+  const { Upstreams, MAX_MESSAGE } = await import("../upstreams/load.ts");
   await (await import("../core/pattern.ts")).loadPatterns();
   const ups = new Upstreams(configs, {
     dataDir: dirs(cli.io.env).data,
     home: cli.io.env.HOME ?? "/",
-    maxMessage: 9 * 1024 * 1024,
+    maxMessage: MAX_MESSAGE,
   });
   try {
     await ups.discoverAll(only);
