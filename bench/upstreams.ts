@@ -8,6 +8,7 @@
  * on both alike; each call's time is taken, and the medians of ROUNDS rounds
  * are printed, with the added latency: through rta minus direct.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Driver } from "./mcpDriver.ts";
@@ -36,6 +37,9 @@ try {
     join(env.RTA_CONFIG_DIR as string, "config.toml"),
     `[upstreams.floor]\ncommand = [${JSON.stringify(floor)}]\n[upstreams.floor.tools.echo]\nsafety = "read"\ntrust = true\n`,
   );
+  // a person approves the floor's tools first: an upstream not approved is withheld
+  const approved = spawnSync(binary, ["upstream", "approve", "floor", "--yes"], { env, encoding: "utf8" });
+  if (approved.status !== 0) throw new Error(`approving the floor failed: ${approved.stderr}`);
   const direct: number[] = [];
   const through: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {

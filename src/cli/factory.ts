@@ -51,7 +51,7 @@ export interface Cli {
   closePlugins(): void;
   /**
    * The upstreams in config, for the catalogue made after it: discovered now
-   * (a server, `rta upstream list`), each message held to `maxMessage` bytes,
+   * (a server, `rta upstream list`), each message held to `maxMessage` bytes (9 MiB unless given),
    * or as the last discovery kept them; never throws.
    */
   loadUpstreams(discoverNow: boolean, maxMessage?: number): Promise<void>;
@@ -113,16 +113,16 @@ export function makeCli(parts: CliParts = {}): Cli {
       hosts?.close();
       upstreams?.kill();
     },
-    async loadUpstreams(discoverNow, maxMessage = DEFAULT_UPSTREAM_MESSAGE) {
+    async loadUpstreams(discoverNow, maxMessage) {
       if (parts.catalogue !== undefined) return;
       const d = dirs(io.env);
       const configured = usable(ConfigSource.inConfigDir(d.config).current())?.upstreams ?? {};
       if (Object.keys(configured).length === 0) return;
-      const { Upstreams } = await import("../upstreams/load.ts");
+      const { Upstreams, MAX_MESSAGE } = await import("../upstreams/load.ts");
       // an upstream schema's patterns are compiled to RE2, never RegExp
       await (await import("../core/pattern.ts")).loadPatterns();
       const home = io.env.HOME ?? "/";
-      upstreams = new Upstreams(configured, { dataDir: d.data, home, maxMessage });
+      upstreams = new Upstreams(configured, { dataDir: d.data, home, maxMessage: maxMessage ?? MAX_MESSAGE });
       if (discoverNow) await upstreams.discoverAll();
       else upstreams.fromKept();
     },
@@ -133,9 +133,6 @@ export function makeCli(parts: CliParts = {}): Cli {
     },
   };
 }
-
-/** What one message from an upstream may take when no server bound says otherwise: 8 MiB of answer and its envelope. */
-const DEFAULT_UPSTREAM_MESSAGE = 9 * 1024 * 1024;
 
 /** The process's dependencies' module, evaluated when a command first asks for them (`rta explain` never does). */
 function depsModule(): typeof import("./deps.ts") {

@@ -39,12 +39,12 @@ export function namedUpstream(cli: Cli, name: string): UpstreamConfig {
 /** Discovers `only` (or every upstream) now, keeping what was found; stops what it started. Refuses nothing. */
 async function discovered(cli: Cli, only?: string): Promise<Map<string, Found>> {
   const configs = configuredUpstreams(cli);
-  const { Upstreams } = await import("../upstreams/load.ts");
+  const { Upstreams, MAX_MESSAGE } = await import("../upstreams/load.ts");
   await (await import("../core/pattern.ts")).loadPatterns();
   const ups = new Upstreams(configs, {
     dataDir: dirs(cli.io.env).data,
     home: cli.io.env.HOME ?? "/",
-    maxMessage: 9 * 1024 * 1024,
+    maxMessage: MAX_MESSAGE,
   });
   try {
     await ups.discoverAll(only);
@@ -202,6 +202,7 @@ export async function refresh(cli: Cli, name: string | undefined, opts: { json?:
   if (name !== undefined) namedUpstream(cli, name);
   const found = await discovered(cli, name);
   const approvals = readApprovals(dirs(io.env).data);
+  const configs = configuredUpstreams(cli);
   const form = outputForm(io, opts.json);
   const rows: Record<string, unknown>[] = [];
   let text = "";
@@ -217,7 +218,7 @@ export async function refresh(cli: Cli, name: string | undefined, opts: { json?:
     const diff = diffOf(f.tools, f.exe, approval);
     const state = approval === undefined ? "quarantined" : unchanged(diff) ? "approved" : "changed";
     rows.push({ upstream, state, tools: f.tools.length, ...(state === "changed" ? diffJson(diff) : {}) });
-    const config = configuredUpstreams(cli)[upstream] as UpstreamConfig;
+    const config = configs[upstream] as UpstreamConfig;
     if (state === "quarantined")
       text += `${upstream}: not approved yet (${f.tools.length} tools): \`rta upstream approve ${upstream}\`\n`;
     else if (state === "approved") text += `${upstream}: as approved (${f.tools.length} tools)\n`;

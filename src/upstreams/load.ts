@@ -24,6 +24,8 @@ import { type LeftOut, normalisedName, type RunUpstream, schemaFault, upstreamCa
 
 export const DISCOVERY_MS = 10_000;
 export const CALL_MS = 60_000;
+/** What one message from an upstream may take when no server bound says otherwise: 8 MiB of answer and its envelope. */
+export const MAX_MESSAGE = 9 * 1024 * 1024;
 const AT_ONCE = 8;
 const CACHE_FILE = join("upstreams", "discovered.json");
 
