@@ -4,6 +4,10 @@
  * later grants), then lists one row per tool, and one for an upstream that
  * offers none, with the reason.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { upstreamEntryProblems } from "../core/config.ts";
+import { dirs } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
 import type { LoadedUpstream } from "../upstreams/load.ts";
 import type { Cli } from "./factory.ts";
@@ -46,7 +50,12 @@ export async function list(cli: Cli, opts: { json?: boolean }): Promise<number> 
   } catch (err) {
     if (!readerLeft(err)) throw err;
   }
-  if (!failed) return Exit.ok;
+  // an entry config.toml holds but that does not read is in no row: said here, or a person sees nothing of it
+  const unread = entryProblems(cli);
+  for (const p of unread) io.err(`rta: ${p.message}\n`);
+  if (unread.length > 0)
+    io.err("rta: hint: mend those entries in config.toml (`rta config path`); `rta config check` says the same\n");
+  if (!failed) return unread.length > 0 ? Exit.failure : Exit.ok;
   // the exit status alone would leave a person reading a long list for why: say which, on stderr, as find does
   const names = upstreams.filter((u) => u.state === "failed").map((u) => u.name);
   io.err(
@@ -73,4 +82,15 @@ function asJson(u: LoadedUpstream): Record<string, unknown> {
       ...(t.withheld !== undefined ? { withheld: t.withheld } : {}),
     })),
   };
+}
+
+/** The problems of the upstream entries in config.toml; none when it cannot be read (the listing said so already). */
+function entryProblems(cli: Cli): ReturnType<typeof upstreamEntryProblems> {
+  let text: string;
+  try {
+    text = readFileSync(join(dirs(cli.io.env).config, "config.toml"), "utf8");
+  } catch {
+    return [];
+  }
+  return upstreamEntryProblems(text);
 }

@@ -78,6 +78,11 @@ export function parseConfig(text: string): Config {
   return config;
 }
 
+/** The problems of config text that are an upstream entry's (each left that entry out), as `rta config check` says them. */
+export function upstreamEntryProblems(text: string): RtaError[] {
+  return readConfig(text).problems.filter((p) => upstreamProblems.has(p));
+}
+
 /**
  * Reads config text and says every problem in it, each a core.config.invalid
  * naming the key: what reads is kept, what does not is left out. TOML that

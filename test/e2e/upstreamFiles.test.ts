@@ -170,6 +170,20 @@ describe("a bad [upstreams] entry", () => {
     expect(checked.stdout + checked.stderr).toContain("[upstreams.Bad] is not a name");
     const listed = await rta(["upstream", "list", "--json"], { env });
     expect(JSON.parse(listed.stdout).upstreams.map((u: { name: string }) => u.name)).toEqual(["files"]);
+    // the entry that does not read is in no row, so the listing says it on stderr and exits 1
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain("[upstreams.Bad] is not a name");
+    expect(listed.stderr).toContain("rta config check");
+  }, 30_000);
+
+  test("alone, is said by rta upstream list, which exits 1 rather than print nothing", async () => {
+    const { config, env } = setUp();
+    writeFileSync(join(config, "config.toml"), "[upstreams.x]\ncommand = 5\n");
+    const listed = await rta(["upstream", "list"], { env });
+    expect(listed.code).toBe(1);
+    expect(listed.stdout).toBe("");
+    expect(listed.stderr).toContain("[upstreams.x] command must be a list of words");
+    expect(listed.stderr).not.toContain("    at ");
   }, 30_000);
 });
 
