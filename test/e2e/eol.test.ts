@@ -4,7 +4,7 @@
  * cannot aim the read, that a lock stops it and a never entry does not.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startEolStandIn } from "../support/eolStandIn.ts";
 import { tempDir } from "../support/fixtures.ts";
@@ -157,7 +157,7 @@ describe("eol on the command line", () => {
 });
 
 function standInNode(): string {
-  return require("node:fs").readFileSync(join(import.meta.dir, "..", "fixtures", "eol", "nodejs.json"), "utf8");
+  return readFileSync(join(import.meta.dir, "..", "fixtures", "eol", "nodejs.json"), "utf8");
 }
 
 describe("eol over MCP", () => {

@@ -1,14 +1,16 @@
 /** The eol reads' own work, in process: versions found here, cycles matched, and where a cycle stands on a fixed day. */
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
 import { type Cycle, cycleOf, daysUntil, older } from "../../../src/capabilities/eol/api.ts";
 import { eolCheck, standing } from "../../../src/capabilities/eol/check.ts";
 import { detect } from "../../../src/capabilities/eol/detect.ts";
 import type { Spawn } from "../../../src/core/access.ts";
 import { offsiteFor } from "../../../src/gate/net/offsite.ts";
+import { runCall } from "../../../src/gate/pipeline.ts";
 import { startEolStandIn } from "../../support/eolStandIn.ts";
-import { tempDir } from "../../support/fixtures.ts";
+import { tempDir, testDeps } from "../../support/fixtures.ts";
 
 const standIn = startEolStandIn();
 afterAll(() => standIn.stop());
@@ -30,7 +32,7 @@ function hostWith(osRelease: string, kernel?: string) {
   writeFileSync(join(dir, "os-release"), osRelease);
   const proc = tempDir();
   if (kernel !== undefined) {
-    require("node:fs").mkdirSync(join(proc, "sys", "kernel"), { recursive: true });
+    mkdirSync(join(proc, "sys", "kernel"), { recursive: true });
     writeFileSync(join(proc, "sys", "kernel", "osrelease"), kernel);
   }
   return { procRoot: proc, passwdFile: "/nonexistent", osReleaseFile: join(dir, "os-release") };
@@ -123,5 +125,46 @@ describe("where a cycle stands, on a fixed day", () => {
       status: "end of life",
       days_left: -1,
     });
+  });
+});
+
+describe("through the gate, for an agent", () => {
+  const agent = { kind: "agent", name: "claude", client: "t 1", session: "s1", transport: "memory" } as const;
+  function deps(configText: string) {
+    const d = testDeps();
+    mkdirSync(d.dirs.config, { recursive: true });
+    writeFileSync(join(d.dirs.config, "config.toml"), configText);
+    return d;
+  }
+
+  test("the operator's api_url is asked, loopback though it is, with no grant, and the call is recorded", async () => {
+    const d = deps(`[defaults.eol]\napi_url = "${standIn.url}"\n`);
+    const before = standIn.asked.length;
+    const out = await runCall(
+      { capability: "eol_check", args: { product: "python", version: "3.12.4" }, origin: agent },
+      builtinCatalogue(),
+      d,
+    );
+    if (!out.ok || out.value.type !== "object") throw new Error("expected an object");
+    expect(out.value.value).toMatchObject({ cycle: "3.12", latest: "3.12.10", update: "3.12.10" });
+    expect(standIn.asked.length).toBe(before + 1);
+    expect(d.record.lines.some((l) => l.capability === "eol_check")).toBe(true);
+  });
+
+  test("an api_url the agent sends is refused as an argument the tool does not have, and nothing is asked", async () => {
+    const d = deps(`[defaults.eol]\napi_url = "${standIn.url}"\n`);
+    const before = standIn.asked.length;
+    const out = await runCall(
+      {
+        capability: "eol_check",
+        args: { product: "python", version: "3.12", api_url: "http://127.0.0.2:1" },
+        origin: agent,
+      },
+      builtinCatalogue(),
+      d,
+    );
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.error.code).toBe("core.mcp.badargs");
+    expect(standIn.asked.length).toBe(before);
   });
 });
