@@ -19,6 +19,10 @@ export const offsiteCodes = {
     doc: "the base URL of an offsite read is not an http(s) URL the operator set (config's defaults or the command line)",
     exit: Exit.usage,
   },
+  "offsite.stale": {
+    doc: "a warning: the service could not be reached, so answers kept from an earlier day are given; the CLI exits 0",
+    exit: Exit.ok,
+  },
   "offsite.answer.toolarge": { doc: "the service's answer is larger than rta takes", exit: Exit.failure },
   "offsite.answer.invalid": {
     doc: "the service answered with an error status, or with what is not the shape it documents",

@@ -7,6 +7,7 @@
 import type { OffsiteAnswer, OffsiteClient } from "../../core/access.ts";
 import type { RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
+import type { Warning } from "../../core/result.ts";
 import { closest } from "../../core/suggest.ts";
 
 export const DAY_MS = 86_400_000;
@@ -54,6 +55,20 @@ export interface Product {
 export interface Freshness {
   ageMs: number;
   stale: boolean;
+}
+
+/** A table's warning when an answer it used was given stale (the service could not be reached); none else. */
+export function staleWarnings(fresh: Freshness): { warnings?: Warning[] } {
+  if (!fresh.stale) return {};
+  const days = Math.floor(fresh.ageMs / DAY_MS);
+  return {
+    warnings: [
+      {
+        code: "offsite.stale",
+        message: `endoflife.date could not be reached, so this is from its answers of ${days} day${days === 1 ? "" : "s"} ago`,
+      },
+    ],
+  };
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);

@@ -1,6 +1,6 @@
 /** eol.products: the products endoflife.date tracks, with their categories and the other names they go by. */
 import { define } from "../../core/capability.ts";
-import { apiUrlInput, client, type Freshness, listProducts } from "./api.ts";
+import { apiUrlInput, client, type Freshness, listProducts, staleWarnings } from "./api.ts";
 
 export const eolProducts = define({
   name: "eol.products",
@@ -41,6 +41,6 @@ export const eolProducts = define({
       total++;
       if (!out.full()) out.add([p.name, p.label, p.category, p.aliases.join(",")]);
     }
-    return out.finish(total);
+    return { ...out.finish(total), ...staleWarnings(fresh) };
   },
 });

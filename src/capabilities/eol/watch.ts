@@ -6,7 +6,7 @@
 import { define, type RunContext } from "../../core/capability.ts";
 import { RtaError } from "../../core/errors.ts";
 import type { Scalar } from "../../core/result.ts";
-import { apiUrlInput, type Freshness } from "./api.ts";
+import { apiUrlInput, type Freshness, staleWarnings } from "./api.ts";
 import { standing } from "./check.ts";
 import { detect } from "./detect.ts";
 
@@ -100,6 +100,6 @@ export const eolWatch = define({
     for (const entry of entries.slice(0, 100)) rows.push(await watchRow(entry, ctx as RunContext, args.api_url, fresh));
     const out = ctx.rows();
     for (const row of rows.sort(byDaysLeft)) out.add(row);
-    return out.finish();
+    return { ...out.finish(), ...staleWarnings(fresh) };
   },
 });

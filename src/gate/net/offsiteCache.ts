@@ -38,9 +38,11 @@ export function cacheKey(method: string, url: string, body: Buffer | undefined):
 /** The offsite cache under one data dir. */
 export class OffsiteCache {
   readonly #dir: string;
+  readonly #bound: number;
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, bound = CACHE_BYTES) {
     this.#dir = join(dataDir, "cache", "offsite");
+    this.#bound = bound;
   }
 
   /** The answer kept for `key` and that URL, whatever its age; undefined when none is, or it cannot be read. */
@@ -63,7 +65,7 @@ export class OffsiteCache {
       fetchedAt: kept.fetchedAt,
       body: kept.body.toString("base64"),
     });
-    if (text.length > CACHE_BYTES / 4) return;
+    if (text.length > this.#bound / 4) return;
     const file = join(this.#dir, `${key}.json`);
     const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
     try {
@@ -94,10 +96,10 @@ export class OffsiteCache {
       }
     });
     let total = files.reduce((sum, f) => sum + f.size, 0);
-    if (total <= CACHE_BYTES) return;
+    if (total <= this.#bound) return;
     files.sort((a, b) => a.mtime - b.mtime);
     for (const f of files) {
-      if (total <= CACHE_BYTES) break;
+      if (total <= this.#bound) break;
       try {
         unlinkSync(join(this.#dir, f.name));
       } catch {}

@@ -168,3 +168,29 @@ describe("through the gate, for an agent", () => {
     expect(standIn.asked.length).toBe(before);
   });
 });
+
+describe("offline, with answers kept from an earlier day", () => {
+  test("eol.products gives them with a warning saying how old they are; a fresh cache says nothing", async () => {
+    const down = startEolStandIn();
+    let now = Date.parse("2026-01-10T12:00:00Z");
+    const d = testDeps({ clock: { now: () => now } });
+    mkdirSync(d.dirs.config, { recursive: true });
+    writeFileSync(join(d.dirs.config, "config.toml"), `[defaults.eol]\napi_url = "${down.url}"\n`);
+    const person = { kind: "person" } as const;
+    const call = () => runCall({ capability: "eol.products", args: {}, origin: person }, builtinCatalogue(), d);
+    const first = await call();
+    if (!first.ok || first.value.type !== "table") throw new Error("expected a table");
+    expect(first.value.warnings).toBeUndefined();
+    await down.stop();
+    now += 3 * 86_400_000;
+    const second = await call();
+    if (!second.ok || second.value.type !== "table") throw new Error("expected a table");
+    expect(second.value.rows).toEqual(first.value.rows);
+    expect(second.value.warnings).toEqual([
+      {
+        code: "offsite.stale",
+        message: "endoflife.date could not be reached, so this is from its answers of 3 days ago",
+      },
+    ]);
+  });
+});

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Args, Capability } from "../../../src/core/capability.ts";
 import { define } from "../../../src/core/capability.ts";
 import { RtaError } from "../../../src/core/errors.ts";
 import { offsiteFor } from "../../../src/gate/net/offsite.ts";
+import { cacheKey, OffsiteCache } from "../../../src/gate/net/offsiteCache.ts";
 import { tempDir } from "../../support/fixtures.ts";
 import { startStandIn } from "../../support/standIn.ts";
 
@@ -159,5 +160,29 @@ describe("offsite client", () => {
     const before = standIn.asked.length;
     expect(await refusalOf(c.get("/api/v1/products", { cacheMs: 0 }))).toBe("core.call.cancelled");
     expect(standIn.asked.length).toBe(before);
+  });
+});
+
+describe("the offsite cache", () => {
+  test("is held to its bound: past it the oldest answers go, and one too large is never kept", () => {
+    const dataDir = tempDir();
+    const cache = new OffsiteCache(dataDir, 8000);
+    const dir = join(dataDir, "cache", "offsite");
+    for (let i = 0; i < 12; i++) {
+      cache.write(cacheKey("GET", `u${i}`, undefined), `u${i}`, { status: 200, body: Buffer.alloc(900), fetchedAt: i });
+      // each file a second older than the next, so which are oldest does not hang on the clock's grain
+      const file = join(dir, `${cacheKey("GET", `u${i}`, undefined)}.json`);
+      utimesSync(file, 1000 + i, 1000 + i);
+    }
+    const files = readdirSync(dir);
+    const total = files.reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+    expect(total).toBeLessThanOrEqual(8000);
+    expect(cache.read(cacheKey("GET", "u11", undefined), "u11")?.fetchedAt).toBe(11);
+    expect(cache.read(cacheKey("GET", "u0", undefined), "u0")).toBeUndefined();
+    expect(files.some((f) => f.endsWith(".tmp"))).toBe(false);
+    cache.write(cacheKey("GET", "big", undefined), "big", { status: 200, body: Buffer.alloc(3000), fetchedAt: 1 });
+    expect(cache.read(cacheKey("GET", "big", undefined), "big")).toBeUndefined();
+    // a key read under another URL is no answer
+    expect(cache.read(cacheKey("GET", "u11", undefined), "u10")).toBeUndefined();
   });
 });
