@@ -183,9 +183,10 @@ class Client implements OffsiteClient {
       return answer;
     } catch (err) {
       if (!(err instanceof RtaError) || !err.code.startsWith("net.")) throw err;
+      const why = err.code.startsWith("net.dns.") ? `its name did not resolve (${err.code.slice(8)})` : err.message;
       throw new RtaError(
         "offsite.unreachable",
-        `${this.service} could not be reached at ${this.#url.origin}: ${err.message}`,
+        `${this.service} could not be reached at ${this.#url.origin}: ${why}`,
         "rta may be offline: check the network, or set the base URL to a mirror that answers",
       );
     }
