@@ -130,6 +130,18 @@ export const codes = {
     doc: "a warning: a search passed by entries the server may not read (their mode) and counts them; the CLI exits 1, as find does",
     exit: Exit.failure,
   },
+  "audit.deps.offline": {
+    doc: "a warning: osv.dev could not be asked, so audit.deps lists the dependencies unchecked (id null)",
+    exit: Exit.unavailable,
+  },
+  "audit.deps.unreadable": {
+    doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large, and was passed by",
+    exit: Exit.failure,
+  },
+  "audit.deps.nofiles": {
+    doc: "a warning: audit.deps found no lockfile or manifest it reads under the path",
+    exit: Exit.failure,
+  },
   "fs.grep.nomatch": {
     doc: "not a refusal: fs.grep found no matching line; the CLI exits 1, as grep and rg do",
     exit: Exit.failure,
