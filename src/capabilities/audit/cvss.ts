@@ -35,7 +35,18 @@ export function cvss3Score(vector: string): number | undefined {
   const i = CIA[m.get("I") ?? ""];
   const a = CIA[m.get("A") ?? ""];
   if (scope !== "U" && scope !== "C") return undefined;
-  const prw = pr === "N" ? 0.85 : pr === "L" ? (scope === "C" ? 0.68 : 0.62) : pr === "H" ? (scope === "C" ? 0.5 : 0.27) : undefined;
+  const prw =
+    pr === "N"
+      ? 0.85
+      : pr === "L"
+        ? scope === "C"
+          ? 0.68
+          : 0.62
+        : pr === "H"
+          ? scope === "C"
+            ? 0.5
+            : 0.27
+          : undefined;
   if (av === undefined || ac === undefined || ui === undefined || prw === undefined) return undefined;
   if (c === undefined || i === undefined || a === undefined) return undefined;
   const iss = 1 - (1 - c) * (1 - i) * (1 - a);

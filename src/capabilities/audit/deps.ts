@@ -110,7 +110,10 @@ export const auditDeps = define({
         files.add(file);
       } catch (err) {
         const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
-        warnings.push({ code: "audit.deps.unreadable", message: `${JSON.stringify(file)} could not be parsed: ${why}` });
+        warnings.push({
+          code: "audit.deps.unreadable",
+          message: `${JSON.stringify(file)} could not be parsed: ${why}`,
+        });
       } finally {
         opened.close();
       }
@@ -138,12 +141,24 @@ export const auditDeps = define({
     for (const dep of found) {
       const ids = answers?.ids.get(depKey(dep)) ?? [];
       if (ids.length === 0) {
-        if (args.all || !answers) rows.push([dep.name, dep.version, dep.ecosystem, null, null, null, null, dep.file, null, null]);
+        if (args.all || !answers)
+          rows.push([dep.name, dep.version, dep.ecosystem, null, null, null, null, dep.file, null, null]);
         continue;
       }
       for (const id of ids) {
         const v = verdict(answers?.vulns.get(id), dep);
-        rows.push([dep.name, dep.version, dep.ecosystem, id, v.severity, v.score, v.fixed, dep.file, v.summary, v.vector]);
+        rows.push([
+          dep.name,
+          dep.version,
+          dep.ecosystem,
+          id,
+          v.severity,
+          v.score,
+          v.fixed,
+          dep.file,
+          v.summary,
+          v.vector,
+        ]);
       }
     }
     rows.sort(byRow);

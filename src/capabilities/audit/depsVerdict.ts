@@ -6,8 +6,8 @@
  */
 import { cvss3Score, rating } from "./cvss.ts";
 import type { OsvAffected, OsvVuln } from "./depsOsv.ts";
-import type { Dep } from "./lockfiles/types.ts";
 import { pypiName } from "./lockfiles/python.ts";
+import type { Dep } from "./lockfiles/types.ts";
 import { compareVersions } from "./versionOrder.ts";
 
 export interface Verdict {
@@ -35,7 +35,8 @@ function inRange(version: string, events: Record<string, string>[]): { holds: bo
     const end = e.fixed ?? e.last_affected ?? e.limit;
     if (end === undefined || start === undefined) continue;
     const after = start === "0" || compareVersions(version, start) >= 0;
-    const before = e.last_affected !== undefined ? compareVersions(version, end) <= 0 : compareVersions(version, end) < 0;
+    const before =
+      e.last_affected !== undefined ? compareVersions(version, end) <= 0 : compareVersions(version, end) < 0;
     if (after && before) return { holds: true, fixed: e.fixed };
     start = undefined;
   }
@@ -71,7 +72,9 @@ export function severityOf(vuln: OsvVuln, dep: Dep): Pick<Verdict, "severity" | 
     return { severity: rating(score), score, vector: v3.score };
   }
   const other = all.find((s) => s.type === "CVSS_V4") ?? all.find((s) => s.type.startsWith("CVSS"));
-  const word = (vuln.database_specific?.severity ?? mine.find((a) => a.database_specific?.severity)?.database_specific?.severity)
+  const word = (
+    vuln.database_specific?.severity ?? mine.find((a) => a.database_specific?.severity)?.database_specific?.severity
+  )
     ?.toString()
     .toLowerCase();
   return { severity: word ? (WORDS[word] ?? word) : null, score: null, vector: other?.score ?? null };

@@ -1,9 +1,10 @@
 /**
  * Which files audit.deps reads, and the parser for each, by the file's name.
  */
+
+import { parsePom } from "./maven.ts";
 import { parseBunLock, parsePackageLock, parsePnpmLock } from "./npm.ts";
 import { parseCargoLock, parseComposerLock, parseGemfileLock, parseGoSum } from "./others.ts";
-import { parsePom } from "./maven.ts";
 import { parsePipfileLock, parsePythonTomlLock, parseRequirements } from "./python.ts";
 import type { Parser } from "./types.ts";
 import { parseYarnLock } from "./yarn.ts";

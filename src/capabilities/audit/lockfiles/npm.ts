@@ -51,20 +51,18 @@ export function pnpmKey(key: string): { name: string; version: string } | undefi
   let k = key.startsWith("/") ? key.slice(1) : key;
   const paren = k.indexOf("(");
   if (paren >= 0) k = k.slice(0, paren);
-  const underscore = k.indexOf("_"); // v5 peer suffix: /a/1.0.0_peer@2
-  const at = k.lastIndexOf("@");
+  const unscoped = k.startsWith("@") ? k.indexOf("/") + 1 : 0;
+  const at = k.indexOf("@", Math.max(unscoped, 1));
+  const slash = k.indexOf("/", unscoped);
   let name: string;
   let version: string;
-  if (at > 0) {
-    name = k.slice(0, at);
+  if (at > 0 && (slash < 0 || at < slash)) {
+    name = k.slice(0, at); // v6, v9: name@version
     version = k.slice(at + 1);
-  } else {
-    const slash = k.lastIndexOf("/");
-    if (slash <= 0) return undefined;
-    name = k.slice(0, slash);
-    version = k.slice(slash + 1);
-  }
-  if (at <= 0 && underscore > 0) version = version.split("_")[0] as string;
+  } else if (slash > 0) {
+    name = k.slice(0, slash); // v5: name/version, then _peers
+    version = k.slice(slash + 1).split("_")[0] as string;
+  } else return undefined;
   return released(version) ? { name, version } : undefined;
 }
 

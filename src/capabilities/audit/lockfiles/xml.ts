@@ -23,7 +23,11 @@ export function decodeEntities(text: string): string {
     if (amp < 0 || semi < 0) return out + text.slice(i);
     out += text.slice(i, amp);
     const ref = text.slice(amp + 1, semi);
-    const code = ref.startsWith("#x") ? Number.parseInt(ref.slice(2), 16) : ref.startsWith("#") ? Number(ref.slice(1)) : NaN;
+    const code = ref.startsWith("#x")
+      ? Number.parseInt(ref.slice(2), 16)
+      : ref.startsWith("#")
+        ? Number(ref.slice(1))
+        : NaN;
     if (ENTITIES[ref] !== undefined) out += ENTITIES[ref];
     else if (Number.isInteger(code) && code > 0 && code <= 0x10ffff) out += String.fromCodePoint(code);
     else out += `&${ref};`;
