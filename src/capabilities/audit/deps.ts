@@ -28,11 +28,13 @@ interface Found extends Dep {
 
 type Row = (string | number | null)[];
 
-/** Vulnerabilities first, most severe first, then by package, version and file. */
+/** Vulnerabilities first, most severe (then highest score) first, then by package, version, file and id. */
 function byRow(a: Row, b: Row): number {
   if ((a[3] === null) !== (b[3] === null)) return a[3] === null ? 1 : -1;
   const bySev = bySeverity(a[4] as string | null, b[4] as string | null);
   if (bySev !== 0) return bySev;
+  const byScore = ((b[5] as number | null) ?? -1) - ((a[5] as number | null) ?? -1);
+  if (byScore !== 0) return byScore;
   for (const i of [0, 1, 7, 3]) {
     const c = String(a[i]).localeCompare(String(b[i]));
     if (c !== 0) return c;
@@ -133,7 +135,7 @@ export const auditDeps = define({
           throw err;
         warnings.push({
           code: "audit.deps.offline",
-          message: `osv.dev was not asked (${err.message}): ${found.length} dependencies are listed unchecked, so none is said to be vulnerable`,
+          message: `${err.message}: no vulnerability was checked, and the ${found.length} dependencies found are listed with id null`,
         });
       }
     }
