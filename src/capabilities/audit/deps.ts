@@ -14,7 +14,7 @@ import { notDir } from "../fs/entryKind.ts";
 import { asWritten, WalkProgress, withSkipped } from "../fs/walkNotes.ts";
 import { askOsv, depKey, type OsvAnswers } from "./depsOsv.ts";
 import { bySeverity, verdict } from "./depsVerdict.ts";
-import { LOCKFILE_NAMES, parserFor } from "./lockfiles/index.ts";
+import { parserFor } from "./lockfiles/index.ts";
 import type { Dep } from "./lockfiles/types.ts";
 
 /** A lockfile larger than this is passed by, and said. */
@@ -46,9 +46,7 @@ export const auditDeps = define({
   name: "audit.deps",
   summary: "Check the dependencies in lockfiles under a directory for known vulnerabilities (osv.dev)",
   agentText:
-    "Reads " +
-    LOCKFILE_NAMES.join(", ") +
-    " and Maven pom.xml pins under the path. Only each dependency's name, version and ecosystem are sent to osv.dev, then each vulnerability id found; no path, file or other content leaves. Offline, it lists the dependencies with id null and a warning says why.",
+    "Reads the lockfiles under the path: package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock, requirements*.txt, poetry.lock, uv.lock, Pipfile.lock, go.sum, Cargo.lock, Gemfile.lock, composer.lock, and pom.xml pins. Sends osv.dev each dependency's name, version and ecosystem, then asks for each vulnerability found by its id; no path or file content leaves. Offline, it lists the dependencies with id null and a warning says why.",
   searchWords: ["cve", "vulnerabilities", "osv", "sca", "lockfile", "npm audit", "pip audit", "security"],
   safety: "read",
   offsite: "osv.dev",

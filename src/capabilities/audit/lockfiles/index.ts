@@ -33,6 +33,3 @@ export function parserFor(name: string): Parser | undefined {
   if (name.startsWith("requirements") && name.endsWith(".txt")) return parseRequirements;
   return undefined;
 }
-
-/** The file names audit.deps looks for, as its card says them. */
-export const LOCKFILE_NAMES: readonly string[] = [...Object.keys(BY_NAME), "requirements*.txt"];
