@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts";
-import type { AgentOrigin, Origin } from "../../../src/core/call.ts";
+import { type AgentOrigin, type Origin, person } from "../../../src/core/call.ts";
 import type { TableResult } from "../../../src/core/result.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
 import { testDeps } from "../../support/fixtures.ts";
@@ -20,14 +20,19 @@ const TREE = join(import.meta.dir, "../../fixtures/deps/tree");
 const osv = startOsv();
 afterAll(() => osv.stop());
 
-async function audit(args: Record<string, unknown>, url = osv.url, origin: Origin = agent) {
+async function audit(args: Record<string, unknown>, url = osv.url, origin: Origin = agent, policy = "") {
   const deps = testDeps();
   const root = join(deps.dirs.data, "..");
   cpSync(TREE, join(root, "proj"), { recursive: true });
   mkdirSync(deps.dirs.config, { recursive: true });
+  if (policy !== "") writeFileSync(join(deps.dirs.config, "policy.toml"), policy);
   writeFileSync(join(deps.dirs.config, "config.toml"), `[defaults."audit.deps"]\nosv_url = "${url}"\n`);
   const out = await runCall(
-    { capability: "audit_deps", args: { path: join(root, "proj"), ...args }, origin },
+    {
+      capability: origin.kind === "person" ? "audit.deps" : "audit_deps",
+      args: { path: join(root, "proj"), ...args },
+      origin,
+    },
     builtinCatalogue(),
     deps,
   );
@@ -143,6 +148,18 @@ describe("audit.deps against the stand-in", () => {
     const t = out.value as TableResult;
     expect(t.rows.length).toBe(2);
     expect(t.warnings?.map((w) => w.code)).toEqual(["audit.deps.unreadable"]);
+  });
+
+  test("a policy's never naming it, or its area, has no effect on a free read", async () => {
+    for (const never of ["audit.deps", "audit"]) {
+      const { rows } = await audit({}, osv.url, agent, `never = ["${never}"]\n`);
+      expect(rows.length).toBe(15);
+    }
+  });
+
+  test("a person's call runs as an agent's does", async () => {
+    const { rows } = await audit({}, osv.url, person);
+    expect(rows.length).toBe(15);
   });
 
   test("an agent may not aim it: osv_url sent by an agent is refused", async () => {
