@@ -135,6 +135,10 @@ export const codes = {
     doc: "a warning: osv.dev could not be asked, so audit.deps lists the dependencies unchecked (id null)",
     exit: Exit.unavailable,
   },
+  "audit.deps.stale": {
+    doc: "a warning: osv.dev could not be reached, and audit.deps gives the answers it kept from an earlier call",
+    exit: Exit.ok,
+  },
   "audit.deps.unreadable": {
     doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large, and was passed by",
     exit: Exit.failure,

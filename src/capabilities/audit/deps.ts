@@ -137,6 +137,11 @@ export const auditDeps = define({
         });
       }
     }
+    if (answers && answers.staleMs > 0)
+      warnings.push({
+        code: "audit.deps.stale",
+        message: `osv.dev could not be reached: the vulnerabilities listed are from its answers of ${Math.ceil(answers.staleMs / 3_600_000)} hours ago`,
+      });
     const rows: Row[] = [];
     for (const dep of found) {
       const ids = answers?.ids.get(depKey(dep)) ?? [];

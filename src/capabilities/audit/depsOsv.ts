@@ -9,8 +9,16 @@ import type { Dep } from "./lockfiles/types.ts";
 
 /** What audit.deps needs of the offsite client (core/access.ts OffsiteClient). */
 export interface OsvService {
-  get(path: string): Promise<{ status: number; body: Buffer; stale?: boolean }>;
-  post(path: string, body: unknown): Promise<{ status: number; body: Buffer; stale?: boolean }>;
+  get(path: string): Promise<OsvAnswer>;
+  post(path: string, body: unknown): Promise<OsvAnswer>;
+}
+
+/** One answer as the offsite client gives it: `stale` when it is an old one, given because osv.dev was down. */
+export interface OsvAnswer {
+  status: number;
+  body: Buffer;
+  stale?: boolean;
+  ageMs?: number;
 }
 
 /** An OSV record, as far as audit.deps reads one. */
@@ -37,8 +45,8 @@ export interface OsvAnswers {
   ids: Map<string, string[]>;
   vulns: Map<string, OsvVuln | undefined>;
   requests: number;
-  /** some answer was an old one from the cache, given because osv.dev could not be reached */
-  stale: boolean;
+  /** the age of the oldest answer given from the cache because osv.dev could not be reached; 0 when none was */
+  staleMs: number;
 }
 
 export const CHUNK = 1000;
@@ -76,11 +84,11 @@ const query = (d: Dep) => ({ package: { name: d.name, ecosystem: d.ecosystem }, 
  */
 export async function askOsv(service: OsvService, deps: readonly Dep[]): Promise<OsvAnswers> {
   const unique = [...new Map(deps.map((d) => [depKey(d), d])).values()];
-  const out: OsvAnswers = { ids: new Map(), vulns: new Map(), requests: 0, stale: false };
+  const out: OsvAnswers = { ids: new Map(), vulns: new Map(), requests: 0, staleMs: 0 };
   const ask = async (how: "get" | "post", path: string, body?: unknown) => {
     out.requests++;
     const answer = how === "get" ? await service.get(path) : await service.post(path, body);
-    if (answer.stale) out.stale = true;
+    if (answer.stale) out.staleMs = Math.max(out.staleMs, answer.ageMs ?? 1);
     return answer;
   };
   for (let at = 0; at < unique.length; at += CHUNK) {

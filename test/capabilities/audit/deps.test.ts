@@ -12,7 +12,7 @@ import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts"
 import { type AgentOrigin, type Origin, person } from "../../../src/core/call.ts";
 import type { TableResult } from "../../../src/core/result.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { fixedClock, testDeps } from "../../support/fixtures.ts";
 import { startOsv } from "../../support/osvStandIn.ts";
 
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
@@ -148,6 +148,30 @@ describe("audit.deps against the stand-in", () => {
     const t = out.value as TableResult;
     expect(t.rows.length).toBe(2);
     expect(t.warnings?.map((w) => w.code)).toEqual(["audit.deps.unreadable"]);
+  });
+
+  test("osv down two days after a call: the kept answers are given, and said to be old", async () => {
+    const up = startOsv();
+    const clock = fixedClock(1_700_000_000_000);
+    const deps = testDeps({ clock });
+    const root = join(deps.dirs.data, "..");
+    cpSync(TREE, join(root, "proj"), { recursive: true });
+    mkdirSync(deps.dirs.config, { recursive: true });
+    writeFileSync(join(deps.dirs.config, "config.toml"), `[defaults."audit.deps"]\nosv_url = "${up.url}"\n`);
+    const call = { capability: "audit_deps", args: { path: join(root, "proj") }, origin: agent };
+    const first = await runCall(call, builtinCatalogue(), deps);
+    await up.stop();
+    clock.set(1_700_000_000_000 + 2 * 86_400_000);
+    const again = await runCall(call, builtinCatalogue(), deps);
+    if (!first.ok || !again.ok) throw new Error("refused");
+    const t = again.value as TableResult;
+    expect(t.rows.length).toBe(15);
+    expect(t.warnings).toEqual([
+      {
+        code: "audit.deps.stale",
+        message: "osv.dev could not be reached: the vulnerabilities listed are from its answers of 48 hours ago",
+      },
+    ]);
   });
 
   test("a policy's never naming it, or its area, has no effect on a free read", async () => {
