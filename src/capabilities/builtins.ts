@@ -9,6 +9,9 @@ import { auditMail } from "./audit/mail.ts";
 import { auditWeb } from "./audit/web.ts";
 import { certExpiry } from "./cert/expiry.ts";
 import { diskUsage } from "./disk/usage.ts";
+import { eolCheck } from "./eol/check.ts";
+import { eolProducts } from "./eol/products.ts";
+import { eolWatch } from "./eol/watch.ts";
 import { fsFind } from "./fs/find.ts";
 import { fsGrep } from "./fs/grep.ts";
 import { fsHash } from "./fs/hash.ts";
@@ -50,6 +53,9 @@ export const builtins: readonly Capability[] = [
   auditWeb,
   certExpiry,
   diskUsage,
+  eolCheck,
+  eolProducts,
+  eolWatch,
   fsFind,
   fsGrep,
   fsHash,
