@@ -119,6 +119,21 @@ describe("audit_deps over MCP", () => {
     });
   }
 
+  test("a never entry naming it has no effect, and rta doctor says a lock is the way", async () => {
+    const { root, proj, env } = setup();
+    writeFileSync(join(env.RTA_CONFIG_DIR, "policy.toml"), 'never = ["audit.deps"]\n');
+    const s = await connect("legacy", ["--agent", "claude", "--root", root], { dataDir: env.RTA_DATA_DIR, env });
+    try {
+      const t = resultJson(await s.client.callTool({ name: "audit_deps", arguments: { path: proj } }));
+      expect(t.total).toBe(15);
+    } finally {
+      await s.close();
+    }
+    const doctor = await rta(["doctor"], { env });
+    expect(doctor.stdout).toContain('never names "audit.deps", a free read');
+    expect(doctor.stdout).toContain("rta lock audit.deps");
+  });
+
   test("a lock stops it, and lifting the lock lets it run again", async () => {
     const { root, proj, env } = setup();
     const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: env.RTA_DATA_DIR, env });
