@@ -149,5 +149,9 @@ describe("audit_deps over MCP", () => {
     } finally {
       await s.close();
     }
+    const log = await rta(["agent", "log", "--agent", "claude", "--json"], { env });
+    const lines = JSON.stringify(JSON.parse(log.stdout));
+    expect(lines).toContain("audit_deps");
+    expect(lines).toContain("core.lock.locked");
   });
 });
