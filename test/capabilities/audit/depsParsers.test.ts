@@ -14,7 +14,11 @@ import {
   pnpmKey,
 } from "../../../src/capabilities/audit/lockfiles/npm.ts";
 import { parseGemfileLock, parseGoSum } from "../../../src/capabilities/audit/lockfiles/others.ts";
-import { parseRequirements, requirementPin } from "../../../src/capabilities/audit/lockfiles/python.ts";
+import {
+  parsePythonTomlLock,
+  parseRequirements,
+  requirementPin,
+} from "../../../src/capabilities/audit/lockfiles/python.ts";
 import { parseXml } from "../../../src/capabilities/audit/lockfiles/xml.ts";
 import { parseYarnLock, yarnTokens } from "../../../src/capabilities/audit/lockfiles/yarn.ts";
 
@@ -90,6 +94,10 @@ describe("yarn", () => {
       opens: false,
     });
   });
+  test("v1: an alias pins the package it names after npm:", () => {
+    const text = '"old@npm:lodash@^4", lodash@^4:\n  version "4.17.20"\n"b@npm:@s/real@^1":\n  version "1.0.0"\n';
+    expect(parseYarnLock(text).map((d) => `${d.name}@${d.version}`)).toEqual(["lodash@4.17.20", "@s/real@1.0.0"]);
+  });
   test("a dependency's own `version` line at four spaces is not a pin", () => {
     const text = 'a@^1:\n  version "1.0.0"\n  dependencies:\n    version "9.9.9"\n';
     expect(parseYarnLock(text).map((d) => d.version)).toEqual(["1.0.0"]);
@@ -114,6 +122,11 @@ describe("python", () => {
     expect(requirementPin("--index-url https://x")).toBeUndefined();
     expect(requirementPin("# a==1.0")).toBeUndefined();
     expect(requirementPin("git+https://x/y.git#egg=y")).toBeUndefined();
+  });
+  test("poetry: a git or path source is not a PyPI release", () => {
+    const text =
+      '[[package]]\nname = "a"\nversion = "1.0"\n[package.source]\ntype = "git"\nurl = "https://x/a.git"\n\n[[package]]\nname = "b"\nversion = "2.0"\n';
+    expect(parsePythonTomlLock(text).map((d) => d.name)).toEqual(["b"]);
   });
   test("names are normalised as osv.dev files them", () => {
     expect(parseRequirements("Foo_Bar.baz==1.0\n").map((d) => d.name)).toEqual(["foo-bar-baz"]);

@@ -66,6 +66,8 @@ export function parsePythonTomlLock(text: string): Dep[] {
     const source = record(e?.source);
     // uv: the project itself and path or git checkouts are not releases on PyPI
     if (source && (source.editable !== undefined || source.virtual !== undefined || source.git !== undefined)) continue;
+    // poetry: a git checkout, a directory or a file is not a release on PyPI (a legacy index is)
+    if (source && ["git", "directory", "file", "url"].includes(String(source.type))) continue;
     if (name && version) out.push({ name: pypiName(name), version, ecosystem: "PyPI" });
   }
   return unique(out);

@@ -48,10 +48,14 @@ export function yarnTokens(line: string): YarnLine {
   return { indent, words, opens };
 }
 
-/** The package a spec names: `@s/a@^1` is `@s/a`, `a@npm:^1` is `a`. */
+/** The package a spec names: `@s/a@^1` is `@s/a`, `a@npm:^1` is `a`, `b@npm:@s/a@^1` is `@s/a`. */
 function specName(spec: string): string | undefined {
   const at = spec.indexOf("@", 1);
-  return at < 0 ? undefined : spec.slice(0, at);
+  if (at < 0) return undefined;
+  // an alias, `alias@npm:real@^1`: the package installed is the real one
+  const range = spec.slice(at + 1);
+  if (range.startsWith("npm:") && range.indexOf("@", 5) > 0) return range.slice(4, range.indexOf("@", 5));
+  return spec.slice(0, at);
 }
 
 function parseV1(text: string): Dep[] {
