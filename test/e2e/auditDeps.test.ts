@@ -119,6 +119,25 @@ describe("audit_deps over MCP", () => {
     });
   }
 
+  test("offline, the agent is told why there are no vulnerabilities", async () => {
+    const down = startOsv();
+    const url = down.url;
+    await down.stop();
+    const { root, proj, env } = setup(url);
+    const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: env.RTA_DATA_DIR, env });
+    try {
+      const t = resultJson(await s.client.callTool({ name: "audit_deps", arguments: { path: proj } })) as {
+        total: number;
+        warnings: { code: string; message: string }[];
+      };
+      expect(t.total).toBe(32);
+      expect(t.warnings[0]?.code).toBe("audit.deps.offline");
+      expect(t.warnings[0]?.message).toContain("no vulnerability was checked");
+    } finally {
+      await s.close();
+    }
+  });
+
   test("a never entry naming it has no effect, and rta doctor says a lock is the way", async () => {
     const { root, proj, env } = setup();
     writeFileSync(join(env.RTA_CONFIG_DIR, "policy.toml"), 'never = ["audit.deps"]\n');

@@ -56,9 +56,13 @@ describe("npm", () => {
   test("package-lock v1's nested dependencies", () => {
     const v1 = JSON.stringify({
       lockfileVersion: 1,
-      dependencies: { a: { version: "1.0.0", dependencies: { b: { version: "2.0.0" } } }, c: { version: "file:../c" } },
+      dependencies: {
+        a: { version: "1.0.0", dependencies: { b: { version: "2.0.0" } } },
+        c: { version: "file:../c" },
+        old: { version: "npm:@s/new@3.0.0" },
+      },
     });
-    expect(parsePackageLock(v1).map((d) => `${d.name}@${d.version}`)).toEqual(["a@1.0.0", "b@2.0.0"]);
+    expect(parsePackageLock(v1).map((d) => `${d.name}@${d.version}`)).toEqual(["a@1.0.0", "b@2.0.0", "@s/new@3.0.0"]);
   });
   test("a nested node_modules path names the innermost package", () => {
     const v3 = JSON.stringify({ packages: { "node_modules/a/node_modules/@s/b": { version: "1.2.3" } } });

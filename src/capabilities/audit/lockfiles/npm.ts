@@ -32,9 +32,13 @@ export function parsePackageLock(text: string): Dep[] {
     return unique(out);
   }
   const walk = (deps: unknown) => {
-    for (const [name, entry] of Object.entries(record(deps) ?? {})) {
+    for (const [key, entry] of Object.entries(record(deps) ?? {})) {
       const e = record(entry);
-      const version = str(e?.version);
+      let name = key;
+      let version = str(e?.version);
+      // an alias: "npm:real@1.0.0" installs the real package
+      const at = version?.startsWith("npm:") ? version.lastIndexOf("@") : -1;
+      if (version && at > 4) [name, version] = [version.slice(4, at), version.slice(at + 1)];
       if (released(version)) out.push({ name, version, ecosystem: "npm" });
       if (e) walk(e.dependencies);
     }
