@@ -4,6 +4,7 @@
  * capability is adding it here.
  */
 import type { Capability } from "../core/capability.ts";
+import { auditDeps } from "./audit/deps.ts";
 import { auditMail } from "./audit/mail.ts";
 import { auditWeb } from "./audit/web.ts";
 import { certExpiry } from "./cert/expiry.ts";
@@ -47,6 +48,7 @@ import { procList } from "./proc/list.ts";
 import { sysInfo } from "./sys/info.ts";
 
 export const builtins: readonly Capability[] = [
+  auditDeps,
   auditMail,
   auditWeb,
   certExpiry,

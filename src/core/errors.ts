@@ -131,6 +131,22 @@ export const codes = {
     doc: "a warning: a search passed by entries the server may not read (their mode) and counts them; the CLI exits 1, as find does",
     exit: Exit.failure,
   },
+  "audit.deps.offline": {
+    doc: "a warning: osv.dev could not be asked, so audit.deps lists the dependencies unchecked (id null)",
+    exit: Exit.unavailable,
+  },
+  "audit.deps.stale": {
+    doc: "a warning: osv.dev could not be reached, and audit.deps gives the answers it kept from an earlier call",
+    exit: Exit.ok,
+  },
+  "audit.deps.unreadable": {
+    doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large, and was passed by",
+    exit: Exit.failure,
+  },
+  "audit.deps.nofiles": {
+    doc: "a warning: audit.deps found no lockfile or manifest it reads under the path",
+    exit: Exit.failure,
+  },
   "fs.grep.nomatch": {
     doc: "not a refusal: fs.grep found no matching line; the CLI exits 1, as grep and rg do",
     exit: Exit.failure,
