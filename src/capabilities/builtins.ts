@@ -4,6 +4,10 @@
  * capability is adding it here.
  */
 import type { Capability } from "../core/capability.ts";
+import { auditKubeNetpol } from "./audit/kube/netpol.ts";
+import { auditKubePodsecurity } from "./audit/kube/podsecurity.ts";
+import { auditKubeQuotas } from "./audit/kube/quotas.ts";
+import { auditKubeRbac } from "./audit/kube/rbac.ts";
 import { auditMail } from "./audit/mail.ts";
 import { auditWeb } from "./audit/web.ts";
 import { certExpiry } from "./cert/expiry.ts";
@@ -44,6 +48,10 @@ import { procList } from "./proc/list.ts";
 import { sysInfo } from "./sys/info.ts";
 
 export const builtins: readonly Capability[] = [
+  auditKubeNetpol,
+  auditKubePodsecurity,
+  auditKubeQuotas,
+  auditKubeRbac,
   auditMail,
   auditWeb,
   certExpiry,
