@@ -118,7 +118,7 @@ export async function kubectlJson(
   if (!ran)
     throw new RtaError(
       "kube.tool.missing",
-      "kubectl is not installed on the machine running rta",
+      "rta cannot run kubectl: it is not installed on the machine running rta",
       "the person running rta can install kubectl (https://kubernetes.io/docs/tasks/tools/), or set kubectl to its full path under [defaults.audit] in config.toml",
     );
   if (ran.code !== 0) {
