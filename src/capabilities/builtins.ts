@@ -12,6 +12,9 @@ import { auditMail } from "./audit/mail.ts";
 import { auditWeb } from "./audit/web.ts";
 import { certExpiry } from "./cert/expiry.ts";
 import { diskUsage } from "./disk/usage.ts";
+import { eolCheck } from "./eol/check.ts";
+import { eolProducts } from "./eol/products.ts";
+import { eolWatch } from "./eol/watch.ts";
 import { fsFind } from "./fs/find.ts";
 import { fsGrep } from "./fs/grep.ts";
 import { fsHash } from "./fs/hash.ts";
@@ -56,6 +59,9 @@ export const builtins: readonly Capability[] = [
   auditWeb,
   certExpiry,
   diskUsage,
+  eolCheck,
+  eolProducts,
+  eolWatch,
   fsFind,
   fsGrep,
   fsHash,

@@ -256,6 +256,8 @@ export interface NetAccess {
   request(method: "GET" | "HEAD", url: URL, to: Destination, limits: HttpLimits, ca?: string): Promise<Exchange>;
 }
 
+export type { Offsite, OffsiteAnswer, OffsiteClient, OffsiteOptions } from "./offsiteAccess.ts";
+
 /** What a system tool wrote and how it ended. */
 export interface Spawned {
   code: number;

@@ -3,7 +3,7 @@
  * `run` function; its CLI command, MCP tool, `rta explain` card and docs row
  * are projections of this one value.
  */
-import type { NetAccess, PathIntent, ReadHandle, Spawn, WriteHandle } from "./access.ts";
+import type { NetAccess, Offsite, PathIntent, ReadHandle, Spawn, WriteHandle } from "./access.ts";
 import type { PluginRef, UpstreamRef } from "./capabilitySource.ts";
 import type { Clock, HostFiles } from "./deps.ts";
 import type { Code } from "./errors.ts";
@@ -110,6 +110,8 @@ export interface RunContext<I extends Inputs = Inputs> {
   budget: number;
   /** the network, held to what this call may reach: who calls and what its grant names stay the gate's */
   net: NetAccess;
+  /** the fixed service a declared `offsite` read asks, at a base URL the operator set (an operator-only input's) */
+  offsite: Offsite;
   /** a system tool, run from an argument array under the call's signal and a time limit */
   spawn: Spawn;
   clock: Clock;

@@ -10,6 +10,8 @@
  *   [connections.work-notes]
  *   area = "note"                          # the capabilities it serves
  *   folder = "/home/me/work-notes"         # values for their operator-only inputs
+ *   [eol]
+ *   watch = ["nodejs", "redis@7.2"]        # what eol.watch compares with what is installed
  *   [profiles.work]
  *   area = "note"
  *   connection = "work-notes"              # a profile may aim at a connection,
@@ -93,6 +95,7 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
   const config: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
   const problems: RtaError[] = [];
   const problem = (where: string, why: string) => problems.push(bad(where, why));
+  let eolWatch: string | undefined;
   let raw: unknown;
   try {
     raw = Bun.TOML.parse(text);
@@ -164,13 +167,23 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
           problems.push(err);
         });
         break;
+      case "eol": // `watch = [...]` is eol.watch's operator-only list, as [defaults."eol.watch"] watch would set it
+        if (!isTable(value) || Object.keys(value).some((k) => k !== "watch") || !Array.isArray(value.watch ?? []))
+          problem("[eol]", 'takes only watch = ["product", "product@version", ...]');
+        else if (
+          !((value.watch ?? []) as unknown[]).every((w: unknown) => typeof w === "string" && /^[^,\s]+$/.test(w))
+        )
+          problem("[eol] watch", "must list product names, each with no comma or space");
+        else eolWatch = (value.watch as string[] | undefined)?.join(",");
+        break;
       default:
         problem(
           `has no setting ${JSON.stringify(key)}`,
-          "(roots, paths, defaults, connections, profiles and upstreams are known)",
+          "(roots, paths, defaults, connections, profiles, upstreams and eol are known)",
         );
     }
   }
+  if (eolWatch !== undefined) config.defaults["eol.watch"] = { watch: eolWatch, ...config.defaults["eol.watch"] };
   for (const [name, p] of Object.entries(config.profiles)) {
     if (p.connection !== undefined && !config.connections[p.connection]) {
       problem(`[profiles.${name}]`, `names connection ${p.connection}, which is not in [connections]`);

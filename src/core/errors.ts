@@ -6,6 +6,7 @@
  */
 
 import { type CodeEntry, Exit, type ExitCode } from "./exitCodes.ts";
+import { offsiteCodes } from "./offsiteCodes.ts";
 import { storeCodes } from "./storeCodes.ts";
 
 export { Exit, type ExitCode } from "./exitCodes.ts";
@@ -190,6 +191,7 @@ export const codes = {
   "disk.unreadable": { doc: "the mount table could not be read", exit: Exit.failure },
   "sys.unreadable": { doc: "a system figure could not be read", exit: Exit.failure },
   ...storeCodes,
+  ...offsiteCodes,
 } as const satisfies Record<string, CodeEntry>;
 
 export type Code = keyof typeof codes;

@@ -16,6 +16,7 @@ import { type Limits, TableWriter } from "./bound.ts";
 import type { Deps } from "./deps.ts";
 import { checkStillGranted } from "./grants.ts";
 import { checkLock } from "./locks.ts";
+import { offsiteFor } from "./net/offsite.ts";
 
 /** What one call's run is handed, beside its capability and arguments. */
 export interface RunInputs {
@@ -39,6 +40,7 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     rows: (columns = declared, kind = "table") => new TableWriter([...columns], kind, limits),
     paths: run.paths as PathsOf<Inputs>,
     net: deps.net({ agent, grantHost: grant?.host, capability: cap.name }, run.signal),
+    offsite: offsiteFor(cap, args, { dataDir: deps.dirs.data, clock: deps.clock, signal: run.signal }),
     spawn: deps.spawn(run.signal),
     budget: limits.model,
     clock: deps.clock,

@@ -20,6 +20,8 @@ export interface Target {
   address: string;
   /** extra trusted CAs (PEM), the operator's */
   ca?: string;
+  /** a POST's body, sent as JSON */
+  body?: Buffer;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface Target {
  * net.unreachable, net.tls and core.call.cancelled.
  */
 export async function exchange(
-  method: "GET" | "HEAD",
+  method: "GET" | "HEAD" | "POST",
   target: Target,
   limits: HttpLimits,
   signal?: AbortSignal,
@@ -64,7 +66,13 @@ export async function exchange(
       host: address,
       port: url.port ? Number(url.port) : secure ? 443 : 80,
       path: `${url.pathname}${url.search}`,
-      headers: { host: url.host, "user-agent": "rta", accept: "*/*", connection: "close" },
+      headers: {
+        host: url.host,
+        "user-agent": "rta",
+        accept: "*/*",
+        connection: "close",
+        ...(target.body ? { "content-type": "application/json", "content-length": String(target.body.length) } : {}),
+      },
       agent: false,
       ...(signal ? { signal } : {}),
     };
@@ -181,6 +189,6 @@ export async function exchange(
           ),
         );
     });
-    req.end();
+    req.end(target.body);
   });
 }
