@@ -4,6 +4,7 @@
  * capability is adding it here.
  */
 import type { Capability } from "../core/capability.ts";
+import { auditKubeEol } from "./audit/kube/eol.ts";
 import { auditKubeNetpol } from "./audit/kube/netpol.ts";
 import { auditKubePodsecurity } from "./audit/kube/podsecurity.ts";
 import { auditKubeQuotas } from "./audit/kube/quotas.ts";
@@ -51,6 +52,7 @@ import { procList } from "./proc/list.ts";
 import { sysInfo } from "./sys/info.ts";
 
 export const builtins: readonly Capability[] = [
+  auditKubeEol,
   auditKubeNetpol,
   auditKubePodsecurity,
   auditKubeQuotas,

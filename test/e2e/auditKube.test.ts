@@ -3,12 +3,13 @@
  * that replays the recorded answers of a faulty and a clean cluster; from the command line, piped and on a terminal,
  * and over MCP with the official client in both eras, as free reads a lock stops.
  */
-import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { noStack, rta } from "../support/rta.ts";
+import { type StandIn, startStandIn } from "../support/standIn.ts";
 import { onTerminal } from "../support/terminal.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/kube");
@@ -23,18 +24,25 @@ function script(name: string, body: string): string {
   return path;
 }
 
+let eol: StandIn;
+
 beforeAll(() => {
+  eol = startStandIn({
+    "/api/v1/products/kubernetes": readFileSync(join(FIXTURES, "endoflife-kubernetes.json"), "utf8"),
+  });
   for (const cluster of ["faulty", "clean"])
     script(`kubectl-${cluster}`, `exec '${join(FIXTURES, "kubectl.sh")}' '${join(FIXTURES, cluster)}' "$@"`);
   script("kubectl-refused", `cat >&2 <<'END'\n${REFUSED}\nEND\nexit 1`);
 });
+
+afterAll(() => eol.stop());
 
 /** Dirs and an environment whose config runs the kubectl named (a stand-in in `bin`, or any path). */
 function setup(kubectl: string) {
   const data = tempDir();
   const config = tempDir();
   const path = kubectl.startsWith("/") ? kubectl : join(bin, kubectl);
-  writeFileSync(join(config, "config.toml"), `[defaults.audit]\nkubectl = "${path}"\n`);
+  writeFileSync(join(config, "config.toml"), `[defaults.audit]\nkubectl = "${path}"\napi_url = "${eol.url}"\n`);
   return { data, config, env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config } };
 }
 
@@ -118,7 +126,7 @@ describe("over MCP", () => {
     const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
     try {
       expect((await rta(["lock", "audit", "--agent", "claude"], { env })).code).toBe(0);
-      for (const audit of [...AUDITS]) {
+      for (const audit of [...AUDITS, "eol"]) {
         const r = resultJson(await s.client.callTool({ name: `audit_kube_${audit}`, arguments: {} }));
         expect(r.code).toBe("core.lock.locked");
       }
@@ -140,6 +148,42 @@ describe("over MCP", () => {
       const r = await s.client.callTool({ name: "audit_kube_podsecurity", arguments: {} });
       expect(r.isError).toBe(true);
       expect(resultJson(r).code).toBe("kube.tool.missing");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("audit.kube.eol, against a stand-in for endoflife.date", () => {
+  test("the command line: the faulty cluster's ended releases, one row per control plane or kubelet version", async () => {
+    const r = await rta(["audit", "kube", "eol", "--json"], { env: setup("kubectl-faulty").env });
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const rows = JSON.parse(r.stdout).rows as Record<string, string>[];
+    // every release the faulty cluster runs ended before this test was written: each stays past its end
+    expect(rows.map((row) => [row.object, row.severity])).toEqual([
+      ["cluster (API server)", "high"],
+      ["node node-3", "high"],
+      ["node node-4", "high"],
+      ["node node-5", "high"],
+      ["nodes node-1, node-2", "high"],
+    ]);
+    expect(rows[0]?.finding).toBe(
+      "Kubernetes 1.27 (v1.27.16-eks-2f46c53) reached its end of life on 2024-06-28: no more security fixes",
+    );
+    expect(eol.asked.some((a) => a.path === "/api/v1/products/kubernetes")).toBe(true);
+  });
+
+  test("over MCP: a free read that says it asks endoflife.date and the cluster", async () => {
+    const { data, config } = setup("kubectl-faulty");
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const { tools } = await s.client.listTools();
+      const tool = tools.find((t) => t.name === "audit_kube_eol");
+      expect(tool?.description).toContain("endoflife.date");
+      expect(tool?.description).toContain("cluster of kubectl's current context");
+      expect(Object.keys(tool?.inputSchema.properties ?? {})).not.toContain("api_url");
+      const out = resultJson(await s.client.callTool({ name: "audit_kube_eol", arguments: {} }));
+      expect((out.rows as unknown[]).length).toBe(5);
     } finally {
       await s.close();
     }

@@ -2,7 +2,7 @@
  * audit.kube.*: each audit over the recorded answers of a faulty cluster (every problem planted once) and a clean
  * one, through the pipeline with kubectl replaced by a fake spawn that replays them; and kubectl's failures.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { netpolFindings } from "../../../src/capabilities/audit/kube/netpol.ts";
@@ -13,7 +13,8 @@ import { builtinCatalogue } from "../../../src/capabilities/builtinCatalogue.ts"
 import type { Spawned } from "../../../src/core/access.ts";
 import { type AgentOrigin, person } from "../../../src/core/call.ts";
 import { runCall } from "../../../src/gate/pipeline.ts";
-import { testDeps } from "../../support/fixtures.ts";
+import { fixedClock, testDeps } from "../../support/fixtures.ts";
+import { type StandIn, startStandIn } from "../../support/standIn.ts";
 
 const FIXTURES = join(import.meta.dir, "../../fixtures/kube");
 const agent: AgentOrigin = { kind: "agent", name: "claude", client: "c", session: "s", transport: "memory" };
@@ -28,7 +29,7 @@ function fakeKubectl(cluster: string, answer?: (argv: readonly string[]) => Spaw
   const spawn = () => async (argv: readonly string[]) => {
     argvs.push(argv);
     if (answer) return answer(argv);
-    const kinds = argv[argv.indexOf("get") + 1] as string;
+    const kinds = argv.includes("version") ? "version" : (argv[argv.indexOf("get") + 1] as string);
     return { code: 0, stdout: readFileSync(join(FIXTURES, cluster, `${kinds}.json`), "utf8"), stderr: "" };
   };
   return { argvs, spawn };
@@ -193,5 +194,76 @@ describe("kubectl's failures", () => {
     expect(forbidden.code).toBe("kube.failed");
     expect(forbidden.hint).toContain("credentials");
     expect((await failing({ code: 0, stdout: "<html>", stderr: "" })).code).toBe("kube.failed");
+  });
+});
+
+describe("audit.kube.eol, against a stand-in for endoflife.date", () => {
+  let eol: StandIn;
+  beforeAll(() => {
+    eol = startStandIn({
+      "/api/v1/products/kubernetes": readFileSync(join(FIXTURES, "endoflife-kubernetes.json"), "utf8"),
+    });
+  });
+  afterAll(() => eol.stop());
+
+  async function eolRows(cluster: string) {
+    const deps = testDeps({ clock: fixedClock(Date.parse("2025-01-15T12:00:00Z")) });
+    mkdirSync(deps.dirs.config, { recursive: true });
+    writeFileSync(join(deps.dirs.config, "config.toml"), `[defaults.audit]\napi_url = "${eol.url}"\n`);
+    const fake = fakeKubectl(cluster);
+    deps.spawn = fake.spawn;
+    const out = await runCall({ capability: "audit_kube_eol", args: {}, origin: agent }, builtinCatalogue(), deps);
+    if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
+    return { rows: (out.value as { rows: string[][] }).rows, argvs: fake.argvs };
+  }
+
+  test("the faulty cluster: ended, ending and behind-patch versions of the control plane and the kubelets", async () => {
+    const { rows, argvs } = await eolRows("faulty");
+    expect(rows).toEqual([
+      [
+        "end of life",
+        "high",
+        "cluster (API server)",
+        "Kubernetes 1.27 (v1.27.16-eks-2f46c53) reached its end of life on 2024-06-28: no more security fixes",
+        "upgrade the control plane to a supported release (1.32 is the newest)",
+      ],
+      [
+        "end of life",
+        "high",
+        "node node-3",
+        "Kubernetes 1.27 (v1.27.16-eks-2f46c53) reached its end of life on 2024-06-28: no more security fixes",
+        "upgrade its kubelet to a supported release (1.32 is the newest)",
+      ],
+      [
+        "end of life",
+        "high",
+        "nodes node-1, node-2",
+        "Kubernetes 1.26 (v1.26.15-eks-ae9a62a) reached its end of life on 2024-02-28: no more security fixes",
+        "upgrade their kubelets to a supported release (1.32 is the newest)",
+      ],
+      [
+        "end of life",
+        "medium",
+        "node node-4",
+        "Kubernetes 1.29 (v1.29.4-eks-ae9a62a) reaches its end of life on 2025-02-28, in 43 days",
+        "upgrade its kubelet to a supported release (1.32 is the newest)",
+      ],
+      [
+        "patch",
+        "low",
+        "node node-5",
+        "v1.30.2-eks-1552ad0 is behind the latest patch of 1.30, 1.30.9",
+        "upgrade its kubelet to 1.30.9",
+      ],
+    ]);
+    expect(argvs.map((a) => a.slice(2))).toEqual([
+      ["version", "-o", "json"],
+      ["get", "nodes", "--all-namespaces", "-o", "json"],
+    ]);
+    expect(eol.asked.map((a) => a.path)).toContain("/api/v1/products/kubernetes");
+  });
+
+  test("the clean cluster: none", async () => {
+    expect((await eolRows("clean")).rows).toEqual([]);
   });
 });
