@@ -170,6 +170,17 @@ describe("kubectl's failures", () => {
     expect(refused.message).toBe(
       "the cluster did not answer: The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?",
     );
+    // stopped at the spawn's limit while it still retried: the error its last log line holds
+    const stopped = await failing({
+      code: 143,
+      stdout: "",
+      stderr:
+        'E1201 17:00:13.917295    2857 memcache.go:265] "Unhandled Error" err="couldn\'t get current server API group list: Get \\"https://127.0.0.5:6443/api?timeout=20s\\": net/http: TLS handshake timeout"\n',
+    });
+    expect(stopped.code).toBe("kube.unreachable");
+    expect(stopped.message).toBe(
+      'the cluster did not answer: couldn\'t get current server API group list: Get "https://127.0.0.5:6443/api?timeout=20s": net/http: TLS handshake timeout',
+    );
     const killed = await failing({ code: 143, stdout: "", stderr: "" });
     expect(killed.code).toBe("kube.unreachable");
     expect(killed.message).toContain("time limit");

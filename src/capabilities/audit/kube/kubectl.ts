@@ -91,7 +91,10 @@ export function writeKubeFindings(out: RowWriter, findings: KubeFinding[]): Resu
  * kubectl's own "error: " and at most 300 characters.
  */
 function lastLine(stderr: string): string {
-  const line = (stderr.trim().split("\n").at(-1) ?? "").replace(/^error:\s*/i, "").trim();
+  let line = (stderr.trim().split("\n").at(-1) ?? "").replace(/^error:\s*/i, "").trim();
+  // a klog line (kubectl stopped before it summed up): the error it logged, unquoted
+  const logged = /^[EWI]\d{4} [\d:.]+\s+\d+ [^\]]+\] .*?err="((?:[^"\\]|\\.)*)"/.exec(line);
+  if (logged?.[1] !== undefined) line = logged[1].replaceAll('\\"', '"');
   return line.length > 300 ? `${line.slice(0, 300)}…` : line || "no message";
 }
 
@@ -134,7 +137,7 @@ export async function kubectlJson(
       throw new RtaError(
         "kube.unreachable",
         `the cluster did not answer: ${ran.stderr.trim() === "" ? "kubectl was stopped at its time limit" : said}`,
-        `check that the cluster of kubectl's ${inputs.context ? `context ${inputs.context}` : "current context"} is up (kubectl cluster-info); each request waits ${REQUEST_TIMEOUT}`,
+        `check that the cluster of kubectl's ${inputs.context ? `context ${inputs.context}` : "current context"} is up (kubectl cluster-info); each request waits ${REQUEST_TIMEOUT}, and kubectl a minute at most`,
       );
     throw new RtaError(
       "kube.failed",

@@ -81,7 +81,7 @@ export const auditKubeNetpol = define({
     "Runs kubectl get namespaces,networkpolicies against the cluster of kubectl's current context (the operator's choice, never yours); the cluster's own kube-* namespaces are left out. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "network policy", "kubectl", "cluster security"],
   safety: "read",
-  offsite: "the Kubernetes cluster of kubectl's current context, through kubectl",
+  offsite: "the Kubernetes cluster of kubectl's current context (through kubectl)",
   inputs: kubeInputs,
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube netpol", note: "the NetworkPolicy findings of the current context's cluster" }],

@@ -140,7 +140,7 @@ export const auditKubePodsecurity = define({
     "Runs kubectl get namespaces,pods against the cluster of kubectl's current context (the operator's choice, never yours); the cluster's own kube-* namespaces are left out, and the pods of one owner are one object. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "pod security", "privileged", "runAsNonRoot", "kubectl", "kubescape"],
   safety: "read",
-  offsite: "the Kubernetes cluster of kubectl's current context, through kubectl",
+  offsite: "the Kubernetes cluster of kubectl's current context (through kubectl)",
   inputs: kubeInputs,
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [

@@ -49,7 +49,7 @@ export const auditKubeQuotas = define({
     "Runs kubectl get namespaces,resourcequotas,limitranges against the cluster of kubectl's current context (the operator's choice, never yours); the cluster's own kube-* namespaces are left out. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "resource quota", "limitrange", "kubectl"],
   safety: "read",
-  offsite: "the Kubernetes cluster of kubectl's current context, through kubectl",
+  offsite: "the Kubernetes cluster of kubectl's current context (through kubectl)",
   inputs: kubeInputs,
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube quotas", note: "namespaces with no quota or limit range" }],
