@@ -112,6 +112,9 @@ describe("over MCP", () => {
           expect(out.type).toBe("table");
           expect((out.rows as unknown[]).length).toBe(COUNTS[audit] as number);
         }
+        // each call is on the record, though it spent no grant
+        const record = readFileSync(join(data, "agent-log.jsonl"), "utf8");
+        for (const audit of AUDITS) expect(record).toContain(`"capability":"audit_kube_${audit}"`);
         const aimed = await s.client.callTool({ name: "audit_kube_rbac", arguments: { context: "prod" } });
         expect(aimed.isError).toBe(true);
         expect(resultJson(aimed).code).toBe("core.mcp.badargs");

@@ -217,13 +217,18 @@ describe("audit.kube.eol, against a stand-in for endoflife.date", () => {
   });
   afterAll(() => eol.stop());
 
-  async function eolRows(cluster: string) {
+  async function eolCall(cluster: string, apiUrl = eol.url) {
     const deps = testDeps({ clock: fixedClock(Date.parse("2025-01-15T12:00:00Z")) });
     mkdirSync(deps.dirs.config, { recursive: true });
-    writeFileSync(join(deps.dirs.config, "config.toml"), `[defaults.audit]\napi_url = "${eol.url}"\n`);
+    writeFileSync(join(deps.dirs.config, "config.toml"), `[defaults.audit]\napi_url = "${apiUrl}"\n`);
     const fake = fakeKubectl(cluster);
     deps.spawn = fake.spawn;
     const out = await runCall({ capability: "audit_kube_eol", args: {}, origin: agent }, builtinCatalogue(), deps);
+    return { out, fake };
+  }
+
+  async function eolRows(cluster: string) {
+    const { out, fake } = await eolCall(cluster);
     if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
     return { rows: (out.value as { rows: string[][] }).rows, argvs: fake.argvs };
   }
@@ -276,5 +281,15 @@ describe("audit.kube.eol, against a stand-in for endoflife.date", () => {
 
   test("the clean cluster: none", async () => {
     expect((await eolRows("clean")).rows).toEqual([]);
+  });
+
+  test("endoflife.date unreachable: offsite.unreachable, naming the version that was not weighed", async () => {
+    const { out } = await eolCall("faulty", "http://127.0.0.1:1");
+    expect(out.ok).toBe(false);
+    if (!out.ok)
+      expect([out.error.code, out.error.message]).toEqual([
+        "offsite.unreachable",
+        "endoflife.date could not be reached, so the cluster's versions (v1.27.16-eks-2f46c53) were not weighed",
+      ]);
   });
 });
