@@ -5,6 +5,7 @@
  */
 import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { type Capability, needsGrant, PROFILE_INPUT } from "../core/capability.ts";
 import { readConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { Exit } from "../core/errors.ts";
@@ -113,6 +114,13 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
           `never names ${JSON.stringify(name)}, which no capability or area here is called`,
           `check the spelling in ${policyFile} (\`rta explain\` lists them); a plugin's name holds once it is installed`,
         );
+      for (const [name, what] of freeReadsNamed(policy.never, cli.catalogue.all()))
+        add(
+          "team policy",
+          "note",
+          `never names ${JSON.stringify(name)}, ${what}: a free read has no grant to cap, so never has no effect on it`,
+          `a lock is the way to stop it: \`rta lock ${name}\``,
+        );
     } catch (err) {
       add("team policy", "fail", (err as Error).message, `fix ${policyFile}; until then no grant is issued or spent`);
     }
@@ -207,4 +215,18 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
     }
   }
   return failed ? Exit.failure : Exit.ok;
+}
+
+/**
+ * The `never` entries that name only free reads (a capability, or an area all of whose capabilities are), each with
+ * what it names: no grant pays for a free read, so the ceiling never reaches it. A read that takes a profile is not
+ * free when a call names one, and is left out. Refuses nothing.
+ */
+export function freeReadsNamed(never: readonly string[], caps: readonly Capability[]): [string, string][] {
+  const free = (c: Capability) => !needsGrant(c) && !(PROFILE_INPUT in c.inputs);
+  return never.flatMap((name): [string, string][] => {
+    const named = caps.filter((c) => c.name === name || c.area === name);
+    if (named.length === 0 || !named.every(free)) return [];
+    return [[name, named.some((c) => c.name === name) ? "a free read" : "an area of free reads"]];
+  });
 }

@@ -69,6 +69,41 @@ describe("a team policy's never list", () => {
     expect(said.some((f: { detail: string }) => f.detail.includes("fs.wirte"))).toBe(true);
     expect(said.some((f: { detail: string }) => f.detail.includes('"fs.rm"'))).toBe(false);
   });
+
+  test("an entry naming a free read, offsite ones included, or an area of them, is said to have no effect", async () => {
+    const { config, env } = dirsWith();
+    writeFileSync(
+      join(config, "policy.toml"),
+      'never = ["eol.check", "sys.info", "eol", "fs", "fs.write", "http.get"]\n',
+    );
+    const doctor = JSON.parse((await runCli(["doctor", "--json"], { env })).stdout);
+    const said = doctor.findings.filter(
+      (f: { check: string; detail: string }) => f.check === "team policy" && f.detail.includes("no effect"),
+    );
+    expect(said).toEqual([
+      {
+        check: "team policy",
+        status: "note",
+        detail: 'never names "eol.check", a free read: a free read has no grant to cap, so never has no effect on it',
+        fix: "a lock is the way to stop it: `rta lock eol.check`",
+      },
+      {
+        check: "team policy",
+        status: "note",
+        detail: 'never names "sys.info", a free read: a free read has no grant to cap, so never has no effect on it',
+        fix: "a lock is the way to stop it: `rta lock sys.info`",
+      },
+      {
+        check: "team policy",
+        status: "note",
+        detail:
+          'never names "eol", an area of free reads: a free read has no grant to cap, so never has no effect on it',
+        fix: "a lock is the way to stop it: `rta lock eol`",
+      },
+    ]);
+    const text = await runCli(["doctor"], { env });
+    expect(text.stdout).toContain("a lock is the way to stop it: `rta lock eol.check`");
+  });
 });
 
 describe("a config.toml that does not read", () => {

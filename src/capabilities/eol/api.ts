@@ -177,10 +177,10 @@ export function cycleOf(cycles: Cycle[], version: string): Cycle | undefined {
   return best;
 }
 
-/** Whole days from `now` to the start of `day` (UTC), negative once it has passed; null for no date. */
+/** Calendar days (UTC) from the day of `now` to `day`: 0 on the day itself, negative once it has passed; null for no date. */
 export function daysUntil(day: string | null, now: number): number | null {
   if (day === null) return null;
-  return Math.floor((Date.parse(`${day}T00:00:00Z`) - now) / DAY_MS);
+  return Math.round((Date.parse(`${day}T00:00:00Z`) - Math.floor(now / DAY_MS) * DAY_MS) / DAY_MS);
 }
 
 /** Where a cycle stands on `now`: supported, security fixes only, or end of life. */

@@ -85,7 +85,7 @@ export const eolCheck = define({
   name: "eol.check",
   summary: "Whether a product's version is still supported: its cycle, support and security end, days left",
   agentText:
-    "Leave version out to check what is installed here (node, python, debian, ubuntu, postgresql, nginx, kernel, bun).",
+    "Leave version out to check what is installed here (node, python, debian, ubuntu, postgresql, nginx, kernel, bun). Only the product's name is sent; the version is matched here.",
   searchWords: ["end of life", "eol", "endoflife.date", "support", "lifecycle", "outdated", "upgrade"],
   safety: "read",
   offsite: "endoflife.date",
