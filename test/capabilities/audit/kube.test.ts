@@ -261,7 +261,7 @@ describe("audit.kube.eol, against a stand-in for endoflife.date", () => {
         "end of life",
         "medium",
         "node node-4",
-        "Kubernetes 1.29 (v1.29.4-eks-ae9a62a) reaches its end of life on 2025-02-28, in 43 days",
+        "Kubernetes 1.29 (v1.29.4-eks-ae9a62a) reaches its end of life on 2025-02-28, in 44 days",
         "upgrade its kubelet to a supported release (1.32 is the newest)",
       ],
       [
