@@ -124,10 +124,12 @@ describe("over MCP", () => {
     });
   }
 
-  test("a lock stops each audit, and its lift lets them run again", async () => {
+  test("a never entry does not stop a call that names no profile; a lock stops each audit until it is lifted", async () => {
     const { data, config, env } = setup("kubectl-faulty");
+    writeFileSync(join(config, "policy.toml"), 'never = ["audit.kube.rbac"]\n');
     const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
     try {
+      expect((await s.client.callTool({ name: "audit_kube_rbac", arguments: {} })).isError).toBeFalsy();
       expect((await rta(["lock", "audit", "--agent", "claude"], { env })).code).toBe(0);
       for (const audit of [...AUDITS, "eol"]) {
         const r = resultJson(await s.client.callTool({ name: `audit_kube_${audit}`, arguments: {} }));
