@@ -69,7 +69,7 @@ export interface KubeFinding extends Finding {
 
 export const KUBE_FINDING_COLUMNS: readonly ColumnSpec[] = [
   { name: "check", doc: "what was checked" },
-  { name: "severity", doc: "high, medium or low" },
+  { name: "severity", doc: "high, medium, low, or info for what could not be weighed" },
   { name: "object", doc: "the Kubernetes object: its kind, then namespace/name" },
   { name: "finding", doc: "what was found" },
   { name: "fix", doc: "what to change, in one line" },
