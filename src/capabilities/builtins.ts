@@ -5,6 +5,11 @@
  */
 import type { Capability } from "../core/capability.ts";
 import { auditDeps } from "./audit/deps.ts";
+import { auditKubeEol } from "./audit/kube/eol.ts";
+import { auditKubeNetpol } from "./audit/kube/netpol.ts";
+import { auditKubePodsecurity } from "./audit/kube/podsecurity.ts";
+import { auditKubeQuotas } from "./audit/kube/quotas.ts";
+import { auditKubeRbac } from "./audit/kube/rbac.ts";
 import { auditMail } from "./audit/mail.ts";
 import { auditWeb } from "./audit/web.ts";
 import { certExpiry } from "./cert/expiry.ts";
@@ -49,6 +54,11 @@ import { sysInfo } from "./sys/info.ts";
 
 export const builtins: readonly Capability[] = [
   auditDeps,
+  auditKubeEol,
+  auditKubeNetpol,
+  auditKubePodsecurity,
+  auditKubeQuotas,
+  auditKubeRbac,
   auditMail,
   auditWeb,
   certExpiry,

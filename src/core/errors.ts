@@ -173,6 +173,15 @@ export const codes = {
   "net.unreachable": { doc: "the destination refused the connection or could not be reached", exit: Exit.failure },
   "net.tls": { doc: "the TLS handshake failed", exit: Exit.failure },
   "net.tool.missing": { doc: "a system tool the capability runs is not installed", exit: Exit.unavailable },
+  "kube.tool.missing": { doc: "kubectl is not installed where rta looks for it", exit: Exit.unavailable },
+  "kube.unreachable": {
+    doc: "the cluster of kubectl's context did not answer in time, or refused the connection",
+    exit: Exit.failure,
+  },
+  "kube.failed": {
+    doc: "kubectl ended with an error: no context, credentials refused, a read forbidden, or output that is not JSON",
+    exit: Exit.failure,
+  },
   "core.plugin.invalid": {
     doc: "a plugin's describe was malformed, too large, or declared what it may not: the plugin is unavailable",
     exit: Exit.unavailable,
