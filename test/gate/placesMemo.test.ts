@@ -134,4 +134,41 @@ describe("rta's places, kept between calls", () => {
     });
     expect(workedOut).toBe(1);
   });
+
+  test("a directory the open just looked at stands for the check's own look at it, and only as it was found", () => {
+    const home = realpathSync(tempDir());
+    mkdirSync(join(home, "data"));
+    const { kept, stale, workedOut } = whileQuiet(home, () => {
+      const memo = settled([join(home, "data")]);
+      const first = memo.now();
+      const st = statSync(home);
+      const looked = { name: home, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs };
+      const kept = memo.now(looked) === first;
+      // a look that found the directory changed since is a change, whatever the directory says now
+      const stale = memo.now({ ...looked, ctimeMs: st.ctimeMs - 1 }) === first;
+      return { kept, stale, workedOut: memo.workedOut };
+    });
+    expect(kept).toBe(true);
+    expect(stale).toBe(false);
+    expect(workedOut).toBe(2);
+  });
+
+  test("a change after the open's look is seen at the next call, which looks again", () => {
+    const home = realpathSync(tempDir());
+    mkdirSync(join(home, "elsewhere"));
+    const memo = settled([join(home, "config/rta")]);
+    const st = statSync(home);
+    expect(
+      isInside(join(home, "elsewhere/rta/x"), memo.now({ name: home, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs })),
+    ).toBe(false);
+    pastLastChange(home);
+    symlinkSync(join(home, "elsewhere"), join(home, "config"));
+    const now = statSync(home);
+    expect(
+      isInside(
+        join(home, "elsewhere/rta/x"),
+        memo.now({ name: home, dev: now.dev, ino: now.ino, ctimeMs: now.ctimeMs }),
+      ),
+    ).toBe(true);
+  });
 });

@@ -81,9 +81,10 @@ export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string, 
   if (!isUnder(real, at.rootReal) && !(at.rootMoved?.() && isUnder(real, at.rootReal)))
     throw pathError("outside", at.sent, "is outside the roots", OUTSIDE_HINT);
   const opened = st ?? fstatSync(fd);
+  const own = placesAbout(at.own, at.rootReal);
   // On the root's own device (its superblock, kept alive by the root's open descriptor): its file system's type,
   // asked of the root in this open, is this one's too.
-  if (withheld(at.rules, at.own, real, fd, opened, opened.dev === at.plainDev, facts)) {
+  if (withheld(at.rules, own, real, fd, opened, opened.dev === at.plainDev, facts)) {
     throw pathError(
       "withheld",
       at.sent,
@@ -91,6 +92,29 @@ export function confirmOpened(at: Walk, fd: number, st?: Stats, known?: string, 
       "it is not a place an agent's call may read or write",
     );
   }
+}
+
+/** The places that can hold a path under each root, for each set of places kept (placesMemo.ts hands one out again). */
+const aboutRoot = new WeakMap<OwnPlaces, Map<string, OwnPlaces>>();
+
+/**
+ * `own` with only the places a path under `rootReal` can lie inside: those the root lies in and those inside the
+ * root. A path under the root is inside a place only if the place is one of them (both lie on the path's way up), so
+ * whether a path under the root lies inside a place is the same asked of either.
+ */
+function placesAbout(own: OwnPlaces, rootReal: string): OwnPlaces {
+  let byRoot = aboutRoot.get(own);
+  if (byRoot === undefined) {
+    byRoot = new Map();
+    aboutRoot.set(own, byRoot);
+  }
+  let about = byRoot.get(rootReal);
+  if (about === undefined) {
+    const inside = own.inside.filter((p) => isUnder(rootReal, p) || isUnder(p, rootReal));
+    about = { ...own, inside };
+    if (byRoot.size < 16) byRoot.set(rootReal, about);
+  }
+  return about;
 }
 
 /**

@@ -11,9 +11,9 @@ import { underGitDir } from "./gitDirs.ts";
 import type { OpenedPath } from "./handles.ts";
 import { walk } from "./open.ts";
 import { type OwnPlaces, wayTo } from "./ownPlaces.ts";
-import { PlacesMemo } from "./placesMemo.ts";
+import { type LookedDir, PlacesMemo } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
-import { type OpenedRoot, Roots } from "./roots.ts";
+import { lookedNow, type OpenedRoot, Roots } from "./roots.ts";
 import { type GateRules, gitWithheld, type Keeper, pathError } from "./rules.ts";
 
 /** PATH_MAX on Linux; a longer path is no path. */
@@ -49,9 +49,12 @@ export class PathGate extends Roots implements Keeper {
     return walk(at, opened, keeper, parts, options.makeParents === true);
   }
 
-  /** rta's own places and the way to them, as they stand now (worked out again only when they may have moved). */
-  own(): OwnPlaces {
-    return placesMemo(this.rules).now();
+  /**
+   * rta's own places and the way to them, as they stand now (worked out again only when they may have moved);
+   * `looked`, a directory this open just looked at by its path, is not looked at again.
+   */
+  own(looked?: LookedDir): OwnPlaces {
+    return placesMemo(this.rules).now(looked);
   }
 
   /** What one open is about, from its opened root, which must itself be one the rules let this open start at. */
@@ -67,7 +70,7 @@ export class PathGate extends Roots implements Keeper {
       root,
       rootReal,
       rules: this.rules,
-      own: keeper.own(),
+      own: keeper.own(lookedNow(opened)),
       rootWay: () => {
         rootWay ??= this.roots.flatMap(wayTo);
         return rootWay;

@@ -33,6 +33,8 @@ import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
 interface Seen {
   /** the directory's path, as statx takes it */
   dir: Uint8Array;
+  /** the same path as text */
+  name: string;
   dev: number;
   ino: number;
   ctimeMs: number;
@@ -43,6 +45,18 @@ interface Found {
   place: Uint8Array;
   dev: number;
   ino: number;
+}
+
+/**
+ * A directory looked at by its path in this same open, following a link as statx does by default, with what the
+ * look found: a root served from its kept descriptor (roots.ts). Where it is one of the directories the places
+ * were worked out from, that look stands for the check's own, asked of the same path in the same instant.
+ */
+export interface LookedDir {
+  name: string;
+  dev: number;
+  ino: number;
+  ctimeMs: number;
 }
 
 /** One set of places, worked out again only when a directory looked in has changed (see above). */
@@ -59,10 +73,13 @@ export class PlacesMemo {
   /** How many times the places were worked out (for a test to tell kept from worked out again). */
   workedOut = 0;
 
-  /** The places as they stand now: the last working-out while every directory it looked in is as it was. */
-  now(): OwnPlaces {
+  /**
+   * The places as they stand now: the last working-out while every directory it looked in is as it was. `looked`,
+   * a directory just looked at by its path, is not looked at again.
+   */
+  now(looked?: LookedDir): OwnPlaces {
     const kept = this.kept;
-    if (kept?.seen.every(unchanged) && kept.found.every(still)) return kept.own;
+    if (kept !== undefined && allUnchanged(kept.seen, looked) && kept.found.every(still)) return kept.own;
     const began = this.clock();
     this.workedOut++;
     const seen: Seen[] = [];
@@ -71,7 +88,7 @@ export class PlacesMemo {
       this.places,
       this.system,
       (dir: string, st: Stats) => {
-        seen.push({ dir: cPath(dir), dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs });
+        seen.push({ dir: cPath(dir), name: dir, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs });
       },
       (place: string, st: Stats) => {
         found.push({ place: cPath(place), dev: st.dev, ino: st.ino });
@@ -83,11 +100,19 @@ export class PlacesMemo {
 }
 
 /**
- * Whether a directory looked in is still the one seen, unchanged since: one look, building no Stats. One that
- * cannot be looked at (gone, or no longer searched the same way: its mode, a parent's) has changed.
+ * Whether every directory looked in is still the one seen, unchanged since: one look each, building no Stats, but
+ * for the one `looked` already looked at. One that cannot be looked at (gone, or no longer searched the same way:
+ * its mode, a parent's) has changed.
  */
-function unchanged(s: Seen): boolean {
-  return stillAt(s.dir, s.dev, s.ino, s.ctimeMs);
+function allUnchanged(seen: readonly Seen[], looked: LookedDir | undefined): boolean {
+  for (const s of seen) {
+    const same =
+      looked !== undefined && s.name === looked.name
+        ? s.dev === looked.dev && s.ino === looked.ino && s.ctimeMs === looked.ctimeMs
+        : stillAt(s.dir, s.dev, s.ino, s.ctimeMs);
+    if (!same) return false;
+  }
+  return true;
 }
 
 /** Whether a place found is still the inode it was: a mount over it, or over the way to it, makes it another. */

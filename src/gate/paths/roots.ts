@@ -11,6 +11,7 @@ import { isAbsolute, resolve } from "node:path";
 import { settledBefore } from "../../core/recheck.ts";
 import { cPath, type Look, look, lookOf, mountOf, sameLook } from "./look.ts";
 import { idOf, isUnder } from "./ownPlaces.ts";
+import type { LookedDir } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
 import { OUTSIDE_HINT, pathError, type RootFacts } from "./rules.ts";
 
@@ -86,6 +87,7 @@ export class Roots {
       keptRoots.delete(root);
       if (now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st)) {
         keptRoots.set(root, held); // last in the order, as the one used last
+        held.lookedNow = true;
         return held;
       }
       closeSync(held.fd);
@@ -119,7 +121,8 @@ export class Roots {
     if (seen.mount === undefined && process.platform === "linux") return { fd: rootFd, st };
     const real = realOf(rootFd);
     if (real === undefined) return { fd: rootFd, st };
-    const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), seen, facts: {}, real };
+    // made from the descriptor's fstat, not a look by its path: no look to share in this open (lookedNow)
+    const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), name: root, seen, facts: {}, real };
     if (keptRoots.size >= MAX_KEPT_ROOTS) forgetOldest();
     keptRoots.set(root, kept);
     return kept;
@@ -144,6 +147,11 @@ export interface OpenedRoot {
   facts?: RootFacts;
   /** the kept root's real path, as the kernel named its descriptor when it was opened */
   real?: string;
+  /**
+   * the root was looked at by its path in this open, and found as `seen` says (a kept root served again): the
+   * places' check may take that look for its own of the same path (placesMemo.ts), asked in the same instant
+   */
+  lookedNow?: boolean;
 }
 
 /**
@@ -168,9 +176,21 @@ interface KeptRoot extends OpenedRoot {
   kept: true;
   /** the root's path, as statx takes it */
   path: Uint8Array;
+  /** the root as given, the text of `path` */
+  name: string;
   /** the look at it the descriptor was opened with */
   seen: Look;
   facts: RootFacts;
+}
+
+/**
+ * The look at a kept root by its path that served it in this open, for the places' check (placesMemo.ts): none for
+ * a root opened anew, whose look is its descriptor's. Refuses nothing.
+ */
+export function lookedNow(opened: OpenedRoot): LookedDir | undefined {
+  if (opened.lookedNow !== true) return undefined;
+  const { name, seen } = opened as KeptRoot;
+  return { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
 }
 
 /** The roots kept, by path, shared by every gate in the process (a person's "/" and a server's roots). */

@@ -13,6 +13,7 @@ import { RtaError } from "../../core/errors.ts";
 import { canCarryGitSecret, isGitDir, isGitSecretFile } from "./gitDirs.ts";
 import { isMountRoot } from "./look.ts";
 import { isDataDirShaped, isInside, isKernelFs, isPlace, isPlaceAt, type OwnPlaces } from "./ownPlaces.ts";
+import type { LookedDir } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
 
 export interface GateRules {
@@ -39,7 +40,8 @@ export interface RootFacts {
 /** What a handle asks of the gate that opened it: its rules, and rta's places as they stood for this call. */
 export interface Keeper {
   readonly rules: GateRules;
-  own(): OwnPlaces;
+  /** rta's places as they stand now; `looked`, a directory this open just looked at by its path (placesMemo.ts) */
+  own(looked?: LookedDir): OwnPlaces;
 }
 
 /**

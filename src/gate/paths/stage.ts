@@ -12,6 +12,7 @@ import { inputEntries } from "../values.ts";
 import type { OpenedPath } from "./handles.ts";
 import type { OwnPlaces } from "./ownPlaces.ts";
 import { PathGate } from "./pathGate.ts";
+import type { LookedDir } from "./placesMemo.ts";
 import { type GateRules, type Keeper, PERSON_RULES } from "./rules.ts";
 
 /**
@@ -31,8 +32,8 @@ export class CallPaths implements Keeper {
     return this.gate.rules;
   }
 
-  own(): OwnPlaces {
-    this.places ??= this.gate.own();
+  own(looked?: LookedDir): OwnPlaces {
+    this.places ??= this.gate.own(looked);
     return this.places;
   }
 
