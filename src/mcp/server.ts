@@ -17,7 +17,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
-import { agentNameFromClient } from "../core/agentName.ts";
+import { agentNameFromClient, knownAgent } from "../core/agentName.ts";
 import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
@@ -82,9 +82,11 @@ export function createServer(ctx: ServeContext): Server {
   // one function for the redactor's life, so the listing made for it is handed out again while the config holds,
   // to every server: the HTTP front makes one for each session or request
   const shownToAgent = agentShown(ctx.deps.redactor);
-  server.setRequestHandler("tools/list", async (req) => {
+  server.setRequestHandler("tools/list", async (req, reqCtx) => {
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
-    const all = toolListings(ctx.catalogue, config, shownToAgent) as unknown as Tool[];
+    // a grant's command in a description names the agent the server will record this client's calls under
+    const agent = knownAgent(agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx).name);
+    const all = toolListings(ctx.catalogue, config, shownToAgent, agent) as unknown as Tool[];
     const p = page(all, req.params?.cursor, (t) => t.name);
     return p.nextCursor ? { tools: p.items, nextCursor: p.nextCursor } : { tools: p.items };
   });
