@@ -73,6 +73,21 @@ describe("tools/list names the agent the server records the calls under", () => 
     }
   });
 
+  test("on 2026-07-28 the list is cacheable a minute, privately: it names the agent it is for", async () => {
+    const ctx = contextFor("claude");
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const handle = serveStdio(() => createServer(ctx), { transport: a });
+    const client = new Client({ name: "c", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(b as unknown as ClientPipe);
+    try {
+      const listed = (await client.listTools()) as { ttlMs?: number; cacheScope?: string };
+      expect({ ttlMs: listed.ttlMs, cacheScope: listed.cacheScope }).toEqual({ ttlMs: 60_000, cacheScope: "private" });
+    } finally {
+      await client.close();
+      await handle.close();
+    }
+  });
+
   test("the lists kept for a catalogue are the last 16 agents': an older one is made again, equal", () => {
     const catalogue = catalogueOf(builtins);
     const first = toolListings(catalogue, undefined, undefined, "a0");
