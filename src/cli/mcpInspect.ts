@@ -92,6 +92,7 @@ function eraOf(era: string | undefined): InspectEra {
 
 /** The grants column: free, a grant the agent does not hold, or the ones it holds. */
 function accessWords(t: InspectedTool): string {
+  if (t.lock !== undefined) return `locked (${t.lock}): refused whatever it holds`;
   if (t.access === "free") return "free";
   if (t.grants === undefined) return "needs a grant";
   if (t.grants.length === 0) return "needs a grant, none held";
@@ -101,8 +102,9 @@ function accessWords(t: InspectedTool): string {
 /**
  * Piped: one line a thing, its kind first, tab-separated, every text escaped,
  * so `grep ^tool` and `cut` work. A tool's line: name, free or grant, the ids
- * of the grants the agent holds for it (comma-separated), bytes, description,
- * annotations and input schema as JSON.
+ * of the grants the agent holds for it (comma-separated), the lock that stops
+ * the agent's calls to it, bytes, description, annotations and input schema
+ * as JSON.
  */
 function plainLines(s: Inspection): string {
   const row = (...cells: unknown[]) => `${cells.map(plainCell).join("\t")}\n`;
@@ -116,6 +118,7 @@ function plainLines(s: Inspection): string {
         t.name,
         t.access,
         (t.grants ?? []).map((g) => g.id).join(","),
+        t.lock ?? "",
         t.bytes,
         t.description,
         t.annotations ?? {},
@@ -164,7 +167,8 @@ function layout(s: Inspection, p: ReturnType<typeof paint>): string {
     `${p.bold(`Tools (${s.tools.length})`)}  ${s.bytesPerTool} B a tool on average in tools/list; the whole answer ${s.listBytes} B`,
   );
   for (const t of s.tools) {
-    const access = t.access === "free" ? p.green(accessWords(t)) : p.yellow(accessWords(t));
+    const words = accessWords(t);
+    const access = t.lock !== undefined ? p.red(words) : t.access === "free" ? p.green(words) : p.yellow(words);
     out.push("", `  ${p.bold(shown(t.name))}  ${t.bytes} B  ${access}`);
     out.push(indent(t.description, "    "));
     out.push(p.dim(`    inputs: ${shown(inputWords(t))}`));

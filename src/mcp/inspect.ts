@@ -40,6 +40,8 @@ export interface InspectedTool {
   access: "free" | "grant";
   /** the agent's live grants that name it (or its area); only when the agent is named */
   grants?: HeldGrant[];
+  /** the id of a lock that stops the named agent's calls to it now, whatever it holds */
+  lock?: string;
 }
 
 export interface Inspection {
@@ -143,8 +145,10 @@ function inspectedTool(ctx: ServeContext, tool: Tool, bytes: number, now: number
   };
   if (ctx.agent === undefined || cap === undefined) return listed;
   const targets = gateTargets(cap);
-  listed.grants = ctx.deps
-    .gate()
+  const gate = ctx.deps.gate();
+  const lock = gate.lockFor(ctx.agent, targets, now);
+  if (lock !== undefined) listed.lock = lock.id;
+  listed.grants = gate
     .liveGrants(ctx.agent, now)
     .filter((g) => targets.includes(g.target))
     .map((g) => ({

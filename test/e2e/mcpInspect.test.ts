@@ -131,10 +131,11 @@ for (const era of ["legacy", "modern"] as Era[]) {
           .map((c) => c.tool),
       );
       const rm = tools.find((l) => l.startsWith("tool\tfs_rm\t"))?.split("\t") ?? [];
-      expect(rm.slice(0, 4)).toEqual(["tool", "fs_rm", "grant", ""]);
-      expect(rm[5]).toContain("\\n[rta] Safety class: destructive. Needs a grant: ask the person running rta for");
-      expect(rm[5]).toContain("--agent <your name> --ttl 5m");
-      expect(JSON.parse(rm[6] as string)).toEqual({ destructiveHint: true, openWorldHint: false });
+      expect(rm.slice(0, 5)).toEqual(["tool", "fs_rm", "grant", "", ""]);
+      expect(rm[5]).toMatch(/^\d+$/);
+      expect(rm[6]).toContain("\\n[rta] Safety class: destructive. Needs a grant: ask the person running rta for");
+      expect(rm[6]).toContain("--agent <your name> --ttl 5m");
+      expect(JSON.parse(rm[7] as string)).toEqual({ destructiveHint: true, openWorldHint: false });
       expect(lines.filter((l) => l.startsWith("resource\t")).map((l) => l.split("\t")[1])).toEqual(["rta://grants"]);
       expect(lines.filter((l) => l.startsWith("prompt\t")).length).toBeGreaterThan(0);
       const figure = lines.find((l) => l.startsWith("bytes_per_tool\t"))?.split("\t")[1];
@@ -146,6 +147,8 @@ for (const era of ["legacy", "modern"] as Era[]) {
     test("on a terminal: headed sections, each tool with its bytes, its access and its description", async () => {
       const env = envOf();
       await rta(["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "30m", "--yes"], { env });
+      const lock = (await rta(["lock", "fs.move", "--agent", "claude"], { env })).stdout.trim();
+      expect(lock).toMatch(/^l[0-9a-f]+$/);
       const r = await onTerminal(["mcp", "inspect", "--agent", "claude", "--era", REVISION[era]], env);
       expect(r.code).toBe(0);
       expect(r.out).toStartWith(
@@ -156,6 +159,9 @@ for (const era of ["legacy", "modern"] as Era[]) {
       );
       expect(r.out).toMatch(/\n {2}fs_write {2}\d+ B {2}needs a grant, held: g[0-9a-f]+\n {4}Write a file/);
       expect(r.out).toMatch(/\n {2}fs_rm {2}\d+ B {2}needs a grant, none held\n/);
+      expect(r.out).toMatch(
+        new RegExp(`\\n {2}fs_move {2}\\d+ B {2}locked \\(${lock}\\): refused whatever it holds\\n`),
+      );
       expect(r.out).toMatch(/\n {2}sys_info {2}\d+ B {2}free\n/);
       expect(r.out).toContain(
         '    inputs: path (string, required), content (string, required), mode (string, create|overwrite|append, default "create")\n',
