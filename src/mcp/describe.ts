@@ -1,7 +1,9 @@
 /**
  * What an agent is told: each tool's description and annotations, and the
  * instructions said once at the handshake for what is true of every tool.
- * All of it is a projection of the declarations.
+ * All of it is a projection of the declarations. It is paid for in every
+ * agent's context: what the instructions say, or the spec's defaults do, is
+ * not said again in each tool (`rta mcp inspect` prints what a tool costs).
  */
 import { type Capability, needsGrant } from "../core/capability.ts";
 import { profilesFor } from "../core/card.ts";
@@ -44,11 +46,12 @@ export function extraSearchWords(cap: Capability): string[] {
 export const UNNAMED_AGENT = "<your name>";
 
 /**
- * The capability's own words first (summary, agent text, search words in a
- * frame that says they are its own), then rta's: safety class, the reveals
- * sentence, and the grant it needs and whom to ask, and the grant naming one
- * of `profiles` (those set up for its area) needs. `agent` is the name a
- * grant must give for the calls of the agent told, when the server knows it.
+ * The capability's own words first (summary, agent text, search words after
+ * "Also called:", which the instructions say once are its own), then rta's:
+ * safety class, the reveals sentence, and the grant it needs and whom to ask,
+ * and the grant naming one of `profiles` (those set up for its area) needs,
+ * one a line. `agent` is the name a grant must give for the calls of the
+ * agent told, when the server knows it.
  *
  * A plugin's words are not rta's to vouch for: rta's sentence comes first,
  * then a frame saying that everything after it, to the end, is the plugin's.
