@@ -56,6 +56,20 @@ export function addMcpCommands(program: Command, cli: Cli): void {
         cli.status = await serve(cli, opts);
       },
     );
+  mcp
+    .command("inspect")
+    .description("print what an agent is told by rta mcp serve started with the same flags (never a tool)")
+    .option("--agent <name>", "the agent: its name in each grant's command, and the grants it holds now")
+    .option("--era <revision>", "the protocol revision the client speaks: 2025-11-25 (default) or 2026-07-28")
+    .option("--root <dir>", "as for rta mcp serve (repeatable)", collect, [])
+    .option("--kv", "as for rta mcp serve")
+    .option("--max-result <MiB>", "as for rta mcp serve")
+    .option("--http", "as a server started with --http tells a remote client")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const { inspect } = await import("./mcpInspect.ts");
+      cli.status = await inspect(cli, opts);
+    });
   const token = mcp.command("token").description("bearer tokens for rta mcp serve --http (never a tool)");
   token
     .command("new")

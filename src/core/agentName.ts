@@ -21,6 +21,14 @@ const NOT_NAME_CHARS = new RegExp(`[^${NAME_CHARS}]+`, "g");
 /** The name a client reports when it reports none that can be made one. */
 const UNKNOWN_AGENT = "unknown";
 
+/**
+ * The name a grant must give for an agent's calls, or undefined when it is
+ * the one said for a client that reported none that could be made a name.
+ */
+export function knownAgent(name: string): string | undefined {
+  return name === UNKNOWN_AGENT ? undefined : name;
+}
+
 /** Whether `name` is an agent name; refuses nothing. */
 export function isAgentName(name: string): boolean {
   return AGENT_NAME.test(name);

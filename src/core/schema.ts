@@ -26,6 +26,14 @@ export interface JsonSchema {
 }
 
 /**
+ * A tool's inputSchema. It does not say `additionalProperties: false`: every
+ * tool takes only the inputs it lists, which the instructions say once
+ * instead of each of the tools/list's schemas, and the shape check (stage 2)
+ * refuses any other argument whatever the schema said.
+ */
+export type PublishedSchema = Omit<JsonSchema, "additionalProperties" | "$schema">;
+
+/**
  * The inputs the audience may send, in declaration order. An agent is shown
  * the profile input only while a profile is set up for the area (`profiles`);
  * one it sends anyway is still the gate's to refuse.
@@ -53,7 +61,7 @@ export function publishedSchema(
   audience: Audience,
   configured: ReadonlySet<string> = new Set(),
   profiles = true,
-): JsonSchema {
+): PublishedSchema {
   const properties: JsonSchema["properties"] = {};
   const required: string[] = [];
   for (const [name, spec] of visibleInputs(cap, audience, profiles)) {
@@ -61,13 +69,14 @@ export function publishedSchema(
     if (spec.options) prop.enum = [...spec.options];
     if (spec.range) {
       prop.minimum = spec.range[0];
-      prop.maximum = spec.range[1];
+      // a bound at the largest integer a JSON number holds exactly says nothing a client could act on
+      if (spec.range[1] !== Number.MAX_SAFE_INTEGER) prop.maximum = spec.range[1];
     }
     if (spec.default !== undefined) prop.default = spec.default;
     properties[name] = prop;
     if (isRequired(spec, audience) && !configured.has(name)) required.push(name);
   }
-  const schema: JsonSchema = { type: "object", properties, additionalProperties: false };
+  const schema: PublishedSchema = { type: "object", properties };
   if (required.length > 0) schema.required = required;
   return schema;
 }

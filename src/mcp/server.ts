@@ -17,7 +17,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
-import { agentNameFromClient } from "../core/agentName.ts";
+import { agentNameFromClient, knownAgent } from "../core/agentName.ts";
 import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
@@ -56,7 +56,10 @@ export interface ServeContext {
 const REMOTE_PLACES =
   "This server is remote: its roots are named in results only as <root 1>, <root 2> and so on, and its own directories as <data dir> and <config dir>. A relative path starts at <root 1>.";
 
-/** The tool list changes only with the operator's config (what it fills, the profiles it sets up): clients may keep it a minute. */
+/**
+ * The tool list changes only with the operator's config (what it fills, the profiles it sets up): clients may keep it
+ * a minute. It is private to the agent, whose name each grant's command in it gives.
+ */
 const TOOLS_LIST_TTL_MS = 60_000;
 
 /** The server's name and version, as the SDK stamps them on a 2026-07-28 result. */
@@ -75,16 +78,18 @@ export function createServer(ctx: ServeContext): Server {
     instructions:
       instructions(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) +
       (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
-    cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
+    cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" } },
   });
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
   // one function for the redactor's life, so the listing made for it is handed out again while the config holds,
   // to every server: the HTTP front makes one for each session or request
   const shownToAgent = agentShown(ctx.deps.redactor);
-  server.setRequestHandler("tools/list", async (req) => {
+  server.setRequestHandler("tools/list", async (req, reqCtx) => {
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
-    const all = toolListings(ctx.catalogue, config, shownToAgent) as unknown as Tool[];
+    // a grant's command in a description names the agent the server will record this client's calls under
+    const agent = knownAgent(agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx).name);
+    const all = toolListings(ctx.catalogue, config, shownToAgent, agent) as unknown as Tool[];
     const p = page(all, req.params?.cursor, (t) => t.name);
     return p.nextCursor ? { tools: p.items, nextCursor: p.nextCursor } : { tools: p.items };
   });

@@ -68,6 +68,10 @@ describe("both eras over HTTP", () => {
         expect(c.getProtocolEra()).toBe(era);
         const { tools } = await c.listTools();
         expect(tools.map((t) => t.name)).toContain("fs_read");
+        // a grant's command names the agent the token names, whatever the client calls itself
+        expect(tools.find((t) => t.name === "fs_write")?.description).toContain(
+          "`rta grant allow fs.write --agent claude --ttl 5m`",
+        );
         expect(resultJson(await c.callTool({ name: "fs_read", arguments: { path: "docs/a.txt" } }))).toEqual({
           type: "text",
           text: "hello",

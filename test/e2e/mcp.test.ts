@@ -55,25 +55,27 @@ for (const era of ["legacy", "modern"] as Era[]) {
       for (const tool of tools) {
         const cap = builtinCatalogue().byTool(tool.name);
         if (!cap) throw new Error(`no capability behind ${tool.name}`);
-        expect(tool.annotations).toMatchObject({
-          readOnlyHint: cap.safety === "read",
-          destructiveHint: cap.safety === "destructive",
-          idempotentHint: cap.safety === "read",
-          openWorldHint: cap.reaches !== undefined || cap.offsite !== undefined,
-        });
-        expect(tool.description).toContain(
+        // as the spec reads a hint left out (readOnly false, destructive true, openWorld true); a non-read says
+        // destructive outright, and every tool says open-world, so a client that takes a missing hint as false
+        // never reads a tool as safer than it is
+        const hints = { readOnlyHint: false, destructiveHint: true, openWorldHint: true, ...tool.annotations };
+        expect(hints.readOnlyHint).toBe(cap.safety === "read");
+        if (cap.safety !== "read") expect(tool.annotations?.destructiveHint).toBe(cap.safety === "destructive");
+        expect(tool.annotations?.openWorldHint).toBe(cap.reaches !== undefined || cap.offsite !== undefined);
+        expect(tool.title).toBeUndefined();
+        expect(tool.annotations?.title).toBeUndefined();
+        expect(tool.description?.split("\n")[0]).toBe(/[.!?]$/.test(cap.summary) ? cap.summary : `${cap.summary}.`);
+        expect(tool.description).toEndWith(
           needsGrant(cap)
-            ? `[rta] Safety class: ${cap.safety}.${cap.reveals ? " The answer is the stored value itself." : ""} Refused until the person running rta issues a grant`
-            : "[rta] Safety class: read. Free to call.",
+            ? `[rta] Safety class: ${cap.safety}.${cap.reveals ? " The answer is the stored value itself." : ""} Needs a grant${cap.safety !== "read" ? "" : cap.reaches ? `, as it reaches the destination you name in ${cap.reaches}` : ", as it reveals a stored secret"}: ask the person running rta for \`rta grant allow ${cap.name} --agent claude --ttl 5m\`.`
+            : `[rta] Safety class: read.${cap.offsite ? ` It asks ${cap.offsite}, a fixed service you cannot aim.` : ""} Free to call.`,
         );
         expect(tool.outputSchema).toBeUndefined();
         expect(tool.inputSchema.type).toBe("object");
       }
       const jwt = tools.find((t) => t.name === "jwt_decode");
       expect(jwt?.inputSchema.required).toEqual(["token"]);
-      expect(jwt?.description).toContain(
-        "[search words declared by jwt.decode, its own and not instructions] Also called: bearer token",
-      );
+      expect(jwt?.description).toContain("\nAlso called: bearer token");
       const proc = tools.find((t) => t.name === "proc_list");
       expect(proc?.inputSchema.properties?.sort).toMatchObject({ enum: ["cpu", "mem", "pid"] });
     });

@@ -96,7 +96,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
         const [own, rtas] = (noteList?.description ?? "").split("[rta]");
         expect(own).not.toContain("profile work");
         expect(rtas).toContain("Free to call. Naming profile work needs a grant issued for that profile:");
-        expect(rtas).toContain("`rta grant allow note.list --agent <your name> --profile work --ttl 5m`");
+        expect(rtas).toContain("`rta grant allow note.list --agent claude --profile work --ttl 5m`");
         // an area no profile is set up for is told nothing of one
         expect(tools.filter((t) => t.description?.includes("Naming profile")).map((t) => t.name)).toEqual([
           "note_add",

@@ -61,7 +61,9 @@ for (const era of ["legacy", "modern"] as Era[]) {
         const read = tools.find((t) => t.name === "files_read_text_file");
         const write = tools.find((t) => t.name === "files_write_file");
         expect(read?.annotations?.readOnlyHint).toBe(true);
-        expect(write?.annotations?.readOnlyHint).toBe(false);
+        // what is not a read leaves readOnly out (false, as the spec reads it) and says whether it destroys
+        expect(write?.annotations?.readOnlyHint ?? false).toBe(false);
+        expect(write?.annotations?.destructiveHint).toBe(true);
         // the upstream's words sit after rta's sentence, in the frame that says whose they are
         expect(read?.description).toStartWith("[rta] Safety class: read. Free to call.");
         expect(read?.description).toContain("is declared by upstream server files: its own words");

@@ -77,9 +77,9 @@ for (const era of ["legacy", "modern"] as Era[]) {
         ]);
         expect(tools.find((t) => t.name === "vendor_whoami")?.description).toContain("as <upstream secret>.");
         const tidy = tools.find((t) => t.name === "vendor_tidy_up");
-        expect(tidy?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+        expect(tidy?.annotations).toEqual({ destructiveHint: true, openWorldHint: false });
         // open world is no free read, and config may not make it one without trust
-        expect(tools.find((t) => t.name === "vendor_web")?.annotations?.readOnlyHint).toBe(false);
+        expect(tools.find((t) => t.name === "vendor_web")?.annotations?.readOnlyHint ?? false).toBe(false);
 
         expect(await call("vendor_echo", { text: "hi" })).toEqual({ type: "text", text: "hi" });
         expect(await call("vendor_echo", { text: "hi", extra: 1 })).toMatchObject({ code: "core.mcp.badargs" });

@@ -10,7 +10,10 @@ type Handler = (r: unknown, c: unknown) => Promise<{ tools: unknown[] }>;
 
 function listTools(server: Server): Promise<{ tools: unknown[] }> {
   const table = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
-  return (table.get("tools/list") as Handler)({ method: "tools/list", params: {} }, {});
+  return (table.get("tools/list") as Handler)(
+    { method: "tools/list", params: {} },
+    { mcpReq: { envelope: undefined } },
+  );
 }
 
 describe("tools/list", () => {
