@@ -46,7 +46,7 @@ export const auditDeps = define({
   name: "audit.deps",
   summary: "Check the dependencies in lockfiles under a directory for known vulnerabilities (osv.dev)",
   agentText:
-    "Reads the lockfiles under the path: package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock, requirements*.txt, poetry.lock, uv.lock, Pipfile.lock, go.sum, Cargo.lock, Gemfile.lock, composer.lock, and pom.xml pins. Sends osv.dev each dependency's name, version and ecosystem, then asks for each vulnerability found by its id; no path or file content leaves. Offline, it lists the dependencies with id null and a warning says why.",
+    "Reads npm, pnpm, yarn, bun, pip, poetry, uv, Pipenv, Go, Cargo, Bundler, Composer and Maven lockfiles under the path. Only each dependency's name, version and ecosystem leave, then each vulnerability id found. Offline, it lists the dependencies with id null and a warning says why.",
   searchWords: ["cve", "vulnerabilities", "osv", "sca", "lockfile", "npm audit", "pip audit", "security"],
   safety: "read",
   offsite: "osv.dev",

@@ -14,10 +14,10 @@ export const auditKubeEol = define({
   name: "audit.kube.eol",
   summary: "Audit a Kubernetes cluster's control plane and kubelet versions against their end-of-life dates",
   agentText:
-    "Runs kubectl version and kubectl get nodes against the cluster of kubectl's current context (the operator's choice, never yours), and asks endoflife.date for the kubernetes release cycles. No rows: every version is supported and on its cycle's latest patch.",
+    "Runs kubectl version and kubectl get nodes, and asks endoflife.date for the kubernetes release cycles. No rows: every version is supported and on its cycle's latest patch.",
   searchWords: ["kubernetes", "k8s", "end of life", "eol", "upgrade", "kubelet version", "kubectl"],
   safety: "read",
-  offsite: "endoflife.date, and the Kubernetes cluster of kubectl's current context (through kubectl)",
+  offsite: "endoflife.date and the cluster of kubectl's current context",
   inputs: { ...kubeInputs, api_url: apiUrlInput },
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube eol", note: "whether the current context's cluster runs supported releases" }],

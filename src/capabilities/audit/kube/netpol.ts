@@ -78,10 +78,10 @@ export const auditKubeNetpol = define({
   name: "audit.kube.netpol",
   summary: "Audit a Kubernetes cluster's NetworkPolicies: namespaces with none, and policies that allow all",
   agentText:
-    "Runs kubectl get namespaces,networkpolicies against the cluster of kubectl's current context (the operator's choice, never yours); the cluster's own kube-* namespaces are left out. No rows: nothing was found.",
+    "Runs kubectl get namespaces,networkpolicies; the cluster's own kube-* namespaces are left out. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "network policy", "kubectl", "cluster security"],
   safety: "read",
-  offsite: "the Kubernetes cluster of kubectl's current context (through kubectl)",
+  offsite: "the cluster of kubectl's current context",
   inputs: kubeInputs,
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube netpol", note: "the NetworkPolicy findings of the current context's cluster" }],

@@ -137,10 +137,10 @@ export const auditKubePodsecurity = define({
   summary:
     "Audit a Kubernetes cluster's pods: privileged containers, host namespaces, root users, missing limits, Pod Security labels",
   agentText:
-    "Runs kubectl get namespaces,pods against the cluster of kubectl's current context (the operator's choice, never yours); the cluster's own kube-* namespaces are left out, and the pods of one owner are one object. No rows: nothing was found.",
+    "Runs kubectl get namespaces,pods; the cluster's own kube-* namespaces are left out, and the pods of one owner are one object. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "pod security", "privileged", "runAsNonRoot", "kubectl", "kubescape"],
   safety: "read",
-  offsite: "the Kubernetes cluster of kubectl's current context (through kubectl)",
+  offsite: "the cluster of kubectl's current context",
   inputs: kubeInputs,
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [

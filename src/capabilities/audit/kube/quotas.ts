@@ -46,10 +46,10 @@ export const auditKubeQuotas = define({
   name: "audit.kube.quotas",
   summary: "Audit a Kubernetes cluster's namespaces for a missing ResourceQuota or LimitRange",
   agentText:
-    "Runs kubectl get namespaces,resourcequotas,limitranges against the cluster of kubectl's current context (the operator's choice, never yours); the cluster's own kube-* namespaces are left out. No rows: nothing was found.",
+    "Runs kubectl get namespaces,resourcequotas,limitranges; the cluster's own kube-* namespaces are left out. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "resource quota", "limitrange", "kubectl"],
   safety: "read",
-  offsite: "the Kubernetes cluster of kubectl's current context (through kubectl)",
+  offsite: "the cluster of kubectl's current context",
   inputs: kubeInputs,
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube quotas", note: "namespaces with no quota or limit range" }],

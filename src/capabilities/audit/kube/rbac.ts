@@ -110,10 +110,10 @@ export const auditKubeRbac = define({
   summary:
     "Audit a Kubernetes cluster's RBAC: cluster-admin bindings, wildcard roles bound to someone, secrets readable cluster-wide",
   agentText:
-    "Runs kubectl get clusterroles,clusterrolebindings,roles,rolebindings against the cluster of kubectl's current context (the operator's choice, never yours); the cluster's own system:* roles and subjects are left out. No rows: nothing was found.",
+    "Runs kubectl get clusterroles,clusterrolebindings,roles,rolebindings; the cluster's own system:* roles and subjects are left out. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "rbac", "cluster-admin", "clusterrolebinding", "kubectl"],
   safety: "read",
-  offsite: "the Kubernetes cluster of kubectl's current context (through kubectl)",
+  offsite: "the cluster of kubectl's current context",
   inputs: kubeInputs,
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube rbac", note: "the RBAC findings of the current context's cluster" }],
