@@ -163,6 +163,8 @@ function selectionFault(kind: string, name: string): string | undefined {
   if (vars.length === 0) return "a template needs a {variable}; a fixed URI is selected as resource:";
   if (!vars.every((v) => VARIABLE.test(v)) || name.replace(TEMPLATE_PART, "").match(/[{}]/))
     return "a template's variables are written {name} (letters, digits, _): rta expands no other form";
+  if (name.includes("}{"))
+    return "a template's variables cannot be next to each other: nothing would say where one ends";
   if (new Set(vars).size !== vars.length) return "a template names a variable twice";
   return undefined;
 }
