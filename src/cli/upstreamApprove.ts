@@ -94,9 +94,10 @@ function toolLines(tools: readonly UpstreamTool[], config: UpstreamConfig): stri
 
 /** Selected resources, templates and prompts, a line each: its selection, digest and description's first line. */
 function selectedLines(selected: readonly SelectedDefinition[]): string {
-  return selected
-    .map((s) => `  ${shown(s.key)}  ${s.digest.slice(0, 12)}  ${firstLine(s.definition.description as string)}\n`)
-    .join("");
+  const width = Math.max(0, ...selected.map((s) => shown(s.key).length));
+  const said = (s: SelectedDefinition) =>
+    firstLine(typeof s.definition.description === "string" ? s.definition.description : "");
+  return selected.map((s) => `  ${shown(s.key).padEnd(width)}  ${s.digest.slice(0, 12)}  ${said(s)}\n`).join("");
 }
 
 /** What changed of the selected resources, templates and prompts, each changed definition then and now, whole. */

@@ -222,9 +222,9 @@ export class Upstreams {
     return this.loaded;
   }
 
-  /** The offered resources, templates and prompts, and what reads them; withUpstreams settles them. */
+  /** The offered resources, templates and prompts (as withUpstreams last settled them), and what reads them. */
   selections(): Selections {
-    return exposedItems(this.items, this.read);
+    return exposedItems(() => this.items, this.read);
   }
 
   private readonly read: ReadUpstream = async (item, request, signal) => {

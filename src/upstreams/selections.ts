@@ -40,14 +40,14 @@ export interface Selections {
   prompt(name: string, args: Record<string, unknown>): Routed | undefined;
 }
 
-/** The view over `items`, each read by `read`. Refuses nothing. */
-export function exposedItems(items: readonly ExposedItem[], read: ReadUpstream): Selections {
+/** The view over the items as `items()` gives them at each ask, each read by `read`. Refuses nothing. */
+export function exposedItems(items: () => readonly ExposedItem[], read: ReadUpstream): Selections {
   return {
-    resources: () => resourceListings(items),
-    templates: () => templateListings(items),
-    prompts: () => promptListings(items),
-    resource: (uri) => routeResource(items, uri, read),
-    prompt: (name, args) => routePrompt(items, name, args, read),
+    resources: () => resourceListings(items()),
+    templates: () => templateListings(items()),
+    prompts: () => promptListings(items()),
+    resource: (uri) => routeResource(items(), uri, read),
+    prompt: (name, args) => routePrompt(items(), name, args, read),
   };
 }
 

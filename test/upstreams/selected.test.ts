@@ -119,7 +119,7 @@ describe("an upstream's selections, routed", () => {
       ? { approved_at: "", tools: [], selected: found.selected.filter((s) => s.kind !== "prompt") }
       : undefined;
     const sel = selections("docs", cfg, found, approval, undefined);
-    return { sel, view: exposedItems(sel.items, read) };
+    return { sel, view: exposedItems(() => sel.items, read) };
   }
 
   test("offered under rta's names; an unapproved or changed one withheld", async () => {
