@@ -30,7 +30,7 @@ export async function list(cli: Cli, opts: { json?: boolean }): Promise<number> 
         // a selected resource, template or prompt is a row as a tool is: what it is offered as, or why not
         const selected = (u.selected ?? []).map((x) => ({
           tool: x.key,
-          ...(x.exposed !== undefined ? { name: x.exposed, safety: "read" } : {}),
+          ...(x.exposed !== undefined && x.withheld === undefined ? { name: x.exposed, safety: "read" } : {}),
           ...(x.leftOut !== undefined ? { leftOut: x.leftOut } : {}),
           ...(x.withheld !== undefined ? { withheld: x.withheld } : {}),
         }));
@@ -93,7 +93,8 @@ function asJson(u: LoadedUpstream): Record<string, unknown> {
       ? {
           selected: u.selected.map((x) => ({
             select: x.key,
-            offered_as: x.exposed ?? null,
+            offered_as: x.withheld === undefined ? (x.exposed ?? null) : null,
+            ...(x.withheld !== undefined && x.exposed !== undefined ? { held_as: x.exposed } : {}),
             ...(x.leftOut !== undefined ? { left_out: x.leftOut } : {}),
             ...(x.withheld !== undefined ? { withheld: x.withheld } : {}),
           })),
