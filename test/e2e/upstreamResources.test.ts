@@ -3,7 +3,8 @@
  * bearer token, whose selected resource, URI template and prompt the built
  * binary offers under rta://upstream/ names, read through the pipeline with
  * the official client in both eras: the unselected, physical and escaping
- * ones refused, a lock stopping a read, the record holding each, a changed
+ * ones refused, a 100 MB resource refused by the bound, a lock stopping a
+ * read, the record holding each, a changed
  * definition withheld until approved, a family whose list repeats a cursor
  * leaving only its selection out, and the token in no response, error,
  * stderr or record line.
@@ -26,6 +27,7 @@ afterAll(() => {
 
 const README = "rta://upstream/vendor/resource/doc%3A%2F%2Freadme";
 const SECRET = "rta://upstream/vendor/resource/doc%3A%2F%2Fsecret";
+const HUGE = "rta://upstream/vendor/resource/doc%3A%2F%2Fhuge";
 const ITEMS = "rta://upstream/vendor/template/doc%3A%2F%2Fitems%2F{id}";
 
 function setUp() {
@@ -38,7 +40,7 @@ function setUp() {
       "[upstreams.vendor]",
       `url = ${JSON.stringify(vendor.url)}`,
       bearer,
-      'select = ["resource:doc://readme", "template:doc://items/{id}", "prompt:review"]',
+      'select = ["resource:doc://readme", "resource:doc://huge", "template:doc://items/{id}", "prompt:review"]',
       "[upstreams.loop]",
       `url = ${JSON.stringify(looping.url)}`,
       bearer,
@@ -77,7 +79,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
       try {
         const { resources } = said(await server.client.listResources());
         const uris = resources.map((r) => r.uri).filter((u) => u.startsWith("rta://upstream/"));
-        expect(uris).toEqual([README]);
+        expect(uris).toEqual([README, HUGE]);
         expect(resources.find((r) => r.uri === README)?.description).toContain("The project's readme.");
         const { resourceTemplates } = said(await server.client.listResourceTemplates());
         expect(resourceTemplates.map((t) => t.uriTemplate)).toContain(ITEMS);
@@ -127,6 +129,11 @@ for (const era of ["legacy", "modern"] as Era[]) {
             .code,
         ).toBe("core.mcp.badargs");
         expect(vendor.reads).not.toContain("prompt:hidden");
+
+        // an answer past the bound is refused as it is read, the server's peak RSS far below it
+        expect(said(await refusal(server.client.readResource({ uri: HUGE }))).code).toBe("core.result.toolarge");
+        const peak = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid()}/status`, "utf8"))?.[1]);
+        expect(peak).toBeLessThan(120 * 1024);
 
         // a lock stops a read, as it stops a free read of a tool
         expect((await rta(["lock", "--agent", "rta-e2e"], { env })).code).toBe(0);

@@ -91,6 +91,7 @@ const PAGE = 2;
 const RESOURCES = [
   { uri: "doc://readme", name: "readme", description: "The project's readme.", mimeType: "text/markdown" },
   { uri: "doc://secret", name: "secret", description: "Not for agents.", mimeType: "text/plain" },
+  { uri: "doc://huge", name: "huge", description: "100 MB.", mimeType: "text/plain" },
 ];
 const TEMPLATES = [{ uriTemplate: "doc://items/{id}", name: "item", description: "One item by its id." }];
 const PROMPTS = [
@@ -144,6 +145,7 @@ export function startFixture(
       if (uri === "doc://readme")
         return { contents: [{ uri, mimeType: "text/markdown", text: `# Read me\nyou sent ${auth}` }] };
       if (uri === "doc://secret") return { contents: [{ uri, mimeType: "text/plain", text: "the secret" }] };
+      if (uri === "doc://huge") return { contents: [{ uri, text: "x".repeat(100 * 1024 * 1024) }] };
       const item = /^doc:\/\/items\/(.+)$/.exec(uri);
       if (item)
         return { contents: [{ uri, mimeType: "text/plain", text: `item ${decodeURIComponent(item[1] as string)}` }] };
