@@ -4,10 +4,9 @@
  * binary offers under rta://upstream/ names, read through the pipeline with
  * the official client in both eras: the unselected, physical and escaping
  * ones refused, a 100 MB resource refused by the bound, a lock stopping a
- * read, the record holding each, a changed
- * definition withheld until approved, a family whose list repeats a cursor
- * leaving only its selection out, and the token in no response, error,
- * stderr or record line.
+ * read, the record holding each, a changed definition withheld until
+ * approved, a family whose list repeats a cursor leaving only its selection
+ * out, and the token in no response, error, stderr or record line.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
