@@ -89,7 +89,7 @@ function asJson(u: LoadedUpstream): Record<string, unknown> {
       ...(t.note !== undefined ? { note: t.note } : {}),
       ...(t.withheld !== undefined ? { withheld: t.withheld } : {}),
     })),
-    ...(u.selected !== undefined
+    ...(u.selected !== undefined && u.selected.length > 0
       ? {
           selected: u.selected.map((x) => ({
             select: x.key,

@@ -12,7 +12,7 @@ import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import { RtaError } from "../core/errors.ts";
-import { approvalPin, exeDigest, judged, readApprovals, type Withheld, wholeWithheld } from "./approval.ts";
+import { approvalPin, exeDigest, judged, readApprovals, type Withheld } from "./approval.ts";
 import type { CatalogFound } from "./catalog.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
@@ -132,7 +132,8 @@ export class Upstreams {
   private async selectedOf(name: string): Promise<CatalogFound | undefined> {
     const config = this.configs[name] as UpstreamConfig;
     if ((config.select ?? []).length === 0) return undefined;
-    return (await import("./catalog.ts")).discoverSelected(await this.connection(name), config, DISCOVERY_MS);
+    const ms = this.options.discoveryMs ?? DISCOVERY_MS;
+    return (await import("./catalog.ts")).discoverSelected(await this.connection(name), config, ms);
   }
 
   /** Takes what the last discovery kept for each upstream whose config is unchanged; never throws. */
@@ -203,11 +204,10 @@ export class Upstreams {
       caps.push(...made.caps);
       validators = { ...validators, ...made.validators };
       const state = approval === undefined ? "quarantined" : found.state;
-      const whole = approval && wholeWithheld(name, found.exe, approval, transport === "stdio");
-      const sel = selections(name, config, found.catalog, approval, whole);
+      const sel = selections(config, found.catalog, found.exe, approval);
       this.items.push(...sel.items);
-      const selected = sel.listed.length > 0 ? { selected: sel.listed } : {};
-      this.loaded.push({ name, transport, state, tools: listed(name, found.tools, made, judge.withheld), ...selected });
+      const listedTools = listed(name, found.tools, made, judge.withheld);
+      this.loaded.push({ name, transport, state, tools: listedTools, selected: sel.listed });
     }
     return caps.length === 0 && withheld.size === 0 ? base : base.with(caps, validators, withheld);
   }

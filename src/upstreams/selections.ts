@@ -6,7 +6,7 @@
  * the MCP front asks: the listings, and the read a URI or prompt name stands for.
  */
 import { selectionKey, type UpstreamConfig } from "../core/configUpstreams.ts";
-import type { Approval, Withheld } from "./approval.ts";
+import { type Approval, type Withheld, wholeWithheld } from "./approval.ts";
 import type { CatalogFound, SelectedDefinition } from "./catalog.ts";
 import {
   type ExposedItem,
@@ -79,16 +79,21 @@ export function judgedSelected(
   return out;
 }
 
-/** One upstream's selections as found (`catalog`, none when not discovered yet), judged; refuses nothing. */
+/**
+ * One upstream's selections as found (`catalog`, none when not discovered
+ * yet, and `exe`, a stdio upstream's executable's digest then), judged
+ * against its approval; refuses nothing.
+ */
 export function selections(
-  name: string,
   config: UpstreamConfig,
   catalog: CatalogFound | undefined,
+  exe: string | undefined,
   approval: Approval | undefined,
-  whole: Withheld | undefined,
 ): { items: ExposedItem[]; listed: SelectionState[] } {
+  const name = config.name;
   const items: ExposedItem[] = [];
   const listed: SelectionState[] = [];
+  const whole = approval && wholeWithheld(name, exe, approval, config.transport.kind === "stdio");
   const judged = judgedSelected(name, catalog?.selected ?? [], approval, whole);
   const taken = new Set<string>();
   for (const s of config.select ?? []) {

@@ -118,7 +118,7 @@ describe("an upstream's selections, routed", () => {
     const approval = approved
       ? { approved_at: "", tools: [], selected: found.selected.filter((s) => s.kind !== "prompt") }
       : undefined;
-    const sel = selections("docs", cfg, found, approval, undefined);
+    const sel = selections(cfg, found, undefined, approval);
     return { sel, view: exposedItems(() => sel.items, read) };
   }
 
