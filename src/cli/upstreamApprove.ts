@@ -111,6 +111,12 @@ function selectedText(diff: Diff): string {
   return out;
 }
 
+/** ` and 3 selected resources, templates or prompts`, or nothing when config selects none that was found. */
+function selectedCount(found: Found): string {
+  const n = found.catalog?.selected.length ?? 0;
+  return n === 0 ? "" : ` and ${n} selected resource${n === 1 ? ", template or prompt" : "s, templates or prompts"}`;
+}
+
 /** The diff as a person reads it: added, removed, changed (which fields, the description then and now). */
 function diffText(name: string, diff: Diff, config: UpstreamConfig, first: boolean): string {
   let out = first ? `upstream ${name} offers ${diff.added.length} tool${diff.added.length === 1 ? "" : "s"}:\n` : "";
@@ -229,7 +235,7 @@ export async function approve(cli: Cli, name: string, opts: { yes?: boolean; jso
   else if (form === "plain") io.out(`${name}\tapproved\t${found.tools.length}\n`);
   else
     io.out(
-      `approved upstream ${name}: ${found.tools.length} tool${found.tools.length === 1 ? "" : "s"}${approval === undefined ? "" : "; a grant on it issued before covers none of them now"}; a server started now offers them\n`,
+      `approved upstream ${name}: ${found.tools.length} tool${found.tools.length === 1 ? "" : "s"}${selectedCount(found)}${approval === undefined ? "" : "; a grant on it issued before covers none of them now"}; a server started now offers them\n`,
     );
   return Exit.ok;
 }
