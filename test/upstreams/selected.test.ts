@@ -171,3 +171,87 @@ describe("an upstream's selections, routed", () => {
     expect(view.resource("rta://upstream/docs/resource/doc:%2F%2Freadme")?.catalogue.all()).toHaveLength(1);
   });
 });
+
+describe("a read at the upstream", () => {
+  const item = (kind: "resource" | "prompt") => ({
+    upstream: "docs",
+    exposed: kind === "resource" ? "rta://upstream/docs/resource/doc%3A%2F%2Fa" : "docs_p",
+    selected: { key: `${kind}:x`, kind, name: kind === "resource" ? "doc://a" : "p", definition: {}, digest: "" },
+  });
+  const conn = (answer: () => Promise<unknown>) =>
+    ({
+      connected: async () => ({ readResource: answer, getPrompt: answer }),
+      drop() {},
+      takeCut: () => undefined,
+    }) as never;
+  const limits = { callMs: 1000, hard: 1024 };
+  const signal = new AbortController().signal;
+  const secrets = ["Bearer sekrit-token-1", "sekrit-token-1"];
+
+  test("text of the URI asked is given back masked; another URI, a blob or a message not text is refused", async () => {
+    const { readAtUpstream } = await import("../../src/upstreams/read.ts");
+    const ok = await readAtUpstream(
+      conn(async () => ({ contents: [{ uri: "doc://a", mimeType: "text/plain", text: "hi sekrit-token-1" }] })),
+      item("resource"),
+      { uri: "doc://a" },
+      signal,
+      secrets,
+      limits,
+    );
+    expect(ok).toEqual({
+      type: "object",
+      value: { contents: [{ mimeType: "text/plain", text: "hi <upstream secret>" }] },
+    });
+    for (const contents of [[{ uri: "doc://b", text: "x" }], [{ uri: "doc://a", blob: "AAAA" }]]) {
+      const refused = readAtUpstream(
+        conn(async () => ({ contents })),
+        item("resource"),
+        { uri: "doc://a" },
+        signal,
+        secrets,
+        limits,
+      );
+      await expect(refused).rejects.toMatchObject({ code: "upstream.result.unsupported" });
+    }
+    const image = readAtUpstream(
+      conn(async () => ({
+        messages: [{ role: "user", content: { type: "image", data: "AAAA", mimeType: "image/png" } }],
+      })),
+      item("prompt"),
+      { arguments: {} },
+      signal,
+      secrets,
+      limits,
+    );
+    await expect(image).rejects.toMatchObject({ code: "upstream.result.unsupported" });
+  });
+
+  test("the upstream's error is upstream.<name>.error, masked; a failed connection upstream.unavailable", async () => {
+    const { readAtUpstream } = await import("../../src/upstreams/read.ts");
+    const { ProtocolError } = await import("@modelcontextprotocol/client");
+    const failed = readAtUpstream(
+      conn(async () => {
+        throw new ProtocolError(-32602, "no such thing, Bearer sekrit-token-1");
+      }),
+      item("resource"),
+      { uri: "doc://a" },
+      signal,
+      secrets,
+      limits,
+    );
+    await expect(failed).rejects.toMatchObject({ code: "upstream.docs.error" });
+    await failed.catch((e: Error) => expect(e.message).not.toContain("sekrit"));
+    const gone = readAtUpstream(
+      conn(async () => {
+        throw new Error("fetch failed: connect ECONNREFUSED 127.0.0.1:9");
+      }),
+      item("resource"),
+      { uri: "doc://a" },
+      signal,
+      secrets,
+      limits,
+    );
+    await expect(gone).rejects.toMatchObject({ code: "upstream.unavailable" });
+    await gone.catch((e: Error) => expect(e.message).not.toContain("127.0.0.1"));
+  });
+});
