@@ -69,7 +69,10 @@ export function judgedSelected(
   for (const s of selected) {
     const digest = was.get(s.key);
     if (approval === undefined || whole !== undefined)
-      out.set(s.key, whole ?? { tool: s.key, code: "upstream.quarantined", reason: `not approved yet: \`${hint}\`` });
+      out.set(
+        s.key,
+        whole ?? { tool: s.key, code: "upstream.quarantined", reason: `not approved yet: a person runs \`${hint}\`` },
+      );
     else if (digest === undefined)
       out.set(s.key, { tool: s.key, code: "upstream.quarantined", reason: `new since the approval: \`${hint}\`` });
     else if (digest !== s.digest)

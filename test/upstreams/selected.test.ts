@@ -140,7 +140,7 @@ describe("an upstream's selections, routed", () => {
     expect(held?.capability).toBe("rta://upstream/docs/prompt/Review%20Code");
     const quarantined = await routedOf(false);
     expect(quarantined.view.resources()).toEqual([]);
-    expect(quarantined.sel.listed[0]?.withheld).toBe("not approved yet: `rta upstream approve docs`");
+    expect(quarantined.sel.listed[0]?.withheld).toBe("not approved yet: a person runs `rta upstream approve docs`");
   });
 
   test("a template's expansion stays inside it; anything else under rta://upstream/ resolves to nothing", async () => {
