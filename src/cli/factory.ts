@@ -22,6 +22,7 @@ import type { LoadedPlugin } from "../plugins/load.ts";
 import { pluginsDir } from "../plugins/registry.ts";
 import type { RecordSink } from "../record/append.ts";
 import type { LoadedUpstream, Upstreams } from "../upstreams/load.ts";
+import type { Selections } from "../upstreams/selections.ts";
 import { type Io, processIo } from "./io.ts";
 
 export interface Cli {
@@ -57,6 +58,8 @@ export interface Cli {
   loadUpstreams(discoverNow: boolean, maxMessage?: number): Promise<void>;
   /** the configured upstreams as the catalogue took them, each with its state and tools */
   upstreams(): readonly LoadedUpstream[];
+  /** the upstreams' selected resources, templates and prompts as the catalogue took them; none without upstreams */
+  selections(): Selections | undefined;
 }
 
 export interface CliParts {
@@ -130,6 +133,10 @@ export function makeCli(parts: CliParts = {}): Cli {
       // the states are settled as the catalogue takes the upstreams in
       if (upstreams !== undefined) catalogue();
       return upstreams?.listed() ?? [];
+    },
+    selections: () => {
+      if (upstreams !== undefined) catalogue();
+      return upstreams?.selections();
     },
   };
 }

@@ -99,6 +99,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     debug: Boolean(io.env.RTA_DEBUG),
     // an upstream left out is said where the person starting the server looks, not only in `rta upstream list`
     notes: serveNotes(cli.upstreams()),
+    upstreams: cli.selections(),
   };
   let end: ServeEnd;
   if (flags.http !== undefined && flags.http !== false) {

@@ -26,9 +26,17 @@ export async function list(cli: Cli, opts: { json?: boolean }): Promise<number> 
     if (outputForm(io, opts.json) === "json") {
       io.out(jsonText(io, { upstreams: upstreams.map(asJson), total: upstreams.length }));
     } else {
-      const rows: Row[] = upstreams.flatMap((u): Row[] =>
-        u.tools.length === 0 ? [{ upstream: u }] : u.tools.map((tool) => ({ upstream: u, tool })),
-      );
+      const rows: Row[] = upstreams.flatMap((u): Row[] => {
+        // a selected resource, template or prompt is a row as a tool is: what it is offered as, or why not
+        const selected = (u.selected ?? []).map((x) => ({
+          tool: x.key,
+          ...(x.exposed !== undefined && x.withheld === undefined ? { name: x.exposed, safety: "read" } : {}),
+          ...(x.leftOut !== undefined ? { leftOut: x.leftOut } : {}),
+          ...(x.withheld !== undefined ? { withheld: x.withheld } : {}),
+        }));
+        const all = [...u.tools, ...selected];
+        return all.length === 0 ? [{ upstream: u }] : all.map((tool) => ({ upstream: u, tool }));
+      });
       printListing<Row>(cli, opts.json, {
         key: "upstreams",
         items: rows,
@@ -81,6 +89,17 @@ function asJson(u: LoadedUpstream): Record<string, unknown> {
       ...(t.note !== undefined ? { note: t.note } : {}),
       ...(t.withheld !== undefined ? { withheld: t.withheld } : {}),
     })),
+    ...(u.selected !== undefined && u.selected.length > 0
+      ? {
+          selected: u.selected.map((x) => ({
+            select: x.key,
+            offered_as: x.withheld === undefined ? (x.exposed ?? null) : null,
+            ...(x.withheld !== undefined && x.exposed !== undefined ? { held_as: x.exposed } : {}),
+            ...(x.leftOut !== undefined ? { left_out: x.leftOut } : {}),
+            ...(x.withheld !== undefined ? { withheld: x.withheld } : {}),
+          })),
+        }
+      : {}),
   };
 }
 

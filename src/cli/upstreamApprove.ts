@@ -12,6 +12,7 @@ import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { approvalOf, type Diff, diffOf, readApprovals, unchanged, updateApprovals } from "../upstreams/approval.ts";
+import type { SelectedDefinition } from "../upstreams/catalog.ts";
 import type { UpstreamTool } from "../upstreams/discover.ts";
 import type { Found } from "../upstreams/load.ts";
 import { safetyOf } from "../upstreams/tools.ts";
@@ -91,10 +92,40 @@ function toolLines(tools: readonly UpstreamTool[], config: UpstreamConfig): stri
     .join("");
 }
 
+/** Selected resources, templates and prompts, a line each: its selection, digest and description's first line. */
+function selectedLines(selected: readonly SelectedDefinition[]): string {
+  const width = Math.max(0, ...selected.map((s) => shown(s.key).length));
+  const said = (s: SelectedDefinition) =>
+    firstLine(typeof s.definition.description === "string" ? s.definition.description : "");
+  return selected.map((s) => `  ${shown(s.key).padEnd(width)}  ${s.digest.slice(0, 12)}  ${said(s)}\n`).join("");
+}
+
+/** What changed of the selected resources, templates and prompts, each changed definition then and now, whole. */
+function selectedText(diff: Diff): string {
+  const sel = diff.selected;
+  if (sel === undefined) return "";
+  let out = sel.added.length > 0 ? `selected, added:\n${selectedLines(sel.added)}` : "";
+  if (sel.removed.length > 0) out += `selected, removed:\n${sel.removed.map((k) => `  ${shown(k)}\n`).join("")}`;
+  for (const c of sel.changed)
+    out += `selected, changed: ${shown(c.now.key)}\n    was: ${shown(canonical(c.old.definition))}\n    now: ${shown(canonical(c.now.definition))}\n`;
+  return out;
+}
+
+/** ` and 3 selected resources, templates or prompts`, or nothing when config selects none that was found. */
+function selectedCount(found: Found): string {
+  const n = found.catalog?.selected.length ?? 0;
+  return n === 0 ? "" : ` and ${n} selected resource${n === 1 ? ", template or prompt" : "s, templates or prompts"}`;
+}
+
 /** The diff as a person reads it: added, removed, changed (which fields, the description then and now). */
 function diffText(name: string, diff: Diff, config: UpstreamConfig, first: boolean): string {
   let out = first ? `upstream ${name} offers ${diff.added.length} tool${diff.added.length === 1 ? "" : "s"}:\n` : "";
-  if (first) return out + toolLines(diff.added, config);
+  if (first)
+    return (
+      out +
+      toolLines(diff.added, config) +
+      (diff.selected?.added.length ? `and selects:\n${selectedLines(diff.selected.added)}` : "")
+    );
   if (diff.exe)
     out += `its executable changed: sha256 ${diff.exe.old?.slice(0, 12)} is now ${diff.exe.now?.slice(0, 12) ?? "not found"}\n`;
   if (diff.added.length > 0) out += `added:\n${toolLines(diff.added, config)}`;
@@ -114,7 +145,7 @@ function diffText(name: string, diff: Diff, config: UpstreamConfig, first: boole
           out += `    ${field} was: ${shown(canonical(c.old[field] ?? null))}\n    ${field} now: ${shown(canonical(c.now[field] ?? null))}\n`;
     }
   }
-  return out;
+  return out + selectedText(diff);
 }
 
 function diffJson(diff: Diff): Record<string, unknown> {
@@ -128,6 +159,19 @@ function diffJson(diff: Diff): Record<string, unknown> {
       new: { digest: c.now.digest, description: c.now.description ?? null },
     })),
     ...(diff.exe ? { executable: diff.exe } : {}),
+    ...(diff.selected
+      ? {
+          selected: {
+            added: diff.selected.added.map((s) => ({ key: s.key, digest: s.digest, definition: s.definition })),
+            removed: diff.selected.removed,
+            changed: diff.selected.changed.map((c) => ({
+              key: c.now.key,
+              old: c.old.definition,
+              new: c.now.definition,
+            })),
+          },
+        }
+      : {}),
   };
 }
 
@@ -159,7 +203,7 @@ export async function approve(cli: Cli, name: string, opts: { yes?: boolean; jso
     );
   const dataDir = dirs(io.env).data;
   const approval = readApprovals(dataDir)[name];
-  const diff = diffOf(found.tools, found.exe, approval);
+  const diff = diffOf(found.tools, found.exe, approval, found.catalog?.selected);
   const form = outputForm(io, opts.json);
   if (approval !== undefined && unchanged(diff)) {
     if (form === "json") io.out(jsonText(io, { upstream: name, approved: false, unchanged: true, ...diffJson(diff) }));
@@ -185,13 +229,13 @@ export async function approve(cli: Cli, name: string, opts: { yes?: boolean; jso
       );
   }
   updateApprovals(dataDir, (all) => {
-    all[name] = approvalOf(found.tools, found.exe, new Date(cli.clock.now()));
+    all[name] = approvalOf(found.tools, found.exe, new Date(cli.clock.now()), found.catalog?.selected);
   });
   if (form === "json") io.out(jsonText(io, { upstream: name, approved: true, ...diffJson(diff) }));
   else if (form === "plain") io.out(`${name}\tapproved\t${found.tools.length}\n`);
   else
     io.out(
-      `approved upstream ${name}: ${found.tools.length} tool${found.tools.length === 1 ? "" : "s"}${approval === undefined ? "" : "; a grant on it issued before covers none of them now"}; a server started now offers them\n`,
+      `approved upstream ${name}: ${found.tools.length} tool${found.tools.length === 1 ? "" : "s"}${selectedCount(found)}${approval === undefined ? "" : "; a grant on it issued before covers none of them now"}; a server started now offers them\n`,
     );
   return Exit.ok;
 }
@@ -215,7 +259,7 @@ export async function refresh(cli: Cli, name: string | undefined, opts: { json?:
       continue;
     }
     const approval = approvals[upstream];
-    const diff = diffOf(f.tools, f.exe, approval);
+    const diff = diffOf(f.tools, f.exe, approval, f.catalog?.selected);
     const state = approval === undefined ? "quarantined" : unchanged(diff) ? "approved" : "changed";
     rows.push({ upstream, state, tools: f.tools.length, ...(state === "changed" ? diffJson(diff) : {}) });
     const config = configs[upstream] as UpstreamConfig;

@@ -40,7 +40,29 @@ export function upstreamFindings(cli: Cli, add: Add): void {
           "the upstream's author can fix those tools; the rest are offered",
         );
     }
+    selectionFindings(u, check, add);
   }
+}
+
+/** A finding for the selected resources, templates and prompts left out or withheld (config's `select`). */
+function selectionFindings(u: LoadedUpstream, check: string, add: Add): void {
+  if (u.state === "failed" || u.state === "unknown" || u.state === "quarantined") return;
+  const left = (u.selected ?? []).filter((x) => x.leftOut !== undefined);
+  const held = (u.selected ?? []).filter((x) => x.withheld !== undefined);
+  if (left.length > 0)
+    add(
+      `${check} select`,
+      "fail",
+      `not offered: ${left.map((x) => `${x.key} (${x.leftOut})`).join(", ")}`,
+      "mend select in config.toml (`rta upstream list` names what it found), or the upstream",
+    );
+  if (held.length > 0)
+    add(
+      `${check} select`,
+      "note",
+      `withheld, changed or new since its approval: ${held.map((x) => x.key).join(", ")}`,
+      `run \`rta upstream approve ${u.name}\` to see the change and approve it`,
+    );
 }
 
 /**
@@ -57,7 +79,9 @@ export function serveNotes(upstreams: readonly LoadedUpstream[]): string[] {
     else if (u.state === "quarantined")
       notes.push(`rta: upstream ${u.name} is in quarantine, its tools not offered: \`rta upstream approve ${u.name}\``);
     else {
-      const held = u.tools.filter((t) => t.withheld !== undefined).map((t) => t.tool);
+      const held = [...u.tools, ...(u.selected ?? []).map((x) => ({ ...x, tool: x.key }))]
+        .filter((t) => t.withheld !== undefined)
+        .map((t) => t.tool);
       if (held.length > 0)
         notes.push(
           `rta: upstream ${u.name} withholds ${held.join(", ")}, changed or new since its approval: \`rta upstream approve ${u.name}\``,

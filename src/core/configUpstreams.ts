@@ -8,6 +8,7 @@
  *   [upstreams.vendor]
  *   url = "https://mcp.example.com/mcp"                          # Streamable HTTP
  *   headers = { Authorization = "Bearer ..." }
+ *   select = ["resource:doc://readme", "template:doc://items/{id}", "prompt:review"]
  *   [upstreams.vendor.tools.delete_all]
  *   safety = "destructive"                                       # stricter than its annotations say
  *   [upstreams.vendor.tools.peek]
@@ -33,11 +34,20 @@ export interface UpstreamToolSetting {
   trust: boolean;
 }
 
+/** One of an upstream's resources, URI templates or prompts the operator selected to offer (`select`). */
+export interface UpstreamSelection {
+  kind: "resource" | "template" | "prompt";
+  /** the resource's URI, the template's URI template, or the prompt's name, as the upstream lists it */
+  name: string;
+}
+
 export interface UpstreamConfig {
   name: string;
   transport: UpstreamTransport;
   /** by the upstream's own tool name */
   tools: Record<string, UpstreamToolSetting>;
+  /** what of its resources, templates and prompts is offered; nothing unselected ever is */
+  select?: UpstreamSelection[];
 }
 
 /** rta's rule for an area's name, which an upstream's is: its tools are `<name>_<tool>`. */
@@ -79,13 +89,17 @@ export function parseUpstreams(
 
 function parseOne(name: string, entry: unknown, no: (why: string) => void): UpstreamConfig | undefined {
   if (!isTable(entry)) return void no('must be a table with command = [...] or url = "..."');
-  const unknown = Object.keys(entry).find((k) => !["command", "env", "url", "headers", "tools"].includes(k));
+  const unknown = Object.keys(entry).find((k) => !["command", "env", "url", "headers", "tools", "select"].includes(k));
   if (unknown !== undefined)
-    return void no(`has no setting ${JSON.stringify(unknown)} (command, env, url, headers and tools are known)`);
+    return void no(
+      `has no setting ${JSON.stringify(unknown)} (command, env, url, headers, tools and select are known)`,
+    );
   if ((entry.command === undefined) === (entry.url === undefined))
     return void no('needs either command = [...] (stdio) or url = "http://..." (Streamable HTTP), not both');
   const tools = parseTools(entry.tools, no);
   if (tools === undefined) return undefined;
+  const select = parseSelect(entry.select, no);
+  if (select === undefined) return undefined;
   if (entry.command !== undefined) {
     const command = entry.command;
     if (!Array.isArray(command) || command.length === 0 || !command.every((c) => typeof c === "string" && c !== ""))
@@ -94,7 +108,7 @@ function parseOne(name: string, entry: unknown, no: (why: string) => void): Upst
     const env = entry.env ?? {};
     if (!isStringMap(env) || !Object.keys(env).every((k) => ENV_NAME.test(k)))
       return void no("env must map variable names to text values");
-    return { name, transport: { kind: "stdio", command: command as string[], env }, tools };
+    return { name, transport: { kind: "stdio", command: command as string[], env }, tools, select };
   }
   if (typeof entry.url !== "string") return void no("url must be text");
   let url: URL;
@@ -109,7 +123,7 @@ function parseOne(name: string, entry: unknown, no: (why: string) => void): Upst
   const headers = entry.headers ?? {};
   if (!isStringMap(headers) || !Object.entries(headers).every(([k, v]) => HEADER_NAME.test(k) && HEADER_VALUE.test(v)))
     return void no("headers must map header names to values on one line");
-  return { name, transport: { kind: "http", url: url.href, headers }, tools };
+  return { name, transport: { kind: "http", url: url.href, headers }, tools, select };
 }
 
 function parseTools(tools: unknown, no: (why: string) => void): Record<string, UpstreamToolSetting> | undefined {
@@ -130,6 +144,53 @@ function parseTools(tools: unknown, no: (why: string) => void): Record<string, U
     };
   }
   return out;
+}
+
+const KINDS: readonly UpstreamSelection["kind"][] = ["resource", "template", "prompt"];
+/** A template's variable: level 1 of RFC 6570 only (`{id}`), so an expansion can never reach past its template. */
+const TEMPLATE_PART = /\{([^}]*)\}/g;
+const VARIABLE = /^[A-Za-z0-9_]{1,64}$/;
+
+/** Why one `select` entry does not read (`kind:name`); undefined when it does. */
+function selectionFault(kind: string, name: string): string | undefined {
+  if (!(KINDS as readonly string[]).includes(kind))
+    return 'must be "resource:URI", "template:URI-TEMPLATE" or "prompt:NAME"';
+  if (name === "" || name.length > 1024 || /[\p{Cc}\s]/u.test(name))
+    return "must name it after the kind, on one line, with no space or control character";
+  if (kind !== "template")
+    return /[{}]/.test(name) ? `a ${kind} takes no {variable}: select it as template:` : undefined;
+  const vars = [...name.matchAll(TEMPLATE_PART)].map((m) => m[1] as string);
+  if (vars.length === 0) return "a template needs a {variable}; a fixed URI is selected as resource:";
+  if (!vars.every((v) => VARIABLE.test(v)) || name.replace(TEMPLATE_PART, "").match(/[{}]/))
+    return "a template's variables are written {name} (letters, digits, _): rta expands no other form";
+  if (name.includes("}{"))
+    return "a template's variables cannot be next to each other: nothing would say where one ends";
+  if (new Set(vars).size !== vars.length) return "a template names a variable twice";
+  return undefined;
+}
+
+function parseSelect(select: unknown, no: (why: string) => void): UpstreamSelection[] | undefined {
+  if (select === undefined) return [];
+  if (!Array.isArray(select) || !select.every((s) => typeof s === "string"))
+    return void no('select must be a list such as ["resource:doc://readme", "prompt:review"]');
+  const out: UpstreamSelection[] = [];
+  const seen = new Set<string>();
+  for (const entry of select as string[]) {
+    const at = entry.indexOf(":");
+    const kind = at < 0 ? "" : entry.slice(0, at);
+    const name = at < 0 ? "" : entry.slice(at + 1);
+    const fault = selectionFault(kind, name);
+    if (fault !== undefined) return void no(`select ${JSON.stringify(entry)} ${fault}`);
+    if (seen.has(entry)) return void no(`select names ${JSON.stringify(entry)} twice`);
+    seen.add(entry);
+    out.push({ kind: kind as UpstreamSelection["kind"], name });
+  }
+  return out;
+}
+
+/** `kind:name`, as config's `select` writes a selection and an approval keeps it. */
+export function selectionKey(s: UpstreamSelection): string {
+  return `${s.kind}:${s.name}`;
 }
 
 /** The shortest env or header value masked as a secret. */

@@ -27,9 +27,11 @@ import { errorResult, forAgent } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
+import type { Selections } from "../upstreams/selections.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import { getUpstreamPrompt, readUpstreamResource } from "./upstreamReads.ts";
 
 export interface ServeContext {
   catalogue: Catalogue;
@@ -46,6 +48,8 @@ export interface ServeContext {
   onClientRoots?: (paths: string[]) => void;
   /** told of each tools/call the SDK hands to this server's handler, with the server and the request's id */
   onSdkCall?: (server: Server, id: string | number) => void;
+  /** the upstreams' selected resources, templates and prompts (config's `select`), each read through the pipeline */
+  upstreams?: Selections;
 }
 
 /**
@@ -95,15 +99,19 @@ export function createServer(ctx: ServeContext): Server {
   });
 
   server.setRequestHandler("resources/list", async (req) => {
-    const p = page(resourceList(), req.params?.cursor, (r) => r.uri);
+    const p = page([...resourceList(), ...(ctx.upstreams?.resources() ?? [])], req.params?.cursor, (r) => r.uri);
     return p.nextCursor ? { resources: p.items, nextCursor: p.nextCursor } : { resources: p.items };
   });
   server.setRequestHandler("resources/templates/list", async (req) => {
-    const p = page(templateList(), req.params?.cursor, (r) => r.uriTemplate);
+    const all = [...templateList(), ...(ctx.upstreams?.templates() ?? [])];
+    const p = page(all, req.params?.cursor, (r) => r.uriTemplate);
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
-    const agent = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx).name;
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
+    const upstream = await readUpstreamResource(ctx, req.params.uri, origin, reqCtx.mcpReq.signal);
+    if (upstream !== undefined) return upstream as never;
+    const agent = origin.name;
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const contents = ctx.deps.redactor.value(
       readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
@@ -111,10 +119,21 @@ export function createServer(ctx: ServeContext): Server {
     return { contents: [contents] };
   });
   server.setRequestHandler("prompts/list", async (req) => {
-    const p = page(promptList(), req.params?.cursor, (x) => x.name);
+    const own = promptList();
+    const theirs = (ctx.upstreams?.prompts() ?? []).filter((x) => !own.some((p) => p.name === x.name));
+    const p = page([...own, ...theirs], req.params?.cursor, (x) => x.name);
     return p.nextCursor ? { prompts: p.items, nextCursor: p.nextCursor } : { prompts: p.items };
   });
-  server.setRequestHandler("prompts/get", async (req) => getPrompt(req.params.name, req.params.arguments));
+  server.setRequestHandler("prompts/get", async (req, reqCtx) => {
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
+    const args = req.params.arguments ?? {};
+    // rta's own prompt keeps its name: an upstream's of the same name is not offered
+    const own = promptList().some((p) => p.name === req.params.name);
+    const upstream = own
+      ? undefined
+      : await getUpstreamPrompt(ctx, req.params.name, args, origin, reqCtx.mcpReq.signal);
+    return (upstream as never) ?? getPrompt(req.params.name, req.params.arguments);
+  });
   server.setRequestHandler("completion/complete", async (req) => ({
     completion: complete(req.params.ref, req.params.argument, ctx.catalogue),
   }));

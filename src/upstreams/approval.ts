@@ -23,6 +23,7 @@ import { canonical } from "../core/canonical.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
 import { type Digest, fileDigest, rememberDigest } from "../plugins/digest.ts";
+import type { SelectedDefinition } from "./catalog.ts";
 import type { UpstreamTool } from "./discover.ts";
 
 const FILE = join("upstreams", "approved.json");
@@ -35,6 +36,8 @@ export interface Approval {
   /** the sha256 of a stdio upstream's executable when it was approved */
   exe?: string;
   tools: ApprovedTool[];
+  /** the selected resources, templates and prompts as they were approved (config's `select`) */
+  selected?: SelectedDefinition[];
 }
 
 export type Approvals = Record<string, Approval>;
@@ -166,12 +169,8 @@ export function judged(
     const reason = `not approved yet: a person runs \`${hint}\``;
     return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.quarantined", reason })) };
   }
-  if ((approval.exe !== undefined || stdio) && (exe !== approval.exe || exe === undefined)) {
-    const what =
-      exe === undefined ? "its program cannot be read to check it" : "its executable changed since it was approved";
-    const reason = `${what}: a person runs \`${hint}\``;
-    return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.changed", reason })) };
-  }
+  const whole = wholeWithheld(name, exe, approval, stdio);
+  if (whole !== undefined) return { offered: [], withheld: tools.map((t) => ({ ...whole, tool: t.name })) };
   const was = new Map(approval.tools.map((t) => [t.name, t.digest]));
   const offered: UpstreamTool[] = [];
   const withheld: Withheld[] = [];
@@ -183,6 +182,19 @@ export function judged(
     else withheld.push({ tool: t.name, code: "upstream.changed", reason: `changed since the approval: \`${hint}\`` });
   }
   return { offered, withheld };
+}
+
+/** Why a stdio upstream is withheld whole (its executable changed, or cannot be read); undefined when it is not. */
+export function wholeWithheld(
+  name: string,
+  exe: string | undefined,
+  approval: Approval,
+  stdio: boolean,
+): Withheld | undefined {
+  if (!((approval.exe !== undefined || stdio) && (exe !== approval.exe || exe === undefined))) return undefined;
+  const what =
+    exe === undefined ? "its program cannot be read to check it" : "its executable changed since it was approved";
+  return { tool: "", code: "upstream.changed", reason: `${what}: a person runs \`rta upstream approve ${name}\`` };
 }
 
 /** One changed tool: which fields of its definition changed, and its description then and now. */
@@ -199,12 +211,23 @@ export interface Diff {
   changed: ChangedTool[];
   /** the executable's digest then and now, when it changed */
   exe?: { old: string | null; now: string | null };
+  /** selected resources, templates and prompts added, removed or changed since (their keys) */
+  selected?: {
+    added: SelectedDefinition[];
+    removed: string[];
+    changed: { old: SelectedDefinition; now: SelectedDefinition }[];
+  };
 }
 
 const FIELDS = ["title", "description", "inputSchema", "annotations"] as const;
 
 /** What approving `tools` now would change against `approval` (everything is added when there is none). */
-export function diffOf(tools: readonly UpstreamTool[], exe: string | undefined, approval: Approval | undefined): Diff {
+export function diffOf(
+  tools: readonly UpstreamTool[],
+  exe: string | undefined,
+  approval: Approval | undefined,
+  selected: readonly SelectedDefinition[] = [],
+): Diff {
   const was = new Map((approval?.tools ?? []).map((t) => [t.name, t]));
   const now = new Set(tools.map((t) => t.name));
   const diff: Diff = {
@@ -220,19 +243,40 @@ export function diffOf(tools: readonly UpstreamTool[], exe: string | undefined, 
   }
   if (approval !== undefined && (approval.exe ?? null) !== (exe ?? null))
     diff.exe = { old: approval.exe ?? null, now: exe ?? null };
+  const before = new Map((approval?.selected ?? []).map((s) => [s.key, s]));
+  const after = new Set(selected.map((s) => s.key));
+  const sel: NonNullable<Diff["selected"]> = {
+    added: selected.filter((s) => !before.has(s.key)),
+    removed: [...before.keys()].filter((k) => !after.has(k)),
+    changed: selected.flatMap((now) => {
+      const old = before.get(now.key);
+      return old !== undefined && old.digest !== now.digest ? [{ old, now }] : [];
+    }),
+  };
+  if (sel.added.length + sel.removed.length + sel.changed.length > 0) diff.selected = sel;
   return diff;
 }
 
 /** Whether approving would change nothing. */
 export function unchanged(diff: Diff): boolean {
-  return diff.added.length + diff.removed.length + diff.changed.length === 0 && diff.exe === undefined;
+  return (
+    diff.added.length + diff.removed.length + diff.changed.length === 0 &&
+    diff.exe === undefined &&
+    diff.selected === undefined
+  );
 }
 
 /** The approval of `tools` as found now. */
-export function approvalOf(tools: readonly UpstreamTool[], exe: string | undefined, at: Date): Approval {
+export function approvalOf(
+  tools: readonly UpstreamTool[],
+  exe: string | undefined,
+  at: Date,
+  selected: readonly SelectedDefinition[] = [],
+): Approval {
   return {
     approved_at: at.toISOString(),
     ...(exe !== undefined ? { exe } : {}),
     tools: tools.map(({ fault: _fault, ...t }) => t),
+    ...(selected.length > 0 ? { selected: [...selected] } : {}),
   };
 }

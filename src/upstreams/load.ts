@@ -8,18 +8,18 @@
  * A stdio upstream's child started for discovery is kept for calls; it and
  * every connection are stopped with the process.
  */
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { canonical } from "../core/canonical.ts";
 import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import { RtaError } from "../core/errors.ts";
 import { approvalPin, exeDigest, judged, readApprovals, type Withheld } from "./approval.ts";
+import type { CatalogFound } from "./catalog.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
+import type { ExposedItem, ReadUpstream } from "./exposed.ts";
+import { configDigest, readKept, writeKept } from "./kept.ts";
 import { masked } from "./secrets.ts";
+import { exposedItems, type SelectionState, type Selections, selections } from "./selections.ts";
 import { type LeftOut, normalisedName, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
 
 export const DISCOVERY_MS = 10_000;
@@ -27,7 +27,6 @@ export const CALL_MS = 60_000;
 /** What one message from an upstream may take when no server bound says otherwise: 8 MiB of answer and its envelope. */
 export const MAX_MESSAGE = 9 * 1024 * 1024;
 const AT_ONCE = 8;
-const CACHE_FILE = join("upstreams", "discovered.json");
 
 /** One upstream as this process found it. */
 export interface LoadedUpstream {
@@ -45,6 +44,8 @@ export interface LoadedUpstream {
     withheld?: string;
     heldAs?: string;
   }[];
+  /** each selection of config's `select`: offered under `exposed`, or withheld or left out with why */
+  selected?: SelectionState[];
 }
 
 export interface UpstreamOptions {
@@ -60,6 +61,7 @@ export class Upstreams {
   private readonly connections = new Map<string, UpstreamConnection>();
   private readonly found = new Map<string, Found>();
   private loaded: LoadedUpstream[] = [];
+  private items: ExposedItem[] = [];
 
   constructor(
     private readonly configs: Record<string, UpstreamConfig>,
@@ -94,8 +96,10 @@ export class Upstreams {
         // the program a stdio child runs, as found before it is started (a program that puts the approved one back
         // once it runs is not the approved one): a changed one withholds the upstream until approved again
         const exe = exeDigest(this.configs[name] as UpstreamConfig, this.options.dataDir);
-        const found = await this.discoverOne(name);
-        this.found.set(name, { ...found, state: found.ok ? "ready" : "failed", ...(found.ok && exe ? { exe } : {}) });
+        const found: Found = { ...(await this.discoverOne(name)), state: "failed" };
+        if (found.ok)
+          Object.assign(found, { state: "ready", catalog: await this.selectedOf(name) }, exe ? { exe } : {});
+        this.found.set(name, found);
       }
     };
     await Promise.all(Array.from({ length: Math.min(AT_ONCE, names.length) }, worker));
@@ -124,13 +128,24 @@ export class Upstreams {
     return { ok: true, tools };
   }
 
+  /** The selected resources, templates and prompts of `name` found now; undefined when config selects none. */
+  private async selectedOf(name: string): Promise<CatalogFound | undefined> {
+    const config = this.configs[name] as UpstreamConfig;
+    if ((config.select ?? []).length === 0) return undefined;
+    const ms = this.options.discoveryMs ?? DISCOVERY_MS;
+    return (await import("./catalog.ts")).discoverSelected(await this.connection(name), config, ms);
+  }
+
   /** Takes what the last discovery kept for each upstream whose config is unchanged; never throws. */
   fromKept(): void {
     const kept = readKept(this.options.dataDir);
     for (const [name, config] of Object.entries(this.configs)) {
       const entry = kept[name];
       if (entry === undefined || entry.config !== configDigest(config)) continue;
-      const exe = entry.exe !== undefined ? { exe: entry.exe } : {};
+      const exe = {
+        ...(entry.exe !== undefined ? { exe: entry.exe } : {}),
+        ...(entry.catalog ? { catalog: entry.catalog } : {}),
+      };
       if (entry.tools !== undefined) this.found.set(name, { ok: true, tools: entry.tools, state: "known", ...exe });
       else this.found.set(name, { ok: false, reason: entry.reason ?? "its discovery failed", state: "failed" });
     }
@@ -142,19 +157,14 @@ export class Upstreams {
       const config = configDigest(this.configs[name] as UpstreamConfig);
       // a schema's fault is noted as it is kept: a person's command then compiles a schema only when it is called
       const tools = found.ok ? found.tools.map((t) => withFault(t)) : [];
-      const exe = found.exe !== undefined ? { exe: found.exe } : {};
+      const exe = {
+        ...(found.exe !== undefined ? { exe: found.exe } : {}),
+        ...(found.catalog ? { catalog: found.catalog } : {}),
+      };
       kept[name] = found.ok ? { config, tools, ...exe } : { config, reason: found.reason };
     }
     for (const name of Object.keys(kept)) if (!(name in this.configs)) delete kept[name];
-    try {
-      const file = join(this.options.dataDir, CACHE_FILE);
-      mkdirSync(join(this.options.dataDir, "upstreams"), { recursive: true, mode: 0o700 });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ version: 1, upstreams: kept }), { mode: 0o600 });
-      renameSync(tmp, file);
-    } catch {
-      // a person's command then knows fewer tools; the server offers what it found all the same
-    }
+    writeKept(this.options.dataDir, kept);
   }
 
   /** `base` with every found upstream's tools added; a name `base` has already is left out with why. Refuses nothing. */
@@ -165,6 +175,7 @@ export class Upstreams {
     const approvals = readApprovals(this.options.dataDir);
     const withheld = new Map<string, Withheld>();
     this.loaded = [];
+    this.items = [];
     for (const [name, config] of Object.entries(this.configs)) {
       const transport = config.transport.kind;
       const found = this.found.get(name);
@@ -193,7 +204,10 @@ export class Upstreams {
       caps.push(...made.caps);
       validators = { ...validators, ...made.validators };
       const state = approval === undefined ? "quarantined" : found.state;
-      this.loaded.push({ name, transport, state, tools: listed(name, found.tools, made, judge.withheld) });
+      const sel = selections(config, found.catalog, found.exe, approval);
+      this.items.push(...sel.items);
+      const listedTools = listed(name, found.tools, made, judge.withheld);
+      this.loaded.push({ name, transport, state, tools: listedTools, selected: sel.listed });
     }
     return caps.length === 0 && withheld.size === 0 ? base : base.with(caps, validators, withheld);
   }
@@ -208,15 +222,34 @@ export class Upstreams {
     return this.loaded;
   }
 
-  private readonly run: RunUpstream = async (ref, args, signal) => {
-    const config = this.configs[ref.name] as UpstreamConfig;
+  /** The offered resources, templates and prompts (as withUpstreams last settled them), and what reads them. */
+  selections(): Selections {
+    return exposedItems(() => this.items, this.read);
+  }
+
+  private readonly read: ReadUpstream = async (item, request, signal) => {
+    const config = this.configs[item.upstream] as UpstreamConfig;
+    this.checkExe(item.upstream, config);
+    const { readAtUpstream } = await import("./read.ts");
+    return readAtUpstream(await this.connection(item.upstream), item, request, signal, upstreamSecrets(config), {
+      callMs: this.options.callMs ?? CALL_MS,
+      hard: this.options.maxMessage,
+    });
+  };
+
+  private checkExe(name: string, config: UpstreamConfig): void {
     // a stdio child may be started again for this call (after it stopped): from the program approved, or not at all
-    if (config.transport.kind === "stdio" && exeDigest(config, this.options.dataDir) !== this.found.get(ref.name)?.exe)
+    if (config.transport.kind === "stdio" && exeDigest(config, this.options.dataDir) !== this.found.get(name)?.exe)
       throw new RtaError(
         "upstream.changed",
-        `upstream ${ref.name}'s executable changed since it was approved`,
-        `a person runs \`rta upstream approve ${ref.name}\``,
+        `upstream ${name}'s executable changed since it was approved`,
+        `a person runs \`rta upstream approve ${name}\``,
       );
+  }
+
+  private readonly run: RunUpstream = async (ref, args, signal) => {
+    const config = this.configs[ref.name] as UpstreamConfig;
+    this.checkExe(ref.name, config);
     const { callUpstream } = await import("./call.ts");
     return callUpstream(await this.connection(ref.name), ref, args, signal, upstreamSecrets(config), {
       callMs: this.options.callMs ?? CALL_MS,
@@ -263,26 +296,5 @@ function listed(
   });
 }
 
-/** A digest of how an upstream is reached: a changed command, url, env or header forgets what was found. */
-function configDigest(config: UpstreamConfig): string {
-  return createHash("sha256").update(canonical(config.transport)).digest("hex");
-}
-
-/** What the last discovery found of each upstream: its tools, or why it failed. */
-type Kept = Record<string, { config: string; tools?: UpstreamTool[]; reason?: string; exe?: string }>;
-
-/** What a discovery found of one upstream, with the digest of a stdio upstream's executable. */
-export type Found = Discovered & { state: LoadedUpstream["state"]; exe?: string };
-
-function readKept(dataDir: string): Kept {
-  try {
-    const read = JSON.parse(readFileSync(join(dataDir, CACHE_FILE), "utf8")) as {
-      version?: unknown;
-      upstreams?: unknown;
-    };
-    if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
-    return read.upstreams as Kept;
-  } catch {
-    return {};
-  }
-}
+/** What a discovery found of one upstream, with the digest of a stdio upstream's executable and its selections. */
+export type Found = Discovered & { state: LoadedUpstream["state"]; exe?: string; catalog?: CatalogFound };

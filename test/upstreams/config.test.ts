@@ -83,4 +83,39 @@ port = 3
   test("another section's problem still refuses the config, as before", () => {
     expect(() => parseConfig(`roots = "x"\n[upstreams.good]\ncommand = ["x"]\n`)).toThrow("roots");
   });
+
+  test("select names resources, templates and prompts; a bad entry is said with its path and a hint", () => {
+    const good = parseConfig(`
+[upstreams.docs]
+url = "http://127.0.0.1/mcp"
+select = ["resource:doc://readme", "template:doc://items/{id}/v/{rev}", "prompt:review"]
+`);
+    expect(good.upstreams?.docs?.select).toEqual([
+      { kind: "resource", name: "doc://readme" },
+      { kind: "template", name: "doc://items/{id}/v/{rev}" },
+      { kind: "prompt", name: "review" },
+    ]);
+    for (const [select, why] of [
+      ['"tool:x"', 'must be "resource:URI"'],
+      ['"readme"', 'must be "resource:URI"'],
+      ['"resource:"', "must name it after the kind"],
+      ['"resource:doc://a b"', "no space or control character"],
+      ['"resource:doc://{id}"', "select it as template:"],
+      ['"template:doc://items"', "needs a {variable}"],
+      ['"template:doc://items/{+path}"', "rta expands no other form"],
+      ['"template:doc://items/{?q}"', "rta expands no other form"],
+      ['"template:doc://{a}{b}"', "next to each other"],
+      ['"template:doc://{a}/{a}"', "names a variable twice"],
+      ['"prompt:review", "prompt:review"', "twice"],
+      ['"resource:doc://x\\u0007"', "control character"],
+      ["[1]", "select must be a list"],
+      ['"x"]\nselect2 = ["y"', "has no setting"],
+    ] as const) {
+      const { config, problems } = readConfig(`[upstreams.docs]\nurl = "http://127.0.0.1/mcp"\nselect = [${select}]\n`);
+      expect(config.upstreams?.docs).toBeUndefined();
+      expect(problems[0]?.message).toContain("[upstreams.docs]");
+      expect(problems[0]?.message).toContain(why);
+      expect(problems[0]?.hint).toBeDefined();
+    }
+  });
 });

@@ -4,7 +4,9 @@
  * tools a page, lies in one tool's annotations, echoes the token back when
  * asked (to prove rta masks it), fails with the token in its error text, and
  * answers 100 MB when asked to. With `loop`, its tools list repeats a cursor
- * for ever.
+ * for ever. It serves resources (a readme that echoes the token, a secret), a
+ * URI template of items and prompts (review, and an unselected one), each
+ * list paged one object a page; with `loopResources`, its resources list repeats a cursor.
  */
 import { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 
@@ -19,6 +21,10 @@ export interface FixtureUpstream {
   abandoned: number;
   /** the tools it lists, its own copy: a test changes one (a rug pull) or adds one */
   tools: (typeof TOOLS)[number][];
+  /** resources/read's URIs and prompts/get's names received */
+  reads: string[];
+  /** the resources it lists, its own copy: a test changes one */
+  resources: { uri: string; name: string; description: string; mimeType: string }[];
   stop: () => void;
 }
 
@@ -82,8 +88,32 @@ const TOOLS = [
 
 const PAGE = 2;
 
+const RESOURCES = [
+  { uri: "doc://readme", name: "readme", description: "The project's readme.", mimeType: "text/markdown" },
+  { uri: "doc://secret", name: "secret", description: "Not for agents.", mimeType: "text/plain" },
+  { uri: "doc://huge", name: "huge", description: "100 MB.", mimeType: "text/plain" },
+];
+const TEMPLATES = [{ uriTemplate: "doc://items/{id}", name: "item", description: "One item by its id." }];
+const PROMPTS = [
+  {
+    name: "review",
+    description: "Review a topic.",
+    arguments: [{ name: "topic", description: "what to review", required: true }],
+  },
+  { name: "hidden", description: "Not selected." },
+];
+
+/** One object a page of `all`, by a cursor that is the next index; `loop` names the same cursor for ever. */
+function paged<T>(all: T[], cursor: string | undefined, loop = false): { items: T[]; nextCursor?: string } {
+  if (loop) return { items: cursor ? [] : all.slice(0, 1), nextCursor: "again" };
+  const at = Number(cursor ?? "0");
+  return { items: all.slice(at, at + 1), ...(at + 1 < all.length ? { nextCursor: String(at + 1) } : {}) };
+}
+
 /** Starts the fixture on a free loopback port; `loop` makes its tools list repeat a cursor. */
-export function startFixture(options: { loop?: boolean; token?: string } = {}): FixtureUpstream {
+export function startFixture(
+  options: { loop?: boolean; loopResources?: boolean; token?: string } = {},
+): FixtureUpstream {
   const token = options.token ?? `tok-${crypto.randomUUID()}`;
   const state: FixtureUpstream = {
     url: "",
@@ -92,10 +122,47 @@ export function startFixture(options: { loop?: boolean; token?: string } = {}): 
     refused: 0,
     abandoned: 0,
     tools: structuredClone(TOOLS),
+    reads: [],
+    resources: structuredClone(RESOURCES),
     stop: () => {},
   };
   const make = (auth: string) => {
-    const server = new Server({ name: "fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
+    const server = new Server(
+      { name: "fixture", version: "1.0.0" },
+      { capabilities: { tools: {}, resources: {}, prompts: {} } },
+    );
+    server.setRequestHandler("resources/list", async (req) => {
+      const p = paged(state.resources, req.params?.cursor, options.loopResources);
+      return { resources: p.items, ...(p.nextCursor ? { nextCursor: p.nextCursor } : {}) };
+    });
+    server.setRequestHandler("resources/templates/list", async (req) => {
+      const p = paged(TEMPLATES, req.params?.cursor);
+      return { resourceTemplates: p.items, ...(p.nextCursor ? { nextCursor: p.nextCursor } : {}) };
+    });
+    server.setRequestHandler("resources/read", async (req) => {
+      const uri = req.params.uri;
+      state.reads.push(uri);
+      if (uri === "doc://readme")
+        return { contents: [{ uri, mimeType: "text/markdown", text: `# Read me\nyou sent ${auth}` }] };
+      if (uri === "doc://secret") return { contents: [{ uri, mimeType: "text/plain", text: "the secret" }] };
+      if (uri === "doc://huge") return { contents: [{ uri, text: "x".repeat(100 * 1024 * 1024) }] };
+      const item = /^doc:\/\/items\/(.+)$/.exec(uri);
+      if (item)
+        return { contents: [{ uri, mimeType: "text/plain", text: `item ${decodeURIComponent(item[1] as string)}` }] };
+      throw new Error(`no resource ${uri} (you sent ${auth})`);
+    });
+    server.setRequestHandler("prompts/list", async (req) => {
+      const p = paged(PROMPTS, req.params?.cursor);
+      return { prompts: p.items, ...(p.nextCursor ? { nextCursor: p.nextCursor } : {}) };
+    });
+    server.setRequestHandler("prompts/get", async (req) => {
+      state.reads.push(`prompt:${req.params.name}`);
+      const topic = req.params.arguments?.topic ?? "";
+      return {
+        description: "A review.",
+        messages: [{ role: "user", content: { type: "text", text: `Review ${topic}, as ${auth}.` } }],
+      };
+    });
     // the fixture's tools are plain data; the SDK's types want each schema's literals
     server.setRequestHandler("tools/list", async (req): Promise<never> => {
       // the first page, then empty pages that name the same cursor for ever

@@ -34,6 +34,8 @@ export interface ServeOptions {
   debug: boolean;
   /** lines the banner ends with, on either transport (an upstream left out, with why) */
   notes?: string[];
+  /** the upstreams' selected resources, templates and prompts */
+  upstreams?: ServeContext["upstreams"];
   /** resolves when the server is told to stop; called again for a second signal. Default: untilStopped */
   stopSignal?: () => Promise<void>;
 }
@@ -58,6 +60,7 @@ export function serverContext(o: ServeOptions, transport: ServeContext["transpor
     transport,
     limits: o.limits,
     ...(o.agent ? { agent: o.agent } : {}),
+    ...(o.upstreams ? { upstreams: o.upstreams } : {}),
     onUnexpected: (thrown: unknown) => {
       if (o.debug) o.say(`${(thrown as Error)?.stack ?? String(thrown)}`);
     },
