@@ -83,7 +83,8 @@ export function makeCli(parts: CliParts = {}): Cli {
     if (upstreams === undefined) return base;
     const taken = namesTaken(builtinCatalogue());
     for (const p of loaded) taken.add(p.name);
-    return upstreams.withUpstreams(base, taken);
+    // made again when a person approves, removes or discovers an upstream in another process while this one runs
+    return upstreams.live(base, taken);
   };
   const catalogue = once(
     parts.catalogue ??

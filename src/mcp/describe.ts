@@ -121,18 +121,20 @@ export function annotations(cap: Capability): ToolAnnotations {
 /** What a listing's own words are passed through when the caller names nothing: as they are. */
 const asIs = (text: string) => text;
 
-/** The tool list and instructions last made for each catalogue, with the config (and `shown`) they were made for. */
+/** The tool list and instructions last made for each catalogue's capabilities, with the config (and `shown`) they were made for. */
 const made = new WeakMap<
-  Catalogue,
+  readonly unknown[],
   { config: Config; shown?: (text: string) => string; tools?: ToolListing[]; instructions?: string }
 >();
 
 /** What was made for this catalogue and config: a config that is the same object (unchanged) says the same. */
 function madeFor(catalogue: Catalogue, config: Config) {
-  let kept = made.get(catalogue);
+  // by its capabilities' list, not the catalogue: one that takes up an approval while a server runs has a new list then
+  const all = catalogue.all();
+  let kept = made.get(all);
   if (kept?.config !== config) {
     kept = { config };
-    made.set(catalogue, kept);
+    made.set(all, kept);
   }
   return kept;
 }

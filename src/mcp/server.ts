@@ -64,9 +64,13 @@ export const SERVER_INFO: Implementation = { name: "rta", version };
 
 /** Builds a server for one connection. Cheap and free of side effects: the SDK may call it twice while it settles the era. */
 export function createServer(ctx: ServeContext): Server {
+  // a catalogue that takes up a person's approvals while it runs says when its tools change; over stdio, where each
+  // connection has its own server, the client is then told (over HTTP, not yet: its tools change on its next list)
+  const live =
+    ctx.transport === "stdio" ? (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue) : undefined;
   const server = new Server(SERVER_INFO, {
     capabilities: {
-      tools: { listChanged: false },
+      tools: { listChanged: live !== undefined },
       resources: { listChanged: false },
       prompts: { listChanged: false },
       completions: {},
@@ -139,7 +143,23 @@ export function createServer(ctx: ServeContext): Server {
     server.oninitialized = () => void ask();
     server.setNotificationHandler("notifications/roots/list_changed", async () => ask());
   }
+  if (live !== undefined) {
+    // told only once connected; the server the SDK made and dropped while it settled the era is never connected
+    const stop = live(() => {
+      if (server.transport !== undefined) void server.sendToolListChanged().catch(() => {});
+    });
+    const closed = server.onclose;
+    server.onclose = () => {
+      stop();
+      closed?.();
+    };
+  }
   return boundErrors(server);
+}
+
+/** A catalogue that says when the tools it offers change (upstreams/live.ts). */
+interface Changing {
+  onChange(listener: () => void): () => void;
 }
 
 /** The agent's redaction as one function per redactor, the key describe.ts keeps a tool list made with it by. */

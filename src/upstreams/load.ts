@@ -8,10 +8,6 @@
  * A stdio upstream's child started for discovery is kept for calls; it and
  * every connection are stopped with the process.
  */
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { canonical } from "../core/canonical.ts";
 import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
@@ -19,6 +15,7 @@ import { RtaError } from "../core/errors.ts";
 import { approvalPin, exeDigest, judged, readApprovals, type Withheld } from "./approval.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
+import { configDigest, readKept, writeKept } from "./kept.ts";
 import { masked } from "./secrets.ts";
 import { type LeftOut, normalisedName, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
 
@@ -27,7 +24,6 @@ export const CALL_MS = 60_000;
 /** What one message from an upstream may take when no server bound says otherwise: 8 MiB of answer and its envelope. */
 export const MAX_MESSAGE = 9 * 1024 * 1024;
 const AT_ONCE = 8;
-const CACHE_FILE = join("upstreams", "discovered.json");
 
 /** One upstream as this process found it. */
 export interface LoadedUpstream {
@@ -146,14 +142,31 @@ export class Upstreams {
       kept[name] = found.ok ? { config, tools, ...exe } : { config, reason: found.reason };
     }
     for (const name of Object.keys(kept)) if (!(name in this.configs)) delete kept[name];
-    try {
-      const file = join(this.options.dataDir, CACHE_FILE);
-      mkdirSync(join(this.options.dataDir, "upstreams"), { recursive: true, mode: 0o700 });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ version: 1, upstreams: kept }), { mode: 0o600 });
-      renameSync(tmp, file);
-    } catch {
-      // a person's command then knows fewer tools; the server offers what it found all the same
+    writeKept(this.options.dataDir, kept);
+  }
+
+  /**
+   * `base` with every found upstream's tools added, made again whenever a
+   * person approves, removes or discovers an upstream in another process
+   * (live.ts): what that discovery kept replaces what this one found.
+   */
+  live(base: Catalogue, taken: ReadonlySet<string>): Catalogue {
+    const { LiveCatalogue } = require("./live.ts") as typeof import("./live.ts");
+    return new LiveCatalogue(this.withUpstreams(base, taken), this.options.dataDir, () => {
+      this.retake();
+      return this.withUpstreams(base, taken);
+    });
+  }
+
+  /** Takes what another process's discovery kept of each upstream this one found, config unchanged. */
+  private retake(): void {
+    const kept = readKept(this.options.dataDir);
+    for (const [name, config] of Object.entries(this.configs)) {
+      const entry = kept[name];
+      const found = this.found.get(name);
+      if (entry?.tools === undefined || entry.config !== configDigest(config) || found?.ok !== true) continue;
+      // the program this process hashed (and runs) stays its own: a changed one is judged as this process found it
+      this.found.set(name, { ...found, tools: entry.tools });
     }
   }
 
@@ -263,26 +276,5 @@ function listed(
   });
 }
 
-/** A digest of how an upstream is reached: a changed command, url, env or header forgets what was found. */
-function configDigest(config: UpstreamConfig): string {
-  return createHash("sha256").update(canonical(config.transport)).digest("hex");
-}
-
-/** What the last discovery found of each upstream: its tools, or why it failed. */
-type Kept = Record<string, { config: string; tools?: UpstreamTool[]; reason?: string; exe?: string }>;
-
 /** What a discovery found of one upstream, with the digest of a stdio upstream's executable. */
 export type Found = Discovered & { state: LoadedUpstream["state"]; exe?: string };
-
-function readKept(dataDir: string): Kept {
-  try {
-    const read = JSON.parse(readFileSync(join(dataDir, CACHE_FILE), "utf8")) as {
-      version?: unknown;
-      upstreams?: unknown;
-    };
-    if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
-    return read.upstreams as Kept;
-  } catch {
-    return {};
-  }
-}

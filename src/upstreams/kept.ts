@@ -1,0 +1,49 @@
+/**
+ * What the last discovery found of each upstream, kept in the data dir
+ * (`upstreams/discovered.json`, 0600, written whole) under the digest of how
+ * the upstream is reached: a person's command knows the tools without
+ * starting anything, and a running server takes up another process's.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { canonical } from "../core/canonical.ts";
+import type { UpstreamConfig } from "../core/configUpstreams.ts";
+import type { UpstreamTool } from "./discover.ts";
+
+const CACHE_FILE = join("upstreams", "discovered.json");
+
+/** A digest of how an upstream is reached: a changed command, url, env or header forgets what was found. */
+export function configDigest(config: UpstreamConfig): string {
+  return createHash("sha256").update(canonical(config.transport)).digest("hex");
+}
+
+/** What the last discovery found of each upstream: its tools, or why it failed. */
+export type Kept = Record<string, { config: string; tools?: UpstreamTool[]; reason?: string; exe?: string }>;
+
+/** What the data dir keeps; nothing when the file is missing or unreadable. Refuses nothing. */
+export function readKept(dataDir: string): Kept {
+  try {
+    const read = JSON.parse(readFileSync(join(dataDir, CACHE_FILE), "utf8")) as {
+      version?: unknown;
+      upstreams?: unknown;
+    };
+    if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
+    return read.upstreams as Kept;
+  } catch {
+    return {};
+  }
+}
+
+/** Writes `kept` whole (0600); a failure leaves a person's command knowing fewer tools. Refuses nothing. */
+export function writeKept(dataDir: string, kept: Kept): void {
+  try {
+    const file = join(dataDir, CACHE_FILE);
+    mkdirSync(join(dataDir, "upstreams"), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ version: 1, upstreams: kept }), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    // a person's command then knows fewer tools; the server offers what it found all the same
+  }
+}
