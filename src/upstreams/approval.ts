@@ -30,10 +30,25 @@ const FILE = join("upstreams", "approved.json");
 /** A tool as it was approved: its definition and digest. */
 export type ApprovedTool = Omit<UpstreamTool, "fault">;
 
+/**
+ * How an upstream is reached, as its approval binds it: a stdio upstream's
+ * whole command (program and arguments), an HTTP upstream's URL. Its env and
+ * headers are not bound: they carry credentials an operator rotates, and
+ * which server answers is the command's or URL's to say.
+ */
+export type Reach = { command: string[] } | { url: string };
+
+/** How `config` reaches its upstream, as an approval binds it. */
+export function reachOf(config: UpstreamConfig): Reach {
+  return config.transport.kind === "stdio" ? { command: [...config.transport.command] } : { url: config.transport.url };
+}
+
 export interface Approval {
   approved_at: string;
   /** the sha256 of a stdio upstream's executable when it was approved */
   exe?: string;
+  /** how the upstream was reached when it was approved (none: approved before rta bound it) */
+  reach?: Reach;
   tools: ApprovedTool[];
 }
 
@@ -142,8 +157,9 @@ function keepDigest(dataDir: string, file: string, digest: Digest): void {
 /** The pin a grant on the upstream or one of its tools binds to: its approval's digests. Refuses nothing. */
 export function approvalPin(approval: Approval): string {
   const tools = Object.fromEntries(approval.tools.map((t) => [t.name, t.digest]));
+  const reach = approval.reach !== undefined ? { reach: approval.reach } : {};
   return createHash("sha256")
-    .update(canonical({ exe: approval.exe ?? null, tools }))
+    .update(canonical({ exe: approval.exe ?? null, tools, ...reach }))
     .digest("hex");
 }
 
@@ -152,7 +168,9 @@ export function approvalPin(approval: Approval): string {
  * given what a discovery found now (`tools`, and `exe`, the executable's
  * digest then). A `stdio` upstream whose executable was not hashed (not
  * readable) now or at its approval is withheld whole: nothing pins what it
- * runs. Refuses nothing.
+ * runs. Given `reach` (how config reaches it now), an upstream reached
+ * otherwise than approved (another command or URL) is withheld whole too.
+ * Refuses nothing.
  */
 export function judged(
   name: string,
@@ -160,6 +178,7 @@ export function judged(
   exe: string | undefined,
   approval: Approval | undefined,
   stdio = false,
+  reach?: Reach,
 ): { offered: UpstreamTool[]; withheld: Withheld[] } {
   const hint = `rta upstream approve ${name}`;
   if (approval === undefined) {
@@ -170,6 +189,11 @@ export function judged(
     const what =
       exe === undefined ? "its program cannot be read to check it" : "its executable changed since it was approved";
     const reason = `${what}: a person runs \`${hint}\``;
+    return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.changed", reason })) };
+  }
+  if (reach !== undefined && !sameReach(approval.reach, reach)) {
+    const what = "command" in reach ? "its command" : "its URL";
+    const reason = `${what} changed since it was approved: a person runs \`${hint}\``;
     return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.changed", reason })) };
   }
   const was = new Map(approval.tools.map((t) => [t.name, t.digest]));
@@ -199,12 +223,24 @@ export interface Diff {
   changed: ChangedTool[];
   /** the executable's digest then and now, when it changed */
   exe?: { old: string | null; now: string | null };
+  /** how the upstream was reached then and now, when it moved */
+  reach?: { old: Reach | null; now: Reach };
+}
+
+/** Whether an approval's reach is `now` (one approved before rta bound it is not). */
+function sameReach(approved: Reach | undefined, now: Reach): boolean {
+  return approved !== undefined && canonical(approved) === canonical(now);
 }
 
 const FIELDS = ["title", "description", "inputSchema", "annotations"] as const;
 
-/** What approving `tools` now would change against `approval` (everything is added when there is none). */
-export function diffOf(tools: readonly UpstreamTool[], exe: string | undefined, approval: Approval | undefined): Diff {
+/** What approving `tools` now (reached by `reach`) would change against `approval` (everything is added when there is none). */
+export function diffOf(
+  tools: readonly UpstreamTool[],
+  exe: string | undefined,
+  approval: Approval | undefined,
+  reach?: Reach,
+): Diff {
   const was = new Map((approval?.tools ?? []).map((t) => [t.name, t]));
   const now = new Set(tools.map((t) => t.name));
   const diff: Diff = {
@@ -220,19 +256,26 @@ export function diffOf(tools: readonly UpstreamTool[], exe: string | undefined, 
   }
   if (approval !== undefined && (approval.exe ?? null) !== (exe ?? null))
     diff.exe = { old: approval.exe ?? null, now: exe ?? null };
+  if (approval !== undefined && reach !== undefined && !sameReach(approval.reach, reach))
+    diff.reach = { old: approval.reach ?? null, now: reach };
   return diff;
 }
 
 /** Whether approving would change nothing. */
 export function unchanged(diff: Diff): boolean {
-  return diff.added.length + diff.removed.length + diff.changed.length === 0 && diff.exe === undefined;
+  return (
+    diff.added.length + diff.removed.length + diff.changed.length === 0 &&
+    diff.exe === undefined &&
+    diff.reach === undefined
+  );
 }
 
-/** The approval of `tools` as found now. */
-export function approvalOf(tools: readonly UpstreamTool[], exe: string | undefined, at: Date): Approval {
+/** The approval of `tools` as found now, reached by `reach`. */
+export function approvalOf(tools: readonly UpstreamTool[], exe: string | undefined, at: Date, reach?: Reach): Approval {
   return {
     approved_at: at.toISOString(),
     ...(exe !== undefined ? { exe } : {}),
+    ...(reach !== undefined ? { reach } : {}),
     tools: tools.map(({ fault: _fault, ...t }) => t),
   };
 }

@@ -12,7 +12,7 @@ import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import { RtaError } from "../core/errors.ts";
-import { approvalPin, exeDigest, judged, readApprovals, type Withheld } from "./approval.ts";
+import { approvalPin, exeDigest, judged, reachOf, readApprovals, type Withheld } from "./approval.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
 import { configDigest, readKept, writeKept } from "./kept.ts";
@@ -195,7 +195,7 @@ export class Upstreams {
         continue;
       }
       const approval = approvals[name];
-      const judge = judged(name, found.tools, found.exe, approval, transport === "stdio");
+      const judge = judged(name, found.tools, found.exe, approval, transport === "stdio", reachOf(config));
       const made = upstreamCapabilities(config, judge.offered, this.run, tools, found.state === "ready");
       const pin = approval !== undefined ? approvalPin(approval) : undefined;
       for (const c of made.caps) {
