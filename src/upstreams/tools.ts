@@ -10,13 +10,12 @@
  * it stricter, or laxer only beside `trust = true`.
  */
 
-import Ajv from "ajv";
-import Ajv2020 from "ajv/dist/2020.js";
+import type Ajv from "ajv";
 import type { Capability, InputSpec, Inputs, Safety, UpstreamRef } from "../core/capability.ts";
 import type { Validate, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import { controlAt } from "../core/controlChars.ts";
-import { schemaPattern } from "../core/pattern.ts";
+import { loadPatternsNow, schemaPattern } from "../core/pattern.ts";
 import type { UpstreamTool } from "./discover.ts";
 import { masked } from "./secrets.ts";
 
@@ -63,7 +62,8 @@ export function safetyOf(tool: UpstreamTool, config: UpstreamConfig): { safety: 
 /**
  * One ajv per draft, made on first use (making one costs tens of ms): no
  * formats checked, no schema kept by its $id, and each `pattern` matched by
- * RE2 (loadPatterns() has run before a schema is compiled), never by RegExp.
+ * RE2 (loaded before a schema is compiled), never by RegExp. ajv's code is
+ * loaded only then too: a person's command that compiles no schema never pays for it.
  */
 const ajvs: { draft7?: Ajv; draft2020?: Ajv } = {};
 const regExp = Object.assign((pattern: string) => schemaPattern(pattern), { code: "rta.schemaPattern" });
@@ -78,11 +78,12 @@ function ajvFor(schema: Record<string, unknown>): Ajv {
     code: { regExp },
   } as const;
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
+  loadPatternsNow();
   if (draft.includes("2020-12")) {
-    ajvs.draft2020 ??= new Ajv2020(options);
+    ajvs.draft2020 ??= new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).default(options);
     return ajvs.draft2020;
   }
-  ajvs.draft7 ??= new Ajv(options);
+  ajvs.draft7 ??= new (require("ajv") as typeof import("ajv")).default(options);
   return ajvs.draft7;
 }
 
