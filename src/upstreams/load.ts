@@ -16,8 +16,9 @@ import { approvalPin, exeDigest, judged, reachOf, readApprovals, type Withheld }
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
 import { configDigest, readKept, writeKept } from "./kept.ts";
+import { schemaFault } from "./schemas.ts";
 import { masked } from "./secrets.ts";
-import { type LeftOut, normalisedName, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
+import { type LeftOut, normalisedName, type RunUpstream, upstreamCapabilities } from "./tools.ts";
 
 export const DISCOVERY_MS = 10_000;
 export const CALL_MS = 60_000;
@@ -259,14 +260,20 @@ function listed(
   made: { caps: Capability[]; leftOut: LeftOut[]; notes: LeftOut[] },
   withheld: readonly Withheld[],
 ): LoadedUpstream["tools"] {
+  // by name, not searched for each tool: an upstream may offer 10,000
+  const heldBy = new Map(withheld.map((w) => [w.tool, w]));
+  const capBy = new Map(made.caps.map((c) => [c.upstream?.tool, c]));
+  const outBy = new Map(made.leftOut.map((l) => [l.tool, l]));
+  const noteBy = new Map(made.notes.map((l) => [l.tool, l]));
   return tools.map((t) => {
-    const held = withheld.find((w) => w.tool === t.name);
-    const as = normalisedName(t.name);
-    if (held !== undefined)
+    const held = heldBy.get(t.name);
+    if (held !== undefined) {
+      const as = normalisedName(t.name);
       return { tool: t.name, withheld: held.reason, ...(as !== undefined ? { heldAs: `${upstream}.${as}` } : {}) };
-    const cap = made.caps.find((c) => c.upstream?.tool === t.name);
-    const out = made.leftOut.find((l) => l.tool === t.name);
-    const note = made.notes.find((l) => l.tool === t.name);
+    }
+    const cap = capBy.get(t.name);
+    const out = outBy.get(t.name);
+    const note = noteBy.get(t.name);
     return {
       tool: t.name,
       ...(cap ? { name: cap.name, safety: cap.safety } : {}),
