@@ -21,14 +21,16 @@ import { agentNameFromClient } from "../core/agentName.ts";
 import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
+import { RtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import type { Redactor } from "../core/redact.ts";
-import { errorResult, forAgent } from "../core/result.ts";
+import { errorResult, forAgent, type MediaResult, mediaBytes } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { instructions, toolListings } from "./describe.ts";
+import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
 
 export interface ServeContext {
@@ -124,7 +126,8 @@ export function createServer(ctx: ServeContext): Server {
     lap("calls in flight");
     ctx.onSdkCall?.(server, reqCtx.mcpReq.id);
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
-    return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal);
+    const version = server.getNegotiatedProtocolVersion();
+    return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal, version);
   });
 
   // The 2025-11-25 flow: a client that declares roots is asked for them once it is initialized, and again
@@ -174,9 +177,9 @@ function agentShown(redactor: Redactor): (text: string) => string {
   return shown;
 }
 
-/** A tools/call result as rta builds it: one text block, with isError on the tool's refusal. */
+/** A tools/call result as rta builds it: one text block (then an upstream's image or audio blocks), with isError on the tool's refusal. */
 export type ToolAnswer = {
-  content: [{ type: "text"; text: string }];
+  content: [{ type: "text"; text: string }, ...MediaContent[]];
   isError?: true;
 };
 
@@ -184,6 +187,9 @@ export type ToolAnswer = {
  * Runs one tool call through the pipeline and builds its result, as the SDK's
  * handler and the stdio direct path both answer it. Throws a ProtocolError
  * (-32602, with rta's code and hint in its data) for an unknown tool.
+ * `version` is the protocol revision the client settled on (none: the
+ * 2026-07-28 era): an upstream's audio goes only to a client whose revision
+ * has audio blocks, else the call is refused upstream.result.unsupported.
  */
 export async function answerCall(
   ctx: ServeContext,
@@ -191,12 +197,14 @@ export async function answerCall(
   args: Record<string, unknown>,
   origin: AgentOrigin,
   signal: AbortSignal,
+  version?: string,
 ): Promise<ToolAnswer> {
   const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
     limits: ctx.limits,
     signal,
     onUnexpected: ctx.onUnexpected,
   });
+  if (outcome.ok && outcome.value.type === "media") return mediaAnswer(outcome.value, version);
   if (outcome.ok) {
     const text = JSON.stringify(forAgent(outcome.value));
     lap("result JSON");

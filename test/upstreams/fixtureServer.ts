@@ -57,7 +57,7 @@ const TOOLS = [
   },
   {
     name: "picture",
-    description: "Answer an image.",
+    description: "Answer an image and audio.",
     inputSchema: { type: "object" as const, properties: {} },
     annotations: { readOnlyHint: true },
   },
@@ -81,6 +81,8 @@ const TOOLS = [
 ];
 
 const PAGE = 2;
+/** A 1x1 PNG, base64. */
+export const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 /** Starts the fixture on a free loopback port; `loop` makes its tools list repeat a cursor. */
 export function startFixture(options: { loop?: boolean; token?: string } = {}): FixtureUpstream {
@@ -124,7 +126,14 @@ export function startFixture(options: { loop?: boolean; token?: string } = {}): 
         state.abandoned += 1;
         return { content: [{ type: "text", text: "too late" }] };
       }
-      if (name === "picture") return { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] };
+      if (name === "picture")
+        return {
+          content: [
+            { type: "text", text: "a picture and its sound" },
+            { type: "image", data: PNG, mimeType: "image/png" },
+            { type: "audio", data: "UklGRiQAAABXQVZF", mimeType: "audio/wav" },
+          ],
+        };
       return { content: [{ type: "text", text: "done" }] };
     });
     return server;
