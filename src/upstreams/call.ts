@@ -1,7 +1,8 @@
 /**
  * One call of an upstream's tool, and its answer in rta's shapes: text
- * blocks become a `text` result, structured content an `object`. Any other
- * block (an image, audio, a resource) is refused for now
+ * blocks become a `text` result, structured content an `object`, image and
+ * audio blocks (checked, and held to the bound) a `media` one. Any other
+ * block (an embedded resource, a resource link) is refused
  * (upstream.result.unsupported). The upstream's own error is passed on as
  * `upstream.<name>.error` with its text; a failure of the connection is
  * upstream.unavailable, in words that name nothing of where the upstream is.
@@ -108,11 +109,15 @@ function normalised(name: string, answer: Answer, secrets: readonly string[], ha
           name,
           `an ${block.type} block whose mime type ${JSON.stringify(mime.slice(0, 80))} is not an ${block.type}'s`,
         );
-      if (typeof block.data !== "string") throw unsupported(name, `an ${block.type} block with no data`);
-      size += block.data.length;
+      const data = block.data;
+      if (typeof data !== "string") throw unsupported(name, `an ${block.type} block with no data`);
+      size += data.length;
       if (size > hard) throw tooLarge(size, hard);
-      if (!BASE64.test(block.data)) throw unsupported(name, `an ${block.type} block whose data is not base64`);
-      media.push({ kind: block.type, mimeType: mime, data: block.data });
+      if (!BASE64.test(data)) throw unsupported(name, `an ${block.type} block whose data is not base64`);
+      // the operator's secrets are masked out of text; in data, masking would break it, so the block is refused
+      if (secrets.some((secret) => secret !== "" && data.includes(secret)))
+        throw unsupported(name, `an ${block.type} block holding one of the operator's secrets`);
+      media.push({ kind: block.type, mimeType: mime, data });
     } else
       throw unsupported(name, `a ${JSON.stringify(String(block.type).slice(0, 40))} block, which rta does not pass on`);
   }

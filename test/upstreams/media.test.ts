@@ -65,6 +65,22 @@ describe("an upstream's image and audio blocks", () => {
       { type: "resource_link", uri: "file:///etc/passwd", name: "passwd" },
     ])
       expect((await refusal(block(b))).code).toBe("upstream.result.unsupported");
+    // an operator's secret in the data is not masked (that would break it): the block is refused
+    const leak = await refusal(
+      callUpstream(
+        answering({ content: [{ type: "image", data: "c2VrcmlAAAA=", mimeType: "image/png" }] }),
+        ref,
+        {},
+        signal,
+        ["c2VrcmlAAAA"],
+        {
+          callMs: 1000,
+          hard: 1024,
+        },
+      ),
+    );
+    expect(leak).toMatchObject({ code: "upstream.result.unsupported" });
+    expect(leak.message).not.toContain("c2VrcmlAAAA");
     // counted in base64, before anything is decoded: two blocks within the bound apiece, past it together
     const half = "A".repeat(600);
     const past = await refusal(
