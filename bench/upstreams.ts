@@ -7,6 +7,10 @@
  * one by one (direct, through rta, direct, ...) so the machine's noise falls
  * on both alike; each call's time is taken, and the medians of ROUNDS rounds
  * are printed, with the added latency: through rta minus direct.
+ *
+ * `bun bench/upstreams.ts --start OLD NEW ...` prints instead how long each
+ * binary's server takes to answer its first tools/list with a 10,000-tool
+ * upstream approved, the binaries taken in turn, 3 rounds.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +19,10 @@ import { Driver } from "./mcpDriver.ts";
 import { benchDir, compile, median } from "./measure.ts";
 
 const root = join(import.meta.dir, "..");
+if (process.argv[2] === "--start") {
+  await startTimes(process.argv.slice(3).map((b) => resolve(b)));
+  process.exit(0);
+}
 const binary = resolve(process.argv[2] ?? join(root, "dist", "rta"));
 const ROUNDS = 5;
 const CALLS = 1000;
@@ -77,4 +85,52 @@ try {
   console.log(`  added by rta                   ${(t - d).toFixed(3)}   (target: at most 0.500)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Each binary's time from its server's start to its first tools/list answer, a 10,000-tool upstream approved. */
+async function startTimes(binaries: string[]): Promise<void> {
+  const { dir } = benchDir("upstreams-start");
+  try {
+    const floor = compile(join(import.meta.dir, "fixtures", "floorServer.ts"), join(dir, "floor"));
+    const envs = binaries.map((binary, i) => {
+      const e = { PATH: process.env.PATH ?? "", HOME: dir, RTA_DATA_DIR: join(dir, `data${i}`) };
+      const config = join(dir, `config${i}`);
+      mkdirSync(config, { recursive: true });
+      writeFileSync(
+        join(config, "config.toml"),
+        `[upstreams.big]\ncommand = [${JSON.stringify(floor)}]\nenv = { FLOOR_TOOLS = "9999" }\n`,
+      );
+      const env = { ...e, RTA_CONFIG_DIR: config };
+      const approved = spawnSync(binary, ["upstream", "approve", "big", "--yes"], { env, encoding: "utf8" });
+      if (approved.status !== 0) throw new Error(`approving with ${binary} failed: ${approved.stderr}`);
+      return env;
+    });
+    const times: number[][] = binaries.map(() => []);
+    for (let round = 0; round < 3; round++)
+      for (const [i, binary] of binaries.entries()) {
+        const t0 = performance.now();
+        const d = new Driver([binary, "mcp", "serve", "--root", dir], envs[i] as Record<string, string>);
+        await d.initialize();
+        const listed = await d.request("tools/list", {});
+        const ms = performance.now() - t0;
+        // every tool offered, page by page (not timed)
+        let offered = 0;
+        for (let page = listed; ; ) {
+          const r = page.result as { tools: { name: string }[]; nextCursor?: string };
+          offered += r.tools.filter((t) => t.name.startsWith("big_")).length;
+          if (r.nextCursor === undefined) break;
+          page = await d.request("tools/list", { cursor: r.nextCursor });
+        }
+        await d.close();
+        if (offered !== 10_000) throw new Error(`${binary} offered ${offered} of the upstream's 10,000 tools`);
+        times[i]?.push(ms);
+      }
+    console.log(`a server's start to its first tools/list, a 10,000-tool upstream approved, ms (3 rounds)`);
+    for (const [i, binary] of binaries.entries())
+      console.log(
+        `  ${binary}\n    median ${median(times[i] ?? []).toFixed(0)}   rounds: ${(times[i] ?? []).map((x) => x.toFixed(0)).join(" ")}`,
+      );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -86,7 +86,8 @@ export function makeCli(parts: CliParts = {}): Cli {
     if (upstreams === undefined) return base;
     const taken = namesTaken(builtinCatalogue());
     for (const p of loaded) taken.add(p.name);
-    return upstreams.withUpstreams(base, taken);
+    // made again when a person approves, removes or discovers an upstream in another process while this one runs
+    return upstreams.live(base, taken);
   };
   const catalogue = once(
     parts.catalogue ??
@@ -122,8 +123,6 @@ export function makeCli(parts: CliParts = {}): Cli {
       const configured = usable(ConfigSource.inConfigDir(d.config).current())?.upstreams ?? {};
       if (Object.keys(configured).length === 0) return;
       const { Upstreams, MAX_MESSAGE } = await import("../upstreams/load.ts");
-      // an upstream schema's patterns are compiled to RE2, never RegExp
-      await (await import("../core/pattern.ts")).loadPatterns();
       const home = io.env.HOME ?? "/";
       upstreams = new Upstreams(configured, { dataDir: d.data, home, maxMessage: maxMessage ?? MAX_MESSAGE });
       if (discoverNow) await upstreams.discoverAll();

@@ -19,7 +19,7 @@
  * or a column, or act on a terminal: its tabs, newlines and controls are
  * escaped as shown() escapes them. Only a text result is left as it is.
  */
-import type { ResultValue, Scalar, TreeNode } from "../core/result.ts";
+import { mediaBytes, type ResultValue, type Scalar, type TreeNode } from "../core/result.ts";
 import { shown } from "./render.ts";
 
 /** A result in plain form, each line ending in a newline (a text: exactly its own bytes); every value renders. */
@@ -41,6 +41,9 @@ export function renderPlain(value: ResultValue): string {
       return value.series
         .flatMap((s) => s.points.map(([x, y]) => `${shown(s.name)}\t${plainCell(x)}\t${y}\n`))
         .join("");
+    case "media":
+      // the data itself only with --json: a terminal or a pipe is told what came, a line a block
+      return `${value.text === "" ? "" : `${value.text}\n`}${value.blocks.map((b) => `${b.kind}\t${shown(b.mimeType)}\t${mediaBytes(b)}\n`).join("")}`;
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { ChalkInstance } from "chalk";
 import type { ColumnSpec } from "../core/capability.ts";
-import type { ResultValue, Scalar, TreeNode } from "../core/result.ts";
+import { mediaBytes, type ResultValue, type Scalar, type TreeNode } from "../core/result.ts";
 import { bytesWords } from "../core/words.ts";
 import { relativeTime } from "./renderTime.ts";
 
@@ -103,6 +103,15 @@ export function renderHuman(value: ResultValue, paint: ChalkInstance, hints: Ren
       return renderTree(value.root, "", true, true);
     case "chart":
       return value.series.map((s) => `${paint.bold(s.name)} (${value.unit})\n${renderBars(s.points)}`).join("");
+    case "media": {
+      const text = shownText(value.text);
+      const said = text === "" || text.endsWith("\n") ? text : `${text}\n`;
+      // what came, not its bytes (a terminal cannot show them): --json gives the data
+      const blocks = value.blocks.map(
+        (b) => `${paint.dim(`[${b.kind} ${shown(b.mimeType)}, ${mediaBytes(b)} bytes]`)}\n`,
+      );
+      return said + blocks.join("");
+    }
   }
 }
 

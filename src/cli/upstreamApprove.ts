@@ -11,7 +11,16 @@ import { ConfigSource, usable } from "../core/config.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
-import { approvalOf, type Diff, diffOf, readApprovals, unchanged, updateApprovals } from "../upstreams/approval.ts";
+import {
+  approvalOf,
+  type Diff,
+  diffOf,
+  type Reach,
+  reachOf,
+  readApprovals,
+  unchanged,
+  updateApprovals,
+} from "../upstreams/approval.ts";
 import type { SelectedDefinition } from "../upstreams/catalog.ts";
 import type { UpstreamTool } from "../upstreams/discover.ts";
 import type { Found } from "../upstreams/load.ts";
@@ -126,6 +135,7 @@ function diffText(name: string, diff: Diff, config: UpstreamConfig, first: boole
       toolLines(diff.added, config) +
       (diff.selected?.added.length ? `and selects:\n${selectedLines(diff.selected.added)}` : "")
     );
+  if (diff.reach) out += reachText(diff.reach);
   if (diff.exe)
     out += `its executable changed: sha256 ${diff.exe.old?.slice(0, 12)} is now ${diff.exe.now?.slice(0, 12) ?? "not found"}\n`;
   if (diff.added.length > 0) out += `added:\n${toolLines(diff.added, config)}`;
@@ -172,7 +182,21 @@ function diffJson(diff: Diff): Record<string, unknown> {
           },
         }
       : {}),
+    ...(diff.reach ? { reached: diff.reach } : {}),
   };
+}
+
+/** Where the upstream moved, as a person reads it: the command or URL then and now, each control escaped. */
+function reachText(moved: NonNullable<Diff["reach"]>): string {
+  const said = (r: Reach | null) =>
+    r === null
+      ? "(not bound: approved before rta bound it)"
+      : shown("command" in r ? JSON.stringify(r.command) : r.url);
+  const what = "command" in moved.now ? "its command" : "its URL";
+  return `${what} changed:
+  was: ${said(moved.old)}
+  now: ${said(moved.now)}
+`;
 }
 
 function failedDiscovery(name: string, found: Found | undefined): RtaError {
@@ -203,7 +227,7 @@ export async function approve(cli: Cli, name: string, opts: { yes?: boolean; jso
     );
   const dataDir = dirs(io.env).data;
   const approval = readApprovals(dataDir)[name];
-  const diff = diffOf(found.tools, found.exe, approval, found.catalog?.selected);
+  const diff = diffOf(found.tools, found.exe, approval, reachOf(config), found.catalog?.selected);
   const form = outputForm(io, opts.json);
   if (approval !== undefined && unchanged(diff)) {
     if (form === "json") io.out(jsonText(io, { upstream: name, approved: false, unchanged: true, ...diffJson(diff) }));
@@ -229,7 +253,7 @@ export async function approve(cli: Cli, name: string, opts: { yes?: boolean; jso
       );
   }
   updateApprovals(dataDir, (all) => {
-    all[name] = approvalOf(found.tools, found.exe, new Date(cli.clock.now()), found.catalog?.selected);
+    all[name] = approvalOf(found.tools, found.exe, new Date(cli.clock.now()), reachOf(config), found.catalog?.selected);
   });
   if (form === "json") io.out(jsonText(io, { upstream: name, approved: true, ...diffJson(diff) }));
   else if (form === "plain") io.out(`${name}\tapproved\t${found.tools.length}\n`);
@@ -259,10 +283,10 @@ export async function refresh(cli: Cli, name: string | undefined, opts: { json?:
       continue;
     }
     const approval = approvals[upstream];
-    const diff = diffOf(f.tools, f.exe, approval, f.catalog?.selected);
+    const config = configs[upstream] as UpstreamConfig;
+    const diff = diffOf(f.tools, f.exe, approval, reachOf(config), f.catalog?.selected);
     const state = approval === undefined ? "quarantined" : unchanged(diff) ? "approved" : "changed";
     rows.push({ upstream, state, tools: f.tools.length, ...(state === "changed" ? diffJson(diff) : {}) });
-    const config = configs[upstream] as UpstreamConfig;
     if (state === "quarantined")
       text += `${upstream}: not approved yet (${f.tools.length} tools): \`rta upstream approve ${upstream}\`\n`;
     else if (state === "approved") text += `${upstream}: as approved (${f.tools.length} tools)\n`;

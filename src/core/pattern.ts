@@ -25,6 +25,11 @@ export async function loadPatterns(): Promise<void> {
   engine ??= await import("re2js");
 }
 
+/** Loads RE2 now, for a caller that cannot wait (a schema's check compiled as it is first used). Refuses nothing. */
+export function loadPatternsNow(): void {
+  engine ??= require("re2js") as typeof import("re2js");
+}
+
 function re2(): typeof import("re2js") {
   if (!engine) throw new Error("a pattern was compiled before loadPatterns()");
   return engine;

@@ -100,7 +100,28 @@ export interface ErrorResult {
   hint?: string;
 }
 
-export type ResultValue = ObjectResult | TableResult | LogResult | TextResult | TreeResult | ChartResult;
+/** An image or audio block an upstream answered, passed on as it came: base64 data and its mime type. */
+export interface MediaBlock {
+  kind: "image" | "audio";
+  mimeType: string;
+  /** base64, as the upstream sent it */
+  data: string;
+}
+
+/** An upstream's answer holding images or audio, with the text it said beside them. */
+export interface MediaResult {
+  type: "media";
+  text: string;
+  blocks: MediaBlock[];
+}
+
+/** How many bytes a media block's base64 data decodes to, counted without decoding it. */
+export function mediaBytes(block: MediaBlock): number {
+  const pad = block.data.endsWith("==") ? 2 : block.data.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((block.data.length * 3) / 4) - pad);
+}
+
+export type ResultValue = ObjectResult | TableResult | LogResult | TextResult | TreeResult | ChartResult | MediaResult;
 
 export type Shape = ResultValue["type"];
 

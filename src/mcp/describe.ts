@@ -147,24 +147,26 @@ export function annotations(cap: Capability): ToolAnnotations {
 const asIs = (text: string) => text;
 
 /**
- * The tool lists kept for one catalogue and config, by the agent they name:
+ * The tool lists kept for one catalogue's capabilities and config, by the agent they name:
  * an HTTP server tells each agent its own name, and a stdio client may report
  * a new name on any request, so only the last few are kept.
  */
 const AGENTS_KEPT = 16;
 
-/** The tool lists and instructions last made for each catalogue, with the config (and `shown`) they were made for. */
+/** The tool lists and instructions last made for each catalogue's capabilities, with the config (and `shown`) they were made for. */
 const made = new WeakMap<
-  Catalogue,
+  readonly unknown[],
   { config: Config; shown?: (text: string) => string; tools: Map<string, ToolListing[]>; instructions?: string }
 >();
 
 /** What was made for this catalogue and config: a config that is the same object (unchanged) says the same. */
 function madeFor(catalogue: Catalogue, config: Config) {
-  let kept = made.get(catalogue);
+  // by its capabilities' list, not the catalogue: one that takes up an approval while a server runs has a new list then
+  const all = catalogue.all();
+  let kept = made.get(all);
   if (kept?.config !== config) {
     kept = { config, tools: new Map() };
-    made.set(catalogue, kept);
+    made.set(all, kept);
   }
   return kept;
 }

@@ -30,6 +30,7 @@ import { runCall } from "../gate/pipeline.ts";
 import type { Selections } from "../upstreams/selections.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { instructions, toolListings } from "./describe.ts";
+import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
 import { getUpstreamPrompt, readUpstreamResource } from "./upstreamReads.ts";
 
@@ -71,9 +72,13 @@ export const SERVER_INFO: Implementation = { name: "rta", version };
 
 /** Builds a server for one connection. Cheap and free of side effects: the SDK may call it twice while it settles the era. */
 export function createServer(ctx: ServeContext): Server {
+  // a catalogue that takes up a person's approvals while it runs says when its tools change; over stdio, where each
+  // connection has its own server, the client is then told (over HTTP, not yet: its tools change on its next list)
+  const live =
+    ctx.transport === "stdio" ? (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue) : undefined;
   const server = new Server(SERVER_INFO, {
     capabilities: {
-      tools: { listChanged: false },
+      tools: { listChanged: live !== undefined },
       resources: { listChanged: false },
       prompts: { listChanged: false },
       completions: {},
@@ -144,7 +149,8 @@ export function createServer(ctx: ServeContext): Server {
     lap("calls in flight");
     ctx.onSdkCall?.(server, reqCtx.mcpReq.id);
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
-    return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal);
+    const version = server.getNegotiatedProtocolVersion();
+    return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal, version);
   });
 
   // The 2025-11-25 flow: a client that declares roots is asked for them once it is initialized, and again
@@ -163,7 +169,23 @@ export function createServer(ctx: ServeContext): Server {
     server.oninitialized = () => void ask();
     server.setNotificationHandler("notifications/roots/list_changed", async () => ask());
   }
+  if (live !== undefined) {
+    // told only once connected; the server the SDK made and dropped while it settled the era is never connected
+    const stop = live(() => {
+      if (server.transport !== undefined) void server.sendToolListChanged().catch(() => {});
+    });
+    const closed = server.onclose;
+    server.onclose = () => {
+      stop();
+      closed?.();
+    };
+  }
   return boundErrors(server);
+}
+
+/** A catalogue that says when the tools it offers change (upstreams/live.ts). */
+interface Changing {
+  onChange(listener: () => void): () => void;
 }
 
 /** The agent's redaction as one function per redactor, the key describe.ts keeps a tool list made with it by. */
@@ -178,9 +200,9 @@ function agentShown(redactor: Redactor): (text: string) => string {
   return shown;
 }
 
-/** A tools/call result as rta builds it: one text block, with isError on the tool's refusal. */
+/** A tools/call result as rta builds it: one text block (then an upstream's image or audio blocks), with isError on the tool's refusal. */
 export type ToolAnswer = {
-  content: [{ type: "text"; text: string }];
+  content: [{ type: "text"; text: string }, ...MediaContent[]];
   isError?: true;
 };
 
@@ -188,6 +210,9 @@ export type ToolAnswer = {
  * Runs one tool call through the pipeline and builds its result, as the SDK's
  * handler and the stdio direct path both answer it. Throws a ProtocolError
  * (-32602, with rta's code and hint in its data) for an unknown tool.
+ * `version` is the protocol revision the client settled on (none: the
+ * 2026-07-28 era): an upstream's audio goes only to a client whose revision
+ * has audio blocks, else the call is refused upstream.result.unsupported.
  */
 export async function answerCall(
   ctx: ServeContext,
@@ -195,12 +220,14 @@ export async function answerCall(
   args: Record<string, unknown>,
   origin: AgentOrigin,
   signal: AbortSignal,
+  version?: string,
 ): Promise<ToolAnswer> {
   const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
     limits: ctx.limits,
     signal,
     onUnexpected: ctx.onUnexpected,
   });
+  if (outcome.ok && outcome.value.type === "media") return mediaAnswer(outcome.value, version);
   if (outcome.ok) {
     const text = JSON.stringify(forAgent(outcome.value));
     lap("result JSON");

@@ -31,10 +31,25 @@ const FILE = join("upstreams", "approved.json");
 /** A tool as it was approved: its definition and digest. */
 export type ApprovedTool = Omit<UpstreamTool, "fault">;
 
+/**
+ * How an upstream is reached, as its approval binds it: a stdio upstream's
+ * whole command (program and arguments), an HTTP upstream's URL. Its env and
+ * headers are not bound: they carry credentials an operator rotates, and
+ * which server answers is the command's or URL's to say.
+ */
+export type Reach = { command: string[] } | { url: string };
+
+/** How `config` reaches its upstream, as an approval binds it. */
+export function reachOf(config: UpstreamConfig): Reach {
+  return config.transport.kind === "stdio" ? { command: [...config.transport.command] } : { url: config.transport.url };
+}
+
 export interface Approval {
   approved_at: string;
   /** the sha256 of a stdio upstream's executable when it was approved */
   exe?: string;
+  /** how the upstream was reached when it was approved (none: approved before rta bound it) */
+  reach?: Reach;
   tools: ApprovedTool[];
   /** the selected resources, templates and prompts as they were approved (config's `select`) */
   selected?: SelectedDefinition[];
@@ -145,8 +160,9 @@ function keepDigest(dataDir: string, file: string, digest: Digest): void {
 /** The pin a grant on the upstream or one of its tools binds to: its approval's digests. Refuses nothing. */
 export function approvalPin(approval: Approval): string {
   const tools = Object.fromEntries(approval.tools.map((t) => [t.name, t.digest]));
+  const reach = approval.reach !== undefined ? { reach: approval.reach } : {};
   return createHash("sha256")
-    .update(canonical({ exe: approval.exe ?? null, tools }))
+    .update(canonical({ exe: approval.exe ?? null, tools, ...reach }))
     .digest("hex");
 }
 
@@ -155,7 +171,9 @@ export function approvalPin(approval: Approval): string {
  * given what a discovery found now (`tools`, and `exe`, the executable's
  * digest then). A `stdio` upstream whose executable was not hashed (not
  * readable) now or at its approval is withheld whole: nothing pins what it
- * runs. Refuses nothing.
+ * runs. Given `reach` (how config reaches it now), an upstream reached
+ * otherwise than approved (another command or URL) is withheld whole too.
+ * Refuses nothing.
  */
 export function judged(
   name: string,
@@ -163,13 +181,14 @@ export function judged(
   exe: string | undefined,
   approval: Approval | undefined,
   stdio = false,
+  reach?: Reach,
 ): { offered: UpstreamTool[]; withheld: Withheld[] } {
   const hint = `rta upstream approve ${name}`;
   if (approval === undefined) {
     const reason = `not approved yet: a person runs \`${hint}\``;
     return { offered: [], withheld: tools.map((t) => ({ tool: t.name, code: "upstream.quarantined", reason })) };
   }
-  const whole = wholeWithheld(name, exe, approval, stdio);
+  const whole = wholeWithheld(name, exe, approval, stdio, reach);
   if (whole !== undefined) return { offered: [], withheld: tools.map((t) => ({ ...whole, tool: t.name })) };
   const was = new Map(approval.tools.map((t) => [t.name, t.digest]));
   const offered: UpstreamTool[] = [];
@@ -190,11 +209,23 @@ export function wholeWithheld(
   exe: string | undefined,
   approval: Approval,
   stdio: boolean,
+  reach?: Reach,
 ): Withheld | undefined {
-  if (!((approval.exe !== undefined || stdio) && (exe !== approval.exe || exe === undefined))) return undefined;
-  const what =
-    exe === undefined ? "its program cannot be read to check it" : "its executable changed since it was approved";
-  return { tool: "", code: "upstream.changed", reason: `${what}: a person runs \`rta upstream approve ${name}\`` };
+  const hint = `rta upstream approve ${name}`;
+  if ((approval.exe !== undefined || stdio) && (exe !== approval.exe || exe === undefined)) {
+    const what =
+      exe === undefined ? "its program cannot be read to check it" : "its executable changed since it was approved";
+    return { tool: "", code: "upstream.changed", reason: `${what}: a person runs \`${hint}\`` };
+  }
+  if (reach !== undefined && !sameReach(approval.reach, reach)) {
+    const what = "command" in reach ? "its command" : "its URL";
+    return {
+      tool: "",
+      code: "upstream.changed",
+      reason: `${what} changed since it was approved: a person runs \`${hint}\``,
+    };
+  }
+  return undefined;
 }
 
 /** One changed tool: which fields of its definition changed, and its description then and now. */
@@ -217,15 +248,23 @@ export interface Diff {
     removed: string[];
     changed: { old: SelectedDefinition; now: SelectedDefinition }[];
   };
+  /** how the upstream was reached then and now, when it moved */
+  reach?: { old: Reach | null; now: Reach };
+}
+
+/** Whether an approval's reach is `now` (one approved before rta bound it is not). */
+function sameReach(approved: Reach | undefined, now: Reach): boolean {
+  return approved !== undefined && canonical(approved) === canonical(now);
 }
 
 const FIELDS = ["title", "description", "inputSchema", "annotations"] as const;
 
-/** What approving `tools` now would change against `approval` (everything is added when there is none). */
+/** What approving `tools` now (reached by `reach`, with `selected`) would change against `approval` (everything is added when there is none). */
 export function diffOf(
   tools: readonly UpstreamTool[],
   exe: string | undefined,
   approval: Approval | undefined,
+  reach?: Reach,
   selected: readonly SelectedDefinition[] = [],
 ): Diff {
   const was = new Map((approval?.tools ?? []).map((t) => [t.name, t]));
@@ -243,6 +282,8 @@ export function diffOf(
   }
   if (approval !== undefined && (approval.exe ?? null) !== (exe ?? null))
     diff.exe = { old: approval.exe ?? null, now: exe ?? null };
+  if (approval !== undefined && reach !== undefined && !sameReach(approval.reach, reach))
+    diff.reach = { old: approval.reach ?? null, now: reach };
   const before = new Map((approval?.selected ?? []).map((s) => [s.key, s]));
   const after = new Set(selected.map((s) => s.key));
   const sel: NonNullable<Diff["selected"]> = {
@@ -262,20 +303,23 @@ export function unchanged(diff: Diff): boolean {
   return (
     diff.added.length + diff.removed.length + diff.changed.length === 0 &&
     diff.exe === undefined &&
-    diff.selected === undefined
+    diff.selected === undefined &&
+    diff.reach === undefined
   );
 }
 
-/** The approval of `tools` as found now. */
+/** The approval of `tools` as found now, reached by `reach`, with the `selected` definitions. */
 export function approvalOf(
   tools: readonly UpstreamTool[],
   exe: string | undefined,
   at: Date,
+  reach?: Reach,
   selected: readonly SelectedDefinition[] = [],
 ): Approval {
   return {
     approved_at: at.toISOString(),
     ...(exe !== undefined ? { exe } : {}),
+    ...(reach !== undefined ? { reach } : {}),
     tools: tools.map(({ fault: _fault, ...t }) => t),
     ...(selected.length > 0 ? { selected: [...selected] } : {}),
   };

@@ -1,7 +1,8 @@
 /**
  * One call of an upstream's tool, and its answer in rta's shapes: text
- * blocks become a `text` result, structured content an `object`. Any other
- * block (an image, audio, a resource) is refused for now
+ * blocks become a `text` result, structured content an `object`, image and
+ * audio blocks (checked, and held to the bound) a `media` one. Any other
+ * block (an embedded resource, a resource link) is refused
  * (upstream.result.unsupported). The upstream's own error is passed on as
  * `upstream.<name>.error` with its text; a failure of the connection is
  * upstream.unavailable, in words that name nothing of where the upstream is.
@@ -12,7 +13,7 @@
 import { ProtocolError } from "@modelcontextprotocol/client";
 import type { UpstreamRef } from "../core/capability.ts";
 import { type Code, RtaError } from "../core/errors.ts";
-import type { ResultValue } from "../core/result.ts";
+import type { MediaBlock, ResultValue } from "../core/result.ts";
 import { tooLarge } from "../gate/bound.ts";
 import { type UpstreamConnection, unreachable } from "./connection.ts";
 import { masked } from "./secrets.ts";
@@ -67,11 +68,11 @@ export async function callUpstream(
     if (why.tooLarge !== undefined) throw tooLarge(why.tooLarge, limits.hard);
     throw unavailable(ref.name, why.message);
   }
-  return normalised(ref.name, result as unknown as Answer, secrets);
+  return normalised(ref.name, result as unknown as Answer, secrets, limits.hard);
 }
 
 interface Answer {
-  content?: { type: string; text?: string }[];
+  content?: { type: string; text?: string; data?: unknown; mimeType?: unknown }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
@@ -82,23 +83,57 @@ function upstreamError(name: string, text: string, secrets: readonly string[]): 
   return new RtaError(`upstream.${name}.error` as Code, said, `the upstream ${name} refused or failed the call`);
 }
 
-/** The answer in rta's shapes; refuses upstream.<name>.error for isError and upstream.result.unsupported. */
-function normalised(name: string, answer: Answer, secrets: readonly string[]): ResultValue {
+/** A media block's mime type: the block's own kind, then a subtype of word characters (`image/png`, `audio/mpeg`). */
+const MIME = /^(image|audio)\/[a-z0-9][a-z0-9.+-]{0,63}$/i;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * The answer in rta's shapes; refuses upstream.<name>.error for isError,
+ * upstream.result.unsupported (a block rta does not pass on, or an image or
+ * audio block whose mime type is not its kind's or whose data is not base64),
+ * and core.result.toolarge (media past the bound, counted in base64 before
+ * anything is decoded).
+ */
+function normalised(name: string, answer: Answer, secrets: readonly string[], hard: number): ResultValue {
   const blocks = Array.isArray(answer.content) ? answer.content : [];
   const texts: string[] = [];
+  const media: MediaBlock[] = [];
+  let size = 0;
   for (const block of blocks) {
     if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
-    else if (!answer.isError)
-      throw new RtaError(
-        "upstream.result.unsupported",
-        `upstream ${name} answered with a ${JSON.stringify(String(block.type).slice(0, 40))} block, which rta does not pass on yet`,
-        "ask for an answer in text",
-      );
+    else if (answer.isError) continue;
+    else if (block.type === "image" || block.type === "audio") {
+      const mime = typeof block.mimeType === "string" ? block.mimeType : "";
+      if (!MIME.test(mime) || !mime.toLowerCase().startsWith(`${block.type}/`))
+        throw unsupported(
+          name,
+          `an ${block.type} block whose mime type ${JSON.stringify(mime.slice(0, 80))} is not an ${block.type}'s`,
+        );
+      const data = block.data;
+      if (typeof data !== "string") throw unsupported(name, `an ${block.type} block with no data`);
+      size += data.length;
+      if (size > hard) throw tooLarge(size, hard);
+      if (!BASE64.test(data)) throw unsupported(name, `an ${block.type} block whose data is not base64`);
+      // the operator's secrets are masked out of text; in data, masking would break it, so the block is refused
+      if (secrets.some((secret) => secret !== "" && data.includes(secret)))
+        throw unsupported(name, `an ${block.type} block holding one of the operator's secrets`);
+      media.push({ kind: block.type, mimeType: mime, data });
+    } else
+      throw unsupported(name, `a ${JSON.stringify(String(block.type).slice(0, 40))} block, which rta does not pass on`);
   }
   if (answer.isError) throw upstreamError(name, texts.join("\n"), secrets);
+  if (media.length > 0) return { type: "media", text: masked(texts.join("\n"), secrets), blocks: media };
   if (answer.structuredContent !== undefined && answer.structuredContent !== null) {
     const value = JSON.parse(masked(JSON.stringify(answer.structuredContent), secrets)) as Record<string, unknown>;
     return { type: "object", value };
   }
   return { type: "text", text: masked(texts.join("\n"), secrets) };
+}
+
+function unsupported(name: string, what: string): RtaError {
+  return new RtaError(
+    "upstream.result.unsupported",
+    `upstream ${name} answered with ${what}`,
+    "ask for an answer in text, an image or audio",
+  );
 }

@@ -1,8 +1,9 @@
 /**
  * What the last discovery found of each upstream, kept in the data dir
- * (`upstreams/discovered.json`, written whole, 0600): its tools and its
- * selections, or why it failed, under a digest of how it is reached (a changed
- * command, url, env or header forgets what was found).
+ * (`upstreams/discovered.json`, 0600, written whole) under the digest of how
+ * the upstream is reached: its tools and its selections, or why it failed. A
+ * person's command knows the tools without starting anything, and a running
+ * server takes up another process's.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -20,12 +21,12 @@ export type Kept = Record<
   { config: string; tools?: UpstreamTool[]; reason?: string; exe?: string; catalog?: CatalogFound }
 >;
 
-/** A digest of how an upstream is reached. Refuses nothing. */
+/** A digest of how an upstream is reached: a changed command, url, env or header forgets what was found. */
 export function configDigest(config: UpstreamConfig): string {
   return createHash("sha256").update(canonical(config.transport)).digest("hex");
 }
 
-/** What is kept; nothing when the file is missing or unreadable. Refuses nothing. */
+/** What the data dir keeps; nothing when the file is missing or unreadable. Refuses nothing. */
 export function readKept(dataDir: string): Kept {
   try {
     const read = JSON.parse(readFileSync(join(dataDir, CACHE_FILE), "utf8")) as {
@@ -39,7 +40,7 @@ export function readKept(dataDir: string): Kept {
   }
 }
 
-/** Writes `kept` whole; refuses nothing (a person's command then knows fewer tools, a server offers them all the same). */
+/** Writes `kept` whole (0600); a failure leaves a person's command knowing fewer tools. Refuses nothing. */
 export function writeKept(dataDir: string, kept: Kept): void {
   try {
     const file = join(dataDir, CACHE_FILE);
@@ -48,6 +49,6 @@ export function writeKept(dataDir: string, kept: Kept): void {
     writeFileSync(tmp, JSON.stringify({ version: 1, upstreams: kept }), { mode: 0o600 });
     renameSync(tmp, file);
   } catch {
-    // as said above
+    // a person's command then knows fewer tools; the server offers what it found all the same
   }
 }

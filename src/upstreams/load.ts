@@ -12,15 +12,16 @@ import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import { RtaError } from "../core/errors.ts";
-import { approvalPin, exeDigest, judged, readApprovals, type Withheld } from "./approval.ts";
+import { approvalPin, exeDigest, judged, reachOf, readApprovals, type Withheld } from "./approval.ts";
 import type { CatalogFound } from "./catalog.ts";
 import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
 import type { ExposedItem, ReadUpstream } from "./exposed.ts";
 import { configDigest, readKept, writeKept } from "./kept.ts";
+import { schemaFault } from "./schemas.ts";
 import { masked } from "./secrets.ts";
 import { exposedItems, type SelectionState, type Selections, selections } from "./selections.ts";
-import { type LeftOut, normalisedName, type RunUpstream, schemaFault, upstreamCapabilities } from "./tools.ts";
+import { type LeftOut, normalisedName, type RunUpstream, upstreamCapabilities } from "./tools.ts";
 
 export const DISCOVERY_MS = 10_000;
 export const CALL_MS = 60_000;
@@ -167,6 +168,31 @@ export class Upstreams {
     writeKept(this.options.dataDir, kept);
   }
 
+  /**
+   * `base` with every found upstream's tools added, made again whenever a
+   * person approves, removes or discovers an upstream in another process
+   * (live.ts): what that discovery kept replaces what this one found.
+   */
+  live(base: Catalogue, taken: ReadonlySet<string>): Catalogue {
+    const { LiveCatalogue } = require("./live.ts") as typeof import("./live.ts");
+    return new LiveCatalogue(this.withUpstreams(base, taken), this.options.dataDir, () => {
+      this.retake();
+      return this.withUpstreams(base, taken);
+    });
+  }
+
+  /** Takes what another process's discovery kept of each upstream this one found, config unchanged. */
+  private retake(): void {
+    const kept = readKept(this.options.dataDir);
+    for (const [name, config] of Object.entries(this.configs)) {
+      const entry = kept[name];
+      const found = this.found.get(name);
+      if (entry?.tools === undefined || entry.config !== configDigest(config) || found?.ok !== true) continue;
+      // the program this process hashed (and runs) stays its own: a changed one is judged as this process found it
+      this.found.set(name, { ...found, tools: entry.tools, ...(entry.catalog ? { catalog: entry.catalog } : {}) });
+    }
+  }
+
   /** `base` with every found upstream's tools added; a name `base` has already is left out with why. Refuses nothing. */
   withUpstreams(base: Catalogue, taken: ReadonlySet<string>): Catalogue {
     const caps: Capability[] = [];
@@ -193,7 +219,7 @@ export class Upstreams {
         continue;
       }
       const approval = approvals[name];
-      const judge = judged(name, found.tools, found.exe, approval, transport === "stdio");
+      const judge = judged(name, found.tools, found.exe, approval, transport === "stdio", reachOf(config));
       const made = upstreamCapabilities(config, judge.offered, this.run, tools, found.state === "ready");
       const pin = approval !== undefined ? approvalPin(approval) : undefined;
       for (const c of made.caps) {
@@ -279,14 +305,20 @@ function listed(
   made: { caps: Capability[]; leftOut: LeftOut[]; notes: LeftOut[] },
   withheld: readonly Withheld[],
 ): LoadedUpstream["tools"] {
+  // by name, not searched for each tool: an upstream may offer 10,000
+  const heldBy = new Map(withheld.map((w) => [w.tool, w]));
+  const capBy = new Map(made.caps.map((c) => [c.upstream?.tool, c]));
+  const outBy = new Map(made.leftOut.map((l) => [l.tool, l]));
+  const noteBy = new Map(made.notes.map((l) => [l.tool, l]));
   return tools.map((t) => {
-    const held = withheld.find((w) => w.tool === t.name);
-    const as = normalisedName(t.name);
-    if (held !== undefined)
+    const held = heldBy.get(t.name);
+    if (held !== undefined) {
+      const as = normalisedName(t.name);
       return { tool: t.name, withheld: held.reason, ...(as !== undefined ? { heldAs: `${upstream}.${as}` } : {}) };
-    const cap = made.caps.find((c) => c.upstream?.tool === t.name);
-    const out = made.leftOut.find((l) => l.tool === t.name);
-    const note = made.notes.find((l) => l.tool === t.name);
+    }
+    const cap = capBy.get(t.name);
+    const out = outBy.get(t.name);
+    const note = noteBy.get(t.name);
     return {
       tool: t.name,
       ...(cap ? { name: cap.name, safety: cap.safety } : {}),

@@ -6,7 +6,7 @@
  * the MCP front asks: the listings, and the read a URI or prompt name stands for.
  */
 import { selectionKey, type UpstreamConfig } from "../core/configUpstreams.ts";
-import { type Approval, type Withheld, wholeWithheld } from "./approval.ts";
+import { type Approval, reachOf, type Withheld, wholeWithheld } from "./approval.ts";
 import type { CatalogFound, SelectedDefinition } from "./catalog.ts";
 import {
   type ExposedItem,
@@ -96,7 +96,7 @@ export function selections(
   const name = config.name;
   const items: ExposedItem[] = [];
   const listed: SelectionState[] = [];
-  const whole = approval && wholeWithheld(name, exe, approval, config.transport.kind === "stdio");
+  const whole = approval && wholeWithheld(name, exe, approval, config.transport.kind === "stdio", reachOf(config));
   const judged = judgedSelected(name, catalog?.selected ?? [], approval, whole);
   const taken = new Set<string>();
   for (const s of config.select ?? []) {

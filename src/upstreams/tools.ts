@@ -10,14 +10,12 @@
  * it stricter, or laxer only beside `trust = true`.
  */
 
-import Ajv from "ajv";
-import Ajv2020 from "ajv/dist/2020.js";
 import type { Capability, InputSpec, Inputs, Safety, UpstreamRef } from "../core/capability.ts";
-import type { Validate, ValidatorSet } from "../core/catalogue.ts";
+import type { ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import { controlAt } from "../core/controlChars.ts";
-import { schemaPattern } from "../core/pattern.ts";
 import type { UpstreamTool } from "./discover.ts";
+import { schemaFault, validatorFor } from "./schemas.ts";
 import { masked } from "./secrets.ts";
 
 /** A tool of an upstream left out, and why. */
@@ -58,86 +56,6 @@ export function safetyOf(tool: UpstreamTool, config: UpstreamConfig): { safety: 
     safety: earned,
     note: `config sets it ${setting.safety}, laxer than its annotations (${earned}), without trust = true`,
   };
-}
-
-/**
- * One ajv per draft, made on first use (making one costs tens of ms): no
- * formats checked, no schema kept by its $id, and each `pattern` matched by
- * RE2 (loadPatterns() has run before a schema is compiled), never by RegExp.
- */
-const ajvs: { draft7?: Ajv; draft2020?: Ajv } = {};
-const regExp = Object.assign((pattern: string) => schemaPattern(pattern), { code: "rta.schemaPattern" });
-
-/** The ajv for the draft a schema names (2020-12, or draft-07 by default). */
-function ajvFor(schema: Record<string, unknown>): Ajv {
-  const options = {
-    strict: false,
-    allErrors: false,
-    validateFormats: false,
-    addUsedSchema: false,
-    code: { regExp },
-  } as const;
-  const draft = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (draft.includes("2020-12")) {
-    ajvs.draft2020 ??= new Ajv2020(options);
-    return ajvs.draft2020;
-  }
-  ajvs.draft7 ??= new Ajv(options);
-  return ajvs.draft7;
-}
-
-type Check = ((data: unknown) => boolean) & { errors?: unknown };
-
-/** Each schema compiled (or why it does not compile), by its tool's digest: compiled once in a process. */
-const compiledBy = new Map<string, Check | string>();
-
-function compiled(tool: UpstreamTool): Check | string {
-  let c = compiledBy.get(tool.digest);
-  if (c === undefined) {
-    c = compileNow(tool.inputSchema);
-    compiledBy.set(tool.digest, c);
-  }
-  return c;
-}
-
-function compileNow(schema: Record<string, unknown>): Check | string {
-  if (schema.type !== "object") return "its input schema is not an object's";
-  try {
-    return ajvFor(schema).compile(schema) as unknown as Check;
-  } catch (err) {
-    return `its input schema does not compile: ${(err as Error).message.split("\n")[0]?.slice(0, 200)}`;
-  }
-}
-
-/** Why a tool's input schema does not compile; undefined when it does. Refuses nothing. */
-export function schemaFault(tool: UpstreamTool): string | undefined {
-  const c = compiled(tool);
-  return typeof c === "string" ? c : undefined;
-}
-
-/**
- * The tool's shape check: its schema (compiled on first use), with every
- * argument the schema does not name refused.
- */
-function validatorFor(tool: UpstreamTool): Validate {
-  const named = new Set(Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {}));
-  const validate: Validate = (data: unknown) => {
-    validate.errors = null;
-    if (data === null || typeof data !== "object" || Array.isArray(data)) {
-      validate.errors = [{ instancePath: "", keyword: "type", params: { type: "object" } }];
-      return false;
-    }
-    const extra = Object.keys(data).find((k) => !named.has(k));
-    if (extra !== undefined) {
-      validate.errors = [{ instancePath: "", keyword: "additionalProperties", params: { additionalProperty: extra } }];
-      return false;
-    }
-    const check = compiled(tool);
-    if (typeof check !== "string" && check(data)) return true;
-    validate.errors = (typeof check === "string" ? [] : (check.errors ?? [])) as Validate["errors"];
-    return false;
-  };
-  return validate;
 }
 
 /** One input per property the schema names: described as the upstream describes it; its type is ajv's to check. */
@@ -210,7 +128,8 @@ export function upstreamCapabilities(
       leftOut.push({ tool: tool.name, reason: `its definition holds a control character at ${control}` });
       continue;
     }
-    // compiled now when found now; as a discovery kept it, its fault was noted then and it compiles on first use
+    // its shape checked now when found now (cheaply: it compiles on its first call); as a discovery kept it, its
+    // fault was noted then
     const fault = tool.fault ?? (eager ? schemaFault(tool) : undefined);
     if (fault !== undefined) {
       leftOut.push({ tool: tool.name, reason: fault });

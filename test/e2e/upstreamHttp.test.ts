@@ -13,7 +13,7 @@ import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
 import { approveUpstream } from "../upstreams/approved.ts";
-import { startFixture } from "../upstreams/fixtureServer.ts";
+import { PNG, startFixture } from "../upstreams/fixtureServer.ts";
 
 const vendor = startFixture();
 const looping = startFixture({ loop: true, token: vendor.token });
@@ -92,7 +92,19 @@ for (const era of ["legacy", "modern"] as Era[]) {
         const failed = await call("vendor_fail");
         expect(failed).toMatchObject({ type: "error", code: "upstream.vendor.error" });
         expect(String(failed.message)).toContain("bad credentials");
-        expect(await call("vendor_picture")).toMatchObject({ code: "upstream.result.unsupported" });
+        // an image and audio passed on as blocks after rta's text, which says what follows
+        const picture = (await server.client.callTool({ name: "vendor_picture", arguments: {} })) as {
+          content: Record<string, unknown>[];
+        };
+        expect(picture.content.slice(1)).toEqual([
+          { type: "image", data: PNG, mimeType: "image/png" },
+          { type: "audio", data: "UklGRiQAAABXQVZF", mimeType: "audio/wav" },
+        ]);
+        expect(JSON.parse(String(picture.content[0]?.text))).toMatchObject({
+          type: "media",
+          text: "a picture and its sound",
+          blocks: [{ kind: "image", mimeType: "image/png", bytes: 70 }, { kind: "audio" }],
+        });
 
         // a cancel is passed on: the upstream's request is abandoned, and the call ends
         const before = vendor.abandoned;

@@ -109,3 +109,39 @@ describe("approvals of upstreams", () => {
     expect(exeDigest(config([script]), data)).toBe(exeDigest(config([script])));
   });
 });
+
+describe("an approval binds how the upstream is reached", () => {
+  const a = tool("read", "Read a file.");
+  const here = { command: ["node", "/opt/mcp/server.js", "/srv/a"] };
+  const elsewhere = { command: ["node", "/opt/mcp/server.js", "/"] };
+
+  test("a command given other arguments is withheld whole until approved again, and the diff says what moved", () => {
+    const approval = approvalOf([a], "e1", new Date(0), here);
+    expect(judged("files", [a], "e1", approval, true, here).offered).toHaveLength(1);
+    const moved = judged("files", [a], "e1", approval, true, elsewhere);
+    expect(moved.offered).toEqual([]);
+    expect(moved.withheld[0]).toMatchObject({ code: "upstream.changed" });
+    expect(moved.withheld[0]?.reason).toContain("its command changed since it was approved");
+    const diff = diffOf([a], "e1", approval, elsewhere);
+    expect(unchanged(diff)).toBe(false);
+    expect(diff.reach).toEqual({ old: here, now: elsewhere });
+    expect(unchanged(diffOf([a], "e1", approval, here))).toBe(true);
+  });
+
+  test("a URL pointed elsewhere is withheld; an approval from before reach was bound is withheld too", () => {
+    const url = { url: "https://mcp.example.com/mcp" };
+    const approval = approvalOf([a], undefined, new Date(0), url);
+    expect(judged("v", [a], undefined, approval, false, url).offered).toHaveLength(1);
+    const moved = judged("v", [a], undefined, approval, false, { url: "https://other.example.com/mcp" });
+    expect(moved.withheld[0]?.reason).toContain("its URL changed");
+    const before = approvalOf([a], undefined, new Date(0));
+    expect(judged("v", [a], undefined, before, false, url).offered).toEqual([]);
+    expect(diffOf([a], undefined, before, url).reach).toEqual({ old: null, now: url });
+  });
+
+  test("a grant's pin moves with the reach", () => {
+    const one = approvalOf([a], "e1", new Date(0), here);
+    const two = approvalOf([a], "e1", new Date(0), elsewhere);
+    expect(approvalPin(one)).not.toBe(approvalPin(two));
+  });
+});

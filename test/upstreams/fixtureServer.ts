@@ -63,7 +63,7 @@ const TOOLS = [
   },
   {
     name: "picture",
-    description: "Answer an image.",
+    description: "Answer an image and audio.",
     inputSchema: { type: "object" as const, properties: {} },
     annotations: { readOnlyHint: true },
   },
@@ -87,6 +87,8 @@ const TOOLS = [
 ];
 
 const PAGE = 2;
+/** A 1x1 PNG, base64. */
+export const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 const RESOURCES = [
   { uri: "doc://readme", name: "readme", description: "The project's readme.", mimeType: "text/markdown" },
@@ -191,7 +193,14 @@ export function startFixture(
         state.abandoned += 1;
         return { content: [{ type: "text", text: "too late" }] };
       }
-      if (name === "picture") return { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] };
+      if (name === "picture")
+        return {
+          content: [
+            { type: "text", text: "a picture and its sound" },
+            { type: "image", data: PNG, mimeType: "image/png" },
+            { type: "audio", data: "UklGRiQAAABXQVZF", mimeType: "audio/wav" },
+          ],
+        };
       return { content: [{ type: "text", text: "done" }] };
     });
     return server;

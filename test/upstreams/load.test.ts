@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
 import { namesTaken } from "../../src/core/catalogue.ts";
 import type { UpstreamConfig } from "../../src/core/configUpstreams.ts";
-import { approvalOf, updateApprovals } from "../../src/upstreams/approval.ts";
+import { approvalOf, reachOf, updateApprovals } from "../../src/upstreams/approval.ts";
 import { Upstreams } from "../../src/upstreams/load.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { startFixture } from "./fixtureServer.ts";
@@ -49,7 +49,7 @@ describe("the upstreams a process offers", () => {
       const found = ups.foundOf("vendor");
       if (!found?.ok) throw new Error("vendor was not discovered");
       updateApprovals(data, (all) => {
-        all.vendor = approvalOf(found.tools, found.exe, new Date());
+        all.vendor = approvalOf(found.tools, found.exe, new Date(), reachOf(configs.vendor));
       });
       const catalogue = ups.withUpstreams(base, namesTaken(base));
       expect(catalogue.byTool("vendor_echo")?.safety).toBe("read");

@@ -188,7 +188,7 @@ export class DirectCalls implements DirectAnswers {
       // Inside: a client's name that is not text throws here as in the SDK's handler, and is answered as it answers it.
       const origin = callerOf(this.ctx, client);
       const result = await this.calls.run(stop, () =>
-        answerCall(this.ctx, shape.name, shape.args, origin, stop.signal),
+        answerCall(this.ctx, shape.name, shape.args, origin, stop.signal, server.getNegotiatedProtocolVersion()),
       );
       frame = resultFrame(id, result, modern);
       lap("answer frame JSON");
@@ -239,7 +239,12 @@ function resultFrame(id: string | number, result: ToolAnswer, modern: boolean): 
   const tail = modern ? MODERN_TAIL : "";
   const error = result.isError === true ? ',"isError":true' : "";
   // the id is a string or a safe integer (shapeOf): JSON of it is what JSON of the frame holds
-  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(result.content[0].text)}}]${error}${tail}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`;
+  // an upstream's image or audio blocks follow the text, as the SDK's handler sends them
+  const media = result.content
+    .slice(1)
+    .map((b) => `,${JSON.stringify(b)}`)
+    .join("");
+  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(result.content[0].text)}}${media}]${error}${tail}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`;
 }
 
 /** An error answer as the SDK builds it from what the handler threw, its message held to the limit as boundErrors holds it. */

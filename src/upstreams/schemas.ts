@@ -1,0 +1,150 @@
+/**
+ * An upstream tool's input schema: its shape checked cheaply when it is
+ * discovered (a schema that would not compile leaves only that tool out),
+ * and compiled by ajv on the tool's first call, each `pattern` matched by
+ * RE2, never by RegExp.
+ */
+import type Ajv from "ajv";
+import type { Validate } from "../core/catalogue.ts";
+import { loadPatternsNow, schemaPattern } from "../core/pattern.ts";
+import type { UpstreamTool } from "./discover.ts";
+
+/**
+ * One ajv per draft, made on first use (making one costs tens of ms): no
+ * formats checked, no schema kept by its $id, and each `pattern` matched by
+ * RE2 (loaded before a schema is compiled), never by RegExp. ajv's code is
+ * loaded only then too: a person's command that compiles no schema never pays for it.
+ */
+const ajvs: { draft7?: Ajv; draft2020?: Ajv } = {};
+const regExp = Object.assign((pattern: string) => schemaPattern(pattern), { code: "rta.schemaPattern" });
+
+/** The ajv for the draft a schema names (2020-12, or draft-07 by default). */
+function ajvFor(schema: Record<string, unknown>): Ajv {
+  const options = {
+    strict: false,
+    allErrors: false,
+    validateFormats: false,
+    addUsedSchema: false,
+    code: { regExp },
+  } as const;
+  const draft = typeof schema.$schema === "string" ? schema.$schema : "";
+  loadPatternsNow();
+  if (draft.includes("2020-12")) {
+    ajvs.draft2020 ??= new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).default(options);
+    return ajvs.draft2020;
+  }
+  ajvs.draft7 ??= new (require("ajv") as typeof import("ajv")).default(options);
+  return ajvs.draft7;
+}
+
+type Check = ((data: unknown) => boolean) & { errors?: unknown };
+
+/** Each schema compiled (or why it does not compile), by its tool's digest: compiled once in a process. */
+const compiledBy = new Map<string, Check | string>();
+
+function compiled(tool: UpstreamTool): Check | string {
+  let c = compiledBy.get(tool.digest);
+  if (c === undefined) {
+    c = compileNow(tool.inputSchema);
+    compiledBy.set(tool.digest, c);
+  }
+  return c;
+}
+
+function compileNow(schema: Record<string, unknown>): Check | string {
+  if (schema.type !== "object") return "its input schema is not an object's";
+  try {
+    return ajvFor(schema).compile(schema) as unknown as Check;
+  } catch (err) {
+    return doesNotCompile((err as Error).message);
+  }
+}
+
+/** Each schema's fault as its shape was checked (none: "") by its tool's digest. */
+const faultBy = new Map<string, string>();
+
+/**
+ * Why a tool's input schema would not compile; undefined when it would.
+ * Checked cheaply, as a discovery of 10,000 tools must be (compiling each
+ * costs a millisecond, checking its shape some microseconds): against its
+ * draft's meta-schema, each `pattern` and `patternProperties` key compiled to
+ * RE2. A schema with a `$ref` (which may not resolve) is compiled whole. A
+ * tool's check is compiled on its first call. Refuses nothing.
+ */
+export function schemaFault(tool: UpstreamTool): string | undefined {
+  let fault = faultBy.get(tool.digest);
+  if (fault === undefined) {
+    fault = shapeFault(tool) ?? "";
+    faultBy.set(tool.digest, fault);
+  }
+  return fault === "" ? undefined : fault;
+}
+
+function shapeFault(tool: UpstreamTool): string | undefined {
+  const schema = tool.inputSchema;
+  if (schema.type !== "object") return "its input schema is not an object's";
+  const ajv = ajvFor(schema);
+  let refs = false;
+  try {
+    if (ajv.validateSchema(schema) !== true) return doesNotCompile(ajv.errorsText(ajv.errors, { separator: "; " }));
+    refs = walk(schema);
+  } catch (err) {
+    return doesNotCompile((err as Error).message);
+  }
+  if (!refs) return undefined;
+  const c = compiled(tool);
+  return typeof c === "string" ? c : undefined;
+}
+
+function doesNotCompile(why: string): string {
+  return `its input schema does not compile: ${why.split("\n")[0]?.slice(0, 200)}`;
+}
+
+/** Values that are data, not schemas: a "pattern" inside one is no pattern. */
+const DATA = new Set(["enum", "const", "default", "examples"]);
+
+/** Compiles every pattern in `node` to RE2 (throwing what it refuses); true when it holds a reference. */
+function walk(node: unknown): boolean {
+  if (node === null || typeof node !== "object") return false;
+  if (Array.isArray(node)) return node.map(walk).some(Boolean);
+  let refs = false;
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA.has(key)) continue;
+    if (key === "$ref" || key === "$dynamicRef" || key === "$recursiveRef") refs = true;
+    else if (key === "pattern" && typeof value === "string") schemaPattern(value);
+    else if (key === "patternProperties" && value !== null && typeof value === "object")
+      for (const p of Object.keys(value)) schemaPattern(p);
+    if (walk(value)) refs = true;
+  }
+  return refs;
+}
+
+/**
+ * The tool's shape check: its schema (compiled on first use), with every
+ * argument the schema does not name refused.
+ */
+export function validatorFor(tool: UpstreamTool): Validate {
+  const named = new Set(Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {}));
+  const validate: Validate = (data: unknown) => {
+    validate.errors = null;
+    if (data === null || typeof data !== "object" || Array.isArray(data)) {
+      validate.errors = [{ instancePath: "", keyword: "type", params: { type: "object" } }];
+      return false;
+    }
+    const extra = Object.keys(data).find((k) => !named.has(k));
+    if (extra !== undefined) {
+      validate.errors = [{ instancePath: "", keyword: "additionalProperties", params: { additionalProperty: extra } }];
+      return false;
+    }
+    // compiled on the tool's first call; one its shape's check let through and ajv then refuses answers why
+    const check = compiled(tool);
+    if (typeof check !== "string" && check(data)) return true;
+    validate.errors = (
+      typeof check === "string"
+        ? [{ instancePath: "", keyword: "schema", message: check, params: {} }]
+        : (check.errors ?? [])
+    ) as Validate["errors"];
+    return false;
+  };
+  return validate;
+}
