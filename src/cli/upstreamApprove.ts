@@ -11,16 +11,8 @@ import { ConfigSource, usable } from "../core/config.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
-import {
-  approvalOf,
-  type Diff,
-  diffOf,
-  type Reach,
-  reachOf,
-  readApprovals,
-  unchanged,
-  updateApprovals,
-} from "../upstreams/approval.ts";
+import { approvalOf, type Reach, reachOf, readApprovals, updateApprovals } from "../upstreams/approval.ts";
+import { type Diff, diffOf, unchanged } from "../upstreams/approvalDiff.ts";
 import type { SelectedDefinition } from "../upstreams/catalog.ts";
 import type { UpstreamTool } from "../upstreams/discover.ts";
 import type { Found } from "../upstreams/load.ts";

@@ -18,10 +18,11 @@ import type { UpstreamConnection } from "./connection.ts";
 import type { Discovered, UpstreamTool } from "./discover.ts";
 import type { ExposedItem, ReadUpstream } from "./exposed.ts";
 import { configDigest, readKept, writeKept } from "./kept.ts";
+import { type LoadedUpstream, listedToolsOf } from "./listing.ts";
 import { schemaFault } from "./schemas.ts";
 import { masked } from "./secrets.ts";
-import { exposedItems, type SelectionState, type Selections, selections } from "./selections.ts";
-import { type LeftOut, normalisedName, type RunUpstream, upstreamCapabilities } from "./tools.ts";
+import { exposedItems, type Selections, selections } from "./selections.ts";
+import { normalisedName, type RunUpstream, upstreamCapabilities } from "./tools.ts";
 
 export const DISCOVERY_MS = 10_000;
 export const CALL_MS = 60_000;
@@ -29,25 +30,7 @@ export const CALL_MS = 60_000;
 export const MAX_MESSAGE = 9 * 1024 * 1024;
 const AT_ONCE = 8;
 
-/** One upstream as this process found it. */
-export interface LoadedUpstream {
-  name: string;
-  transport: "stdio" | "http";
-  /** discovered now, known from the last discovery, failed with `reason`, or not approved yet */
-  state: "ready" | "known" | "failed" | "unknown" | "quarantined";
-  reason?: string;
-  tools: {
-    tool: string;
-    name?: string;
-    safety?: string;
-    leftOut?: string;
-    note?: string;
-    withheld?: string;
-    heldAs?: string;
-  }[];
-  /** each selection of config's `select`: offered under `exposed`, or withheld or left out with why */
-  selected?: SelectionState[];
-}
+export type { LoadedUpstream } from "./listing.ts";
 
 export interface UpstreamOptions {
   dataDir: string;
@@ -232,7 +215,7 @@ export class Upstreams {
       const state = approval === undefined ? "quarantined" : found.state;
       const sel = selections(config, found.catalog, found.exe, approval);
       this.items.push(...sel.items);
-      const listedTools = listed(name, found.tools, made, judge.withheld);
+      const listedTools = listedToolsOf(name, found.tools, made, judge.withheld);
       this.loaded.push({ name, transport, state, tools: listedTools, selected: sel.listed });
     }
     return caps.length === 0 && withheld.size === 0 ? base : base.with(caps, validators, withheld);
@@ -297,35 +280,6 @@ export class Upstreams {
 function withFault(tool: UpstreamTool): UpstreamTool {
   const fault = schemaFault(tool);
   return fault === undefined ? tool : { ...tool, fault };
-}
-
-function listed(
-  upstream: string,
-  tools: readonly UpstreamTool[],
-  made: { caps: Capability[]; leftOut: LeftOut[]; notes: LeftOut[] },
-  withheld: readonly Withheld[],
-): LoadedUpstream["tools"] {
-  // by name, not searched for each tool: an upstream may offer 10,000
-  const heldBy = new Map(withheld.map((w) => [w.tool, w]));
-  const capBy = new Map(made.caps.map((c) => [c.upstream?.tool, c]));
-  const outBy = new Map(made.leftOut.map((l) => [l.tool, l]));
-  const noteBy = new Map(made.notes.map((l) => [l.tool, l]));
-  return tools.map((t) => {
-    const held = heldBy.get(t.name);
-    if (held !== undefined) {
-      const as = normalisedName(t.name);
-      return { tool: t.name, withheld: held.reason, ...(as !== undefined ? { heldAs: `${upstream}.${as}` } : {}) };
-    }
-    const cap = capBy.get(t.name);
-    const out = outBy.get(t.name);
-    const note = noteBy.get(t.name);
-    return {
-      tool: t.name,
-      ...(cap ? { name: cap.name, safety: cap.safety } : {}),
-      ...(out ? { leftOut: out.reason } : {}),
-      ...(note ? { note: note.reason } : {}),
-    };
-  });
 }
 
 /** What a discovery found of one upstream, with the digest of a stdio upstream's executable and its selections. */

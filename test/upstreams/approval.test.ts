@@ -4,13 +4,12 @@ import { join } from "node:path";
 import {
   approvalOf,
   approvalPin,
-  diffOf,
   exeDigest,
   judged,
   readApprovals,
-  unchanged,
   updateApprovals,
 } from "../../src/upstreams/approval.ts";
+import { diffOf, unchanged } from "../../src/upstreams/approvalDiff.ts";
 import { toolDigest, type UpstreamTool } from "../../src/upstreams/discover.ts";
 import { tempDir } from "../support/fixtures.ts";
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { UpstreamConfig } from "../../src/core/configUpstreams.ts";
+import { reachOf } from "../../src/upstreams/approval.ts";
 import { type CatalogFound, definitionDigest, discoverSelected } from "../../src/upstreams/catalog.ts";
 import type { UpstreamConnection } from "../../src/upstreams/connection.ts";
 import type { ReadUpstream } from "../../src/upstreams/exposed.ts";
@@ -116,7 +117,7 @@ describe("an upstream's selections, routed", () => {
     const cfg = config(["resource:doc://readme", "template:doc://items/{id}", "prompt:Review Code"]);
     const found: CatalogFound = await discoverSelected(fake(lists), cfg, 1000);
     const approval = approved
-      ? { approved_at: "", tools: [], selected: found.selected.filter((s) => s.kind !== "prompt") }
+      ? { approved_at: "", reach: reachOf(cfg), tools: [], selected: found.selected.filter((s) => s.kind !== "prompt") }
       : undefined;
     const sel = selections(cfg, found, undefined, approval);
     return { sel, view: exposedItems(() => sel.items, read) };
