@@ -50,6 +50,8 @@ export interface Config {
   profiles: Record<string, Profile>;
   /** `[upstreams.NAME]`: MCP servers offered behind the gate (core/configUpstreams.ts) */
   upstreams?: Record<string, UpstreamConfig>;
+  /** `confirm = [...]`: capabilities or areas this operator accepts live, call by call, beside the policy's */
+  confirm?: string[];
 }
 
 export const EMPTY_CONFIG: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
@@ -157,6 +159,11 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
           if (profile) config.profiles[name] = profile;
         }
         break;
+      case "confirm":
+        if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && /^[a-z][a-z0-9.-]*$/.test(v)))
+          problem("confirm", "must be a list of capability or area names (fs.rm, proc)");
+        else config.confirm = value as string[];
+        break;
       case "upstreams":
         config.upstreams = parseUpstreams(value, (where, why) => {
           const err = bad(where, why);
@@ -167,7 +174,7 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
       default:
         problem(
           `has no setting ${JSON.stringify(key)}`,
-          "(roots, paths, defaults, connections, profiles and upstreams are known)",
+          "(roots, paths, defaults, connections, profiles, upstreams and confirm are known)",
         );
     }
   }

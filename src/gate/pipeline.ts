@@ -15,6 +15,8 @@
  *      (artifact)   core.plugin.invalid: a plugin's binary no longer hashes to the one that described it
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
  *   8  required     core.input.missing (what only a profile or the operator gives)
+ *   9  consent      core.consent.declined, core.consent.unavailable, core.consent.asked (agents; a capability or
+ *                   area on a confirm list runs only once a person accepts the call live, even under a grant)
  *   10 paths        core.path.* (every path argument opened under a root)
  *      (record)     core.record.unavailable: a call with effects runs only once stage 14 has written its `run`
  *                   line (a refusal from 7 to here gives the grant's use back: the call ran nothing); a free
@@ -31,6 +33,7 @@ import { usable } from "../core/config.ts";
 import { asRtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
+import { type ConsentSeat, checkConsent } from "./consent.ts";
 import { checkDeclaration } from "./declaration.ts";
 import type { Deps } from "./deps.ts";
 import { execute } from "./execute.ts";
@@ -58,6 +61,8 @@ export interface PipelineOptions {
   onUnexpected?: (thrown: unknown) => void;
   /** a person's terminal, told what a long walk has seen; an agent's call is never handed it */
   progress?: RunContext["progress"];
+  /** where a person is asked to accept a call on a confirm list (stage 9); without one such a call is refused */
+  consent?: ConsentSeat;
 }
 
 /** Runs one call through every stage and records it; never throws: a refusal or failure is the outcome's error. */
@@ -133,6 +138,8 @@ async function stages(
       checkDescribedDigest(cap, grant ? grant.digest : artifactDigest(cap));
       args = applyProfile(cap, named.profile, sent, filled, config);
       requireFilled(cap, args);
+      // stage 9: the person is asked about the call as it will run, once nothing before the paths can refuse it
+      await checkConsent(cap, named, args, deps, read, options.consent, options.signal ?? new AbortController().signal);
     } catch (err) {
       throw givenBack(err);
     }

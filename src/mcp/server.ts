@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import {
   CLIENT_INFO_META_KEY,
   type Implementation,
+  type InputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -28,6 +29,7 @@ import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
 import { boundErrors } from "./boundedErrors.ts";
+import { consentSeat, type McpSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
 
@@ -120,7 +122,10 @@ export function createServer(ctx: ServeContext): Server {
     lap("calls in flight");
     ctx.onSdkCall?.(server, reqCtx.mcpReq.id);
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
-    return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal);
+    const args = req.params.arguments ?? {};
+    const call = { session: ctx.session, origin, tool: req.params.name, args, dataDir: ctx.deps.dirs.data };
+    const seat = consentSeat(server, reqCtx, call);
+    return answerCall(ctx, req.params.name, args, origin, reqCtx.mcpReq.signal, seat);
   });
 
   // The 2025-11-25 flow: a client that declares roots is asked for them once it is initialized, and again
@@ -163,7 +168,9 @@ export type ToolAnswer = {
 /**
  * Runs one tool call through the pipeline and builds its result, as the SDK's
  * handler and the stdio direct path both answer it. Throws a ProtocolError
- * (-32602, with rta's code and hint in its data) for an unknown tool.
+ * (-32602, with rta's code and hint in its data) for an unknown tool. With
+ * a consent seat, a call on a confirm list may be answered with the seat's
+ * input_required question instead (2026-07-28); without one it is refused.
  */
 export async function answerCall(
   ctx: ServeContext,
@@ -171,12 +178,15 @@ export async function answerCall(
   args: Record<string, unknown>,
   origin: AgentOrigin,
   signal: AbortSignal,
-): Promise<ToolAnswer> {
+  seat?: McpSeat,
+): Promise<ToolAnswer | InputRequiredResult> {
   const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
     limits: ctx.limits,
     signal,
     onUnexpected: ctx.onUnexpected,
+    ...(seat ? { consent: seat } : {}),
   });
+  if (!outcome.ok && outcome.error.code === "core.consent.asked" && seat?.question) return seat.question;
   if (outcome.ok) {
     const text = JSON.stringify(forAgent(outcome.value));
     lap("result JSON");

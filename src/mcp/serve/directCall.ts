@@ -26,6 +26,7 @@ import {
 import { settleJit } from "../../core/jit.ts";
 import { lap } from "../../core/profile.ts";
 import { cutMessage } from "../boundedErrors.ts";
+import { mayAsk } from "../consentSeat.ts";
 import type { DirectAnswers } from "../directAnswers.ts";
 import { answerCall, callerOf, clientInfo, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
 import type { CallsInFlight } from "./callsInFlight.ts";
@@ -114,6 +115,8 @@ export class DirectCalls implements DirectAnswers {
     const asked: unknown = JSON.parse(text);
     const shape = shapeOf(asked);
     if (shape === undefined) return undefined;
+    // a call a person may have to accept is the SDK's: only its handler holds a seat to ask through
+    if (mayAsk(shape.name, this.ctx.catalogue, this.ctx.deps)) return undefined;
     const server = this.server;
     if (server !== undefined && server.transport !== undefined && this.passed.has(shape.kind)) {
       this.approved.set(asked as object, shape);
@@ -187,9 +190,10 @@ export class DirectCalls implements DirectAnswers {
     try {
       // Inside: a client's name that is not text throws here as in the SDK's handler, and is answered as it answers it.
       const origin = callerOf(this.ctx, client);
-      const result = await this.calls.run(stop, () =>
+      // with no seat the answer is never a question: a call on a confirm list is refused, never run
+      const result = (await this.calls.run(stop, () =>
         answerCall(this.ctx, shape.name, shape.args, origin, stop.signal),
-      );
+      )) as ToolAnswer;
       frame = resultFrame(id, result, modern);
       lap("answer frame JSON");
     } catch (err) {

@@ -1,0 +1,122 @@
+/**
+ * Stage 9, live consent. A capability or area named under `confirm` in the
+ * team policy or in the operator's config runs for an agent only once a
+ * person accepts that very call, live, even under a grant. The front that
+ * serves the agent says where the person is asked (a `ConsentSeat`): the MCP
+ * client through elicitation, or (later) the operator channel. No seat, a
+ * client that cannot ask, a decline or no answer in time is a refusal, never
+ * a silent run.
+ */
+import type { Call } from "../core/call.ts";
+import type { Args, Capability } from "../core/capability.ts";
+import type { Config } from "../core/config.ts";
+import { RtaError } from "../core/errors.ts";
+import { MASK } from "../core/secrets.ts";
+import type { Deps } from "./deps.ts";
+import { gateTargets } from "./locks.ts";
+import { CONSENT_TIMEOUT_MS, type Policy } from "./policy.ts";
+import { inputEntries } from "./values.ts";
+
+/** What a person is shown: the capability, what it does and the arguments it runs with, secrets masked. */
+export interface ConsentPrompt {
+  capability: string;
+  tool: string;
+  agent: string;
+  description: string;
+  /** the arguments the call runs with, filled, a secret input's value masked, rta's own places named as the agent sees them */
+  args: Record<string, unknown>;
+  /** the question itself, one paragraph a client can show as it is */
+  message: string;
+  /** how long the person has to answer, in ms */
+  timeoutMs: number;
+}
+
+/**
+ * How a person answered: accepted, declined, let the time run out, or could
+ * not be asked. A seat may also throw an RtaError (core.consent.asked, when
+ * the question is put in the answer itself and the call is to come again).
+ */
+export type ConsentAnswer = "accept" | "decline" | "timeout" | "unavailable";
+
+/** Where a person is asked, as the front serving the call provides it. */
+export interface ConsentSeat {
+  ask(prompt: ConsentPrompt, signal: AbortSignal): Promise<ConsentAnswer>;
+}
+
+/** The names a call is confirmed under: the team's list and the operator's, together. Refuses nothing. */
+export function confirmList(policy: Policy, config: Config | undefined): string[] {
+  return [...(policy.confirm ?? []), ...(config?.confirm ?? [])];
+}
+
+/** Whether a call to `cap` waits for a person: its name, area or plugin is on a confirm list. Refuses nothing. */
+export function needsConsent(cap: Capability, list: readonly string[]): boolean {
+  if (list.length === 0) return false;
+  const targets = cap.plugin ? [...gateTargets(cap), cap.plugin.name] : gateTargets(cap);
+  return targets.some((t) => list.includes(t));
+}
+
+/**
+ * Stage 9: returns when the call needs no consent or a person accepted it;
+ * refuses with core.consent.unavailable (no seat, a client that cannot ask)
+ * or core.consent.declined (declined, no answer within consent_timeout), and
+ * passes on what the seat throws (core.consent.asked).
+ */
+export async function checkConsent(
+  cap: Capability,
+  call: Call,
+  args: Args,
+  deps: Deps,
+  config: Config | undefined,
+  seat: ConsentSeat | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  if (call.origin.kind !== "agent") return;
+  const policy = deps.policy.current();
+  if (!needsConsent(cap, confirmList(policy, config))) return;
+  const prompt = consentPrompt(cap, call.origin.name, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
+  const answer = seat ? await seat.ask(prompt, signal) : "unavailable";
+  if (answer === "accept") return;
+  if (answer === "unavailable")
+    throw new RtaError(
+      "core.consent.unavailable",
+      `${cap.name} runs only once a person accepts the call, and this client cannot ask its user`,
+      "use a client that supports elicitation, or ask the operator to run it",
+    );
+  throw new RtaError(
+    "core.consent.declined",
+    answer === "timeout"
+      ? `${cap.name} runs only once a person accepts the call, and no answer came within ${Math.round(prompt.timeoutMs / 1000)} s`
+      : `${cap.name} runs only once a person accepts the call, and the person declined it`,
+    "do not retry on your own; ask the user whether they want it done",
+  );
+}
+
+/** The prompt for one call: what it is, what it does, and each argument it runs with. Refuses nothing. */
+export function consentPrompt(
+  cap: Capability,
+  agent: string,
+  args: Args,
+  deps: Deps,
+  timeoutMs: number,
+): ConsentPrompt {
+  const shown: Record<string, unknown> = {};
+  for (const [name, spec] of inputEntries(cap)) {
+    const v = args[name];
+    if (v === undefined) continue;
+    shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(v) : v;
+  }
+  const words = Object.entries(shown).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
+  const message =
+    `${agent} asks to run ${cap.name} (${cap.summary})` +
+    (words.length > 0 ? `\n${words.join("\n")}` : "") +
+    "\nAllow it?";
+  return {
+    capability: cap.name,
+    tool: cap.tool,
+    agent,
+    description: cap.summary,
+    args: shown,
+    message,
+    timeoutMs,
+  };
+}
