@@ -5,12 +5,15 @@
  * round on 2026-07-28, with the official client on both eras.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
+import { startHttp } from "../support/httpServer.ts";
 import { type Connected, connect, type Era, resultJson } from "../support/mcpClient.ts";
+import { RTA, rta } from "../support/rta.ts";
+import { stdioLines } from "../support/stdioLines.ts";
 
 type Answer = "accept" | "decline" | "cancel" | "never";
 
@@ -113,6 +116,205 @@ test("legacy: no answer within consent_timeout is a refusal", async () => {
     const r = await s.client.callTool({ name: "fs_stat", arguments: { path: "a.txt" } });
     expect(resultJson(r).code).toBe("core.consent.declined");
     expect(resultJson(r).message).toMatch(/no answer came within 1 s/);
+  } finally {
+    await s.close();
+  }
+});
+
+describe("2026-07-28: the request state, raw over stdio", () => {
+  const MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  };
+  type Answer = {
+    id: unknown;
+    result?: {
+      resultType?: string;
+      requestState?: string;
+      inputRequests?: Record<string, { method: string; params: { message: string } }>;
+      content?: { text: string }[];
+      isError?: boolean;
+    };
+    error?: { code: number; message: string };
+  };
+  const line = (m: unknown) => `${JSON.stringify(m)}\n`;
+  const call = (id: number, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    line({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "fs_stat", arguments: args, _meta: MODERN_META, ...extra },
+    });
+  const accepted = { consent: { action: "accept", content: {} } };
+
+  function serving(policy = 'confirm = ["fs.stat"]\n') {
+    const data = tempDir();
+    const config = tempDir();
+    const root = tempDir();
+    writeFileSync(join(root, "a.txt"), "hello\n");
+    mkdirSync(join(root, "sub"));
+    writeFileSync(join(config, "policy.toml"), policy);
+    const proc = Bun.spawn([RTA, "mcp", "serve", "--agent", "claude", "--root", root], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "", HOME: data, RTA_DATA_DIR: data, RTA_CONFIG_DIR: config },
+    });
+    const { out, until, send } = stdioLines<Answer>(proc);
+    const ask = async (text: string): Promise<Answer> => {
+      const seen = out.length;
+      await send(text);
+      await until(() => out.length > seen);
+      return out[seen] as Answer;
+    };
+    const end = async () => {
+      await proc.stdin.end();
+      return proc.exited;
+    };
+    return { ask, end, data };
+  }
+  const code = (a: Answer) => JSON.parse(a.result?.content?.[0]?.text ?? "{}").code as string | undefined;
+
+  test("asked, accepted once; the same state replayed, altered, or for other arguments is refused", async () => {
+    const { ask, end, data } = serving();
+    try {
+      const first = await ask(call(1, { path: "a.txt" }));
+      expect(first.result?.resultType).toBe("input_required");
+      expect(first.result?.inputRequests?.consent?.method).toBe("elicitation/create");
+      expect(first.result?.inputRequests?.consent?.params.message).toContain("path: a.txt");
+      const state = first.result?.requestState as string;
+      expect(typeof state).toBe("string");
+
+      const ran = await ask(call(2, { path: "a.txt" }, { inputResponses: accepted, requestState: state }));
+      expect(ran.result?.resultType).toBe("complete");
+      expect(ran.result?.isError).toBeFalsy();
+
+      const replayed = await ask(call(3, { path: "a.txt" }, { inputResponses: accepted, requestState: state }));
+      expect(code(replayed)).toBe("core.consent.declined");
+      expect(replayed.result?.content?.[0]?.text).toContain("used already");
+
+      const second = (await ask(call(4, { path: "a.txt" }))).result?.requestState as string;
+      const altered = `${second.slice(0, -2)}${second.endsWith("AA") ? "BB" : "AA"}`;
+      expect(code(await ask(call(5, { path: "a.txt" }, { inputResponses: accepted, requestState: altered })))).toBe(
+        "core.consent.declined",
+      );
+      // the state of a call on a.txt does not let one on sub/ run
+      const third = (await ask(call(6, { path: "a.txt" }))).result?.requestState as string;
+      expect(code(await ask(call(7, { path: "sub" }, { inputResponses: accepted, requestState: third })))).toBe(
+        "core.consent.declined",
+      );
+      // a decline with a good state is a decline
+      const fourth = (await ask(call(8, { path: "a.txt" }))).result?.requestState as string;
+      const declined = { consent: { action: "decline" } };
+      expect(code(await ask(call(9, { path: "a.txt" }, { inputResponses: declined, requestState: fourth })))).toBe(
+        "core.consent.declined",
+      );
+      const kept = outcomes(data);
+      expect(kept.filter((o) => o === "ok")).toHaveLength(1);
+      expect(kept.filter((o) => o === "core.consent.asked")).toHaveLength(4);
+    } finally {
+      await end();
+    }
+  }, 20_000);
+
+  test("an answer after consent_timeout is refused: the state has expired", async () => {
+    const { ask, end } = serving('confirm = ["fs.stat"]\nconsent_timeout = "1s"\n');
+    try {
+      const state = (await ask(call(1, { path: "a.txt" }))).result?.requestState as string;
+      await Bun.sleep(2100);
+      const late = await ask(call(2, { path: "a.txt" }, { inputResponses: accepted, requestState: state }));
+      expect(code(late)).toBe("core.consent.declined");
+    } finally {
+      await end();
+    }
+  }, 20_000);
+});
+
+describe("over HTTP, with the official client", () => {
+  for (const era of ["legacy", "modern"] as const) {
+    test(`${era}: accepted runs, declined is refused, a client that cannot elicit is refused`, async () => {
+      const data = tempDir();
+      const config = tempDir();
+      const root = tempDir();
+      writeFileSync(join(root, "a.txt"), "hello\n");
+      writeFileSync(join(config, "policy.toml"), 'confirm = ["fs"]\n');
+      const srv = await startHttp(["--root", root], { data, config });
+      const token = await srv.token("claude");
+      const open = async (answer: "accept" | "decline" | undefined) => {
+        const c = new Client(
+          { name: "http-consent", version: "1" },
+          {
+            ...(era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" as const } } } : {}),
+            ...(answer ? { capabilities: { elicitation: { form: {} } } } : {}),
+          },
+        );
+        if (answer)
+          c.setRequestHandler("elicitation/create", async () =>
+            answer === "accept" ? { action: "accept" as const, content: {} } : { action: "decline" as const },
+          );
+        await c.connect(
+          new StreamableHTTPClientTransport(new URL(srv.url), {
+            requestInit: { headers: { Authorization: `Bearer ${token}` } },
+          }),
+        );
+        return c;
+      };
+      try {
+        for (const [answer, expected] of [
+          ["accept", undefined],
+          ["decline", "core.consent.declined"],
+          [undefined, "core.consent.unavailable"],
+        ] as const) {
+          const c = await open(answer);
+          try {
+            const r = await c.callTool({ name: "fs_stat", arguments: { path: "a.txt" } });
+            expect(r.isError ? resultJson(r).code : undefined).toBe(expected);
+          } finally {
+            await c.close();
+          }
+        }
+      } finally {
+        await srv.stop();
+      }
+    }, 20_000);
+  }
+});
+
+test("under a grant the person is still asked; a decline removes nothing and gives the grant's use back", async () => {
+  const config = tempDir();
+  const root = tempDir();
+  const data = tempDir();
+  mkdirSync(join(root, "old"));
+  writeFileSync(join(root, "old", "x"), "x");
+  writeFileSync(join(config, "policy.toml"), 'confirm = ["fs.rm"]\n');
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  const asked: string[] = [];
+  let answer: "accept" | "decline" = "decline";
+  const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+    dataDir: data,
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async (req) => {
+        asked.push((req.params as { message: string }).message);
+        return answer === "accept" ? { action: "accept" as const, content: {} } : { action: "decline" as const };
+      }),
+  });
+  try {
+    const granted = await rta(["grant", "allow", "fs.rm", "--agent", "claude", "--ttl", "5m", "--max-uses", "1"], {
+      env,
+    });
+    expect(granted.code).toBe(0);
+    const no = await s.client.callTool({ name: "fs_rm", arguments: { path: "old", recursive: true } });
+    expect(resultJson(no).code).toBe("core.consent.declined");
+    expect(existsSync(join(root, "old", "x"))).toBe(true);
+    expect(asked[0]).toContain("claude asks to run fs.rm");
+    expect(asked[0]).toContain("recursive: true");
+    answer = "accept";
+    const yes = await s.client.callTool({ name: "fs_rm", arguments: { path: "old", recursive: true } });
+    expect(yes.isError).toBeFalsy();
+    expect(existsSync(join(root, "old"))).toBe(false);
   } finally {
     await s.close();
   }
