@@ -29,6 +29,10 @@ export interface ConsentPrompt {
   message: string;
   /** how long the person has to answer, in ms */
   timeoutMs: number;
+  /** what is asked: a call to run (consent), or a grant to issue (grant) */
+  kind: "consent" | "grant";
+  /** for a grant, what the person chooses between ("once", "30 min"); declining is "no" */
+  choices?: string[];
 }
 
 /**
@@ -36,7 +40,7 @@ export interface ConsentPrompt {
  * not be asked. A seat may also throw an RtaError (core.consent.asked, when
  * the question is put in the answer itself and the call is to come again).
  */
-export type ConsentAnswer = "accept" | "decline" | "timeout" | "unavailable";
+export type ConsentAnswer = "accept" | "decline" | "timeout" | "unavailable" | { chosen: string };
 
 /** Where a person is asked, as the front serving the call provides it. */
 export interface ConsentSeat {
@@ -59,9 +63,10 @@ export function needsConsent(cap: Capability, list: readonly string[]): boolean 
  * Stage 9: returns when the call needs no consent or a person accepted it;
  * refuses with core.consent.unavailable (no seat, a client that cannot ask)
  * or core.consent.declined (declined, no answer within consent_timeout), and
- * passes on what the seat throws (core.consent.asked).
+ * passes on what the seat throws (core.consent.asked). Returns undefined at
+ * once, with no promise to wait on, for a call no list names.
  */
-export async function checkConsent(
+export function checkConsent(
   cap: Capability,
   call: Call,
   args: Args,
@@ -69,26 +74,48 @@ export async function checkConsent(
   config: Config | undefined,
   seat: ConsentSeat | undefined,
   signal: AbortSignal,
-): Promise<void> {
-  if (call.origin.kind !== "agent") return;
+): Promise<void> | undefined {
+  if (call.origin.kind !== "agent") return undefined;
   const policy = deps.policy.current();
-  if (!needsConsent(cap, confirmList(policy, config))) return;
-  const prompt = consentPrompt(cap, call.origin.name, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
+  if (!needsConsent(cap, confirmList(policy, config))) return undefined;
+  return askConsent(cap, call.origin.name, args, deps, policy, seat, signal);
+}
+
+async function askConsent(
+  cap: Capability,
+  agent: string,
+  args: Args,
+  deps: Deps,
+  policy: Policy,
+  seat: ConsentSeat | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const prompt = consentPrompt(cap, agent, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
   const answer = seat ? await seat.ask(prompt, signal) : "unavailable";
-  if (answer === "accept") return;
+  if (answer === "accept" || typeof answer === "object") return;
   if (answer === "unavailable")
     throw new RtaError(
       "core.consent.unavailable",
       `${cap.name} runs only once a person accepts the call, and this client cannot ask its user`,
       "use a client that supports elicitation, or ask the operator to run it",
     );
-  throw new RtaError(
+  throw declined(cap, answer, prompt);
+}
+
+/** The refusal for a person who said no, or did not answer in time. Refuses nothing itself. */
+export function declined(cap: Capability, answer: ConsentAnswer, prompt: ConsentPrompt): RtaError {
+  return new RtaError(
     "core.consent.declined",
     answer === "timeout"
       ? `${cap.name} runs only once a person accepts the call, and no answer came within ${Math.round(prompt.timeoutMs / 1000)} s`
       : `${cap.name} runs only once a person accepts the call, and the person declined it`,
     "do not retry on your own; ask the user whether they want it done",
   );
+}
+
+/** One line per argument a prompt shows, `name: value`. Refuses nothing. */
+export function argLines(shown: Record<string, unknown>): string[] {
+  return Object.entries(shown).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
 }
 
 /** The prompt for one call: what it is, what it does, and each argument it runs with. Refuses nothing. */
@@ -118,5 +145,6 @@ export function consentPrompt(
     args: shown,
     message,
     timeoutMs,
+    kind: "consent",
   };
 }

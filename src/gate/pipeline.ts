@@ -11,6 +11,7 @@
  *   4  lock         core.lock.locked (agents; free reads too)
  *   5  fill         core.config.invalid, core.profile.unreadable
  *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read, or names a profile;
+ *                   with ask_for_grants, a person may be asked for the grant instead: core.consent.*;
  *                   a plugin's grant covers only the binary it was issued against)
  *      (artifact)   core.plugin.invalid: a plugin's binary no longer hashes to the one that described it
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
@@ -34,6 +35,7 @@ import { asRtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
 import { type ConsentSeat, checkConsent } from "./consent.ts";
+import { spendOrAsk } from "./consentGrant.ts";
 import { checkDeclaration } from "./declaration.ts";
 import type { Deps } from "./deps.ts";
 import { execute } from "./execute.ts";
@@ -87,6 +89,11 @@ export async function runCall(
   return shown;
 }
 
+/** The call's signal, or one never aborted. */
+function signalOf(options: PipelineOptions): AbortSignal {
+  return options.signal ?? new AbortController().signal;
+}
+
 /** Stages 1 to 12, in order; what they end with is noted on the trace for the record. */
 async function stages(
   call: Call,
@@ -119,7 +126,11 @@ async function stages(
     const filled = fill(cap, sent, config);
     let grant: Grant | undefined;
     if (named.origin.kind === "agent") {
-      grant = spendGrant(cap, { ...named, origin: named.origin }, filled, deps.gate(), deps.policy, deps.clock.now());
+      const agentCall = { ...named, origin: named.origin };
+      // stage 6, and with ask_for_grants a person asked for the grant the call lacks (consentGrant.ts)
+      const spend = () => spendGrant(cap, agentCall, filled, deps.gate(), deps.policy, deps.clock.now());
+      const spent = spendOrAsk(spend, cap, agentCall, filled, deps, catalogue, options.consent, signalOf(options));
+      grant = spent instanceof Promise ? await spent : spent;
       trace.grant = grant?.id;
     }
     // A call refused after the grant stage and before it runs (a profile's fence, an input still missing, a path
@@ -139,7 +150,8 @@ async function stages(
       args = applyProfile(cap, named.profile, sent, filled, config);
       requireFilled(cap, args);
       // stage 9: the person is asked about the call as it will run, once nothing before the paths can refuse it
-      await checkConsent(cap, named, args, deps, read, options.consent, options.signal ?? new AbortController().signal);
+      const asking = checkConsent(cap, named, args, deps, read, options.consent, signalOf(options));
+      if (asking) await asking;
     } catch (err) {
       throw givenBack(err);
     }

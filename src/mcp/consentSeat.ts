@@ -40,8 +40,6 @@ import { recordKey } from "../record/key.ts";
 
 /** The first revision of the 2026-07-28 era. */
 const FIRST_MODERN_REVISION = "2026-07-28";
-/** The key of the one input request a consent round carries. */
-const CONSENT_KEY = "consent";
 /** What the client is asked to fill: nothing; accepting or declining is the answer. */
 const NO_FIELDS = { type: "object" as const, properties: {} };
 
@@ -68,14 +66,16 @@ export function consentSeat(server: Server, reqCtx: ServerContext, call: AskedCa
 
 /**
  * Whether a call to `tool` may have to ask a person (it is on a confirm list,
- * or the policy does not read so no one can tell): the stdio direct path,
+ * the policy lets a grant be asked for, or the policy does not read so no one
+ * can tell): the stdio direct path,
  * which has no seat, leaves such a call to the SDK's handler. Refuses nothing.
  */
 export function mayAsk(tool: string, catalogue: Catalogue, deps: Deps): boolean {
   const cap = catalogue.byTool(tool);
   if (cap === undefined) return false;
   try {
-    return needsConsent(cap, confirmList(deps.policy.current(), usable(deps.config.current())));
+    const policy = deps.policy.current();
+    return policy.askForGrants === true || needsConsent(cap, confirmList(policy, usable(deps.config.current())));
   } catch {
     return true;
   }
@@ -92,10 +92,10 @@ class PushSeat implements McpSeat {
     if (!this.server.getClientCapabilities()?.elicitation) return "unavailable";
     try {
       const answer = await this.reqCtx.mcpReq.elicitInput(
-        { mode: "form", message: prompt.message, requestedSchema: NO_FIELDS },
+        { mode: "form", message: prompt.message, requestedSchema: fieldsOf(prompt) },
         { timeout: prompt.timeoutMs, signal },
       );
-      return answer.action === "accept" ? "accept" : "decline";
+      return answerOf(prompt, answer);
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return "timeout";
@@ -104,15 +104,41 @@ class PushSeat implements McpSeat {
   }
 }
 
-/** What a request state holds: the call's digest and a nonce taken once. */
+/** What the client is asked to fill: nothing for a call (accepting is the answer), the choice for a grant. */
+function fieldsOf(prompt: ConsentPrompt) {
+  if (!prompt.choices) return NO_FIELDS;
+  return {
+    type: "object" as const,
+    properties: { for: { type: "string" as const, title: "for", enum: prompt.choices } },
+    required: ["for"],
+  };
+}
+
+/** The person's answer as stage 9 takes it: accepted (with the choice made, for a grant) or declined. */
+function answerOf(prompt: ConsentPrompt, answer: { action: string; content?: Record<string, unknown> }): ConsentAnswer {
+  if (answer.action !== "accept") return "decline";
+  if (!prompt.choices) return "accept";
+  const chosen = answer.content?.for;
+  return typeof chosen === "string" && prompt.choices.includes(chosen) ? { chosen } : "decline";
+}
+
+/** What a request state holds: the call's digest, what was asked, and a nonce taken once. */
 interface Sealed {
   d: string;
+  k: string;
   n: string;
 }
 
-/** 2026-07-28: the question rides in the answer; the retry brings the person's answer and the sealed state. */
+/**
+ * 2026-07-28: the question rides in the answer; the retry brings the person's
+ * answer and the sealed state. A call may be asked twice (a grant, then the
+ * call itself): the state brought back answers the question it was minted
+ * for, once, and the next question is put in a new round.
+ */
 class RoundTripSeat implements McpSeat {
   question?: InputRequiredResult;
+  /** the state this request brought, verified and taken; undefined until the first ask */
+  private brought?: Sealed | null;
 
   constructor(
     private readonly reqCtx: ServerContext,
@@ -121,39 +147,52 @@ class RoundTripSeat implements McpSeat {
 
   async ask(prompt: ConsentPrompt): Promise<ConsentAnswer> {
     const { mcpReq } = this.reqCtx;
-    const state = mcpReq.requestState<unknown>();
     const codec = codecFor(this.call.dataDir, prompt.timeoutMs);
     const digest = callDigest(this.call);
-    if (state !== undefined || mcpReq.inputResponses !== undefined) {
-      let sealed: Sealed;
-      try {
-        if (typeof state !== "string") throw new Error("no state");
-        sealed = (await codec.verify(state, this.reqCtx)) as Sealed;
-        if (sealed?.d !== digest || typeof sealed.n !== "string") throw new Error("another call");
-      } catch {
-        throw staleState();
-      }
-      if (!takeNonce(sealed.n, Date.now() + prompt.timeoutMs)) throw staleState();
-      const view = inputResponse(mcpReq.inputResponses, CONSENT_KEY);
-      if (view.kind === "elicit") return view.action === "accept" ? "accept" : "decline";
+    if (this.brought === undefined) this.brought = await this.taken(codec, digest, prompt.timeoutMs);
+    if (this.brought?.k === prompt.kind) {
+      this.brought = null;
+      const view = inputResponse(mcpReq.inputResponses, prompt.kind);
+      if (view.kind === "elicit") return answerOf(prompt, view);
       // a state with no answer to it: asked again, under a new state
     }
     const caps = (mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
       | { elicitation?: unknown }
       | undefined;
     if (!caps?.elicitation) return "unavailable";
-    const requestState = await codec.mint({ d: digest, n: randomBytes(16).toString("base64url") });
+    const requestState = await codec.mint({ d: digest, k: prompt.kind, n: randomBytes(16).toString("base64url") });
     this.question = inputRequired({
       inputRequests: {
-        [CONSENT_KEY]: inputRequired.elicit({ mode: "form", message: prompt.message, requestedSchema: NO_FIELDS }),
+        [prompt.kind]: inputRequired.elicit({
+          mode: "form",
+          message: prompt.message,
+          requestedSchema: fieldsOf(prompt),
+        }),
       },
       requestState,
     });
     throw new RtaError(
       "core.consent.asked",
-      `${prompt.capability} runs only once a person accepts the call: the client was asked to put it to its user`,
+      `${prompt.capability} waits for a person's answer: the client was asked to put the question to its user`,
       "retry with the person's answer, as the client does on its own",
     );
+  }
+
+  /** The state the request brought, verified against this call and taken once; null when it brought none. */
+  private async taken(codec: ReturnType<typeof codecFor>, digest: string, timeoutMs: number): Promise<Sealed | null> {
+    const { mcpReq } = this.reqCtx;
+    const state = mcpReq.requestState<unknown>();
+    if (state === undefined && mcpReq.inputResponses === undefined) return null;
+    let sealed: Sealed;
+    try {
+      if (typeof state !== "string") throw new Error("no state");
+      sealed = (await codec.verify(state, this.reqCtx)) as Sealed;
+      if (sealed?.d !== digest || typeof sealed.n !== "string" || typeof sealed.k !== "string") throw new Error("");
+    } catch {
+      throw staleState();
+    }
+    if (!takeNonce(sealed.n, Date.now() + timeoutMs)) throw staleState();
+    return sealed;
   }
 }
 

@@ -319,3 +319,82 @@ test("under a grant the person is still asked; a decline removes nothing and giv
     await s.close();
   }
 });
+
+describe("ask_for_grants", () => {
+  for (const era of ["legacy", "modern"] as const) {
+    test(`${era}: a call without a grant asks for one; the grant chosen is issued within the ceiling and the call runs`, async () => {
+      const config = tempDir();
+      const root = tempDir();
+      const data = tempDir();
+      mkdirSync(join(root, "notes"));
+      writeFileSync(join(config, "policy.toml"), 'ask_for_grants = true\nmax_ttl = "10m"\n');
+      const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+      const asked: { message: string; schema: unknown }[] = [];
+      let choice: string | undefined = "30 min";
+      const s = await connect(era, ["--agent", "claude", "--root", root], {
+        dataDir: data,
+        clientName: "grant-client",
+        env: { RTA_CONFIG_DIR: config },
+        capabilities: { elicitation: { form: {} } },
+        setup: (client: Client) =>
+          client.setRequestHandler("elicitation/create", async (req) => {
+            const p = req.params as { message: string; requestedSchema: unknown };
+            asked.push({ message: p.message, schema: p.requestedSchema });
+            return choice ? { action: "accept" as const, content: { for: choice } } : { action: "decline" as const };
+          }),
+      });
+      try {
+        choice = undefined;
+        const no = await s.client.callTool({ name: "fs_write", arguments: { path: "notes/a.md", content: "x" } });
+        expect(resultJson(no).code).toBe("core.consent.declined");
+        expect(existsSync(join(root, "notes", "a.md"))).toBe(false);
+        choice = "30 min";
+        const yes = await s.client.callTool({ name: "fs_write", arguments: { path: "notes/a.md", content: "x" } });
+        expect(yes.isError ? resultJson(yes) : undefined).toBeUndefined();
+        expect(existsSync(join(root, "notes", "a.md"))).toBe(true);
+        expect(asked[0]?.message).toContain("Allow claude to use fs.write on notes/a.md");
+        expect(asked[0]?.message).toContain("For: once / 30 min / no");
+        expect(JSON.stringify(asked[0]?.schema)).toContain('"enum":["once","30 min"]');
+        const listed = await rta(["grant", "list", "--json"], { env });
+        const grants = JSON.parse(listed.stdout).grants as Record<string, unknown>[];
+        expect(grants).toHaveLength(1);
+        const g = grants[0] as { issued_by: string; expires_at: number; issued_at: number; agent: string };
+        expect(g.agent).toBe("claude");
+        expect(g.issued_by).toBe("consent via grant-client 1.0.0");
+        // 30 minutes asked for, 10 minutes the ceiling lets be issued
+        expect(new Date(g.expires_at).getTime() - new Date(g.issued_at).getTime()).toBe(600_000);
+        // the grant covers notes/a.md only: another file asks again
+        asked.length = 0;
+        await s.client.callTool({ name: "fs_write", arguments: { path: "notes/b.md", content: "x" } });
+        expect(asked).toHaveLength(1);
+      } finally {
+        await s.close();
+      }
+    }, 20_000);
+  }
+
+  test("never asked when the ceiling caps every grant, nor when the policy does not say ask_for_grants", async () => {
+    for (const policy of ['ask_for_grants = true\nnever = ["fs.write"]\n', 'confirm = ["fs.stat"]\n']) {
+      const config = tempDir();
+      const root = tempDir();
+      writeFileSync(join(config, "policy.toml"), policy);
+      let asked = 0;
+      const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+        env: { RTA_CONFIG_DIR: config },
+        capabilities: { elicitation: { form: {} } },
+        setup: (client: Client) =>
+          client.setRequestHandler("elicitation/create", async () => {
+            asked++;
+            return { action: "accept" as const, content: { for: "once" } };
+          }),
+      });
+      try {
+        const r = await s.client.callTool({ name: "fs_write", arguments: { path: "a.md", content: "x" } });
+        expect(resultJson(r).code).toBe(policy.includes("never") ? "core.grant.ceiling" : "core.grant.required");
+        expect(asked).toBe(0);
+      } finally {
+        await s.close();
+      }
+    }
+  });
+});
