@@ -182,7 +182,8 @@ class RoundTripSeat implements McpSeat {
   private async taken(codec: ReturnType<typeof codecFor>, digest: string, timeoutMs: number): Promise<Sealed | null> {
     const { mcpReq } = this.reqCtx;
     const state = mcpReq.requestState<unknown>();
-    if (state === undefined && mcpReq.inputResponses === undefined) return null;
+    const answers = mcpReq.inputResponses ?? {};
+    if (state === undefined && !Object.hasOwn(answers, "consent") && !Object.hasOwn(answers, "grant")) return null;
     let sealed: Sealed;
     try {
       if (typeof state !== "string") throw new Error("no state");

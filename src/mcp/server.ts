@@ -29,6 +29,7 @@ import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
 import { boundErrors } from "./boundedErrors.ts";
+import { type RootsInCall, rootsRound } from "./callRoots.ts";
 import { consentSeat, type McpSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
@@ -46,6 +47,8 @@ export interface ServeContext {
   onUnexpected?: (thrown: unknown) => void;
   /** the roots the client offered (file paths), each time it offers them */
   onClientRoots?: (paths: string[]) => void;
+  /** on a server started with no --root: a 2026-07-28 client's roots, asked inside its first call naming a path */
+  rootsInCall?: RootsInCall;
   /** told of each tools/call the SDK hands to this server's handler, with the server and the request's id */
   onSdkCall?: (server: Server, id: string | number) => void;
 }
@@ -123,13 +126,15 @@ export function createServer(ctx: ServeContext): Server {
     ctx.onSdkCall?.(server, reqCtx.mcpReq.id);
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
     const args = req.params.arguments ?? {};
+    const asked = rootsRound(server, reqCtx, ctx.rootsInCall, ctx.catalogue, req.params.name, args);
+    if (asked) return asked;
     const call = { session: ctx.session, origin, tool: req.params.name, args, dataDir: ctx.deps.dirs.data };
     const seat = consentSeat(server, reqCtx, call);
     return answerCall(ctx, req.params.name, args, origin, reqCtx.mcpReq.signal, seat);
   });
 
   // The 2025-11-25 flow: a client that declares roots is asked for them once it is initialized, and again
-  // whenever it says they changed. (The 2026-07-28 revision asks for them inside a call; not yet done here.)
+  // whenever it says they changed. (The 2026-07-28 revision asks for them inside a call: callRoots.ts.)
   if (ctx.onClientRoots) {
     const onRoots = ctx.onClientRoots;
     const ask = async () => {

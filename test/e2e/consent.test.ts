@@ -398,3 +398,54 @@ describe("ask_for_grants", () => {
     }
   });
 });
+
+describe("roots on 2026-07-28", () => {
+  const rooted = async (args: string[], declares: boolean) => {
+    const theirs = tempDir();
+    writeFileSync(join(theirs, "mine.txt"), "mine\n");
+    let asked = 0;
+    const s = await connect("modern", ["--agent", "claude", ...args], {
+      ...(declares ? { capabilities: { roots: {} } } : {}),
+      setup: (client: Client) => {
+        if (declares)
+          client.setRequestHandler("roots/list", async () => {
+            asked++;
+            return { roots: [{ uri: `file://${theirs}`, name: "project" }] };
+          });
+      },
+    });
+    return { s, theirs, asked: () => asked };
+  };
+
+  test("a server with no --root asks the client's roots inside the first call that names a path, once", async () => {
+    const { s, theirs, asked } = await rooted([], true);
+    try {
+      expect((await s.client.callTool({ name: "sys_info", arguments: {} })).isError).toBeFalsy();
+      expect(asked()).toBe(0);
+      const r = await s.client.callTool({ name: "fs_stat", arguments: { path: join(theirs, "mine.txt") } });
+      expect(r.isError ? resultJson(r) : undefined).toBeUndefined();
+      expect(asked()).toBe(1);
+      await s.client.callTool({ name: "fs_stat", arguments: { path: join(theirs, "mine.txt") } });
+      expect(asked()).toBe(1);
+      expect(s.stderr()).toContain("the client offered roots");
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("not asked of a client that declares no roots, nor by a server started with --root", async () => {
+    for (const [args, declares] of [
+      [[], false],
+      [["--root", tempDir()], true],
+    ] as const) {
+      const { s, theirs, asked } = await rooted([...args], declares);
+      try {
+        const r = await s.client.callTool({ name: "fs_stat", arguments: { path: join(theirs, "mine.txt") } });
+        expect(resultJson(r).code).toBe("core.path.outside");
+        expect(asked()).toBe(0);
+      } finally {
+        await s.close();
+      }
+    }
+  });
+});

@@ -117,6 +117,8 @@ export class DirectCalls implements DirectAnswers {
     if (shape === undefined) return undefined;
     // a call a person may have to accept is the SDK's: only its handler holds a seat to ask through
     if (mayAsk(shape.name, this.ctx.catalogue, this.ctx.deps)) return undefined;
+    // so is one that may ask a 2026-07-28 client for its roots (callRoots.ts)
+    if (this.ctx.rootsInCall !== undefined && !this.ctx.rootsInCall.heard) return undefined;
     const server = this.server;
     if (server !== undefined && server.transport !== undefined && this.passed.has(shape.kind)) {
       this.approved.set(asked as object, shape);
