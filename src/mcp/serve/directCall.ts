@@ -18,6 +18,7 @@
  */
 
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   deserializeMessage,
   type JSONRPCMessage,
   SERVER_INFO_META_KEY,
@@ -117,8 +118,8 @@ export class DirectCalls implements DirectAnswers {
     if (shape === undefined) return undefined;
     // a call a person may have to accept is the SDK's: only its handler holds a seat to ask through
     if (mayAsk(shape.name, this.ctx.catalogue, this.ctx.deps)) return undefined;
-    // so is one that may ask a 2026-07-28 client for its roots (callRoots.ts)
-    if (this.ctx.rootsInCall !== undefined && !this.ctx.rootsInCall.heard) return undefined;
+    // so is one that may ask a 2026-07-28 client that declares roots for them (callRoots.ts)
+    if (this.ctx.rootsInCall?.heard === false && declaresRoots(shape.meta)) return undefined;
     const server = this.server;
     if (server !== undefined && server.transport !== undefined && this.passed.has(shape.kind)) {
       this.approved.set(asked as object, shape);
@@ -226,6 +227,12 @@ function shapeOf(value: unknown): Shape | undefined {
   if (typeof name !== "string" || !isPlain(args) || Object.hasOwn(args, "__proto__")) return undefined;
   if (meta !== undefined && !isPlain(meta)) return undefined;
   return { id: id as string | number, name, args, meta, kind: meta === undefined ? "" : JSON.stringify(meta) };
+}
+
+/** Whether a request's envelope says its client has roots to offer. */
+function declaresRoots(meta: Record<string, unknown> | undefined): boolean {
+  const caps = meta?.[CLIENT_CAPABILITIES_META_KEY];
+  return isPlain(caps) && caps.roots !== undefined;
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {
