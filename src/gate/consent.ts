@@ -113,9 +113,22 @@ export function declined(cap: Capability, answer: ConsentAnswer, prompt: Consent
   );
 }
 
-/** One line per argument a prompt shows, `name: value`. Refuses nothing. */
+/** The most characters of one argument a prompt shows; the rest is said as a count. */
+const SHOWN_CHARS = 200;
+
+/**
+ * One line per argument a prompt shows, `name: value`. A value with a line
+ * break or any other control character is shown quoted, escaped, so an
+ * agent cannot write lines of its own into the question (a `recursive:
+ * false` that is not); a long one is cut, with its length said. Refuses nothing.
+ */
 export function argLines(shown: Record<string, unknown>): string[] {
-  return Object.entries(shown).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
+  return Object.entries(shown).map(([k, v]) => {
+    let text = typeof v === "string" && !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(v) ? v : JSON.stringify(v);
+    text = text.replace(/[\p{Cf}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    if (text.length > SHOWN_CHARS) text = `${text.slice(0, SHOWN_CHARS)}… (${text.length} characters in all)`;
+    return `${k}: ${text}`;
+  });
 }
 
 /** The prompt for one call: what it is, what it does, and each argument it runs with. Refuses nothing. */
