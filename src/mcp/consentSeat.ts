@@ -47,6 +47,8 @@ const NO_FIELDS = { type: "object" as const, properties: {} };
 export interface McpSeat extends ConsentSeat {
   /** set when ask() threw core.consent.asked: the input_required result to answer with */
   question?: InputRequiredResult;
+  /** set when the request state a retry brought was refused: answered as a JSON-RPC error, as the spec asks */
+  stale?: boolean;
 }
 
 /** The call a seat asks about, as a request state binds it. */
@@ -137,6 +139,7 @@ interface Sealed {
  */
 class RoundTripSeat implements McpSeat {
   question?: InputRequiredResult;
+  stale?: boolean;
   /** the state this request brought, verified and taken; undefined until the first ask */
   private brought?: Sealed | null;
 
@@ -190,9 +193,13 @@ class RoundTripSeat implements McpSeat {
       sealed = (await codec.verify(state, this.reqCtx)) as Sealed;
       if (sealed?.d !== digest || typeof sealed.n !== "string" || typeof sealed.k !== "string") throw new Error("");
     } catch {
+      this.stale = true;
       throw staleState();
     }
-    if (!takeNonce(sealed.n, Date.now() + timeoutMs)) throw staleState();
+    if (!takeNonce(sealed.n, Date.now() + timeoutMs)) {
+      this.stale = true;
+      throw staleState();
+    }
     return sealed;
   }
 }

@@ -199,7 +199,8 @@ export async function answerCall(
   }
   // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
   // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
-  if (outcome.error.code === "core.tool.unknown") {
+  // so is a request state that fails its check (altered, for another call, late, replayed): -32602, as the spec asks
+  if (outcome.error.code === "core.tool.unknown" || (seat?.stale && outcome.error.code === "core.consent.declined")) {
     const { code, hint } = outcome.error;
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message, { code, hint });
   }
