@@ -451,3 +451,59 @@ describe("roots on 2026-07-28", () => {
     }
   });
 });
+
+test("2026-07-28 over HTTP: a tampered and a replayed request state are refused -32602", async () => {
+  const data = tempDir();
+  const config = tempDir();
+  const root = tempDir();
+  writeFileSync(join(root, "a.txt"), "hello\n");
+  writeFileSync(join(config, "policy.toml"), 'confirm = ["fs.stat"]\n');
+  const srv = await startHttp(["--root", root], { data, config });
+  const token = await srv.token("claude");
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  };
+  let id = 0;
+  const call = async (extra: Record<string, unknown> = {}) => {
+    const r = await fetch(srv.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${token}`,
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "fs_stat",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: ++id,
+        method: "tools/call",
+        params: { name: "fs_stat", arguments: { path: "a.txt" }, _meta: meta, ...extra },
+      }),
+    });
+    const text = await r.text();
+    // an answer may come as one SSE event
+    return JSON.parse(text.startsWith("{") ? text : (text.match(/^data: (.*)$/m)?.[1] ?? "{}")) as {
+      result?: { resultType?: string; requestState?: string; isError?: boolean };
+      error?: { code: number; data?: { code?: string } };
+    };
+  };
+  const accepted = { consent: { action: "accept", content: {} } };
+  try {
+    const first = await call();
+    expect(first.result?.resultType).toBe("input_required");
+    const state = first.result?.requestState as string;
+    const tampered = await call({ inputResponses: accepted, requestState: `${state}-TAMPERED` });
+    expect([tampered.error?.code, tampered.error?.data?.code]).toEqual([-32602, "core.consent.declined"]);
+    const ran = await call({ inputResponses: accepted, requestState: state });
+    expect(ran.result?.resultType).toBe("complete");
+    expect(ran.result?.isError).toBeFalsy();
+    const replayed = await call({ inputResponses: accepted, requestState: state });
+    expect([replayed.error?.code, replayed.error?.data?.code]).toEqual([-32602, "core.consent.declined"]);
+  } finally {
+    await srv.stop();
+  }
+}, 20_000);
