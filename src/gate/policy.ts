@@ -11,7 +11,8 @@
  *   ask_for_grants = true          # a call that wants a grant may ask the person for one
  *
  * It is applied when a grant is issued, and again at call time in case the
- * policy changed since. It does not reach free reads: a lock does.
+ * policy changed since. Its ceiling does not reach free reads (a lock does); its
+ * confirm list does, so a policy that does not read refuses every agent call.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -108,7 +109,7 @@ function unreadable(why: string): RtaError {
   return new RtaError(
     "core.policy.unreadable",
     `the team policy cannot be read: ${why}`,
-    `fix ${POLICY_FILE} in rta's config dir; until then no grant or token is issued, and no grant is spent`,
+    `fix ${POLICY_FILE} in rta's config dir; until then no grant or token is issued, and no agent call runs (its confirm list cannot be known)`,
   );
 }
 
