@@ -47,9 +47,16 @@ export interface ConsentSeat {
   ask(prompt: ConsentPrompt, signal: AbortSignal): Promise<ConsentAnswer>;
 }
 
+const NONE: readonly string[] = [];
+/** The last lists joined, by the policy and config they came from: both are kept objects while their files hold. */
+let joined: { policy: Policy; config: Config | undefined; list: readonly string[] } | undefined;
+
 /** The names a call is confirmed under: the team's list and the operator's, together. Refuses nothing. */
-export function confirmList(policy: Policy, config: Config | undefined): string[] {
-  return [...(policy.confirm ?? []), ...(config?.confirm ?? [])];
+export function confirmList(policy: Policy, config: Config | undefined): readonly string[] {
+  if (policy.confirm === undefined && config?.confirm === undefined) return NONE;
+  if (joined?.policy !== policy || joined.config !== config)
+    joined = { policy, config, list: [...(policy.confirm ?? []), ...(config?.confirm ?? [])] };
+  return joined.list;
 }
 
 /** Whether a call to `cap` waits for a person: its name, area or plugin is on a confirm list. Refuses nothing. */

@@ -73,11 +73,13 @@ export function consentSeat(server: Server, reqCtx: ServerContext, call: AskedCa
  * which has no seat, leaves such a call to the SDK's handler. Refuses nothing.
  */
 export function mayAsk(tool: string, catalogue: Catalogue, deps: Deps): boolean {
-  const cap = catalogue.byTool(tool);
-  if (cap === undefined) return false;
   try {
     const policy = deps.policy.current();
-    return policy.askForGrants === true || needsConsent(cap, confirmList(policy, usable(deps.config.current())));
+    if (policy.askForGrants === true) return true;
+    const list = confirmList(policy, usable(deps.config.current()));
+    if (list.length === 0) return false;
+    const cap = catalogue.byTool(tool);
+    return cap !== undefined && needsConsent(cap, list);
   } catch {
     return true;
   }
