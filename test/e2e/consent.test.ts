@@ -56,8 +56,13 @@ async function serve(o: Setup): Promise<Session> {
 }
 
 function outcomes(dataDir: string): string[] {
+  return outcomesOf(dataDir, "fs_stat");
+}
+
+/** The outcomes the record holds for one tool's calls, in order. */
+function outcomesOf(dataDir: string, tool: string): string[] {
   return readRecord(join(dataDir, "agent-log.jsonl"))
-    .lines.filter((l) => l.capability === "fs_stat")
+    .lines.filter((l) => l.capability === tool && l.outcome !== undefined)
     .map((l) => l.outcome as string);
 }
 
@@ -507,3 +512,32 @@ test("2026-07-28 over HTTP: a tampered and a replayed request state are refused 
     await srv.stop();
   }
 }, 20_000);
+
+test("2026-07-28: a grant asked for and then the call confirmed take two rounds, and the call runs once", async () => {
+  const config = tempDir();
+  const root = tempDir();
+  writeFileSync(join(config, "policy.toml"), 'ask_for_grants = true\nconfirm = ["fs.write"]\n');
+  const asked: string[] = [];
+  const s = await connect("modern", ["--agent", "claude", "--root", root], {
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async (req) => {
+        asked.push((req.params as { message: string }).message.split("\n")[0] as string);
+        return { action: "accept" as const, content: { for: "once" } };
+      }),
+  });
+  try {
+    const r = await s.client.callTool({ name: "fs_write", arguments: { path: "n.md", content: "x", mode: "append" } });
+    expect(r.isError ? resultJson(r) : undefined).toBeUndefined();
+    expect(asked).toEqual([
+      "Allow claude to use fs.write on n.md (Write a file: create it, overwrite it, or append to it, atomically)? It holds no grant for it.",
+      "claude asks to run fs.write (Write a file: create it, overwrite it, or append to it, atomically)",
+    ]);
+    expect(await Bun.file(join(root, "n.md")).text()).toBe("x");
+    // the two questions, then the run line a call with effects writes before it runs, and its outcome
+    expect(outcomesOf(s.dataDir, "fs_write")).toEqual(["core.consent.asked", "core.consent.asked", "run", "ok"]);
+  } finally {
+    await s.close();
+  }
+});
