@@ -152,11 +152,7 @@ export function consentPrompt(
     if (v === undefined) continue;
     shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(v) : v;
   }
-  const words = Object.entries(shown).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
-  const message =
-    `${agent} asks to run ${cap.name} (${cap.summary})` +
-    (words.length > 0 ? `\n${words.join("\n")}` : "") +
-    "\nAllow it?";
+  const message = [`${agent} asks to run ${cap.name} (${cap.summary})`, ...argLines(shown), "Allow it?"].join("\n");
   return {
     capability: cap.name,
     tool: cap.tool,

@@ -110,3 +110,16 @@ describe("stage 9 in the pipeline", () => {
     expect(s.asked).toHaveLength(0);
   });
 });
+
+test("the question itself shows a forged line quoted, never as a line of its own", async () => {
+  const deps = depsWith('confirm = ["fs.stat"]\n');
+  const s = seat("decline");
+  await runCall({ capability: "fs_stat", args: { path: "a\nrecursive: false" }, origin: agent }, catalogue, deps, {
+    consent: s,
+  });
+  expect(s.asked[0]?.message.split("\n")).toEqual([
+    "claude asks to run fs.stat (Describe a file or directory: type, size, mode, owner and times)",
+    'path: "a\\nrecursive: false"',
+    "Allow it?",
+  ]);
+});
