@@ -120,7 +120,8 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
       throw err;
     }
   } else {
-    end = await serveStdio({ ...options, input: stdinSource(), output: process.stdout, shown });
+    const rootsGiven = flags.root.length > 0;
+    end = await serveStdio({ ...options, input: stdinSource(), output: process.stdout, shown, rootsGiven });
   }
   cli.closePlugins();
   if (end.exit) process.exit(end.status);

@@ -23,6 +23,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { eolWatchOf } from "./configEol.ts";
 import { parseUpstreams, type UpstreamConfig } from "./configUpstreams.ts";
 import { RtaError } from "./errors.ts";
 import { type FileSeen, type ReadLook, Recheck, readLook, stillAsRead } from "./recheck.ts";
@@ -52,6 +53,8 @@ export interface Config {
   profiles: Record<string, Profile>;
   /** `[upstreams.NAME]`: MCP servers offered behind the gate (core/configUpstreams.ts) */
   upstreams?: Record<string, UpstreamConfig>;
+  /** `confirm = [...]`: capabilities or areas this operator accepts live, call by call, beside the policy's */
+  confirm?: string[];
 }
 
 export const EMPTY_CONFIG: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
@@ -160,6 +163,11 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
           if (profile) config.profiles[name] = profile;
         }
         break;
+      case "confirm":
+        if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && /^[a-z][a-z0-9.-]*$/.test(v)))
+          problem("confirm", "must be a list of capability or area names (fs.rm, proc)");
+        else config.confirm = value as string[];
+        break;
       case "upstreams":
         config.upstreams = parseUpstreams(value, (where, why) => {
           const err = bad(where, why);
@@ -168,18 +176,12 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
         });
         break;
       case "eol": // `watch = [...]` is eol.watch's operator-only list, as [defaults."eol.watch"] watch would set it
-        if (!isTable(value) || Object.keys(value).some((k) => k !== "watch") || !Array.isArray(value.watch ?? []))
-          problem("[eol]", 'takes only watch = ["product", "product@version", ...]');
-        else if (
-          !((value.watch ?? []) as unknown[]).every((w: unknown) => typeof w === "string" && /^[^,\s]+$/.test(w))
-        )
-          problem("[eol] watch", "must list product names, each with no comma or space");
-        else eolWatch = (value.watch as string[] | undefined)?.join(",");
+        eolWatch = eolWatchOf(value, problem);
         break;
       default:
         problem(
           `has no setting ${JSON.stringify(key)}`,
-          "(roots, paths, defaults, connections, profiles, upstreams and eol are known)",
+          "(roots, paths, defaults, connections, profiles, upstreams, eol and confirm are known)",
         );
     }
   }

@@ -77,6 +77,18 @@ export const codes = {
     doc: "the team policy does not let this grant or token be issued or spent (never, max_ttl, max_uses, agents, max_token_ttl)",
     exit: Exit.refused,
   },
+  "core.consent.declined": {
+    doc: "the capability is on a confirm list and the person asked through the client declined, or did not answer in time, or the answer's request state was altered, expired or used already",
+    exit: Exit.refused,
+  },
+  "core.consent.unavailable": {
+    doc: "the capability is on a confirm list and no person could be asked: the client declared no elicitation",
+    exit: Exit.refused,
+  },
+  "core.consent.asked": {
+    doc: "the capability is on a confirm list and the client was asked to put it to its user: the call runs once it is retried with an accepting answer",
+    exit: Exit.refused,
+  },
   "core.grant.declined": {
     doc: "the person at the terminal did not answer yes to `issue it?`, so no grant was issued",
     exit: Exit.refused,

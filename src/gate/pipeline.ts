@@ -11,10 +11,13 @@
  *   4  lock         core.lock.locked (agents; free reads too)
  *   5  fill         core.config.invalid, core.profile.unreadable
  *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read, or names a profile;
+ *                   with ask_for_grants, a person may be asked for the grant instead: core.consent.*;
  *                   a plugin's grant covers only the binary it was issued against)
  *      (artifact)   core.plugin.invalid: a plugin's binary no longer hashes to the one that described it
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
  *   8  required     core.input.missing (what only a profile or the operator gives)
+ *   9  consent      core.consent.declined, core.consent.unavailable, core.consent.asked (agents; a capability or
+ *                   area on a confirm list runs only once a person accepts the call live, even under a grant)
  *   10 paths        core.path.* (every path argument opened under a root)
  *      (record)     core.record.unavailable: a call with effects runs only once stage 14 has written its `run`
  *                   line (a refusal from 7 to here gives the grant's use back: the call ran nothing); a free
@@ -31,6 +34,8 @@ import { usable } from "../core/config.ts";
 import { asRtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
+import { type ConsentSeat, checkConsent } from "./consent.ts";
+import { spendOrAsk } from "./consentGrant.ts";
 import { checkDeclaration } from "./declaration.ts";
 import type { Deps } from "./deps.ts";
 import { execute } from "./execute.ts";
@@ -58,6 +63,8 @@ export interface PipelineOptions {
   onUnexpected?: (thrown: unknown) => void;
   /** a person's terminal, told what a long walk has seen; an agent's call is never handed it */
   progress?: RunContext["progress"];
+  /** where a person is asked to accept a call on a confirm list (stage 9); without one such a call is refused */
+  consent?: ConsentSeat;
 }
 
 /** Runs one call through every stage and records it; never throws: a refusal or failure is the outcome's error. */
@@ -80,6 +87,11 @@ export async function runCall(
     call.origin.kind === "agent" && !(said.ok && trace.revealed) ? redactOutcome(said, call, deps.redactor) : said;
   lap("redaction");
   return shown;
+}
+
+/** The call's signal, or one never aborted. */
+function signalOf(options: PipelineOptions): AbortSignal {
+  return options.signal ?? new AbortController().signal;
 }
 
 /** Stages 1 to 12, in order; what they end with is noted on the trace for the record. */
@@ -114,7 +126,11 @@ async function stages(
     const filled = fill(cap, sent, config);
     let grant: Grant | undefined;
     if (named.origin.kind === "agent") {
-      grant = spendGrant(cap, { ...named, origin: named.origin }, filled, deps.gate(), deps.policy, deps.clock.now());
+      const agentCall = { ...named, origin: named.origin };
+      // stage 6, and with ask_for_grants a person asked for the grant the call lacks (consentGrant.ts)
+      const spend = () => spendGrant(cap, agentCall, filled, deps.gate(), deps.policy, deps.clock.now());
+      const spent = spendOrAsk(spend, cap, agentCall, filled, deps, catalogue, options.consent, signalOf(options));
+      grant = spent instanceof Promise ? await spent : spent;
       trace.grant = grant?.id;
     }
     // A call refused after the grant stage and before it runs (a profile's fence, an input still missing, a path
@@ -133,6 +149,9 @@ async function stages(
       checkDescribedDigest(cap, grant ? grant.digest : artifactDigest(cap));
       args = applyProfile(cap, named.profile, sent, filled, config);
       requireFilled(cap, args);
+      // stage 9: the person is asked about the call as it will run, once nothing before the paths can refuse it
+      const asking = checkConsent(cap, named, args, deps, read, options.consent, signalOf(options));
+      if (asking) await asking;
     } catch (err) {
       throw givenBack(err);
     }

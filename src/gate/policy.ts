@@ -6,9 +6,13 @@
  *   max_uses = 100                 # the most uses one grant may carry
  *   agents = ["claude", "cursor"]  # the only agents that may be granted anything
  *   max_token_ttl = "30d"          # the longest an HTTP token may last
+ *   confirm = ["fs.rm", "proc.kill"]  # run only once a person accepts the call live, even under a grant
+ *   consent_timeout = "2m"         # how long a person has to answer before it is a refusal
+ *   ask_for_grants = true          # a call that wants a grant may ask the person for one
  *
  * It is applied when a grant is issued, and again at call time in case the
- * policy changed since. It does not reach free reads: a lock does.
+ * policy changed since. Its ceiling does not reach free reads (a lock does); its
+ * confirm list does, so a policy that does not read refuses every agent call.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,9 +31,18 @@ export interface Policy {
   agents?: string[];
   /** ms an HTTP token may last at most, or undefined for no ceiling (a token still defaults to 90 days) */
   maxTokenTtl?: number;
+  /** capabilities or areas a person accepts live, call by call (stage 9) */
+  confirm?: string[];
+  /** ms a person has to answer a consent prompt; CONSENT_TIMEOUT_MS when unset */
+  consentTimeout?: number;
+  /** a call refused for want of a grant may ask the person for one through the client */
+  askForGrants?: boolean;
 }
 
 export const NO_POLICY: Policy = { never: [] };
+
+/** How long a person has to answer a consent prompt when the policy says nothing: two minutes. */
+export const CONSENT_TIMEOUT_MS = 120_000;
 
 /**
  * How a capability (`area.thing[.action]`), an area or a plugin is spelled. A
@@ -49,15 +62,20 @@ export function parsePolicy(text: string): Policy {
   }
   const policy: Policy = { never: [] };
   for (const [key, value] of Object.entries(raw)) {
-    if (key === "never" || key === "agents") {
+    if (key === "never" || key === "agents" || key === "confirm") {
       if (!Array.isArray(value) || !value.every((v) => typeof v === "string"))
         throw unreadable(`${key} must be a list of names`);
-      const odd = key === "never" ? (value as string[]).find((v) => !GATE_NAME.test(v)) : undefined;
+      const odd = key !== "agents" ? (value as string[]).find((v) => !GATE_NAME.test(v)) : undefined;
       if (odd !== undefined)
         throw unreadable(
-          `never names ${JSON.stringify(odd)}, which no capability or area is called (write fs.write, not fs_write)`,
+          `${key} names ${JSON.stringify(odd)}, which no capability or area is called (write fs.write, not fs_write)`,
         );
       policy[key] = value as string[];
+    } else if (key === "consent_timeout") {
+      policy.consentTimeout = policyDuration(key, value, "2m");
+    } else if (key === "ask_for_grants") {
+      if (typeof value !== "boolean") throw unreadable("ask_for_grants must be true or false");
+      policy.askForGrants = value;
     } else if (key === "max_ttl") {
       policy.maxTtl = policyDuration(key, value, "8h");
     } else if (key === "max_token_ttl") {
@@ -68,7 +86,7 @@ export function parsePolicy(text: string): Policy {
       policy.maxUses = value;
     } else {
       throw unreadable(
-        `it has no setting ${JSON.stringify(key)} (never, max_ttl, max_uses, agents and max_token_ttl are known)`,
+        `it has no setting ${JSON.stringify(key)} (never, max_ttl, max_uses, agents, max_token_ttl, confirm, consent_timeout and ask_for_grants are known)`,
       );
     }
   }
@@ -91,7 +109,7 @@ function unreadable(why: string): RtaError {
   return new RtaError(
     "core.policy.unreadable",
     `the team policy cannot be read: ${why}`,
-    `fix ${POLICY_FILE} in rta's config dir; until then no grant or token is issued, and no grant is spent`,
+    `fix ${POLICY_FILE} in rta's config dir; until then no grant or token is issued, and no agent call runs (its confirm list cannot be known)`,
   );
 }
 

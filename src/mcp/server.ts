@@ -8,8 +8,8 @@
 
 import { fileURLToPath } from "node:url";
 import {
-  CLIENT_INFO_META_KEY,
   type Implementation,
+  type InputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -17,7 +17,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
-import { agentNameFromClient, knownAgent } from "../core/agentName.ts";
+import { knownAgent } from "../core/agentName.ts";
 import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
@@ -29,9 +29,13 @@ import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
 import type { Selections } from "../upstreams/selections.ts";
 import { boundErrors } from "./boundedErrors.ts";
+import { agentNameOf, clientInfo } from "./caller.ts";
+import { type RootsInCall, rootsRound } from "./callRoots.ts";
+import { consentSeat, type McpSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
 import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import { toolWords } from "./toolWords.ts";
 import { getUpstreamPrompt, readUpstreamResource } from "./upstreamReads.ts";
 
 export interface ServeContext {
@@ -47,6 +51,8 @@ export interface ServeContext {
   onUnexpected?: (thrown: unknown) => void;
   /** the roots the client offered (file paths), each time it offers them */
   onClientRoots?: (paths: string[]) => void;
+  /** on a server started with no --root: a 2026-07-28 client's roots, asked inside its first call naming a path */
+  rootsInCall?: RootsInCall;
   /** told of each tools/call the SDK hands to this server's handler, with the server and the request's id */
   onSdkCall?: (server: Server, id: string | number) => void;
   /** the upstreams' selected resources, templates and prompts (config's `select`), each read through the pipeline */
@@ -150,11 +156,16 @@ export function createServer(ctx: ServeContext): Server {
     ctx.onSdkCall?.(server, reqCtx.mcpReq.id);
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
     const version = server.getNegotiatedProtocolVersion();
-    return answerCall(ctx, req.params.name, req.params.arguments ?? {}, origin, reqCtx.mcpReq.signal, version);
+    const args = req.params.arguments ?? {};
+    const asked = rootsRound(server, reqCtx, ctx.rootsInCall, ctx.catalogue, req.params.name, args);
+    if (asked) return asked;
+    const call = { session: ctx.session, origin, tool: req.params.name, args, dataDir: ctx.deps.dirs.data };
+    const seat = consentSeat(server, reqCtx, call);
+    return answerCall(ctx, req.params.name, args, origin, reqCtx.mcpReq.signal, version, seat);
   });
 
   // The 2025-11-25 flow: a client that declares roots is asked for them once it is initialized, and again
-  // whenever it says they changed. (The 2026-07-28 revision asks for them inside a call; not yet done here.)
+  // whenever it says they changed. (The 2026-07-28 revision asks for them inside a call: callRoots.ts.)
   if (ctx.onClientRoots) {
     const onRoots = ctx.onClientRoots;
     const ask = async () => {
@@ -213,6 +224,8 @@ export type ToolAnswer = {
  * `version` is the protocol revision the client settled on (none: the
  * 2026-07-28 era): an upstream's audio goes only to a client whose revision
  * has audio blocks, else the call is refused upstream.result.unsupported.
+ * With a consent seat, a call on a confirm list may be answered with the
+ * seat's input_required question instead (2026-07-28); without one it is refused.
  */
 export async function answerCall(
   ctx: ServeContext,
@@ -221,12 +234,15 @@ export async function answerCall(
   origin: AgentOrigin,
   signal: AbortSignal,
   version?: string,
-): Promise<ToolAnswer> {
+  seat?: McpSeat,
+): Promise<ToolAnswer | InputRequiredResult> {
   const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
     limits: ctx.limits,
     signal,
     onUnexpected: ctx.onUnexpected,
+    ...(seat ? { consent: seat } : {}),
   });
+  if (!outcome.ok && outcome.error.code === "core.consent.asked" && seat?.question) return seat.question;
   if (outcome.ok && outcome.value.type === "media") return mediaAnswer(outcome.value, version);
   if (outcome.ok) {
     const text = JSON.stringify(forAgent(outcome.value));
@@ -235,24 +251,14 @@ export async function answerCall(
   }
   // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
   // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
-  if (outcome.error.code === "core.tool.unknown") {
+  // so is a request state that fails its check (altered, for another call, late, replayed): -32602, as the spec asks
+  if (outcome.error.code === "core.tool.unknown" || (seat?.stale && outcome.error.code === "core.consent.declined")) {
     const { code, hint } = outcome.error;
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message, { code, hint });
   }
   const answer = errorResult(outcome.error);
   if (answer.hint !== undefined) answer.hint = toolWords(answer.hint, ctx.catalogue);
   return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
-}
-
-/**
- * The client's name and version: per request in the 2026-07-28 era (from the
- * request's envelope, its `_meta`), from initialize in the 2025-11-25 one. The
- * SDK's handler and the stdio direct path both ask it, so both hand the
- * pipeline the same caller.
- */
-export function clientInfo(server: Server, envelope: unknown): Implementation | undefined {
-  const meta = envelope as Record<string, unknown> | undefined;
-  return (meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
 }
 
 /**
@@ -274,32 +280,4 @@ export function callerOf(ctx: ServeContext, client: Implementation | undefined, 
     session: ctx.session,
     transport: ctx.transport,
   };
-}
-
-/** The client name last made into an agent name, and the name it made: a client reports the same one every call. */
-let lastReported: string | undefined;
-let lastAgentName = "";
-
-function agentNameOf(reported: string): string {
-  if (reported !== lastReported) {
-    lastAgentName = agentNameFromClient(reported);
-    lastReported = reported;
-  }
-  return lastAgentName;
-}
-
-/**
- * A hint names a capability as a person does (fs.list); an agent calls it by
- * its tool's name (fs_list). A command in backticks is the person's to run and
- * is left as it is.
- */
-export function toolWords(hint: string, catalogue: Catalogue): string {
-  return hint
-    .split("`")
-    .map((part, i) =>
-      i % 2 === 1
-        ? part
-        : part.replace(/\b[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\b/g, (name) => catalogue.byName(name)?.tool ?? name),
-    )
-    .join("`");
 }

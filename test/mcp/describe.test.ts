@@ -5,7 +5,7 @@ import { Catalogue } from "../../src/core/catalogue.ts";
 import { type Config, EMPTY_CONFIG } from "../../src/core/config.ts";
 import { object } from "../../src/core/result.ts";
 import { annotations, extraSearchWords, instructions, toolDescription, toolListings } from "../../src/mcp/describe.ts";
-import { toolWords } from "../../src/mcp/server.ts";
+import { toolWords } from "../../src/mcp/toolWords.ts";
 import { noteCatalogue } from "../support/plugins.ts";
 
 const catalogue = await noteCatalogue();

@@ -3,7 +3,7 @@
  * The subclass of StdioClientTransport makes the client settle the era on the
  * real connection instead of starting a second, throwaway server to probe.
  */
-import { Client } from "@modelcontextprotocol/client";
+import { Client, type ClientCapabilities } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { tempDir } from "./fixtures.ts";
 import { prepareDataDir, RTA } from "./rta.ts";
@@ -24,7 +24,15 @@ export interface Connected {
 export async function connect(
   era: Era,
   args: string[] = [],
-  options: { dataDir?: string; clientName?: string; env?: Record<string, string> } = {},
+  options: {
+    dataDir?: string;
+    clientName?: string;
+    env?: Record<string, string>;
+    /** what the client declares it can do (elicitation, roots) */
+    capabilities?: ClientCapabilities;
+    /** handlers set on the client before it connects (an elicitation/create answer) */
+    setup?: (client: Client) => void;
+  } = {},
 ): Promise<Connected> {
   const dataDir = options.dataDir ?? tempDir();
   await prepareDataDir(options.env?.RTA_DATA_DIR ?? dataDir);
@@ -47,8 +55,12 @@ export async function connect(
   });
   const client = new Client(
     { name: options.clientName ?? "rta-e2e", version: "1.0.0" },
-    era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+    {
+      ...(era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" as const } } } : {}),
+      ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+    },
   );
+  options.setup?.(client);
   await client.connect(transport);
   return { client, stderr: () => err, dataDir, close: () => client.close(), pid: () => transport.pid };
 }

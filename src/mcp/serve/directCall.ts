@@ -18,6 +18,7 @@
  */
 
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   deserializeMessage,
   type JSONRPCMessage,
   SERVER_INFO_META_KEY,
@@ -26,8 +27,10 @@ import {
 import { settleJit } from "../../core/jit.ts";
 import { lap } from "../../core/profile.ts";
 import { cutMessage } from "../boundedErrors.ts";
+import { clientInfo } from "../caller.ts";
+import { mayAsk } from "../consentSeat.ts";
 import type { DirectAnswers } from "../directAnswers.ts";
-import { answerCall, callerOf, clientInfo, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
+import { answerCall, callerOf, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
 import type { CallsInFlight } from "./callsInFlight.ts";
 
 /** The first revision of the 2026-07-28 era; a later one is of the same era, as the SDK holds. */
@@ -114,6 +117,10 @@ export class DirectCalls implements DirectAnswers {
     const asked: unknown = JSON.parse(text);
     const shape = shapeOf(asked);
     if (shape === undefined) return undefined;
+    // a call a person may have to accept is the SDK's: only its handler holds a seat to ask through
+    if (mayAsk(shape.name, this.ctx.catalogue, this.ctx.deps)) return undefined;
+    // so is one that may ask a 2026-07-28 client that declares roots for them (callRoots.ts)
+    if (this.ctx.rootsInCall?.heard === false && declaresRoots(shape.meta)) return undefined;
     const server = this.server;
     if (server !== undefined && server.transport !== undefined && this.passed.has(shape.kind)) {
       this.approved.set(asked as object, shape);
@@ -187,9 +194,10 @@ export class DirectCalls implements DirectAnswers {
     try {
       // Inside: a client's name that is not text throws here as in the SDK's handler, and is answered as it answers it.
       const origin = callerOf(this.ctx, client);
-      const result = await this.calls.run(stop, () =>
+      // with no seat the answer is never a question: a call on a confirm list is refused, never run
+      const result = (await this.calls.run(stop, () =>
         answerCall(this.ctx, shape.name, shape.args, origin, stop.signal, server.getNegotiatedProtocolVersion()),
-      );
+      )) as ToolAnswer;
       frame = resultFrame(id, result, modern);
       lap("answer frame JSON");
     } catch (err) {
@@ -220,6 +228,12 @@ function shapeOf(value: unknown): Shape | undefined {
   if (typeof name !== "string" || !isPlain(args) || Object.hasOwn(args, "__proto__")) return undefined;
   if (meta !== undefined && !isPlain(meta)) return undefined;
   return { id: id as string | number, name, args, meta, kind: meta === undefined ? "" : JSON.stringify(meta) };
+}
+
+/** Whether a request's envelope says its client has roots to offer. */
+function declaresRoots(meta: Record<string, unknown> | undefined): boolean {
+  const caps = meta?.[CLIENT_CAPABILITIES_META_KEY];
+  return isPlain(caps) && caps.roots !== undefined;
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {

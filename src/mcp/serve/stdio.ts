@@ -36,6 +36,8 @@ export interface StdioServeOptions extends ServeOptions {
   direct?: boolean;
   /** handed the direct path once it is made: a test's view of what it took */
   onDirect?: (direct: DirectCalls) => void;
+  /** the server was started with --root: a 2026-07-28 client is not asked for its roots inside a call */
+  rootsGiven?: boolean;
 }
 
 /**
@@ -62,19 +64,24 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   );
 
   const calls = new CallsInFlight();
-  const base = serverContext(o, "stdio");
+  const onClientRoots = (offered: string[]) => {
+    const added = offered.filter((r) => !roots.includes(r));
+    // a client reads a project's registration from the project: in a root it offers, as in the server's own
+    deps.roots = withRoots(served, added, registrationFiles(undefined, added));
+    if (added.length > 0) o.say(`rta: the client offered roots: ${added.map(o.shown).join(", ")}`);
+  };
+  // the direct path is handed it too: a call that may ask for the roots is left to the SDK
+  const base = {
+    ...serverContext(o, "stdio"),
+    ...(o.rootsGiven ? {} : { rootsInCall: { heard: false, offered: onClientRoots } }),
+  };
   const direct = o.direct === false ? undefined : new DirectCalls(base, calls);
   if (direct) o.onDirect?.(direct);
   const transport = new BoundedStdioTransport({ input: o.input, output: o.output, say: o.say, direct });
   const ctx = {
     ...base,
     ...(direct ? { onSdkCall: direct.sdkCall } : {}),
-    onClientRoots: (offered: string[]) => {
-      const added = offered.filter((r) => !roots.includes(r));
-      // a client reads a project's registration from the project: in a root it offers, as in the server's own
-      deps.roots = withRoots(served, added, registrationFiles(undefined, added));
-      if (added.length > 0) o.say(`rta: the client offered roots: ${added.map(o.shown).join(", ")}`);
-    },
+    onClientRoots,
   };
   const handle = sdkServeStdio(() => calls.track(createServer(ctx)), {
     transport,

@@ -1,0 +1,61 @@
+/**
+ * Roots on 2026-07-28: a modern client is not asked for its roots after an
+ * `initialize` (there is none); it is asked inside a call, with an
+ * `input_required` result carrying a `roots/list` request, the first time a
+ * call names a path on a stdio server started with no --root. The roots it
+ * answers are added as a 2025-11-25 client's are, once for the session.
+ */
+import { fileURLToPath } from "node:url";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import type { Catalogue } from "../core/catalogue.ts";
+import { inputEntries } from "../gate/values.ts";
+
+/** The first revision of the 2026-07-28 era. */
+const FIRST_MODERN_REVISION = "2026-07-28";
+/** The key of the roots/list input request. */
+const ROOTS_KEY = "roots";
+
+/** A session's roots asked inside a call: whether they were heard, and where the answer goes. */
+export interface RootsInCall {
+  heard: boolean;
+  offered: (paths: string[]) => void;
+}
+
+/**
+ * The input_required result asking for the client's roots, when this call
+ * should carry it; undefined when it should run on (roots heard or not to be
+ * asked, a client that declares no roots, a call naming no path). Takes the
+ * roots a retry brings. Refuses nothing.
+ */
+export function rootsRound(
+  server: Server,
+  reqCtx: ServerContext,
+  roots: RootsInCall | undefined,
+  catalogue: Catalogue,
+  tool: string,
+  args: Record<string, unknown>,
+): InputRequiredResult | undefined {
+  if (roots === undefined || roots.heard) return undefined;
+  if ((server.getNegotiatedProtocolVersion() ?? "") < FIRST_MODERN_REVISION) return undefined;
+  const caps = (reqCtx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    | { roots?: unknown }
+    | undefined;
+  if (!caps?.roots) return undefined;
+  const cap = catalogue.byTool(tool);
+  if (cap === undefined || !inputEntries(cap).some(([name, spec]) => spec.path && args[name] !== undefined))
+    return undefined;
+  const view = inputResponse(reqCtx.mcpReq.inputResponses, ROOTS_KEY);
+  if (view.kind === "roots") {
+    roots.heard = true;
+    roots.offered(view.roots.flatMap((r) => (r.uri.startsWith("file://") ? [fileURLToPath(r.uri)] : [])));
+    return undefined;
+  }
+  return inputRequired({ inputRequests: { [ROOTS_KEY]: inputRequired.listRoots() } });
+}

@@ -1,0 +1,29 @@
+/**
+ * Who a client says it is: its name and version, per request or from
+ * initialize, and the agent name a reported client name is made into.
+ */
+import { CLIENT_INFO_META_KEY, type Implementation, type Server } from "@modelcontextprotocol/server";
+import { agentNameFromClient } from "../core/agentName.ts";
+
+/**
+ * The client's name and version: per request in the 2026-07-28 era (from the
+ * request's envelope, its `_meta`), from initialize in the 2025-11-25 one. The
+ * SDK's handler and the stdio direct path both ask it, so both hand the
+ * pipeline the same caller.
+ */
+export function clientInfo(server: Server, envelope: unknown): Implementation | undefined {
+  const meta = envelope as Record<string, unknown> | undefined;
+  return (meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? server.getClientVersion();
+}
+
+/** The client name last made into an agent name, and the name it made: a client reports the same one every call. */
+let lastReported: string | undefined;
+let lastAgentName = "";
+
+export function agentNameOf(reported: string): string {
+  if (reported !== lastReported) {
+    lastAgentName = agentNameFromClient(reported);
+    lastReported = reported;
+  }
+  return lastAgentName;
+}
