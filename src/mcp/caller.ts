@@ -20,6 +20,7 @@ export function clientInfo(server: Server, envelope: unknown): Implementation | 
 let lastReported: string | undefined;
 let lastAgentName = "";
 
+/** The agent name a reported client name is made into (the last one is kept, as a client reports the same one each call). */
 export function agentNameOf(reported: string): string {
   if (reported !== lastReported) {
     lastAgentName = agentNameFromClient(reported);

@@ -144,10 +144,11 @@ describe("fs grep's exit status, as grep and rg", () => {
 
 describe("an agent's search under what the server may not read", () => {
   test("the result carries the count as a warning, and rta's own unreadable file and dir are not in it", async () => {
-    // rta's config dir under the root, which the server may not read either: withheld, so not counted
+    // rta's config dir under the root, which the server may not list either: withheld, so not counted. It may pass
+    // through it (0311), so it can tell there is no policy.toml: a team policy it cannot read refuses every agent call
     const ownConfig = join(work, "rta-config");
     mkdirSync(ownConfig);
-    chmodSync(ownConfig, 0o000);
+    chmodSync(ownConfig, 0o311);
     const transport = new StdioClientTransport({
       command: AS_NOBODY[0] as string,
       args: [...AS_NOBODY.slice(1), bin, "mcp", "serve", "--root", work],
