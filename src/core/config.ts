@@ -15,12 +15,15 @@
  *   connection = "work-notes"              # a profile may aim at a connection,
  *   set = { limit = 10 }                   # set inputs,
  *   only = { id = ["plan-1", "plan-2"] }   # and fence them to a list
+ *   [limits]
+ *   calls_per_minute = 600                 # how often an agent may call (core/configLimits.ts)
  *
  * A file that does not read refuses, naming what is wrong and where; nothing
  * here prints.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseLimits, type RateLimits } from "./configLimits.ts";
 import { parseUpstreams, type UpstreamConfig } from "./configUpstreams.ts";
 import { RtaError } from "./errors.ts";
 import { type FileSeen, type ReadLook, Recheck, readLook, stillAsRead } from "./recheck.ts";
@@ -50,6 +53,8 @@ export interface Config {
   profiles: Record<string, Profile>;
   /** `[upstreams.NAME]`: MCP servers offered behind the gate (core/configUpstreams.ts) */
   upstreams?: Record<string, UpstreamConfig>;
+  /** `[limits]`: how often an agent may call each capability (core/configLimits.ts); undefined: never limited */
+  limits?: RateLimits;
 }
 
 export const EMPTY_CONFIG: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
@@ -164,10 +169,15 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
           problems.push(err);
         });
         break;
+      case "limits": {
+        const limits = parseLimits(value, problem);
+        if (limits) config.limits = limits;
+        break;
+      }
       default:
         problem(
           `has no setting ${JSON.stringify(key)}`,
-          "(roots, paths, defaults, connections, profiles and upstreams are known)",
+          "(roots, paths, defaults, connections, profiles, upstreams and limits are known)",
         );
     }
   }

@@ -27,9 +27,20 @@ import { errorResult, forAgent } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
+import { checkResourceRate } from "../gate/rateLimit.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { instructions, toolListings } from "./describe.ts";
-import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import {
+  complete,
+  getPrompt,
+  page,
+  promptList,
+  rateRefusal,
+  readResource,
+  resourceKey,
+  resourceList,
+  templateList,
+} from "./resources.ts";
 
 export interface ServeContext {
   catalogue: Catalogue;
@@ -98,8 +109,12 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
-    const agent = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx).name;
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
+    const agent = origin.name;
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
+    // a read counts toward the limits as a call does: the agent's grants, and each card, one bucket
+    const limited = checkResourceRate(resourceKey(req.params.uri), origin, config, ctx.deps);
+    if (limited) throw rateRefusal(limited);
     const contents = ctx.deps.redactor.value(
       readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
     );
