@@ -140,6 +140,13 @@ test("rta config check and rta doctor take [limits] that reads, and name each li
     '[limits.capabilities] "fs_read" names no capability or area (write fs.read, not fs_read)',
   );
   expect(check.stdout + check.stderr).toContain('[limits.capabilities] "fs.read" must be a whole number');
+  // a name spelled right that nothing has limits nothing: said, as [defaults] says one
+  const typo = await rta(["config", "check"], { env: dirs('[limits.capabilities]\n"fs.raed" = 3\nfs = 9\n') });
+  expect(typo.code).toBe(2);
+  expect(typo.stdout + typo.stderr).toContain(
+    '[limits.capabilities] "fs.raed": no capability or area is named fs.raed',
+  );
+  expect(typo.stdout + typo.stderr).not.toContain('"fs":');
   const doctor = await rta(["doctor"], { env: bad });
   expect(doctor.code).toBe(1);
   expect(doctor.stdout).toContain("fail\tconfig\t");
