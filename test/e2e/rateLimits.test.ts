@@ -6,8 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ProtocolError } from "@modelcontextprotocol/client";
+import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { tempDir } from "../support/fixtures.ts";
+import { startHttp } from "../support/httpServer.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
 
@@ -114,6 +115,30 @@ for (const era of ["legacy", "modern"] as Era[]) {
     });
   });
 }
+
+test("an HTTP server and a stdio server on one data dir spend the token's agent from one bucket", async () => {
+  const env = dirs("[limits.capabilities]\nsys = 3\n");
+  const srv = await startHttp([], { data: env.RTA_DATA_DIR, config: env.RTA_CONFIG_DIR });
+  const stdio = await serve("modern", env);
+  const http = new Client({ name: "http-e2e", version: "1" });
+  try {
+    await http.connect(
+      new StreamableHTTPClientTransport(new URL(srv.url), {
+        requestInit: { headers: { Authorization: `Bearer ${await srv.token("claude")}` } },
+      }),
+    );
+    const outcomes: string[] = [];
+    for (const c of [http, stdio.client, http, stdio.client]) {
+      const r = await c.callTool({ name: "sys_info", arguments: {} });
+      outcomes.push(r.isError ? String(resultJson(r).code) : "ok");
+    }
+    expect(outcomes).toEqual(["ok", "ok", "ok", "core.rate.limited"]);
+  } finally {
+    await http.close();
+    await stdio.close();
+    await srv.stop();
+  }
+});
 
 test("a person's own calls at the terminal are never limited", async () => {
   const env = dirs("[limits]\ncalls_per_minute = 1\n");

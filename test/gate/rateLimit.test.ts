@@ -176,6 +176,21 @@ describe("stage 6a, rate", () => {
     expect(deps.gate().get(g.id)?.uses).toBe(1);
   });
 
+  test("a config that stops reading keeps the limits it last read; one that never read limits nothing", async () => {
+    const deps = depsWith("[limits]\ncalls_per_minute = 1\n");
+    let look = 0;
+    const config = new ConfigSource(deps.config.file, () => look);
+    const limited = { ...deps, config };
+    expect((await runCall(call("sys_info"), catalogue, limited)).ok).toBe(true);
+    writeFileSync(deps.config.file, "[limits]\ncalls_per_minute = 0\n");
+    look += 1000;
+    expect(config.current().kind).toBe("stale");
+    const refused = await runCall(call("sys_info"), catalogue, limited);
+    expect(refused.ok ? "" : refused.error.code).toBe("core.rate.limited");
+    const never = depsWith("[limits]\ncalls_per_minute = 0\n");
+    for (let i = 0; i < 3; i++) expect((await runCall(call("sys_info"), catalogue, never)).ok).toBe(true);
+  });
+
   test("resource reads count against calls_per_minute, and a refused read is on the record", () => {
     const deps = depsWith("[limits]\ncalls_per_minute = 1\n");
     const config = parseConfig("[limits]\ncalls_per_minute = 1\n");
