@@ -33,7 +33,7 @@ export function checkRate(
   if (limits === undefined || call.origin.kind !== "agent" || call.countsTowardLimit === false) return;
   const perMinute = limitFor(limits, cap.name, cap.area);
   if (perMinute === undefined) return;
-  spend(call.origin.name, cap.name, cap.name, perMinute, deps);
+  spend(call.origin.name, cap.name, "calls", perMinute, deps);
 }
 
 /**
@@ -52,7 +52,7 @@ export function checkResourceRate(
   if (perMinute === undefined) return undefined;
   const started = deps.clock.now();
   try {
-    spend(origin.name, resource, `reads of ${resource}`, perMinute, deps);
+    spend(origin.name, resource, "reads", perMinute, deps);
     return undefined;
   } catch (thrown) {
     if (!(thrown instanceof RtaError)) throw thrown;
@@ -63,13 +63,13 @@ export function checkResourceRate(
 }
 
 /** Takes one call from the bucket of (agent, key); refuses with core.rate.limited when it is empty. */
-function spend(agent: string, key: string, what: string, perMinute: number, deps: Deps): void {
+function spend(agent: string, key: string, what: "calls" | "reads", perMinute: number, deps: Deps): void {
   const taken = deps.gate().takeToken(agent, key, perMinute, deps.clock.now());
   if (taken.taken) return;
   const seconds = Math.max(1, Math.ceil(taken.waitMs / 1000));
   const error = new RtaError(
     "core.rate.limited",
-    `${what} is limited to ${perMinute} a minute for agent ${agent}: the next can be sent in ${seconds} s`,
+    `${key} is limited to ${perMinute === 1 ? `one ${what.slice(0, -1)}` : `${perMinute} ${what}`} a minute for agent ${agent}: the next can be sent in ${seconds} s`,
     `wait retry_after_seconds (${seconds}) before sending it again; the person running rta sets the limit`,
   );
   error.retryAfter = seconds;

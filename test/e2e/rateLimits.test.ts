@@ -37,7 +37,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
         expect(body.retry_after_seconds).toBeGreaterThanOrEqual(1);
         expect(body.retry_after_seconds).toBeLessThanOrEqual(30);
         expect(body.message).toBe(
-          `sys.info is limited to 2 a minute for agent claude: the next can be sent in ${body.retry_after_seconds} s`,
+          `sys.info is limited to 2 calls a minute for agent claude: the next can be sent in ${body.retry_after_seconds} s`,
         );
         expect(body.hint).toContain("retry_after_seconds");
         // proc.list has no line and there is no calls_per_minute: it is not limited
@@ -62,7 +62,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
       const refused = log.filter((l) => l.outcome === "core.rate.limited");
       expect(refused).toHaveLength(1);
       expect(refused[0]).toMatchObject({ agent: "claude", capability: "sys_info" });
-      expect(refused[0]?.error?.message).toContain("limited to 2 a minute");
+      expect(refused[0]?.error?.message).toContain("limited to 2 calls a minute");
     });
 
     test("two servers sharing a data dir share the bucket exactly, however their calls interleave", async () => {
@@ -93,7 +93,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
         expect(err).toBeInstanceOf(ProtocolError);
         const e = err as ProtocolError;
         expect(e.code).toBe(-32000);
-        expect(e.message).toContain("reads of rta://grants is limited to 2 a minute for agent claude");
+        expect(e.message).toContain("rta://grants is limited to 2 reads a minute for agent claude");
         expect(e.data).toMatchObject({ code: "core.rate.limited", retry_after_seconds: expect.any(Number) });
         // cards are a bucket of their own, whichever card, and a tool call is not spent by reads
         await s.client.readResource({ uri: "rta://capability/proc.list" });

@@ -128,7 +128,7 @@ describe("stage 6a, rate", () => {
     if (third.ok) throw new Error("expected a refusal");
     expect(third.error.code).toBe("core.rate.limited");
     expect(third.error.message).toBe(
-      "sys.info is limited to 2 a minute for agent claude: the next can be sent in 30 s",
+      "sys.info is limited to 2 calls a minute for agent claude: the next can be sent in 30 s",
     );
     expect(third.error.retryAfter).toBe(30);
     expect(deps.record.lines.at(-1)).toMatchObject({ capability: "sys_info", outcome: "core.rate.limited" });
@@ -198,6 +198,9 @@ describe("stage 6a, rate", () => {
     const refused = checkResourceRate("rta://grants", agent, config, deps);
     expect(refused?.code).toBe("core.rate.limited");
     expect(refused?.retryAfter).toBe(60);
+    expect(refused?.message).toBe(
+      "rta://grants is limited to one read a minute for agent claude: the next can be sent in 60 s",
+    );
     expect(deps.record.lines.at(-1)).toMatchObject({ capability: "rta://grants", outcome: "core.rate.limited" });
     expect(checkResourceRate("rta://grants", agent, parseConfig(""), deps)).toBeUndefined();
   });
