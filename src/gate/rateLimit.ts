@@ -10,7 +10,8 @@
  * Without `[limits]` it asks nothing: not the store, not the clock. A
  * person's own calls are never limited, and neither is a call sent with
  * countsTowardLimit false (a subscription's re-run, when there are any).
- * Resource reads count: the server asks `checkResourceRate` for each one.
+ * Resource reads count: the server asks `checkResourceRate` for each one
+ * (a subscription's re-read, when there are any, must not).
  */
 import type { AgentOrigin, Call } from "../core/call.ts";
 import type { Config } from "../core/config.ts";
