@@ -16,7 +16,7 @@
 
 export interface RateLimits {
   /** calls a minute for any capability not named below; undefined: not limited */
-  perMinute?: number;
+  calls_per_minute?: number;
   /** a capability's dotted name or an area -> calls a minute */
   capabilities: Record<string, number>;
 }
@@ -46,7 +46,7 @@ export function parseLimits(value: unknown, problem: (where: string, why: string
   let fine = true;
   for (const [key, v] of Object.entries(value)) {
     if (key === "calls_per_minute") {
-      if (isRate(v)) limits.perMinute = v;
+      if (isRate(v)) limits.calls_per_minute = v;
       else {
         problem("[limits] calls_per_minute", `must be ${RATE}`);
         fine = false;
@@ -72,7 +72,10 @@ export function parseLimits(value: unknown, problem: (where: string, why: string
       fine = false;
     }
   }
-  return fine ? limits : undefined;
+  if (!fine) return undefined;
+  // as the file reads: calls_per_minute first (`rta config show`)
+  const { calls_per_minute, capabilities } = limits;
+  return calls_per_minute === undefined ? { capabilities } : { calls_per_minute, capabilities };
 }
 
 /**
@@ -83,5 +86,5 @@ export function limitFor(limits: RateLimits, capability: string, area: string): 
   const own = limits.capabilities;
   if (Object.hasOwn(own, capability)) return own[capability];
   if (Object.hasOwn(own, area)) return own[area];
-  return limits.perMinute;
+  return limits.calls_per_minute;
 }

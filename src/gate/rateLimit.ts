@@ -49,7 +49,7 @@ export function checkResourceRate(
   config: Config | undefined,
   deps: Deps,
 ): RtaError | undefined {
-  const perMinute = config?.limits?.perMinute;
+  const perMinute = config?.limits?.calls_per_minute;
   if (perMinute === undefined) return undefined;
   const started = deps.clock.now();
   try {

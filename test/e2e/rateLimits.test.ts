@@ -150,6 +150,8 @@ test("rta config check and rta doctor take [limits] that reads, and name each li
   const fine = await rta(["config", "check"], { env: good });
   expect(fine.code).toBe(0);
   expect(fine.stdout).toEndWith("config.toml: fine\n");
+  const shown = JSON.parse((await rta(["config", "show", "--json"], { env: good })).stdout);
+  expect(shown.limits).toEqual({ calls_per_minute: 600, capabilities: { "fs.read": 120, proc: 30 } });
   const bad = dirs(
     '[limits]\ncalls_per_minute = 0\nburst = 5\n[limits.capabilities]\nfs_read = 3\n"fs.read" = "many"\n',
   );

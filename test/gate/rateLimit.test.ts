@@ -75,7 +75,7 @@ describe("[limits] in config", () => {
     const c = parseConfig(
       'roots = ["/srv"]\n[limits]\ncalls_per_minute = 600\n[limits.capabilities]\n"fs.read" = 120\nfs = 30\n',
     );
-    expect(c.limits).toEqual({ perMinute: 600, capabilities: { "fs.read": 120, fs: 30 } });
+    expect(c.limits).toEqual({ calls_per_minute: 600, capabilities: { "fs.read": 120, fs: 30 } });
     const limits = c.limits ?? { capabilities: {} };
     expect(limitFor(limits, "fs.read", "fs")).toBe(120);
     expect(limitFor(limits, "fs.stat", "fs")).toBe(30);
