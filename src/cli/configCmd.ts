@@ -88,6 +88,11 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
       for (const c of takers) check(c, input, value, `[defaults."${target}"]`);
     }
   }
+  // a limit on a name nothing has limits nothing: a typo that would look as if it held
+  for (const name of Object.keys(config.limits?.capabilities ?? {})) {
+    if (!catalogue.byName(name) && !areas.has(name))
+      problems.push(`[limits.capabilities] "${name}": no capability or area is named ${name}${moved(name)}`);
+  }
   for (const [name, c] of Object.entries(config.connections)) {
     if (!areas.has(c.area)) problems.push(`[connections.${name}]: no area is named ${c.area}${moved(c.area)}`);
   }

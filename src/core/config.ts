@@ -17,13 +17,16 @@
  *   connection = "work-notes"              # a profile may aim at a connection,
  *   set = { limit = 10 }                   # set inputs,
  *   only = { id = ["plan-1", "plan-2"] }   # and fence them to a list
+ *   [limits]
+ *   calls_per_minute = 600                 # how often an agent may call (core/configLimits.ts)
  *
  * A file that does not read refuses, naming what is wrong and where; nothing
  * here prints.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { eolWatchOf } from "./configEol.ts";
+import { parseLimits, type RateLimits } from "./configLimits.ts";
+import { confirmOf, eolWatchOf, hardlinksOf, unreadableWhy } from "./configParts.ts";
 import { parseUpstreams, type UpstreamConfig } from "./configUpstreams.ts";
 import { RtaError } from "./errors.ts";
 import { type FileSeen, type ReadLook, Recheck, readLook, stillAsRead } from "./recheck.ts";
@@ -55,6 +58,8 @@ export interface Config {
   upstreams?: Record<string, UpstreamConfig>;
   /** `confirm = [...]`: capabilities or areas this operator accepts live, call by call, beside the policy's */
   confirm?: string[];
+  /** `[limits]`: how often an agent may call each capability (core/configLimits.ts); undefined: never limited */
+  limits?: RateLimits;
 }
 
 export const EMPTY_CONFIG: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
@@ -117,15 +122,11 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
           problem("roots", "must be a list of absolute paths");
         else config.roots = value as string[];
         break;
-      case "paths":
-        if (
-          !isTable(value) ||
-          Object.keys(value).some((k) => k !== "hardlinks") ||
-          (value.hardlinks !== undefined && typeof value.hardlinks !== "boolean")
-        )
-          problem("[paths]", "takes only hardlinks = true or false");
-        else config.hardlinks = value.hardlinks === true;
+      case "paths": {
+        const hardlinks = hardlinksOf(value, problem);
+        if (hardlinks !== undefined) config.hardlinks = hardlinks;
         break;
+      }
       case "defaults":
         if (!isTable(value)) {
           problem("[defaults]", "must be a table of capabilities");
@@ -163,11 +164,11 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
           if (profile) config.profiles[name] = profile;
         }
         break;
-      case "confirm":
-        if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && /^[a-z][a-z0-9.-]*$/.test(v)))
-          problem("confirm", "must be a list of capability or area names (fs.rm, proc)");
-        else config.confirm = value as string[];
+      case "confirm": {
+        const confirm = confirmOf(value, problem);
+        if (confirm !== undefined) config.confirm = confirm;
         break;
+      }
       case "upstreams":
         config.upstreams = parseUpstreams(value, (where, why) => {
           const err = bad(where, why);
@@ -178,10 +179,15 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
       case "eol": // `watch = [...]` is eol.watch's operator-only list, as [defaults."eol.watch"] watch would set it
         eolWatch = eolWatchOf(value, problem);
         break;
+      case "limits": {
+        const limits = parseLimits(value, problem);
+        if (limits) config.limits = limits;
+        break;
+      }
       default:
         problem(
           `has no setting ${JSON.stringify(key)}`,
-          "(roots, paths, defaults, connections, profiles, upstreams, eol and confirm are known)",
+          "(roots, paths, defaults, connections, profiles, upstreams, eol, confirm and limits are known)",
         );
     }
   }
@@ -282,16 +288,7 @@ export class ConfigSource {
 
 /** A config file the OS would not read, said in words, not an errno or the path again. */
 function cannotRead(err: unknown): RtaError {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  const why =
-    code === "EACCES" || code === "EPERM"
-      ? "permission denied"
-      : code === "EISDIR"
-        ? "it is a directory"
-        : code === "ENOTDIR"
-          ? "its dir is not a directory"
-          : "the system would not read it";
-  return bad("cannot be read:", why);
+  return bad("cannot be read:", unreadableWhy(err));
 }
 
 /** The config to act on: what reads now, else what read last; undefined while it has never read. */

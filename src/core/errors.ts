@@ -108,6 +108,10 @@ export const codes = {
   },
   "core.grant.unknown": { doc: "no grant or lock has that id, or none matched", exit: Exit.unavailable },
   "core.lock.locked": { doc: "a person locked this agent or capability: the instant no", exit: Exit.refused },
+  "core.rate.limited": {
+    doc: "the agent called this capability more often than config's [limits] lets it; retry_after_seconds says when to",
+    exit: Exit.refused,
+  },
   "core.policy.unreadable": {
     doc: "the team policy file could not be read; grants are refused until it can be",
     exit: Exit.failure,
@@ -230,6 +234,8 @@ export class RtaError extends Error {
   readonly hint: string | undefined;
   /** what only the record keeps (a plugin's stderr tail): never shown to a caller, and dropped by redaction */
   detail?: string;
+  /** whole seconds to wait before the call can be sent again (core.rate.limited), told to the caller */
+  retryAfter?: number;
 
   constructor(code: Code, message: string, hint?: string) {
     super(message);

@@ -98,6 +98,8 @@ export interface ErrorResult {
   code: string;
   message: string;
   hint?: string;
+  /** whole seconds to wait before sending the call again (a rate limit) */
+  retry_after_seconds?: number;
 }
 
 /** An image or audio block an upstream answered, passed on as it came: base64 data and its mime type. */
@@ -155,9 +157,10 @@ export function forAgent(value: ResultValue): ResultValue {
   return { type: "text", text: note === undefined ? text : text === "" ? note : `${text}\n${note}` };
 }
 
-/** An error as a result value: code, message and, when there is one, hint. */
+/** An error as a result value: code, message and, when there are, hint and the seconds to wait. */
 export function errorResult(err: RtaError): ErrorResult {
   const out: ErrorResult = { type: "error", code: err.code, message: err.message };
   if (err.hint !== undefined) out.hint = err.hint;
+  if (err.retryAfter !== undefined) out.retry_after_seconds = err.retryAfter;
   return out;
 }

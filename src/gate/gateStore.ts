@@ -16,6 +16,7 @@ import { CheckpointStore, RECORD_CHECKPOINT_FILE } from "./store/checkpoint.ts";
 import { type Chosen, openGateDb } from "./store/db.ts";
 import { type Grant, type GrantQuery, GrantStore, type NewGrant } from "./store/grants.ts";
 import { type Lock, LockStore, type NewLock } from "./store/locks.ts";
+import { RateStore, type Taken } from "./store/rates.ts";
 import { ShmFile } from "./store/shm.ts";
 import { type Token, TokenStore } from "./store/tokens.ts";
 import { StoreWriteLock } from "./storeLock.ts";
@@ -32,6 +33,7 @@ export class GateStore {
   private readonly lockRows: LockStore;
   private readonly tokenRows: TokenStore;
   private readonly checkpoint: CheckpointStore;
+  private readonly rates: RateStore;
   /** the device and inode of the file opened, to tell it from another put at its name */
   private readonly opened: FileId | undefined;
   /** asks what gate.db's name holds (see stillOpened) */
@@ -49,6 +51,7 @@ export class GateStore {
     const shm = () => this.shm();
     this.lockRows = new LockStore(this.db, writeLock, shm);
     this.tokenRows = new TokenStore(this.db, writeLock);
+    this.rates = new RateStore(this.db, writeLock);
     this.checkpoint = new CheckpointStore(this.db, writeLock, join(dirname(file), RECORD_CHECKPOINT_FILE), shm);
   }
 
@@ -181,6 +184,13 @@ export class GateStore {
    */
   lift(by: Chosen, now: number): number {
     return this.lockRows.lift(by, now);
+  }
+
+  // Rate limits (store/rates.ts).
+
+  /** Takes one call from the agent's bucket for `capability` (perMinute a minute), shared by every server of the store. */
+  takeToken(agent: string, capability: string, perMinute: number, now: number): Taken {
+    return this.rates.takeToken(agent, capability, perMinute, now);
   }
 
   // The record's checkpoint (store/checkpoint.ts).

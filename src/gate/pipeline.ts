@@ -13,6 +13,7 @@
  *   6  grant        core.grant.required, core.grant.ceiling (agents; what is above a free read, or names a profile;
  *                   with ask_for_grants, a person may be asked for the grant instead: core.consent.*;
  *                   a plugin's grant covers only the binary it was issued against)
+ *   6a rate        core.rate.limited (agents, when config has [limits]: a use of the grant just spent is given back)
  *      (artifact)   core.plugin.invalid: a plugin's binary no longer hashes to the one that described it
  *   7  profile      core.profile.fenced, core.profile.unknown (a named profile's settings and fences)
  *   8  required     core.input.missing (what only a profile or the operator gives)
@@ -47,6 +48,7 @@ import type { OpenedPath } from "./paths/handles.ts";
 import { accessOf, closePaths, mayMakeParents, openPaths, personAccess, withRoots } from "./paths/stage.ts";
 import { artifactDigest, checkDescribedDigest } from "./pluginDigest.ts";
 import { applyProfile, requireFilled } from "./profiles.ts";
+import { checkRate } from "./rateLimit.ts";
 import { type CallTrace, recordCall, recordRun, withheld } from "./recordCall.ts";
 import { maskError, noteRevealed, noteSecrets, secretValues } from "./recordMask.ts";
 import { redactOutcome } from "./redactStage.ts";
@@ -145,6 +147,7 @@ async function stages(
     };
     let args: Args;
     try {
+      checkRate(cap, named, read, deps);
       // a spent grant matched the binary's digest as it is now: its pin is that digest, not read again
       checkDescribedDigest(cap, grant ? grant.digest : artifactDigest(cap));
       args = applyProfile(cap, named.profile, sent, filled, config);

@@ -117,6 +117,7 @@ export function maskError(e: RtaError, hidden: readonly string[]): RtaError {
   if (message === e.message && hint === e.hint) return e;
   const out = new RtaError(e.code, message, hint);
   if (e.detail !== undefined) out.detail = masked(e.detail, sorted);
+  if (e.retryAfter !== undefined) out.retryAfter = e.retryAfter;
   return out;
 }
 

@@ -23,7 +23,9 @@ export function redactOutcome(outcome: Outcome, call: Call, redactor: Redactor):
   if (outcome.ok) return { ok: true, value: redactor.value(byName(outcome.value), kept) };
   const e = outcome.error;
   const hint = e.hint === undefined ? undefined : redactor.text(e.hint, kept);
-  return { ok: false, error: new RtaError(e.code, redactor.text(e.message, kept), hint) };
+  const shown = new RtaError(e.code, redactor.text(e.message, kept), hint);
+  if (e.retryAfter !== undefined) shown.retryAfter = e.retryAfter;
+  return { ok: false, error: shown };
 }
 
 /**

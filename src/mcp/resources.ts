@@ -10,6 +10,7 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelc
 import { cardOf } from "../core/card.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { type Config, EMPTY_CONFIG } from "../core/config.ts";
+import type { RtaError } from "../core/errors.ts";
 import type { GateStore } from "../gate/gateStore.ts";
 import { configValues } from "../gate/values.ts";
 
@@ -121,6 +122,19 @@ export function readResource(
     text: JSON.stringify(cardOf(cap, "agent", new Set(Object.keys(configValues(config, cap))), config)),
   };
 }
+
+/** The bucket a resource read spends from: the agent's grants, or any card (an unknown URI too: no bucket per guess). */
+export function resourceKey(uri: string): string {
+  return uri === GRANTS_URI ? GRANTS_URI : CARD_TEMPLATE;
+}
+
+/** A resource read refused by a rate limit, as a JSON-RPC error: rta's code, hint and the seconds to wait in its data. */
+export function rateRefusal(e: RtaError): ProtocolError {
+  return new ProtocolError(RATE_LIMITED, e.message, { code: e.code, hint: e.hint, retry_after_seconds: e.retryAfter });
+}
+
+/** A server error of JSON-RPC's own range (-32000 to -32099): the read was well formed and may be sent again later. */
+const RATE_LIMITED = -32000;
 
 interface PromptDef {
   name: string;

@@ -27,6 +27,7 @@ import { errorResult, forAgent } from "../core/result.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
+import { checkResourceRate } from "../gate/rateLimit.ts";
 import type { Selections } from "../upstreams/selections.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { agentNameOf, clientInfo } from "./caller.ts";
@@ -34,7 +35,17 @@ import { type RootsInCall, rootsRound } from "./callRoots.ts";
 import { consentSeat, type McpSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
-import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import {
+  complete,
+  getPrompt,
+  page,
+  promptList,
+  rateRefusal,
+  readResource,
+  resourceKey,
+  resourceList,
+  templateList,
+} from "./resources.ts";
 import { toolWords } from "./toolWords.ts";
 import { getUpstreamPrompt, readUpstreamResource } from "./upstreamReads.ts";
 
@@ -124,6 +135,9 @@ export function createServer(ctx: ServeContext): Server {
     if (upstream !== undefined) return upstream as never;
     const agent = origin.name;
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
+    // a read counts toward the limits as a call does: the agent's grants, and each card, one bucket
+    const limited = checkResourceRate(resourceKey(req.params.uri), origin, config, ctx.deps);
+    if (limited) throw rateRefusal(limited);
     const contents = ctx.deps.redactor.value(
       readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
     );

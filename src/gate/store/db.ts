@@ -1,5 +1,5 @@
 /**
- * The one database behind the grant, lock and token stores, whose write lock
+ * The one database behind the grant, lock, token and rate stores, whose write lock
  * also orders the record's writers: gate.db in the data dir, bun:sqlite in WAL
  * mode with a busy timeout, so several server processes can share it. The
  * schema is the one every gate.db already has: a table is only ever added to,
@@ -59,6 +59,14 @@ CREATE TABLE IF NOT EXISTS locks (
   issued_by TEXT NOT NULL,
   lifted_at INTEGER
 );
+CREATE TABLE IF NOT EXISTS rate_buckets (
+  agent TEXT NOT NULL COLLATE NOCASE,
+  capability TEXT NOT NULL,
+  level INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  spent INTEGER NOT NULL,
+  PRIMARY KEY (agent, capability)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS record_checkpoint (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   n INTEGER NOT NULL,
