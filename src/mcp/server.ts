@@ -18,7 +18,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
 import { agentNameFromClient } from "../core/agentName.ts";
-import type { AgentOrigin, Transport } from "../core/call.ts";
+import type { AgentOrigin, Outcome, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import { lap } from "../core/profile.ts";
@@ -28,8 +28,11 @@ import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
 import { boundErrors } from "./boundedErrors.ts";
+import { complete } from "./completion.ts";
 import { instructions, toolListings } from "./describe.ts";
-import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import { getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import { readTemplate } from "./templateRead.ts";
+import { parseReadUri, plainEntries, readTemplates, templateEntries } from "./templates.ts";
 
 export interface ServeContext {
   catalogue: Catalogue;
@@ -89,19 +92,34 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { tools: p.items, nextCursor: p.nextCursor } : { tools: p.items };
   });
 
+  // The reads as templates, from the tool list as it stands: what the agent sees of each read's inputs.
+  const reads = () => {
+    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
+    const tools = toolListings(ctx.catalogue, config, shownToAgent);
+    return readTemplates(ctx.catalogue, tools);
+  };
   server.setRequestHandler("resources/list", async (req) => {
-    const p = page(resourceList(), req.params?.cursor, (r) => r.uri);
+    const p = page(resourceList(plainEntries(reads())), req.params?.cursor, (r) => r.uri);
     return p.nextCursor ? { resources: p.items, nextCursor: p.nextCursor } : { resources: p.items };
   });
   server.setRequestHandler("resources/templates/list", async (req) => {
-    const p = page(templateList(), req.params?.cursor, (r) => r.uriTemplate);
+    const p = page(templateList(templateEntries(reads())), req.params?.cursor, (r) => r.uriTemplate);
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
-    const agent = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx).name;
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
+    const uri = req.params.uri;
+    const read = parseReadUri(uri, reads());
+    if (read !== undefined) {
+      const run = (tool: string, args: Record<string, unknown>, o: AgentOrigin) =>
+        agentOutcome(ctx, tool, args, o, reqCtx.mcpReq.signal);
+      return {
+        contents: [await readTemplate(uri, read.template, read.args, origin, run, (h) => toolWords(h, ctx.catalogue))],
+      };
+    }
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const contents = ctx.deps.redactor.value(
-      readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
+      readResource(uri, origin.name, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
     );
     return { contents: [contents] };
   });
@@ -111,7 +129,7 @@ export function createServer(ctx: ServeContext): Server {
   });
   server.setRequestHandler("prompts/get", async (req) => getPrompt(req.params.name, req.params.arguments));
   server.setRequestHandler("completion/complete", async (req) => ({
-    completion: complete(req.params.ref, req.params.argument, ctx.catalogue),
+    completion: complete(req.params.ref, req.params.argument, ctx.catalogue, reads(), () => ctx.deps.roots),
   }));
   // rta sends no log messages over MCP (its record is the log); a level is taken and kept quiet.
   server.setRequestHandler("logging/setLevel", async () => ({}));
@@ -172,11 +190,7 @@ export async function answerCall(
   origin: AgentOrigin,
   signal: AbortSignal,
 ): Promise<ToolAnswer> {
-  const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
-    limits: ctx.limits,
-    signal,
-    onUnexpected: ctx.onUnexpected,
-  });
+  const outcome = await agentOutcome(ctx, name, args, origin, signal);
   if (outcome.ok) {
     const text = JSON.stringify(forAgent(outcome.value));
     lap("result JSON");
@@ -191,6 +205,21 @@ export async function answerCall(
   const answer = errorResult(outcome.error);
   if (answer.hint !== undefined) answer.hint = toolWords(answer.hint, ctx.catalogue);
   return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
+}
+
+/** One agent call through the pipeline, with the server's bounds: what a tools/call and a resource read both run. */
+function agentOutcome(
+  ctx: ServeContext,
+  name: string,
+  args: Record<string, unknown>,
+  origin: AgentOrigin,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  return runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
+    limits: ctx.limits,
+    signal,
+    onUnexpected: ctx.onUnexpected,
+  });
 }
 
 /**
