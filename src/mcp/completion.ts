@@ -86,10 +86,16 @@ export function pathCompletion(typed: string, gate: PathGate): Completion {
   try {
     const listing = opened.intent === "read" ? opened.dir() : undefined;
     if (listing === undefined) return NONE;
+    let names: string[];
+    try {
+      names = listing.names();
+    } catch {
+      return NONE; // opened, but its mode lets no one list it
+    }
     const values: string[] = [];
     let total = 0;
     let looked = 0;
-    for (const name of listing.names()) {
+    for (const name of names) {
       // a hidden name is offered once what is typed starts it
       if (!name.startsWith(start) || (name.startsWith(".") && !start.startsWith("."))) continue;
       if (looked++ >= MAX_LOOKED_AT) return { values, hasMore: true };

@@ -78,7 +78,11 @@ export function createServer(ctx: ServeContext): Server {
     instructions:
       instructions(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) +
       (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
-    cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" } },
+    // the read templates are made from the tool list, and change with it
+    cacheHints: {
+      "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" },
+      "resources/templates/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "public" },
+    },
   });
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
@@ -128,9 +132,11 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { prompts: p.items, nextCursor: p.nextCursor } : { prompts: p.items };
   });
   server.setRequestHandler("prompts/get", async (req) => getPrompt(req.params.name, req.params.arguments));
-  server.setRequestHandler("completion/complete", async (req) => ({
-    completion: complete(req.params.ref, req.params.argument, ctx.catalogue, reads(), () => ctx.deps.roots),
-  }));
+  // a path offered is said as a result would say it (a remote client reads <root 1>, never the root itself)
+  server.setRequestHandler("completion/complete", async (req) => {
+    const offered = complete(req.params.ref, req.params.argument, ctx.catalogue, reads(), () => ctx.deps.roots);
+    return { completion: { ...offered, values: offered.values.map(shownToAgent) } };
+  });
   // rta sends no log messages over MCP (its record is the log); a level is taken and kept quiet.
   server.setRequestHandler("logging/setLevel", async () => ({}));
 
