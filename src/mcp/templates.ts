@@ -242,6 +242,6 @@ export function parseReadUri(
       }
     }
   }
-  if (problems.length > 0) throw badUri(uri, problems, fields);
+  if (problems.length > 0) throw badUri(uri, [...new Set(problems)], fields);
   return { template, args };
 }

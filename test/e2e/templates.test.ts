@@ -215,5 +215,19 @@ for (const era of ["legacy", "modern"] as Era[]) {
       });
       expect(prompt.completion.values).toEqual([]);
     });
+
+    test("a locked agent's resource read is refused, free read or not, until the lock is lifted", async () => {
+      expect((await rta(["lock", "--agent", "claude"], { env })).code).toBe(0);
+      try {
+        const locked = await refusal(s.client.readResource({ uri: "rta://fs/read/notes.txt" }));
+        expect(locked.code).toBe(-32600);
+        expect((locked.data as { code: string }).code).toBe("core.lock.locked");
+        const plain = await refusal(s.client.readResource({ uri: "rta://sys/info" }));
+        expect((plain.data as { code: string }).code).toBe("core.lock.locked");
+      } finally {
+        await rta(["lock", "lift", "--agent", "claude"], { env });
+      }
+      expect(textOf(await s.client.readResource({ uri: "rta://fs/read/notes.txt" })).text).toContain("one");
+    });
   });
 }

@@ -109,6 +109,8 @@ test("unknown, repeated, valueless and path parameters are refused, each named",
   expect(e.message).toContain('"colour" is not a parameter of rta://orders/summary{?days}');
   expect(e.data).toMatchObject({ fields: { days: "is given more than once", verbose: expect.any(String) } });
   expect(refused("rta://orders/show/1?id=2").message).toContain("is a path segment of");
+  // one mistake made twice is said once
+  expect(refused("rta://orders/summary?&").message).toBe('"" is not a parameter of rta://orders/summary{?days}');
   // a name that is an object's own key in JS is only a name
   expect(refused("rta://orders/summary?__proto__=1").message).toContain('"__proto__" is not a parameter');
 });
