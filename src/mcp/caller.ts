@@ -4,6 +4,8 @@
  */
 import { CLIENT_INFO_META_KEY, type Implementation, type Server } from "@modelcontextprotocol/server";
 import { agentNameFromClient } from "../core/agentName.ts";
+import type { AgentOrigin } from "../core/call.ts";
+import type { ServeContext } from "./serveContext.ts";
 
 /**
  * The client's name and version: per request in the 2026-07-28 era (from the
@@ -27,4 +29,16 @@ export function agentNameOf(reported: string): string {
     lastReported = reported;
   }
   return lastAgentName;
+}
+
+/** Who is calling, from the client's reported name and version and, over HTTP, the agent its token names. */
+export function callerOf(ctx: ServeContext, client: Implementation | undefined, tokenAgent?: string): AgentOrigin {
+  const reported = client?.name?.trim() || "unknown";
+  return {
+    kind: "agent",
+    name: tokenAgent ?? ctx.agent ?? agentNameOf(reported),
+    client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
+    session: ctx.session,
+    transport: ctx.transport,
+  };
 }

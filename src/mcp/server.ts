@@ -7,36 +7,22 @@
  */
 
 import { fileURLToPath } from "node:url";
-import {
-  type Implementation,
-  type InputRequiredResult,
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
-  type ServerContext,
-  type Tool,
-} from "@modelcontextprotocol/server";
+import { type Implementation, Server, type ServerContext, type Tool } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
 import { knownAgent } from "../core/agentName.ts";
-import type { AgentOrigin, Transport } from "../core/call.ts";
-import type { Catalogue } from "../core/catalogue.ts";
+import type { AgentOrigin } from "../core/call.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import { lap } from "../core/profile.ts";
 import type { Redactor } from "../core/redact.ts";
-import { errorResult, forAgent } from "../core/result.ts";
-import type { Limits } from "../gate/bound.ts";
-import type { Deps } from "../gate/deps.ts";
-import { runCall } from "../gate/pipeline.ts";
 import { checkResourceRate } from "../gate/rateLimit.ts";
-import type { Selections } from "../upstreams/selections.ts";
+import { agentOutcome, answerCall } from "./answer.ts";
 import { boundErrors } from "./boundedErrors.ts";
-import { agentNameOf, clientInfo } from "./caller.ts";
-import { type RootsInCall, rootsRound } from "./callRoots.ts";
-import { consentSeat, type McpSeat } from "./consentSeat.ts";
+import { callerOf, clientInfo } from "./caller.ts";
+import { rootsRound } from "./callRoots.ts";
+import { complete } from "./completion.ts";
+import { consentSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
-import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
 import {
-  complete,
   getPrompt,
   page,
   promptList,
@@ -46,29 +32,16 @@ import {
   resourceList,
   templateList,
 } from "./resources.ts";
+import { readTemplate } from "./templateRead.ts";
+import { parseReadUri, plainEntries, readTemplates, templateEntries } from "./templates.ts";
 import { toolWords } from "./toolWords.ts";
 import { getUpstreamPrompt, readUpstreamResource } from "./upstreamReads.ts";
 
-export interface ServeContext {
-  catalogue: Catalogue;
-  deps: Deps;
-  /** the session id of this server process, written on every record line */
-  session: string;
-  transport: Transport;
-  /** from the registration (`--agent`); else the client's reported name */
-  agent?: string;
-  limits: Limits;
-  /** called with what a capability threw that was not an RtaError */
-  onUnexpected?: (thrown: unknown) => void;
-  /** the roots the client offered (file paths), each time it offers them */
-  onClientRoots?: (paths: string[]) => void;
-  /** on a server started with no --root: a 2026-07-28 client's roots, asked inside its first call naming a path */
-  rootsInCall?: RootsInCall;
-  /** told of each tools/call the SDK hands to this server's handler, with the server and the request's id */
-  onSdkCall?: (server: Server, id: string | number) => void;
-  /** the upstreams' selected resources, templates and prompts (config's `select`), each read through the pipeline */
-  upstreams?: Selections;
-}
+export { answerCall, type ToolAnswer } from "./answer.ts";
+
+import type { ServeContext } from "./serveContext.ts";
+
+export type { ServeContext };
 
 /**
  * Said to a remote client, which is told nothing of where the server keeps
@@ -104,7 +77,11 @@ export function createServer(ctx: ServeContext): Server {
     instructions:
       instructions(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) +
       (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
-    cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" } },
+    // the read templates are made from the tool list, and change with it; the tool list names the agent
+    cacheHints: {
+      "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" },
+      "resources/templates/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" },
+    },
   });
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
@@ -120,26 +97,41 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { tools: p.items, nextCursor: p.nextCursor } : { tools: p.items };
   });
 
+  // The reads as templates, from the tool list as it stands: what the agent sees of each read's inputs.
+  const reads = () => {
+    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
+    const tools = toolListings(ctx.catalogue, config, shownToAgent);
+    return readTemplates(ctx.catalogue, tools);
+  };
   server.setRequestHandler("resources/list", async (req) => {
-    const p = page([...resourceList(), ...(ctx.upstreams?.resources() ?? [])], req.params?.cursor, (r) => r.uri);
+    const all = [...resourceList(plainEntries(reads())), ...(ctx.upstreams?.resources() ?? [])];
+    const p = page(all, req.params?.cursor, (r) => r.uri);
     return p.nextCursor ? { resources: p.items, nextCursor: p.nextCursor } : { resources: p.items };
   });
   server.setRequestHandler("resources/templates/list", async (req) => {
-    const all = [...templateList(), ...(ctx.upstreams?.templates() ?? [])];
+    const all = [...templateList(templateEntries(reads())), ...(ctx.upstreams?.templates() ?? [])];
     const p = page(all, req.params?.cursor, (r) => r.uriTemplate);
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
-    const upstream = await readUpstreamResource(ctx, req.params.uri, origin, reqCtx.mcpReq.signal);
+    const uri = req.params.uri;
+    const upstream = await readUpstreamResource(ctx, uri, origin, reqCtx.mcpReq.signal);
     if (upstream !== undefined) return upstream as never;
-    const agent = origin.name;
+    const read = parseReadUri(uri, reads());
+    if (read !== undefined) {
+      const run = (tool: string, args: Record<string, unknown>, o: AgentOrigin) =>
+        agentOutcome(ctx, tool, args, o, reqCtx.mcpReq.signal);
+      return {
+        contents: [await readTemplate(uri, read.template, read.args, origin, run, (h) => toolWords(h, ctx.catalogue))],
+      };
+    }
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     // a read counts toward the limits as a call does: the agent's grants, and each card, one bucket
     const limited = checkResourceRate(resourceKey(req.params.uri), origin, config, ctx.deps);
     if (limited) throw rateRefusal(limited);
     const contents = ctx.deps.redactor.value(
-      readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
+      readResource(uri, origin.name, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
     );
     return { contents: [contents] };
   });
@@ -159,9 +151,11 @@ export function createServer(ctx: ServeContext): Server {
       : await getUpstreamPrompt(ctx, req.params.name, args, origin, reqCtx.mcpReq.signal);
     return (upstream as never) ?? getPrompt(req.params.name, req.params.arguments);
   });
-  server.setRequestHandler("completion/complete", async (req) => ({
-    completion: complete(req.params.ref, req.params.argument, ctx.catalogue),
-  }));
+  // a path offered is said as a result would say it (a remote client reads <root 1>, never the root itself)
+  server.setRequestHandler("completion/complete", async (req) => {
+    const offered = complete(req.params.ref, req.params.argument, ctx.catalogue, reads(), () => ctx.deps.roots);
+    return { completion: { ...offered, values: offered.values.map(shownToAgent) } };
+  });
   // rta sends no log messages over MCP (its record is the log); a level is taken and kept quiet.
   server.setRequestHandler("logging/setLevel", async () => ({}));
 
@@ -225,56 +219,6 @@ function agentShown(redactor: Redactor): (text: string) => string {
   return shown;
 }
 
-/** A tools/call result as rta builds it: one text block (then an upstream's image or audio blocks), with isError on the tool's refusal. */
-export type ToolAnswer = {
-  content: [{ type: "text"; text: string }, ...MediaContent[]];
-  isError?: true;
-};
-
-/**
- * Runs one tool call through the pipeline and builds its result, as the SDK's
- * handler and the stdio direct path both answer it. Throws a ProtocolError
- * (-32602, with rta's code and hint in its data) for an unknown tool.
- * `version` is the protocol revision the client settled on (none: the
- * 2026-07-28 era): an upstream's audio goes only to a client whose revision
- * has audio blocks, else the call is refused upstream.result.unsupported.
- * With a consent seat, a call on a confirm list may be answered with the
- * seat's input_required question instead (2026-07-28); without one it is refused.
- */
-export async function answerCall(
-  ctx: ServeContext,
-  name: string,
-  args: Record<string, unknown>,
-  origin: AgentOrigin,
-  signal: AbortSignal,
-  version?: string,
-  seat?: McpSeat,
-): Promise<ToolAnswer | InputRequiredResult> {
-  const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
-    limits: ctx.limits,
-    signal,
-    onUnexpected: ctx.onUnexpected,
-    ...(seat ? { consent: seat } : {}),
-  });
-  if (!outcome.ok && outcome.error.code === "core.consent.asked" && seat?.question) return seat.question;
-  if (outcome.ok && outcome.value.type === "media") return mediaAnswer(outcome.value, version);
-  if (outcome.ok) {
-    const text = JSON.stringify(forAgent(outcome.value));
-    lap("result JSON");
-    return { content: [{ type: "text", text }] };
-  }
-  // An unknown tool (and a never-a-tool name, in the same words) is a protocol fault; everything else is the tool's answer.
-  // The hint rides in the error's data, with the code, since a JSON-RPC error has no field of its own for it.
-  // so is a request state that fails its check (altered, for another call, late, replayed): -32602, as the spec asks
-  if (outcome.error.code === "core.tool.unknown" || (seat?.stale && outcome.error.code === "core.consent.declined")) {
-    const { code, hint } = outcome.error;
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message, { code, hint });
-  }
-  const answer = errorResult(outcome.error);
-  if (answer.hint !== undefined) answer.hint = toolWords(answer.hint, ctx.catalogue);
-  return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
-}
-
 /**
  * Who is calling: over HTTP the agent its token names, whatever the client
  * calls itself; over stdio the registration's --agent, else the client's name,
@@ -282,16 +226,4 @@ export async function answerCall(
  */
 function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqCtx: ServerContext): AgentOrigin {
   return callerOf(ctx, client, (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent);
-}
-
-/** Who is calling, from the client's reported name and version and, over HTTP, the agent its token names. */
-export function callerOf(ctx: ServeContext, client: Implementation | undefined, tokenAgent?: string): AgentOrigin {
-  const reported = client?.name?.trim() || "unknown";
-  return {
-    kind: "agent",
-    name: tokenAgent ?? ctx.agent ?? agentNameOf(reported),
-    client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
-    session: ctx.session,
-    transport: ctx.transport,
-  };
 }
