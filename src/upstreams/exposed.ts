@@ -11,7 +11,8 @@
  * pipeline: lock, bounds, redaction and the record. Each is a free read: the
  * operator selected it, and an agent can aim it no further than a template's
  * variables, each expanded percent-encoded into the template's one place (a
- * `/`, `?` or `#` in a value stays inside it). Any other `rta://upstream/`
+ * `/`, `?` or `#` in a value stays inside it; a value that is a dot segment,
+ * `.` or `..`, is no expansion of it). Any other `rta://upstream/`
  * URI, a physical URI, an unselected or withheld name resolves to nothing or
  * to the withheld refusal, in words naming nothing of the upstream's address.
  */
@@ -210,7 +211,11 @@ function matched(item: ExposedItem, uri: string): Record<string, string> | undef
   const m = new RegExp(`^${pattern.join("")}$`).exec(uri);
   if (m === null) return undefined;
   try {
-    return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1] as string)]));
+    const values = names.map((n, i) => [n, decodeURIComponent(m[i + 1] as string)] as const);
+    // `.` and `..` are expanded as they are (RFC 6570 leaves them unreserved): a dot segment, which an upstream that
+    // resolves its URIs would take out of the template's place (`file:///srv/{name}` to `file:///`)
+    if (values.some(([, v]) => v === "." || v === "..")) return undefined;
+    return Object.fromEntries(values);
   } catch {
     return undefined;
   }

@@ -106,6 +106,8 @@ for (const era of ["legacy", "modern"] as Era[]) {
           "doc://secret",
           `${ITEMS.replace("{id}", "42")}/../..%2Fsecret`,
           ITEMS.replace("{id}", ""),
+          ITEMS.replace("{id}", ".."),
+          ITEMS.replace("{id}", "%2E%2E"),
           "rta://upstream/vendor/prompt/review",
           "rta://upstream/nobody/resource/doc%3A%2F%2Freadme",
         ]) {

@@ -156,6 +156,11 @@ describe("an upstream's selections, routed", () => {
       "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F42/../secret",
       "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F",
       "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F%ZZ",
+      // a dot segment, however written, would take a URL-resolving upstream out of the template's place
+      "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F..",
+      "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F%2E%2e",
+      "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F.",
+      "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F%2E",
       "rta://upstream/docs/resource/doc%3A%2F%2Fsecret",
       "rta://upstream/other/resource/doc%3A%2F%2Freadme",
       "rta://upstream/docs/prompt/Review%20Code",
