@@ -150,6 +150,17 @@ for (const era of ["legacy", "modern"] as Era[]) {
       seen.push(server.stderr());
       expect((await rta(["lock", "lift", "--all"], { env })).code).toBe(0);
 
+      // rta mcp inspect says what a server started the same way offers: the selections with rta's own
+      const inspected = await rta(["mcp", "inspect", "--json"], { env });
+      seen.push(inspected.stdout, inspected.stderr);
+      const told = JSON.parse(inspected.stdout) as Record<
+        "resources" | "templates" | "prompts",
+        Record<string, string>[]
+      >;
+      expect(told.resources.map((r) => r.uri)).toEqual(expect.arrayContaining([README, HUGE]));
+      expect(told.templates.map((t) => t.uriTemplate)).toContain(ITEMS);
+      expect(told.prompts.map((p) => p.name)).toContain("vendor_review");
+
       // the record has each read, by the name it was offered under
       const record = readFileSync(join(data, "agent-log.jsonl"), "utf8");
       seen.push(record);
