@@ -221,8 +221,9 @@ function matched(item: ExposedItem, uri: string): Record<string, string> | undef
   try {
     const values = names.map((n, i) => [n, decodeURIComponent(m[i + 1] as string)] as const);
     // `.` and `..` are expanded as they are (RFC 6570 leaves them unreserved): a dot segment, which an upstream that
-    // resolves its URIs would take out of the template's place (`file:///srv/{name}` to `file:///`)
-    if (values.some(([, v]) => v === "." || v === "..")) return undefined;
+    // resolves its URIs would take out of the template's place (`file:///srv/{name}` to `file:///`); and half a
+    // character (a lone surrogate) has no percent-encoding to be expanded as
+    if (values.some(([, v]) => v === "." || v === ".." || !v.isWellFormed())) return undefined;
     return Object.fromEntries(values);
   } catch {
     return undefined;

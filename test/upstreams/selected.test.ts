@@ -161,6 +161,8 @@ describe("an upstream's selections, routed", () => {
       "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F%2E%2e",
       "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F.",
       "rta://upstream/docs/template/doc%3A%2F%2Fitems%2F%2E",
+      // half a character has no percent-encoding: never expanded (nor thrown out of the routing, unrecorded)
+      "rta://upstream/docs/template/doc%3A%2F%2Fitems%2Fa\ud800",
       "rta://upstream/docs/resource/doc%3A%2F%2Fsecret",
       "rta://upstream/other/resource/doc%3A%2F%2Freadme",
       "rta://upstream/docs/prompt/Review%20Code",
