@@ -59,6 +59,8 @@ export async function inspect(cli: Cli, flags: InspectFlags): Promise<number> {
     if (flags.http) deps.redactor = redactorFor(deps.dirs, io.env.RTA_KV_IDENTITY, deps.roots.roots, flags.root);
     // the upstreams as the last discovery kept them: what a server would offer, with none of them started
     await cli.loadUpstreams(false);
+    // and their selected resources, templates and prompts, listed as a server lists them (inspecting reads none)
+    const upstreams = cli.selections();
     ctx = {
       catalogue: cli.catalogue,
       deps,
@@ -66,6 +68,7 @@ export async function inspect(cli: Cli, flags: InspectFlags): Promise<number> {
       transport: flags.http ? "http" : "stdio",
       limits: agentLimits(maxResult),
       ...(agent !== undefined ? { agent } : {}),
+      ...(upstreams !== undefined ? { upstreams } : {}),
     };
   } catch (err) {
     if (err instanceof RtaError) return reportError(io, err, json);

@@ -93,12 +93,17 @@ function toolLines(tools: readonly UpstreamTool[], config: UpstreamConfig): stri
     .join("");
 }
 
-/** Selected resources, templates and prompts, a line each: its selection, digest and description's first line. */
+/** Selected resources, templates and prompts, a line each: its selection, digest and description's first line; its title under it. */
 function selectedLines(selected: readonly SelectedDefinition[]): string {
   const width = Math.max(0, ...selected.map((s) => shown(s.key).length));
   const said = (s: SelectedDefinition) =>
     firstLine(typeof s.definition.description === "string" ? s.definition.description : "");
-  return selected.map((s) => `  ${shown(s.key).padEnd(width)}  ${s.digest.slice(0, 12)}  ${said(s)}\n`).join("");
+  // its title is words an agent reads, as a tool's is: shown as it is, under the line
+  const title = (s: SelectedDefinition) =>
+    typeof s.definition.title === "string" ? `    title: ${shown(s.definition.title)}\n` : "";
+  return selected
+    .map((s) => `  ${shown(s.key).padEnd(width)}  ${s.digest.slice(0, 12)}  ${said(s)}\n${title(s)}`)
+    .join("");
 }
 
 /** What changed of the selected resources, templates and prompts, each changed definition then and now, whole. */

@@ -12,6 +12,7 @@ import { cardOf } from "../core/card.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { type Config, EMPTY_CONFIG } from "../core/config.ts";
 import type { RtaError } from "../core/errors.ts";
+import { PROMPTS } from "../core/prompts.ts";
 import type { GateStore } from "../gate/gateStore.ts";
 import { configValues } from "../gate/values.ts";
 
@@ -148,35 +149,6 @@ export function rateRefusal(e: RtaError): ProtocolError {
 
 /** A server error of JSON-RPC's own range (-32000 to -32099): the read was well formed and may be sent again later. */
 const RATE_LIMITED = -32000;
-
-interface PromptDef {
-  name: string;
-  title: string;
-  description: string;
-  argument: { name: string; description: string };
-  text: (value: string) => string;
-}
-
-const PROMPTS: PromptDef[] = [
-  {
-    name: "mail_check",
-    title: "Check a domain's mail setup",
-    description: "Asks for the mail audit of a domain and a summary of its findings.",
-    argument: { name: "domain", description: "the mail domain, e.g. example.com" },
-    text: (domain) =>
-      `Check the mail setup of ${domain}. Call audit_mail with domain "${domain}" (and the DKIM selectors, if you know them). ` +
-      "Then summarise the findings, most severe first, each with its fix. If a tool is refused for want of a grant, say which command the person should run.",
-  },
-  {
-    name: "site_check",
-    title: "Check a web site",
-    description: "Asks for a site's certificate, its web audit and its HTTP headers, and a summary of findings.",
-    argument: { name: "host", description: "the site's host name, e.g. example.com" },
-    text: (host) =>
-      `Check the web site ${host}. Call cert_expiry with host "${host}", audit_web with host "${host}", and http_head with url "https://${host}/". ` +
-      "Then summarise the findings, most severe first, each with its fix. If a tool is refused for want of a grant, say which command the person should run.",
-  },
-];
 
 /** prompts/list: each prompt, with its one required argument. */
 export function promptList(): {

@@ -14,7 +14,7 @@ import type { ResultValue } from "../core/result.ts";
 import { tooLarge } from "../gate/bound.ts";
 import { type CallLimits, unavailable } from "./call.ts";
 import { type UpstreamConnection, unreachable } from "./connection.ts";
-import type { ExposedItem } from "./exposed.ts";
+import { type ExposedItem, mediaType } from "./exposed.ts";
 import { masked } from "./secrets.ts";
 
 /** Reads `item` at its upstream; refuses as callUpstream does, and upstream.result.unsupported. */
@@ -68,10 +68,8 @@ function contentsOf(item: ExposedItem, physical: string, answer: Record<string, 
     if (c?.uri !== physical) throw unsupported(item, "contents of another URI");
     if (typeof c.text !== "string") throw unsupported(item, "binary contents (a blob)");
     // said under the URI the agent read (the MCP front sets it): never the upstream's
-    return {
-      ...(typeof c.mimeType === "string" ? { mimeType: c.mimeType } : {}),
-      text: c.text,
-    };
+    const mimeType = mediaType(c.mimeType);
+    return { ...(mimeType !== undefined ? { mimeType } : {}), text: c.text };
   });
   return { contents };
 }

@@ -6,6 +6,7 @@
  * the MCP front asks: the listings, and the read a URI or prompt name stands for.
  */
 import { selectionKey, type UpstreamConfig } from "../core/configUpstreams.ts";
+import { OWN_PROMPT_NAMES } from "../core/prompts.ts";
 import { type Approval, reachOf, type Withheld, wholeWithheld } from "./approval.ts";
 import type { CatalogFound, SelectedDefinition } from "./catalog.ts";
 import {
@@ -98,7 +99,8 @@ export function selections(
   const listed: SelectionState[] = [];
   const whole = approval && wholeWithheld(name, exe, approval, config.transport.kind === "stdio", reachOf(config));
   const judged = judgedSelected(name, catalog?.selected ?? [], approval, whole);
-  const taken = new Set<string>();
+  // rta's own prompts keep their names (the MCP front answers them first): an upstream's under one is not offered
+  const taken = new Set<string>(OWN_PROMPT_NAMES);
   for (const s of config.select ?? []) {
     const key = selectionKey(s);
     const def = catalog?.selected.find((d) => d.key === key);

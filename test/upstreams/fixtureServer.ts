@@ -95,7 +95,10 @@ const RESOURCES = [
   { uri: "doc://secret", name: "secret", description: "Not for agents.", mimeType: "text/plain" },
   { uri: "doc://huge", name: "huge", description: "100 MB.", mimeType: "text/plain" },
 ];
-const TEMPLATES = [{ uriTemplate: "doc://items/{id}", name: "item", description: "One item by its id." }];
+const TEMPLATES = [
+  // its title is words an agent reads too: a person approving it is shown them
+  { uriTemplate: "doc://items/{id}", name: "item", title: "Items, by id", description: "One item by its id." },
+];
 const PROMPTS = [
   {
     name: "review",
