@@ -3,13 +3,15 @@
  * and docs/secrets.md word for word, on the built binary: a key added in
  * `rta kv edit` needs no time written by hand, since the edit stamps it; the
  * page's age CLI write works on a new store; a value typed after the name is
- * told where it goes; `rta doctor` looks at the identity.
+ * told where it goes; `rta doctor` looks at the identity; offline, a read that
+ * leaves the machine names the line of config that points it at a mirror.
  */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { rta } from "../support/rta.ts";
+import { startStandIn } from "../support/standIn.ts";
 
 describe("rta kv edit, as a person adds a key", () => {
   test("a line with a name and a value is added and stamped with the time", async () => {
@@ -83,5 +85,55 @@ describe("rta doctor and the kv identity", () => {
     expect(line(wide.stdout)).toBe(
       `fail\tkv identity\t${identity} may be read or written by others (mode 0640), so kv refuses it\tnarrow it to its owner: chmod 600 ${identity}`,
     );
+  });
+});
+
+/** A base URL where nothing answers: a stand-in's, stopped. */
+async function deadUrl(): Promise<string> {
+  const down = startStandIn({});
+  await down.stop();
+  return down.url;
+}
+
+describe("offline, a read that leaves the machine says which line of config points it at a mirror", () => {
+  test("eol check: api_url under [defaults.eol]", async () => {
+    const config = tempDir();
+    writeFileSync(join(config, "config.toml"), `[defaults.eol]\napi_url = "${await deadUrl()}"\n`);
+    const r = await rta(["eol", "check", "nodejs", "20.11.1"], { env: { RTA_CONFIG_DIR: config } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toEndWith(
+      "(offsite.unreachable)\nrta: hint: rta may be offline: check the network, or set api_url under [defaults.eol] in config.toml to a mirror that answers\n",
+    );
+  });
+
+  test("audit kube eol: api_url under [defaults.audit], which is what its card and --help name too", async () => {
+    const kube = join(import.meta.dir, "..", "fixtures", "kube");
+    const kubectl = join(tempDir(), "kubectl");
+    writeFileSync(kubectl, `#!/bin/sh\nexec '${join(kube, "kubectl.sh")}' '${join(kube, "faulty")}' "$@"\n`);
+    chmodSync(kubectl, 0o755);
+    const config = tempDir();
+    writeFileSync(
+      join(config, "config.toml"),
+      `[defaults.audit]\nkubectl = "${kubectl}"\napi_url = "${await deadUrl()}"\n`,
+    );
+    const env = { RTA_CONFIG_DIR: config };
+    const r = await rta(["audit", "kube", "eol"], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain("set api_url under [defaults.audit] in config.toml to a mirror that answers\n");
+    // [defaults.eol] does not reach an audit: the card once said it did
+    const card = (await rta(["explain", "audit.kube.eol"], { env })).stdout;
+    expect(card).toContain("([defaults.audit] api_url)");
+    expect(card).not.toContain("[defaults.eol]");
+  });
+
+  test("audit deps: the dependencies are listed with no id, in words a person reads", async () => {
+    const proj = tempDir();
+    writeFileSync(join(proj, "requirements.txt"), "requests==2.19.0\n");
+    const config = tempDir();
+    writeFileSync(join(config, "config.toml"), `[defaults.audit]\nosv_url = "${await deadUrl()}"\n`);
+    const r = await rta(["audit", "deps", proj], { env: { RTA_CONFIG_DIR: config } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain("no vulnerability was checked, and the dependency found is listed with no id\n");
+    expect(r.stderr).not.toContain("null");
   });
 });

@@ -47,8 +47,17 @@ export function offsiteFor(cap: Capability, args: Args, setting: OffsiteSetting)
         `${cap.name} may ask ${service} only at a base URL the operator set`,
         "the base URL is an operator-only input, set in config's [defaults] or on the command line",
       );
-    return new Client(service, parseBase(base, input[0]), base, setting);
+    return new Client(service, parseBase(base, input[0]), base, setting, mirrorHint(cap, input[0]));
   };
+}
+
+/**
+ * Where the operator points the service at a mirror: the input, under the area's [defaults] table, which config
+ * fills for each of the area's capabilities (fill.ts). A base no config set is named too, so the person who meets
+ * offsite.unreachable offline knows which line to write.
+ */
+function mirrorHint(cap: Capability, input: string): string {
+  return `rta may be offline: check the network, or set ${input} under [defaults.${cap.area}] in config.toml to a mirror that answers`;
 }
 
 /** An http(s) URL with no credentials, query or fragment; refuses offsite.url anything else. */
@@ -79,9 +88,11 @@ class Client implements OffsiteClient {
   readonly #url: URL;
   readonly #setting: OffsiteSetting;
   readonly #cache: OffsiteCache;
+  readonly #offline: string;
 
-  constructor(service: string, url: URL, base: string, setting: OffsiteSetting) {
+  constructor(service: string, url: URL, base: string, setting: OffsiteSetting, offline: string) {
     this.service = service;
+    this.#offline = offline;
     this.base = base;
     this.#url = url;
     this.#setting = setting;
@@ -187,7 +198,7 @@ class Client implements OffsiteClient {
       throw new RtaError(
         "offsite.unreachable",
         `${this.service} could not be reached at ${this.#url.origin}: ${why}`,
-        "rta may be offline: check the network, or set the base URL to a mirror that answers",
+        this.#offline,
       );
     }
   }
