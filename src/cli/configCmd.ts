@@ -3,7 +3,7 @@
  * Never a tool.
  */
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalogue } from "../core/catalogue.ts";
 import { CONFIG_FILE, type Config, ConfigSource, readConfig } from "../core/config.ts";
@@ -20,9 +20,16 @@ import { printResult } from "./printResult.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
-/** Prints where config.toml is (every dir with --json); it reads nothing, so it refuses nothing. */
+/**
+ * Prints where config.toml is (every dir with --json), and makes the config dir (0700) when it is missing, so the
+ * first setting appended with `>> "$(rta config path)"` lands. It reads nothing, so it refuses nothing: a dir it
+ * cannot make is the append's to say.
+ */
 export function configPath(cli: Cli, opts: { json?: boolean }): number {
   const d = dirs(cli.io.env);
+  try {
+    mkdirSync(d.config, { recursive: true, mode: 0o700 });
+  } catch {}
   const out = {
     config: join(d.config, CONFIG_FILE),
     policy: join(d.config, POLICY_FILE),

@@ -3,14 +3,15 @@
  * and docs/secrets.md word for word, on the built binary: a key added in
  * `rta kv edit` needs no time written by hand, since the edit stamps it; the
  * page's age CLI write works on a new store; a value typed after the name is
- * told where it goes; `rta doctor` looks at the identity; offline, a read that
+ * told where it goes; `rta doctor` looks at the identity; README's
+ * `>> "$(rta config path)"` lands on a fresh install; offline, a read that
  * leaves the machine names the line of config that points it at a mirror.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
-import { rta } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 import { startStandIn } from "../support/standIn.ts";
 
 describe("rta kv edit, as a person adds a key", () => {
@@ -94,6 +95,23 @@ async function deadUrl(): Promise<string> {
   await down.stop();
   return down.url;
 }
+
+describe("README's first setting, on a fresh install", () => {
+  test('printf ... >> "$(rta config path)" lands: the config dir is made, 0700, and the setting reads', async () => {
+    const home = tempDir();
+    const env = { HOME: home, RTA_CONFIG_DIR: join(home, "fresh", "rta") };
+    const r = await rta(["config", "path"], { env });
+    expect(r.stdout).toBe(`${join(env.RTA_CONFIG_DIR, "config.toml")}\n`);
+    expect(statSync(env.RTA_CONFIG_DIR).mode & 0o777).toBe(0o700);
+    const sh = Bun.spawnSync(
+      ["sh", "-c", `printf '[defaults.eol]\\napi_url = "http://127.0.0.1:9"\\n' >> "$(${RTA} config path)"`],
+      { env: { ...env, PATH: process.env.PATH ?? "" } },
+    );
+    expect(sh.stderr.toString()).toBe("");
+    expect(readFileSync(join(env.RTA_CONFIG_DIR, "config.toml"), "utf8")).toContain("[defaults.eol]");
+    expect((await rta(["config", "check"], { env })).code).toBe(0);
+  });
+});
 
 describe("offline, a read that leaves the machine says which line of config points it at a mirror", () => {
   test("eol check: api_url under [defaults.eol]", async () => {
