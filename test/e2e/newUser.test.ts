@@ -5,7 +5,8 @@
  * page's age CLI write works on a new store; a value typed after the name is
  * told where it goes; `rta doctor` looks at the identity; README's
  * `>> "$(rta config path)"` lands on a fresh install; offline, a read that
- * leaves the machine names the line of config that points it at a mirror.
+ * leaves the machine names the line of config that points it at a mirror;
+ * the help says what each command group holds.
  */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -153,5 +154,20 @@ describe("offline, a read that leaves the machine says which line of config poin
     expect(r.code).toBe(4);
     expect(r.stderr).toContain("no vulnerability was checked, and the dependency found is listed with no id\n");
     expect(r.stderr).not.toContain("null");
+  });
+});
+
+describe("the help of a command group says what it holds", () => {
+  test("rta --help, rta audit --help: what each group is about and its commands, never 'X capabilities'", async () => {
+    const top = (await rta(["--help"])).stdout.replace(/\s+/g, " ");
+    expect(top).toContain("eol end-of-life dates, from endoflife.date: check, products, watch");
+    expect(top).toContain("audit security audits: deps, kube, mail, web");
+    expect(top).not.toMatch(/\b(audit|eol|fs|kv) capabilities\b/);
+    const audit = (await rta(["audit", "--help"])).stdout.replace(/\s+/g, " ");
+    expect(audit).toContain(
+      "kube audit the Kubernetes cluster of kubectl's current context: eol, netpol, podsecurity, quotas, rbac",
+    );
+    // the person's verbs beside a capability's are named too
+    expect((await rta(["kv", "--help"])).stdout).toContain("the secret store: copy, edit, get,");
   });
 });
