@@ -170,4 +170,17 @@ describe("the help of a command group says what it holds", () => {
     // the person's verbs beside a capability's are named too
     expect((await rta(["kv", "--help"])).stdout).toContain("the secret store: copy, edit, get,");
   });
+
+  test("rta explain audit.kube, the group the help names, lists its capabilities as an area does", async () => {
+    const r = await rta(["explain", "audit.kube"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").map((l) => l.split("\t")[0])).toEqual([
+      "audit.kube.eol",
+      "audit.kube.netpol",
+      "audit.kube.podsecurity",
+      "audit.kube.quotas",
+      "audit.kube.rbac",
+      "",
+    ]);
+  });
 });
