@@ -13,6 +13,7 @@ import { movedHint } from "../core/movedAreas.ts";
 import type { Scalar } from "../core/result.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import { checkedSetting } from "../gate/fill.ts";
+import { baseUrlRefusal } from "../gate/net/offsite.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm } from "./io.ts";
@@ -70,8 +71,11 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
     try {
       checkedSetting(cap, input, spec, value, where);
     } catch (err) {
-      problems.push(`${where}: ${(err as RtaError).message}`);
+      return problems.push(`${where}: ${(err as RtaError).message}`);
     }
+    // a base URL every call of the read would refuse is said here, not first by the call
+    const refusal = spec.baseUrl && typeof value === "string" ? baseUrlRefusal(value, input) : undefined;
+    if (refusal) problems.push(`${where}: ${refusal.message}`);
   };
   // an area built in before and a plugin now (note) is named with how to install it
   const moved = (name: string) => {
@@ -109,7 +113,8 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
         problems.push(`[profiles.${name}]: nothing in ${p.area} has an input ${input}`);
     }
   }
-  return problems;
+  // an area's table is checked for each of its capabilities: a refusal that names no capability is said once
+  return [...new Set(problems)];
 }
 
 /** Prints what config.toml says that the catalogue would refuse; exits with the usage status when there is any. */

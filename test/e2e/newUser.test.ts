@@ -115,6 +115,18 @@ describe("README's first setting, on a fresh install", () => {
 });
 
 describe("offline, a read that leaves the machine says which line of config points it at a mirror", () => {
+  test("rta config check says a base URL every call would refuse, once for the area's table", async () => {
+    const config = tempDir();
+    writeFileSync(join(config, "config.toml"), '[defaults.eol]\napi_url = "ftp://mirror.internal"\n');
+    const env = { RTA_CONFIG_DIR: config };
+    const checked = await rta(["config", "check"], { env });
+    expect(checked.code).toBe(2);
+    expect(checked.stdout).toBe(
+      `${join(config, "config.toml")} [defaults."eol"]: api_url "ftp://mirror.internal" is not an http(s) base URL\n`,
+    );
+    expect((await rta(["eol", "products"], { env })).stderr).toContain("(offsite.url)");
+  });
+
   test("eol check: api_url under [defaults.eol]", async () => {
     const config = tempDir();
     writeFileSync(join(config, "config.toml"), `[defaults.eol]\napi_url = "${await deadUrl()}"\n`);

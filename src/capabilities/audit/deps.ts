@@ -63,6 +63,7 @@ export const auditDeps = define({
       description: "the OSV API's base URL: the operator's, set in config ([defaults.audit] osv_url) for a mirror",
       default: "https://api.osv.dev",
       operatorOnly: true,
+      baseUrl: true,
     },
   },
   result: {

@@ -62,24 +62,34 @@ function mirrorHint(cap: Capability, input: string): string {
 
 /** An http(s) URL with no credentials, query or fragment; refuses offsite.url anything else. */
 function parseBase(base: string, input: string): URL {
+  const refusal = baseUrlRefusal(base, input);
+  if (refusal) throw refusal;
+  return new URL(base);
+}
+
+/**
+ * Why `base`, the value of the operator's input `input`, cannot be a base URL (offsite.url), or undefined when it
+ * can: an http(s) URL with no credentials, query or fragment. `rta config check` asks it of config's values.
+ */
+export function baseUrlRefusal(base: string, input: string): RtaError | undefined {
   let url: URL | undefined;
   try {
     url = new URL(base);
   } catch {}
   if (
-    !url ||
-    (url.protocol !== "http:" && url.protocol !== "https:") ||
-    url.username ||
-    url.password ||
-    url.search ||
-    url.hash
+    url &&
+    (url.protocol === "http:" || url.protocol === "https:") &&
+    !url.username &&
+    !url.password &&
+    !url.search &&
+    !url.hash
   )
-    throw new RtaError(
-      "offsite.url",
-      `${input} ${JSON.stringify(base)} is not an http(s) base URL`,
-      `set ${input} to a URL like https://host or http://127.0.0.1:8080/prefix, with no user, query or fragment`,
-    );
-  return url;
+    return undefined;
+  return new RtaError(
+    "offsite.url",
+    `${input} ${JSON.stringify(base)} is not an http(s) base URL`,
+    `set ${input} to a URL like https://host or http://127.0.0.1:8080/prefix, with no user, query or fragment`,
+  );
 }
 
 class Client implements OffsiteClient {
