@@ -14,7 +14,7 @@ import { cliWords } from "./cliWords.ts";
 import type { Cli } from "./factory.ts";
 import { PIPE_LIMIT_BYTES } from "./io.ts";
 import { printResult } from "./printResult.ts";
-import { progressLine } from "./progress.ts";
+import { progressLine, WAITING_TICK_MS } from "./progress.ts";
 import { reportError } from "./report.ts";
 import { resultStatus } from "./resultStatus.ts";
 
@@ -109,12 +109,15 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
   }
   const deps = cli.deps();
   const shown = progressLine(io, () => cli.clock.now());
+  // a read that asks a service says, on a terminal, what it is waiting on once it has waited a second
+  const service = cap.offsite;
+  const ticking = shown && service ? setInterval(() => shown.waiting(service), WAITING_TICK_MS) : undefined;
   const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
     onUnexpected: (thrown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
     progress: shown?.tell,
-  });
+  }).finally(() => clearInterval(ticking));
   shown?.clear();
   if (!outcome.ok) {
     const { error } = outcome;
