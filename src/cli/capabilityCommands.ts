@@ -14,13 +14,17 @@ import { cliWords } from "./cliWords.ts";
 import type { Cli } from "./factory.ts";
 import { PIPE_LIMIT_BYTES } from "./io.ts";
 import { printResult } from "./printResult.ts";
-import { progressLine } from "./progress.ts";
+import { progressLine, WAITING_TICK_MS } from "./progress.ts";
 import { reportError } from "./report.ts";
 import { resultStatus } from "./resultStatus.ts";
 
-/** Adds every capability's command, or only those of `area` when the command line names one. */
-export function addCapabilityCommands(program: Command, cli: Cli, area?: string): void {
+/**
+ * Adds every capability's command, or only those of `area` when the command line names one; returns the groups made
+ * for rta's own capabilities (not an upstream's), whose help lines wait for every command of theirs (describeGroup).
+ */
+export function addCapabilityCommands(program: Command, cli: Cli, area?: string): [Command, string][] {
   const groups = new Map<string, Command>();
+  const ours: [Command, string][] = [];
   for (const cap of cli.catalogue.all()) {
     if (area !== undefined && cap.area !== area) continue;
     let parent = program;
@@ -28,17 +32,17 @@ export function addCapabilityCommands(program: Command, cli: Cli, area?: string)
       const key = cap.words.slice(0, depth + 1).join(" ");
       let group = groups.get(key);
       if (!group) {
+        group = parent.command(cap.words[depth] as string);
         // an upstream's area is named in config, not by rta: its help says whose tools these are
-        const what = cap.upstream
-          ? `the tools of upstream MCP server ${key} (see rta upstream list)`
-          : `${key} capabilities`;
-        group = parent.command(cap.words[depth] as string).description(what);
+        if (cap.upstream) group.description(`the tools of upstream MCP server ${key} (see rta upstream list)`);
+        else ours.push([group, key]);
         groups.set(key, group);
       }
       parent = group;
     }
     capabilityCommand(parent.command(cap.words[cap.words.length - 1] as string), cap, cli);
   }
+  return ours;
 }
 
 /** Fills in a leaf command made by its parent, so it inherits the program's output and exit handling. */
@@ -105,12 +109,15 @@ async function runCapability(cap: Capability, raw: Record<string, unknown>, json
   }
   const deps = cli.deps();
   const shown = progressLine(io, () => cli.clock.now());
+  // a read that asks a service says, on a terminal, what it is waiting on once it has waited a second
+  const service = cap.offsite;
+  const ticking = shown && service ? setInterval(() => shown.waiting(service), WAITING_TICK_MS) : undefined;
   const outcome = await runCall({ capability: cap.name, args, origin: person }, cli.catalogue, deps, {
     onUnexpected: (thrown) => {
       if (io.env.RTA_DEBUG) io.err(`${(thrown as Error)?.stack ?? String(thrown)}\n`);
     },
     progress: shown?.tell,
-  });
+  }).finally(() => clearInterval(ticking));
   shown?.clear();
   if (!outcome.ok) {
     const { error } = outcome;

@@ -15,6 +15,7 @@ import { listGrants } from "../gate/operator/grants.ts";
 import { listLocks } from "../gate/operator/locks.ts";
 import { listTokens } from "../gate/operator/tokens.ts";
 import { GATE_STORE_FILE } from "../gate/store/db.ts";
+import { ERAS } from "../mcp/eras.ts";
 import { CLIENTS } from "../mcp/install.ts";
 import type { Cli } from "./factory.ts";
 import { reportError } from "./report.ts";
@@ -130,7 +131,7 @@ export function complete(cli: Cli, program: Command, words: string[]): number {
     } else positional.push(word);
   }
   let candidates: string[];
-  if (awaiting) candidates = optionValues(cli, awaiting);
+  if (awaiting) candidates = optionValues(cli, awaiting, path.join(" "));
   else if (cur.startsWith("-"))
     candidates = [...cmd.options.flatMap((o) => (o.long && !o.hidden ? [o.long] : [])), "--color", "--help"];
   else {
@@ -142,10 +143,17 @@ export function complete(cli: Cli, program: Command, words: string[]): number {
   return Exit.ok;
 }
 
-function optionValues(cli: Cli, opt: Option): string[] {
+/**
+ * A flag's values: its choices, a capability input's options (`proc list --sort`), the protocol revisions of `mcp
+ * inspect --era` (which rta checks itself, to refuse one with its own code), or the agents the store knows.
+ */
+function optionValues(cli: Cli, opt: Option, path: string): string[] {
   if (opt.argChoices) return opt.argChoices;
   if (opt.long === "--agent") return fromStore(cli, "agents");
-  return [];
+  if (path === "mcp inspect" && opt.long === "--era") return [...ERAS];
+  const cap = cli.catalogue.all().find((c) => c.words.join(" ") === path);
+  const input = opt.long === undefined ? undefined : cap?.inputs[opt.long.slice(2).replaceAll("-", "_")];
+  return input?.options ? [...input.options] : [];
 }
 
 /**

@@ -3,7 +3,7 @@
  * Never a tool.
  */
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Catalogue } from "../core/catalogue.ts";
 import { CONFIG_FILE, type Config, ConfigSource, readConfig } from "../core/config.ts";
@@ -13,6 +13,7 @@ import { movedHint } from "../core/movedAreas.ts";
 import type { Scalar } from "../core/result.ts";
 import { maskSecrets } from "../core/secrets.ts";
 import { checkedSetting } from "../gate/fill.ts";
+import { baseUrlRefusal } from "../gate/net/offsite.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm } from "./io.ts";
@@ -20,9 +21,16 @@ import { printResult } from "./printResult.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
-/** Prints where config.toml is (every dir with --json); it reads nothing, so it refuses nothing. */
+/**
+ * Prints where config.toml is (every dir with --json), and makes the config dir (0700) when it is missing, so the
+ * first setting appended with `>> "$(rta config path)"` lands. It reads nothing, so it refuses nothing: a dir it
+ * cannot make is the append's to say.
+ */
 export function configPath(cli: Cli, opts: { json?: boolean }): number {
   const d = dirs(cli.io.env);
+  try {
+    mkdirSync(d.config, { recursive: true, mode: 0o700 });
+  } catch {}
   const out = {
     config: join(d.config, CONFIG_FILE),
     policy: join(d.config, POLICY_FILE),
@@ -63,8 +71,11 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
     try {
       checkedSetting(cap, input, spec, value, where);
     } catch (err) {
-      problems.push(`${where}: ${(err as RtaError).message}`);
+      return problems.push(`${where}: ${(err as RtaError).message}`);
     }
+    // a base URL every call of the read would refuse is said here, not first by the call
+    const refusal = spec.baseUrl && typeof value === "string" ? baseUrlRefusal(value, input) : undefined;
+    if (refusal) problems.push(`${where}: ${refusal.message}`);
   };
   // an area built in before and a plugin now (note) is named with how to install it
   const moved = (name: string) => {
@@ -107,7 +118,8 @@ export function configProblems(config: Config, catalogue: Catalogue): string[] {
         problems.push(`[profiles.${name}]: nothing in ${p.area} has an input ${input}`);
     }
   }
-  return problems;
+  // an area's table is checked for each of its capabilities: a refusal that names no capability is said once
+  return [...new Set(problems)];
 }
 
 /** Prints what config.toml says that the catalogue would refuse; exits with the usage status when there is any. */

@@ -33,9 +33,13 @@ export async function explain(cli: Cli, name: string | undefined, json: boolean 
   const p = paint(io);
   // What a profile costs is said from the config as it reads; one that does not read says nothing of profiles.
   const config = configOf(cli);
-  // an area named alone (`rta explain note`, as docs/plugins.md has a plugin's author check it) lists its capabilities
+  // an area named alone (`rta explain note`, as docs/plugins.md has a plugin's author check it) lists its capabilities,
+  // and so does a group within one (`rta explain audit.kube`, as `rta audit kube --help` names it)
   const area =
-    name !== undefined && !catalogue.byName(name) && !catalogue.byTool(name) && catalogue.areas().includes(name)
+    name !== undefined &&
+    !catalogue.byName(name) &&
+    !catalogue.byTool(name) &&
+    (catalogue.areas().includes(name) || catalogue.all().some((c) => c.name.startsWith(`${name}.`)))
       ? name
       : undefined;
   if (name === undefined || area !== undefined) {
@@ -43,7 +47,7 @@ export async function explain(cli: Cli, name: string | undefined, json: boolean 
       area,
       capabilities: catalogue
         .all()
-        .filter((c) => c.area === area)
+        .filter((c) => c.area === area || c.name.startsWith(`${area}.`))
         .map((c) => {
           const card = cardOf(c, "person", new Set(), config);
           const listed = { name: c.name, summary: c.summary, safety: c.safety, mcp: card.mcp };

@@ -79,15 +79,18 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
 
   const own = new Set(program.commands.map((c) => c.name()));
   if (first === undefined || !own.has(first)) {
-    const [{ addCapabilityCommands }, { addLogFollow }, { addKvVerbs }] = await Promise.all([
+    const [{ addCapabilityCommands }, { addLogFollow }, { addKvVerbs }, { describeGroup }] = await Promise.all([
       import("./capabilityCommands.ts"),
       import("./logFollow.ts"),
       import("./kvVerbs.ts"),
+      import("./groupLines.ts"),
     ]);
     const area = cli.catalogue.areas().includes(first ?? "") ? first : undefined;
-    addCapabilityCommands(program, cli, area);
+    const groups = addCapabilityCommands(program, cli, area);
     addLogFollow(program, cli);
     addKvVerbs(program, cli, area);
+    // a group's help line names its commands, the person's verbs beside a capability's (kv copy) among them
+    for (const [group, key] of groups) describeGroup(group, key);
   }
   return program;
 }

@@ -43,7 +43,7 @@ export function addReadingCommands(program: Command, cli: Cli): void {
   const configCmd = program.command("config").description("the operator's config.toml (never a tool)");
   configCmd
     .command("path")
-    .description("where config.toml is")
+    .description("where config.toml is (its dir is made if missing)")
     .option("--json", "print JSON")
     .action(async (opts) => {
       const { configPath } = await import("./configCmd.ts");

@@ -12,11 +12,10 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { version } from "../../package.json";
 import { needsGrant } from "../core/capability.ts";
 import { gateTargets } from "../gate/locks.ts";
+import type { InspectEra } from "./eras.ts";
 import { createServer, type ServeContext } from "./server.ts";
 
-/** The protocol revisions a server speaks: the stateless one, and the `initialize` flow before it. */
-export const ERAS = ["2025-11-25", "2026-07-28"] as const;
-export type InspectEra = (typeof ERAS)[number];
+export { ERAS, type InspectEra } from "./eras.ts";
 
 /** A live grant the agent holds that covers a tool, as `rta grant list` would name it. */
 export interface HeldGrant {

@@ -4,12 +4,13 @@
  * spaces (no escape code), and never when stdout or stderr is piped.
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Io, processIo } from "../../src/cli/io.ts";
-import { PROGRESS_AFTER_MS, progressLine, REDRAW_MS } from "../../src/cli/progress.ts";
+import { PROGRESS_AFTER_MS, progressLine, REDRAW_MS, WALK_QUIET_MS } from "../../src/cli/progress.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { runCli } from "../support/runCli.ts";
+import { startStandIn } from "../support/standIn.ts";
 
 function screen(stdoutIsTTY: boolean, stderrIsTTY: boolean) {
   let err = "";
@@ -39,6 +40,25 @@ describe("progressLine", () => {
     line.clear();
     expect(s.err().endsWith(`\r${" ".repeat(wide)}\r`)).toBe(true);
     expect(s.err()).not.toContain("\x1b");
+  });
+
+  test("a call waiting on a service says so after a second, and not while a walk is telling", () => {
+    const s = screen(true, true);
+    const line = progressLine(s.io, s.clock);
+    if (!line) throw new Error("a terminal gets a progress line");
+    s.at(PROGRESS_AFTER_MS - 1);
+    line.waiting("endoflife.date");
+    expect(s.err()).toBe("");
+    s.at(PROGRESS_AFTER_MS + 100);
+    line.tell({ files: 3, bytes: 0 });
+    s.at(PROGRESS_AFTER_MS + 100 + WALK_QUIET_MS - 1);
+    line.waiting("osv.dev");
+    expect(s.err()).toBe("\r3 entries, 0 B seen"); // the walk told something a moment ago
+    s.at(3_500);
+    line.waiting("osv.dev");
+    expect(s.err()).toBe("\r3 entries, 0 B seen\rasking osv.dev, 3 s");
+    line.clear();
+    expect(s.err().endsWith(`\r${" ".repeat(19)}\r`)).toBe(true);
   });
 
   test("a walk shorter than a second leaves nothing, and clear writes nothing", () => {
@@ -79,5 +99,45 @@ describe("a long walk on the command line", () => {
     for (let i = 0; i < 60; i++) writeFileSync(join(root, `f${i}.txt`), "hay\n");
     const r = await runCli(["fs", "find", root, "--json"], { clock: slowClock() });
     expect(r).toMatchObject({ code: 0, stderr: "" });
+  });
+});
+
+describe("a read that asks a service, on the command line", () => {
+  test("on a terminal, it says what it waits on once it has waited a second, and wipes it before the result", async () => {
+    // The stand-in holds its answer until the CLI has looked at the clock three times since it was asked: nothing
+    // but the waiting tick reads it then, and each read moves it 600 ms, so the line is drawn before the answer.
+    let reads = 0;
+    let askedAt: number | undefined;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const clock = {
+      now: () => {
+        reads++;
+        if (askedAt !== undefined && reads >= askedAt + 3) release();
+        return 1_700_000_000_000 + reads * 600;
+      },
+    };
+    const products = readFileSync(join(import.meta.dir, "..", "fixtures", "eol", "products.json"), "utf8");
+    const service = startStandIn({
+      "/api/v1/products": async () => {
+        askedAt = reads;
+        await held;
+        return new Response(products, { headers: { "content-type": "application/json" } });
+      },
+    });
+    try {
+      const config = tempDir();
+      writeFileSync(join(config, "config.toml"), `[defaults.eol]\napi_url = "${service.url}"\n`);
+      const r = await runCli(["eol", "products"], { tty: true, clock, env: { NO_COLOR: "1", RTA_CONFIG_DIR: config } });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/^\rasking endoflife\.date, \d+ s/);
+      expect(r.stderr).toMatch(/\r +\r$/);
+      expect(r.stdout).toContain("nodejs");
+      expect(r.stdout).not.toContain("asking");
+    } finally {
+      await service.stop();
+    }
   });
 });

@@ -65,6 +65,16 @@ describe("rta completion bash", () => {
     expect(readdirSync(env.RTA_DATA_DIR as string)).toEqual(["plugins"]);
   });
 
+  test("the new commands: audit kube's audits, a capability's options, mcp inspect --era's revisions", async () => {
+    const env = await place();
+    expect(bashComplete(["rta", "audit", "kube", ""], env)).toEqual(["eol", "netpol", "podsecurity", "quotas", "rbac"]);
+    expect(bashComplete(["rta", "eol", ""], env)).toEqual(["check", "products", "watch"]);
+    // an input's options complete as a flag's choices do, and rta checks them itself
+    expect(bashComplete(["rta", "proc", "list", "--sort", ""], env)).toEqual(["cpu", "mem", "pid"]);
+    expect(bashComplete(["rta", "mcp", "inspect", "--era", "2026"], env)).toEqual(["2026-07-28"]);
+    expect(bashComplete(["rta", "mcp", "inspect", "--era", ""], env)).toEqual(["2025-11-25", "2026-07-28"]);
+  });
+
   test("agent names and grant ids come from the grant store", async () => {
     const env = await place();
     const issued = await rta(["grant", "allow", "note", "--agent", "claude", "--ttl", "1h", "--json"], { env });

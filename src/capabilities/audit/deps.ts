@@ -60,9 +60,10 @@ export const auditDeps = define({
     },
     osv_url: {
       type: "string",
-      description: "the base URL of the OSV API asked",
+      description: "the OSV API's base URL: the operator's, set in config ([defaults.audit] osv_url) for a mirror",
       default: "https://api.osv.dev",
       operatorOnly: true,
+      baseUrl: true,
     },
   },
   result: {
@@ -133,7 +134,7 @@ export const auditDeps = define({
           throw err;
         warnings.push({
           code: "audit.deps.offline",
-          message: `${err.message}: no vulnerability was checked, and the ${found.length} dependencies found are listed with id null`,
+          message: `${err.message}: no vulnerability was checked, and ${found.length === 1 ? "the dependency found is" : `the ${found.length} dependencies found are`} listed with no id`,
         });
       }
     }

@@ -17,6 +17,7 @@ export const apiUrlInput = {
   type: "string",
   description: "endoflife.date's base URL: the operator's, set in config ([defaults.eol] api_url) for a mirror",
   operatorOnly: true,
+  baseUrl: true,
   default: "https://endoflife.date",
 } as const;
 

@@ -47,30 +47,49 @@ export function offsiteFor(cap: Capability, args: Args, setting: OffsiteSetting)
         `${cap.name} may ask ${service} only at a base URL the operator set`,
         "the base URL is an operator-only input, set in config's [defaults] or on the command line",
       );
-    return new Client(service, parseBase(base, input[0]), base, setting);
+    return new Client(service, parseBase(base, input[0]), base, setting, mirrorHint(cap, input[0]));
   };
+}
+
+/**
+ * Where the operator points the service at a mirror: the input, under the area's [defaults] table, which config
+ * fills for each of the area's capabilities (fill.ts). A base no config set is named too, so the person who meets
+ * offsite.unreachable offline knows which line to write.
+ */
+function mirrorHint(cap: Capability, input: string): string {
+  return `rta may be offline: check the network, or set ${input} under [defaults.${cap.area}] in config.toml to a mirror that answers`;
 }
 
 /** An http(s) URL with no credentials, query or fragment; refuses offsite.url anything else. */
 function parseBase(base: string, input: string): URL {
+  const refusal = baseUrlRefusal(base, input);
+  if (refusal) throw refusal;
+  return new URL(base);
+}
+
+/**
+ * Why `base`, the value of the operator's input `input`, cannot be a base URL (offsite.url), or undefined when it
+ * can: an http(s) URL with no credentials, query or fragment. `rta config check` asks it of config's values.
+ */
+export function baseUrlRefusal(base: string, input: string): RtaError | undefined {
   let url: URL | undefined;
   try {
     url = new URL(base);
   } catch {}
   if (
-    !url ||
-    (url.protocol !== "http:" && url.protocol !== "https:") ||
-    url.username ||
-    url.password ||
-    url.search ||
-    url.hash
+    url &&
+    (url.protocol === "http:" || url.protocol === "https:") &&
+    !url.username &&
+    !url.password &&
+    !url.search &&
+    !url.hash
   )
-    throw new RtaError(
-      "offsite.url",
-      `${input} ${JSON.stringify(base)} is not an http(s) base URL`,
-      `set ${input} to a URL like https://host or http://127.0.0.1:8080/prefix, with no user, query or fragment`,
-    );
-  return url;
+    return undefined;
+  return new RtaError(
+    "offsite.url",
+    `${input} ${JSON.stringify(base)} is not an http(s) base URL`,
+    `set ${input} to a URL like https://host or http://127.0.0.1:8080/prefix, with no user, query or fragment`,
+  );
 }
 
 class Client implements OffsiteClient {
@@ -79,9 +98,11 @@ class Client implements OffsiteClient {
   readonly #url: URL;
   readonly #setting: OffsiteSetting;
   readonly #cache: OffsiteCache;
+  readonly #offline: string;
 
-  constructor(service: string, url: URL, base: string, setting: OffsiteSetting) {
+  constructor(service: string, url: URL, base: string, setting: OffsiteSetting, offline: string) {
     this.service = service;
+    this.#offline = offline;
     this.base = base;
     this.#url = url;
     this.#setting = setting;
@@ -187,7 +208,7 @@ class Client implements OffsiteClient {
       throw new RtaError(
         "offsite.unreachable",
         `${this.service} could not be reached at ${this.#url.origin}: ${why}`,
-        "rta may be offline: check the network, or set the base URL to a mirror that answers",
+        this.#offline,
       );
     }
   }

@@ -18,7 +18,14 @@ export const auditKubeEol = define({
   searchWords: ["kubernetes", "k8s", "end of life", "eol", "upgrade", "kubelet version", "kubectl"],
   safety: "read",
   offsite: "endoflife.date and the cluster of kubectl's current context",
-  inputs: { ...kubeInputs, api_url: apiUrlInput },
+  inputs: {
+    ...kubeInputs,
+    // config fills an input from the capability's table, then its area's: eol's table does not reach an audit
+    api_url: {
+      ...apiUrlInput,
+      description: "endoflife.date's base URL: the operator's, set in config ([defaults.audit] api_url) for a mirror",
+    },
+  },
   result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube eol", note: "whether the current context's cluster runs supported releases" }],
   async run(args, ctx) {
