@@ -140,7 +140,7 @@ export const codes = {
     exit: Exit.ok,
   },
   "audit.deps.unreadable": {
-    doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large, and was passed by",
+    doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large (alone, or past 128 MiB read together), and was passed by",
     exit: Exit.failure,
   },
   "audit.deps.nofiles": {
