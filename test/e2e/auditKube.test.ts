@@ -33,6 +33,8 @@ beforeAll(() => {
   for (const cluster of ["faulty", "clean"])
     script(`kubectl-${cluster}`, `exec '${join(FIXTURES, "kubectl.sh")}' '${join(FIXTURES, cluster)}' "$@"`);
   script("kubectl-refused", `cat >&2 <<'END'\n${REFUSED}\nEND\nexit 1`);
+  // a cluster whose objects are more than rta keeps (a tenant's, say): kubectl writes past the spawn's bound
+  script("kubectl-huge", `printf '{"items":["'; head -c 200000000 /dev/zero | tr '\\0' a; printf '"]}'`);
 });
 
 afterAll(() => eol.stop());
@@ -141,6 +143,21 @@ describe("over MCP", () => {
         "core.lock.locked",
       );
       expect((await s.client.callTool({ name: "audit_kube_quotas", arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("kubectl writing past what rta keeps: killed, and kube.failed says so; the server serves on", async () => {
+    const { data, config } = setup("kubectl-huge");
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const r = resultJson(await s.client.callTool({ name: "audit_kube_rbac", arguments: {} }));
+      expect([r.code, r.message]).toEqual([
+        "kube.failed",
+        "kubectl's answer is larger than rta reads, so it was stopped",
+      ]);
+      expect((await s.client.callTool({ name: "sys_info", arguments: {} })).isError).toBeFalsy();
     } finally {
       await s.close();
     }
