@@ -11,6 +11,7 @@ import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { startOsv } from "../support/osvStandIn.ts";
 import { noStack, rta } from "../support/rta.ts";
+import { startStandIn } from "../support/standIn.ts";
 
 const osv = startOsv();
 afterAll(() => osv.stop());
@@ -207,6 +208,43 @@ describe("a tree of lockfiles too large to hold", () => {
       expect(t.total).toBe(0);
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe("an osv.dev that names no end of vulnerabilities", () => {
+  test("records asked for up to 1,000 in a call, the rest listed by id, and a warning says so", async () => {
+    const many = startStandIn({
+      "POST /v1/querybatch": () =>
+        Response.json({ results: [{ vulns: Array.from({ length: 1200 }, (_, i) => ({ id: `X-${i}` })) }] }),
+    });
+    try {
+      const root = realpathSync(tempDir());
+      mkdirSync(join(root, "p"));
+      writeFileSync(join(root, "p/requirements.txt"), "six==1.16.0\n");
+      const data = tempDir();
+      const config = tempDir();
+      writeFileSync(join(config, "config.toml"), `[defaults."audit.deps"]\nosv_url = "${many.url}"\n`);
+      const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+        dataDir: data,
+        env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config },
+      });
+      try {
+        const t = resultJson(await s.client.callTool({ name: "audit_deps", arguments: { path: "p" } }));
+        expect(t.total).toBe(1200);
+        expect(t.warnings).toEqual([
+          {
+            code: "audit.deps.partial",
+            message:
+              "osv.dev named more than one call asks about: 200 vulnerabilities are listed with no severity or fix; audit a smaller directory",
+          },
+        ]);
+        expect(many.asked.length).toBe(1 + 1000);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await many.stop();
     }
   });
 });

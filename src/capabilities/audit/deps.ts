@@ -157,6 +157,16 @@ export const auditDeps = define({
         code: "audit.deps.stale",
         message: `osv.dev could not be reached: the vulnerabilities listed are from its answers of ${Math.ceil(answers.staleMs / 3_600_000)} hours ago`,
       });
+    if (answers && answers.unasked + answers.unpaged > 0)
+      warnings.push({
+        code: "audit.deps.partial",
+        message: `osv.dev named more than one call asks about: ${[
+          answers.unasked > 0 ? `${answers.unasked} vulnerabilities are listed with no severity or fix` : "",
+          answers.unpaged > 0 ? `${answers.unpaged} packages' further pages were not asked for` : "",
+        ]
+          .filter(Boolean)
+          .join(", and ")}; audit a smaller directory`,
+      });
     const rows: Row[] = [];
     for (const dep of found) {
       const ids = answers?.ids.get(depKey(dep)) ?? [];
