@@ -31,8 +31,14 @@ const TOOL_ENV: Record<string, string> = {
   ...(process.env.KUBECONFIG ? { KUBECONFIG: process.env.KUBECONFIG } : {}),
 };
 
-/** Runs `argv` until it ends, is killed at the time limit, or the signal aborts it; undefined when it is not installed. */
+/**
+ * Runs `argv` until it ends, is killed at the time limit, or the signal aborts it; undefined when it is not installed,
+ * or is named by a relative path (`bin/kubectl`, the operator's setting): that is found from wherever rta runs, which
+ * may be a root an agent writes, so it is never run.
+ */
 async function runTool(argv: readonly string[], signal?: AbortSignal): Promise<Spawned | undefined> {
+  const tool = argv[0] ?? "";
+  if (tool.includes("/") && !tool.startsWith("/")) return undefined;
   let proc: ReturnType<typeof Bun.spawn>;
   try {
     proc = Bun.spawn([...argv], {

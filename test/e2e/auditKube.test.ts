@@ -4,7 +4,7 @@
  * and over MCP with the official client in both eras, as free reads a lock stops.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
@@ -93,6 +93,22 @@ describe("from the command line", () => {
       "rta: error: the cluster did not answer: The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port? (kube.unreachable)\nrta: hint: ",
     );
     expect(noStack(missing.stderr + refused.stderr)).toBe(true);
+  });
+});
+
+describe("kubectl named by a relative path", () => {
+  // found from wherever rta runs, often a root an agent may write (fs.write keeps an executable's mode)
+  test("is not run: kube.tool.missing, with the fix to give its full path", async () => {
+    const here = tempDir();
+    mkdirSync(join(here, "bin"));
+    writeFileSync(join(here, "bin/kubectl"), "#!/bin/sh\ntouch ran\nexit 1\n");
+    chmodSync(join(here, "bin/kubectl"), 0o755);
+    const { env, config } = setup("kubectl-clean");
+    writeFileSync(join(config, "config.toml"), '[defaults.audit]\nkubectl = "bin/kubectl"\n');
+    const r = await rta(["audit", "kube", "rbac"], { env, cwd: here });
+    expect(r.stderr).toContain("(kube.tool.missing)\nrta: hint: ");
+    expect(r.stderr).toContain("set kubectl to its full path");
+    expect(existsSync(join(here, "ran"))).toBe(false);
   });
 });
 
