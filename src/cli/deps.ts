@@ -13,6 +13,7 @@ import { Redactor } from "../core/redact.ts";
 import { type Deps, realTools } from "../gate/deps.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
 import { gitGlobalConfig } from "../gate/paths/gitDirs.ts";
+import { kubeConfigPlaces } from "../gate/paths/kubeConfig.ts";
 import { PathGate } from "../gate/paths/pathGate.ts";
 import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, PolicySource } from "../gate/policy.ts";
@@ -36,9 +37,9 @@ export interface ProcessDepsOptions {
  * (and the platform's, which an rta started without RTA_DATA_DIR and
  * RTA_CONFIG_DIR would use), the files in them that are links, its own
  * executable, the client registrations that start it (in the home and in the
- * directory it was started in), the identity file RTA_KV_IDENTITY names and
- * git's config beside the home are withheld from them, and config says
- * whether hard-linked files may be opened.
+ * directory it was started in), the identity file RTA_KV_IDENTITY names,
+ * git's config beside the home and kubectl's (kubeConfig.ts) are withheld
+ * from them, and config says whether hard-linked files may be opened.
  */
 export function processDeps(
   env: Record<string, string | undefined>,
@@ -64,6 +65,7 @@ export function processDeps(
           identity: env.RTA_KV_IDENTITY,
           also: [
             ...gitGlobalConfig(env),
+            ...kubeConfigPlaces(env),
             ...platformDirs(),
             ...ownExecutable(),
             ...linkedOwnFiles(d),

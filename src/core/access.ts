@@ -263,6 +263,8 @@ export interface Spawned {
   code: number;
   stdout: string;
   stderr: string;
+  /** the tool wrote more than rta keeps (gate/spawn.ts), and was killed: the output is its first bytes */
+  cut?: boolean;
 }
 
 /**

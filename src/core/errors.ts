@@ -155,8 +155,12 @@ export const codes = {
     doc: "a warning: osv.dev could not be reached, and audit.deps gives the answers it kept from an earlier call",
     exit: Exit.ok,
   },
+  "audit.deps.partial": {
+    doc: "a warning: osv.dev named more vulnerabilities or pages than audit.deps asks for in one call; those past it are listed by id alone",
+    exit: Exit.failure,
+  },
   "audit.deps.unreadable": {
-    doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large, and was passed by",
+    doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large (alone, or past 128 MiB read together), and was passed by",
     exit: Exit.failure,
   },
   "audit.deps.nofiles": {

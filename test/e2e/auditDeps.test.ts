@@ -5,12 +5,13 @@
  * client in both eras, and stopped by a lock.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, realpathSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, realpathSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { startOsv } from "../support/osvStandIn.ts";
 import { noStack, rta } from "../support/rta.ts";
+import { startStandIn } from "../support/standIn.ts";
 
 const osv = startOsv();
 afterAll(() => osv.stop());
@@ -172,5 +173,78 @@ describe("audit_deps over MCP", () => {
     const lines = JSON.stringify(JSON.parse(log.stdout));
     expect(lines).toContain("audit_deps");
     expect(lines).toContain("core.lock.locked");
+  });
+});
+
+describe("a tree of lockfiles too large to hold", () => {
+  // Parsed, a lockfile takes many times its size: a hostile tree of many large ones would fill the server's memory.
+  test("the walk stops past 128 MiB of lockfiles together, and says where, over MCP", async () => {
+    const root = realpathSync(tempDir());
+    for (const dir of ["a", "b", "c"]) mkdirSync(join(root, "big", dir), { recursive: true });
+    // two of 64 MiB (each at the single file's bound), sparse, and not JSON: read, then refused fast by the parser
+    for (const dir of ["a", "b"]) {
+      writeFileSync(join(root, "big", dir, "package-lock.json"), "");
+      truncateSync(join(root, "big", dir, "package-lock.json"), 64 * 1024 * 1024);
+    }
+    writeFileSync(join(root, "big/c/requirements.txt"), "six==1.16.0\n");
+    const data = tempDir();
+    const config = tempDir();
+    writeFileSync(join(config, "config.toml"), `[defaults."audit.deps"]\nosv_url = "${osv.url}"\n`);
+    const s = await connect("modern", ["--agent", "claude", "--root", root], {
+      dataDir: data,
+      env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config },
+    });
+    try {
+      const t = resultJson(await s.client.callTool({ name: "audit_deps", arguments: { path: "big", all: true } }));
+      const warnings = t.warnings as { code: string; message: string }[];
+      expect(warnings.map((w) => w.code)).toEqual([
+        "audit.deps.unreadable",
+        "audit.deps.unreadable",
+        "audit.deps.unreadable",
+      ]);
+      expect(warnings[2]?.message).toBe(
+        'the lockfiles under "big" are over 128 MiB together: "big/c/requirements.txt" and those after it were not read; audit its directories one at a time',
+      );
+      expect(t.total).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("an osv.dev that names no end of vulnerabilities", () => {
+  test("records asked for up to 1,000 in a call, the rest listed by id, and a warning says so", async () => {
+    const many = startStandIn({
+      "POST /v1/querybatch": () =>
+        Response.json({ results: [{ vulns: Array.from({ length: 1200 }, (_, i) => ({ id: `X-${i}` })) }] }),
+    });
+    try {
+      const root = realpathSync(tempDir());
+      mkdirSync(join(root, "p"));
+      writeFileSync(join(root, "p/requirements.txt"), "six==1.16.0\n");
+      const data = tempDir();
+      const config = tempDir();
+      writeFileSync(join(config, "config.toml"), `[defaults."audit.deps"]\nosv_url = "${many.url}"\n`);
+      const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+        dataDir: data,
+        env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config },
+      });
+      try {
+        const t = resultJson(await s.client.callTool({ name: "audit_deps", arguments: { path: "p" } }));
+        expect(t.total).toBe(1200);
+        expect(t.warnings).toEqual([
+          {
+            code: "audit.deps.partial",
+            message:
+              "osv.dev named more than one call asks about: 200 vulnerabilities are listed with no severity or fix; audit a smaller directory",
+          },
+        ]);
+        expect(many.asked.length).toBe(1 + 1000);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await many.stop();
+    }
   });
 });

@@ -4,7 +4,7 @@
  * and over MCP with the official client in both eras, as free reads a lock stops.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, type Era, resultJson } from "../support/mcpClient.ts";
@@ -33,6 +33,8 @@ beforeAll(() => {
   for (const cluster of ["faulty", "clean"])
     script(`kubectl-${cluster}`, `exec '${join(FIXTURES, "kubectl.sh")}' '${join(FIXTURES, cluster)}' "$@"`);
   script("kubectl-refused", `cat >&2 <<'END'\n${REFUSED}\nEND\nexit 1`);
+  // a cluster whose objects are more than rta keeps (a tenant's, say): kubectl writes past the spawn's bound
+  script("kubectl-huge", `printf '{"items":["'; head -c 200000000 /dev/zero | tr '\\0' a; printf '"]}'`);
 });
 
 afterAll(() => eol.stop());
@@ -94,6 +96,22 @@ describe("from the command line", () => {
   });
 });
 
+describe("kubectl named by a relative path", () => {
+  // found from wherever rta runs, often a root an agent may write (fs.write keeps an executable's mode)
+  test("is not run: kube.tool.missing, with the fix to give its full path", async () => {
+    const here = tempDir();
+    mkdirSync(join(here, "bin"));
+    writeFileSync(join(here, "bin/kubectl"), "#!/bin/sh\ntouch ran\nexit 1\n");
+    chmodSync(join(here, "bin/kubectl"), 0o755);
+    const { env, config } = setup("kubectl-clean");
+    writeFileSync(join(config, "config.toml"), '[defaults.audit]\nkubectl = "bin/kubectl"\n');
+    const r = await rta(["audit", "kube", "rbac"], { env, cwd: here });
+    expect(r.stderr).toContain("(kube.tool.missing)\nrta: hint: ");
+    expect(r.stderr).toContain("set kubectl to its full path");
+    expect(existsSync(join(here, "ran"))).toBe(false);
+  });
+});
+
 describe("over MCP", () => {
   for (const era of ["legacy", "modern"] as Era[]) {
     test(`${era}: free reads with no grant, described truthfully; the context and kubectl are not offered`, async () => {
@@ -146,6 +164,21 @@ describe("over MCP", () => {
     }
   });
 
+  test("kubectl writing past what rta keeps: killed, and kube.failed says so; the server serves on", async () => {
+    const { data, config } = setup("kubectl-huge");
+    const s = await connect("modern", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
+    try {
+      const r = resultJson(await s.client.callTool({ name: "audit_kube_rbac", arguments: {} }));
+      expect([r.code, r.message]).toEqual([
+        "kube.failed",
+        "kubectl's answer is larger than rta reads, so it was stopped",
+      ]);
+      expect((await s.client.callTool({ name: "sys_info", arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await s.close();
+    }
+  });
+
   test("kubectl missing, over MCP: kube.tool.missing, as a tool error", async () => {
     const { data, config } = setup("/nonexistent/bin/kubectl");
     const s = await connect("legacy", ["--agent", "claude"], { dataDir: data, env: { RTA_CONFIG_DIR: config } });
@@ -189,6 +222,57 @@ describe("audit.kube.eol, against a stand-in for endoflife.date", () => {
       expect(Object.keys(tool?.inputSchema.properties ?? {})).not.toContain("api_url");
       const out = resultJson(await s.client.callTool({ name: "audit_kube_eol", arguments: {} }));
       expect((out.rows as unknown[]).length).toBe(5);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("kubectl's config, which the audits have kubectl read, under a root", () => {
+  // A kubeconfig names a command kubectl runs for credentials: one an agent planted would run at its next free read.
+  test("~/.kube and the files KUBECONFIG names are neither read, written, moved nor planted by an agent", async () => {
+    const root = realpathSync(tempDir());
+    const home = join(root, "home");
+    mkdirSync(join(home, ".kube"), { recursive: true });
+    mkdirSync(join(root, "clusters"));
+    mkdirSync(join(root, "stage/.kube"), { recursive: true });
+    const token = "kube-t0ken-s3cret";
+    writeFileSync(join(home, ".kube/config"), `users:\n- name: u\n  user: {token: ${token}}\n`);
+    writeFileSync(join(root, "clusters/prod.yaml"), `users:\n- name: p\n  user: {token: ${token}}\n`);
+    const exec = "users:\n- name: u\n  user:\n    exec: {command: /bin/sh, args: [-c, id]}\n";
+    writeFileSync(join(root, "stage/.kube/config"), exec);
+    const { data, config } = setup("kubectl-clean");
+    const env = {
+      RTA_DATA_DIR: data,
+      RTA_CONFIG_DIR: config,
+      HOME: home,
+      KUBECONFIG: `${join(root, "clusters/prod.yaml")}:${join(root, "clusters/next.yaml")}`,
+    };
+    expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "10m"], { env })).code).toBe(0);
+    const s = await connect("modern", ["--agent", "claude", "--root", root], { dataDir: data, env });
+    const call = async (name: string, args: Record<string, unknown>) =>
+      resultJson(await s.client.callTool({ name, arguments: args })).code ?? "ok";
+    try {
+      const cases: [string, Record<string, unknown>, string][] = [
+        ["fs_read", { path: "home/.kube/config" }, "core.path.withheld"],
+        ["fs_write", { path: "home/.kube/config", content: exec, mode: "overwrite" }, "core.path.withheld"],
+        ["fs_write", { path: "home/.kube/other", content: exec }, "core.path.withheld"],
+        ["fs_move", { from: "stage/.kube/config", to: "home/.kube/config", overwrite: true }, "core.path.withheld"],
+        ["fs_move", { from: "home/.kube", to: "moved" }, "core.path.withheld"],
+        ["fs_rm", { path: "home/.kube", recursive: true }, "core.path.withheld"],
+        ["fs_read", { path: "clusters/prod.yaml" }, "core.path.withheld"],
+        ["fs_write", { path: "clusters/prod.yaml", content: exec, mode: "append" }, "core.path.withheld"],
+        ["fs_write", { path: "clusters/next.yaml", content: exec }, "core.path.withheld"],
+        ["fs_write", { path: "clusters/notes.md", content: "x" }, "ok"],
+      ];
+      const got = [];
+      for (const [name, args] of cases) got.push([name, args, await call(name, args)]);
+      expect(got).toEqual(cases);
+      expect(readFileSync(join(home, ".kube/config"), "utf8")).toContain(token);
+      const grep = resultJson(await s.client.callTool({ name: "fs_grep", arguments: { pattern: token, path: "." } }));
+      expect(grep).toMatchObject({ type: "table", rows: [] });
+      // the audits still read the cluster through kubectl
+      expect(await call("audit_kube_quotas", {})).toBe("ok");
     } finally {
       await s.close();
     }

@@ -26,7 +26,7 @@ export interface Ran {
 
 export async function rta(
   args: string[],
-  options: { stdin?: string; env?: Record<string, string> } = {},
+  options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<Ran> {
   if (!existsSync(RTA)) throw new Error("dist/rta is missing: run `npm run build` first");
   const env = {
@@ -42,6 +42,7 @@ export async function rta(
     stdout: "pipe",
     stderr: "pipe",
     env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),

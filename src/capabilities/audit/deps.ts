@@ -19,6 +19,12 @@ import type { Dep } from "./lockfiles/types.ts";
 
 /** A lockfile larger than this is passed by, and said. */
 const MAX_FILE = 64 * 1024 * 1024;
+/**
+ * The bytes of lockfiles one call reads together: a parsed lockfile takes many times its size in memory, and a
+ * tree of many large ones (a hostile repository's) would have the server hold gigabytes. Past it the walk stops, and
+ * says so.
+ */
+export const MAX_READ = 128 * 1024 * 1024;
 /** Directories whose lockfiles are a dependency's own, not the project's. */
 const PASSED = new Set(["node_modules", ".git", ".venv", "venv", "site-packages", "vendor", "target", ".yarn"]);
 
@@ -92,6 +98,7 @@ export const auditDeps = define({
     const warnings: Warning[] = [];
     const found: Found[] = [];
     const files = new Set<string>();
+    let read = 0;
     const seen = new WalkProgress(ctx.progress);
     const pacer = new Pacer(ctx.signal, `looking for lockfiles under ${JSON.stringify(p.sent)}`);
     const { skipped } = await dir.walk(args.depth, pacer, (e) => {
@@ -103,8 +110,16 @@ export const auditDeps = define({
         warnings.push({ code: "audit.deps.unreadable", message: `${JSON.stringify(file)} is over 64 MiB: not read` });
         return true;
       }
+      if (read + e.stat.size > MAX_READ) {
+        warnings.push({
+          code: "audit.deps.unreadable",
+          message: `the lockfiles under ${JSON.stringify(p.sent)} are over ${MAX_READ / 1024 / 1024} MiB together: ${JSON.stringify(file)} and those after it were not read; audit its directories one at a time`,
+        });
+        return false;
+      }
       const opened = e.openFile();
       if (!opened) return true; // withheld, or counted as skipped by the walk
+      read += e.stat.size;
       try {
         const text = opened.read(0, e.stat.size).toString("utf8");
         for (const dep of parse(text)) found.push({ ...dep, file });
@@ -142,6 +157,16 @@ export const auditDeps = define({
       warnings.push({
         code: "audit.deps.stale",
         message: `osv.dev could not be reached: the vulnerabilities listed are from its answers of ${Math.ceil(answers.staleMs / 3_600_000)} hours ago`,
+      });
+    if (answers && answers.unasked + answers.unpaged > 0)
+      warnings.push({
+        code: "audit.deps.partial",
+        message: `osv.dev named more than one call asks about: ${[
+          answers.unasked > 0 ? `${answers.unasked} vulnerabilities are listed with no severity or fix` : "",
+          answers.unpaged > 0 ? `${answers.unpaged} packages' further pages were not asked for` : "",
+        ]
+          .filter(Boolean)
+          .join(", and ")}; audit a smaller directory`,
       });
     const rows: Row[] = [];
     for (const dep of found) {

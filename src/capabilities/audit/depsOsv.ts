@@ -1,7 +1,8 @@
 /**
  * audit.deps's questions to osv.dev: `/v1/querybatch` in chunks of 1,000
  * (each package@version once), `/v1/query` again for a result osv.dev paged,
- * then `/v1/vulns/{id}` once for each vulnerability found, a few at a time.
+ * then `/v1/vulns/{id}` once for each vulnerability found, a few at a time,
+ * each of the last two up to a bound for the whole call.
  * Only names, versions and ecosystems leave the machine.
  */
 import { RtaError } from "../../core/errors.ts";
@@ -47,11 +48,21 @@ export interface OsvAnswers {
   requests: number;
   /** the age of the oldest answer given from the cache because osv.dev could not be reached; 0 when none was */
   staleMs: number;
+  /** the vulnerabilities found whose record was not asked for, past MAX_DETAILS; 0 when each was */
+  unasked: number;
+  /** the paged results whose next page was not asked for, past MAX_PAGES; 0 when each was */
+  unpaged: number;
 }
 
 export const CHUNK = 1000;
 const DETAIL_CONCURRENCY = 8;
-const MAX_PAGES = 20;
+/**
+ * The pages one call follows, and the vulnerability records it asks for, all packages together: each is one more
+ * request, and an answer that named no end of them (a broken or hostile mirror) would keep the call asking, and fill
+ * the cache, for hours. Past them the ids found are still listed, and the caller says what was not asked.
+ */
+export const MAX_PAGES = 100;
+export const MAX_DETAILS = 1000;
 
 /** The key of one package@version in one ecosystem. */
 export function depKey(d: Dep): string {
@@ -84,7 +95,8 @@ const query = (d: Dep) => ({ package: { name: d.name, ecosystem: d.ecosystem }, 
  */
 export async function askOsv(service: OsvService, deps: readonly Dep[]): Promise<OsvAnswers> {
   const unique = [...new Map(deps.map((d) => [depKey(d), d])).values()];
-  const out: OsvAnswers = { ids: new Map(), vulns: new Map(), requests: 0, staleMs: 0 };
+  const out: OsvAnswers = { ids: new Map(), vulns: new Map(), requests: 0, staleMs: 0, unasked: 0, unpaged: 0 };
+  let pages = 0;
   const ask = async (how: "get" | "post", path: string, body?: unknown) => {
     out.requests++;
     const answer = how === "get" ? await service.get(path) : await service.post(path, body);
@@ -99,15 +111,18 @@ export async function askOsv(service: OsvService, deps: readonly Dep[]): Promise
       throw new RtaError("offsite.answer.invalid", "osv.dev's /v1/querybatch answer has not one result per query");
     for (const [i, dep] of chunk.entries()) {
       let { ids, next } = idsOf(results[i]);
-      for (let page = 0; next !== undefined && page < MAX_PAGES; page++) {
+      for (; next !== undefined && pages < MAX_PAGES; pages++) {
         const more = idsOf(json(await ask("post", "/v1/query", { ...query(dep), page_token: next }), "/v1/query"));
         ids = [...ids, ...more.ids];
         next = more.next;
       }
+      if (next !== undefined) out.unpaged++;
       if (ids.length > 0) out.ids.set(depKey(dep), [...new Set(ids)]);
     }
   }
-  const wanted = [...new Set([...out.ids.values()].flat())];
+  const found = [...new Set([...out.ids.values()].flat())];
+  const wanted = found.slice(0, MAX_DETAILS);
+  out.unasked = found.length - wanted.length;
   let next = 0;
   const worker = async () => {
     while (next < wanted.length) {

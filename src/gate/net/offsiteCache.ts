@@ -7,6 +7,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
+  constants,
+  fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -45,15 +47,25 @@ export class OffsiteCache {
     this.#bound = bound;
   }
 
-  /** The answer kept for `key` and that URL, whatever its age; undefined when none is, or it cannot be read. */
+  /**
+   * The answer kept for `key` and that URL, whatever its age; undefined when none is, or it cannot be read. Only a
+   * regular file no larger than one this cache writes is read: a link, a FIFO (whose read would stop the server) or
+   * a huge file put in its place is no answer.
+   */
   read(key: string, url: string): Kept | undefined {
+    let fd: number | undefined;
     try {
-      const kept = JSON.parse(readFileSync(join(this.#dir, `${key}.json`), "utf8")) as Record<string, unknown>;
+      fd = openSync(join(this.#dir, `${key}.json`), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.size > this.#bound / 4) return undefined;
+      const kept = JSON.parse(readFileSync(fd, "utf8")) as Record<string, unknown>;
       if (kept.url !== url || typeof kept.status !== "number" || typeof kept.fetchedAt !== "number") return undefined;
       if (typeof kept.body !== "string") return undefined;
       return { status: kept.status, fetchedAt: kept.fetchedAt, body: Buffer.from(kept.body, "base64") };
     } catch {
       return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
 

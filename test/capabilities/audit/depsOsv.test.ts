@@ -5,7 +5,14 @@
  * given stale from the cache said.
  */
 import { describe, expect, test } from "bun:test";
-import { askOsv, depKey, type OsvAnswer, type OsvService } from "../../../src/capabilities/audit/depsOsv.ts";
+import {
+  askOsv,
+  depKey,
+  MAX_DETAILS,
+  MAX_PAGES,
+  type OsvAnswer,
+  type OsvService,
+} from "../../../src/capabilities/audit/depsOsv.ts";
 import type { Dep } from "../../../src/capabilities/audit/lockfiles/types.ts";
 import { RtaError } from "../../../src/core/errors.ts";
 
@@ -79,6 +86,32 @@ describe("askOsv", () => {
     expect(a.vulns.has("GONE")).toBe(true);
     expect(a.ids.get(depKey(npm("p0")))).toEqual(["V-0", "SHARED", "GONE"]);
     expect(a.requests).toBe(1 + 22);
+  });
+
+  test("records asked for up to MAX_DETAILS in a call; the ids past it kept, and counted as unasked", async () => {
+    const deps = Array.from({ length: 3 }, (_, i) => npm(`p${i}`));
+    const f = fake((q) => Array.from({ length: 700 }, (_, j) => `${q.package.name}-${j}`));
+    const a = await askOsv(f, deps);
+    expect(f.gets.length).toBe(MAX_DETAILS);
+    expect(a.unasked).toBe(2100 - MAX_DETAILS);
+    expect(a.ids.get(depKey(npm("p2")))?.length).toBe(700);
+    expect(a.requests).toBe(1 + MAX_DETAILS);
+  });
+
+  test("pages followed up to MAX_PAGES in a call, whatever the answers say; those left counted", async () => {
+    const endless: OsvService = {
+      post: async (path, body) =>
+        path === "/v1/query"
+          ? ok({ vulns: [], next_page_token: "again" })
+          : ok({ results: (body as { queries: unknown[] }).queries.map(() => ({ next_page_token: "t" })) }),
+      get: async () => ok({}),
+    };
+    const a = await askOsv(
+      endless,
+      Array.from({ length: 30 }, (_, i) => npm(`p${i}`)),
+    );
+    expect(a.requests).toBe(1 + MAX_PAGES);
+    expect(a.unpaged).toBe(30);
   });
 
   test("a paged result is followed with /v1/query and its page token", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, statSync, utimesSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Args, Capability } from "../../../src/core/capability.ts";
 import { define } from "../../../src/core/capability.ts";
@@ -164,6 +164,25 @@ describe("offsite client", () => {
 });
 
 describe("the offsite cache", () => {
+  test("a FIFO, a link or a file larger than it writes, in an answer's place, is no answer, and nothing waits", () => {
+    const dataDir = tempDir();
+    const cache = new OffsiteCache(dataDir, 8000);
+    const dir = join(dataDir, "cache", "offsite");
+    mkdirSync(dir, { recursive: true });
+    const kept = (url: string) =>
+      JSON.stringify({ url, status: 200, fetchedAt: 1, body: Buffer.from("planted").toString("base64") });
+    const at = (url: string) => join(dir, `${cacheKey("GET", url, undefined)}.json`);
+    expect(Bun.spawnSync(["mkfifo", at("fifo")]).exitCode).toBe(0);
+    writeFileSync(join(dataDir, "elsewhere.json"), kept("link"));
+    symlinkSync(join(dataDir, "elsewhere.json"), at("link"));
+    writeFileSync(at("huge"), kept("huge").padEnd(2001, " "));
+    writeFileSync(at("plain"), kept("plain"));
+    expect(cache.read(cacheKey("GET", "fifo", undefined), "fifo")).toBeUndefined();
+    expect(cache.read(cacheKey("GET", "link", undefined), "link")).toBeUndefined();
+    expect(cache.read(cacheKey("GET", "huge", undefined), "huge")).toBeUndefined();
+    expect(cache.read(cacheKey("GET", "plain", undefined), "plain")?.body.toString()).toBe("planted");
+  });
+
   test("is held to its bound: past it the oldest answers go, and one too large is never kept", () => {
     const dataDir = tempDir();
     const cache = new OffsiteCache(dataDir, 8000);

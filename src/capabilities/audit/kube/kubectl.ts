@@ -104,10 +104,13 @@ const UNREACHABLE =
 /**
  * Runs kubectl with `args` (after the context and the request timeout) and parses its JSON. Refuses
  * kube.tool.missing when kubectl cannot be run, kube.unreachable when the cluster does not answer (or kubectl is
- * killed at the spawn's limit), and kube.failed for any other error or output that is not JSON.
+ * killed at the spawn's limit), and kube.failed for any other error, output past the spawn's bound, or output that
+ * is not JSON.
  */
 export async function kubectlJson(
-  spawn: (argv: readonly string[]) => Promise<{ code: number; stdout: string; stderr: string } | undefined>,
+  spawn: (
+    argv: readonly string[],
+  ) => Promise<{ code: number; stdout: string; stderr: string; cut?: boolean } | undefined>,
   inputs: { kubectl: string; context?: string | undefined },
   args: readonly string[],
 ): Promise<unknown> {
@@ -123,6 +126,12 @@ export async function kubectlJson(
       "kube.tool.missing",
       "rta cannot run kubectl: it is not installed on the machine running rta",
       "the person running rta can install kubectl (https://kubernetes.io/docs/tasks/tools/), or set kubectl to its full path under [defaults.audit] in config.toml",
+    );
+  if (ran.cut)
+    throw new RtaError(
+      "kube.failed",
+      "kubectl's answer is larger than rta reads, so it was stopped",
+      "the cluster holds more than rta can audit at once: run the kubectl command by hand, or audit a smaller cluster",
     );
   if (ran.code !== 0) {
     const said = lastLine(ran.stderr);
