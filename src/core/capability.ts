@@ -32,10 +32,7 @@ export interface InputSpec {
   parentsFrom?: string;
   /** only the operator sets it (config, connection, CLI); absent from the agent's schema */
   operatorOnly?: boolean;
-  /**
-   * an operator-only input that is the base URL of the service an offsite read asks: `rta config check` holds the
-   * value config gives it to what that read's client takes (gate/net/offsite.ts), so a bad one is said before a call
-   */
+  /** an operator-only base URL of an offsite read's service: `rta config check` holds config's value to it */
   baseUrl?: boolean;
   /**
    * a boolean switch that widens what a fenced input reaches (a plugin's "all namespaces" beside `namespace`):
