@@ -40,8 +40,11 @@ describe("inspectServer", () => {
       // the answer's envelope and its newline on top of the tools
       expect(seen.listBytes).toBeGreaterThan(sum);
       expect(seen.instructions).toContain("area_thing_action");
-      expect(seen.resources.map((r) => r.uri)).toEqual(["rta://grants"]);
-      expect(seen.templates.map((r) => r.uriTemplate)).toEqual(["rta://capability/{name}"]);
+      // rta's own resource and template first, then each read's (plain when its inputs are all optional)
+      expect(seen.resources.map((r) => r.uri)).toEqual(expect.arrayContaining(["rta://grants", "rta://sys/info"]));
+      expect(seen.resources[0]?.uri).toBe("rta://grants");
+      expect(seen.templates[0]?.uriTemplate).toBe("rta://capability/{name}");
+      expect(seen.templates.map((r) => r.uriTemplate)).toContain("rta://fs/read/{path}{?from_line,length,lines,offset}");
       expect(seen.prompts.map((r) => r.name)).toEqual(["mail_check", "site_check"]);
     });
   }

@@ -184,7 +184,12 @@ describe("an upstream's selected prompt under a name rta's own prompt has", () =
   test("is left out with why, not said offered while rta's own answers to its name", async () => {
     const cfg = { ...config(["prompt:check"]), name: "mail" };
     const found = await discoverSelected(fake({ "prompts/list": () => ({ prompts: [{ name: "check" }] }) }), cfg, 1000);
-    const sel = selections(cfg, found, undefined, { approved_at: "", tools: [], selected: found.selected });
+    const sel = selections(cfg, found, undefined, {
+      approved_at: "",
+      reach: reachOf(cfg),
+      tools: [],
+      selected: found.selected,
+    });
     expect(sel.items).toEqual([]);
     expect(sel.listed).toEqual([{ key: "prompt:check", leftOut: "its name mail_check is taken" }]);
   });
@@ -206,7 +211,12 @@ describe("an upstream's selections, listed", () => {
     };
     const cfg = config(["resource:doc://readme", "template:doc://items/{id}", "prompt:review"]);
     const found = await discoverSelected(fake(hostile), cfg, 1000);
-    const sel = selections(cfg, found, undefined, { approved_at: "", tools: [], selected: found.selected });
+    const sel = selections(cfg, found, undefined, {
+      approved_at: "",
+      reach: reachOf(cfg),
+      tools: [],
+      selected: found.selected,
+    });
     const view = exposedItems(
       () => sel.items,
       async () => ({ type: "object", value: {} }),
