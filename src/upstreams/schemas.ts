@@ -164,18 +164,28 @@ function doesNotCompile(why: string): string {
 /** Values that are data, not schemas: a "pattern" inside one is no pattern. */
 const DATA = new Set(["enum", "const", "default", "examples"]);
 
-/** Compiles every pattern in `node` to RE2 (throwing what it refuses); true when it holds a reference. */
-function walk(node: unknown): boolean {
+/** Keywords whose value maps names (a property's, a definition's) to schemas: a property named `enum` is no enum. */
+const NAMED = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
+
+/**
+ * Compiles every pattern in `node` to RE2 (throwing what it refuses); true
+ * when it holds a reference. `names`: `node` maps names to schemas.
+ */
+function walk(node: unknown, names = false): boolean {
   if (node === null || typeof node !== "object") return false;
-  if (Array.isArray(node)) return node.map(walk).some(Boolean);
+  if (Array.isArray(node)) return node.map((n) => walk(n)).some(Boolean);
   let refs = false;
   for (const [key, value] of Object.entries(node)) {
+    if (names) {
+      if (walk(value)) refs = true;
+      continue;
+    }
     if (DATA.has(key)) continue;
     if (key === "$ref" || key === "$dynamicRef" || key === "$recursiveRef") refs = true;
     else if (key === "pattern" && typeof value === "string") schemaPattern(value);
     else if (key === "patternProperties" && value !== null && typeof value === "object")
       for (const p of Object.keys(value)) schemaPattern(p);
-    if (walk(value)) refs = true;
+    if (walk(value, NAMED.has(key))) refs = true;
   }
   return refs;
 }

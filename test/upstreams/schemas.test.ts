@@ -21,6 +21,14 @@ describe("an upstream tool's schema, checked at discovery and compiled on its fi
       "does not compile",
     );
     expect(schemaFault(tool({ type: "object", patternProperties: { "(?=x)": {} } }))).toContain("does not compile");
+    // a property named as a keyword that holds data (enum, default) is a schema all the same: its pattern is checked
+    for (const name of ["enum", "default", "const", "examples"])
+      expect(
+        schemaFault(tool({ type: "object", properties: { [name]: { type: "string", pattern: "(a)\\1" } } })),
+      ).toContain("does not compile");
+    expect(schemaFault(tool({ type: "object", $defs: { default: { type: "string", pattern: "(?!x)" } } }))).toContain(
+      "does not compile",
+    );
     // a reference that resolves nowhere is compiled whole at discovery, and found out
     expect(schemaFault(tool({ type: "object", properties: { a: { $ref: "#/$defs/none" } } }))).toContain(
       "does not compile",
