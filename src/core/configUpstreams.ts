@@ -123,6 +123,10 @@ function parseOne(name: string, entry: unknown, no: (why: string) => void): Upst
   const headers = entry.headers ?? {};
   if (!isStringMap(headers) || !Object.entries(headers).every(([k, v]) => HEADER_NAME.test(k) && HEADER_VALUE.test(v)))
     return void no("headers must map header names to values on one line");
+  // an approval binds the URL, not the headers (a rotated token keeps it): a Host header would send the same URL to
+  // another server behind the same address, approved as the first
+  if (Object.keys(headers).some((k) => k.toLowerCase() === "host"))
+    return void no("headers must not name Host: the url names the server");
   return { name, transport: { kind: "http", url: url.href, headers }, tools, select };
 }
 

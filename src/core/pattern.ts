@@ -152,11 +152,11 @@ export function compileGlob(input: string, glob: string): TextMatcher {
  * 40-character argument). Refuses (core.input.invalid) what compileRegex
  * does: ajv then fails the schema, and its tool is left out.
  */
-export function schemaPattern(pattern: string): { test(text: string): boolean; toString(): string } {
+export function schemaPattern(pattern: string): { test(text: string): boolean; toString(): string; size: number } {
   checkLength("pattern", pattern, "regular expression");
   // compiled now to refuse what RE2 cannot take, and kept only once an argument is matched: an upstream may list
   // 10,000 tools of a dozen patterns each, and a compiled program with its DFA is some KiB
-  compiled("pattern", pattern, false, REGEX_HINT);
+  const size = programSize(compiled("pattern", pattern, false, REGEX_HINT));
   let re: RE2JS | undefined;
   // ajv keeps one engine per pattern, keyed by what toString says
   return {
@@ -165,6 +165,7 @@ export function schemaPattern(pattern: string): { test(text: string): boolean; t
       return re.test(text);
     },
     toString: () => pattern,
+    size,
   };
 }
 
@@ -202,7 +203,7 @@ function compiled(
   };
   internals.dfa.stateBudget = DFA_BUDGET_BYTES;
   internals.dfa.memBudget = DFA_BUDGET_BYTES;
-  const size = internals.prog.numInst();
+  const size = programSize(re);
   if (boundProgram && size > MAX_PROGRAM_INSTRUCTIONS)
     throw new RtaError(
       "core.input.invalid",
@@ -210,6 +211,11 @@ function compiled(
       "use smaller repeat counts ({n,m}) or fewer alternatives",
     );
   return re;
+}
+
+/** A compiled pattern's size in RE2 instructions: what the NFA may step per character. */
+function programSize(re: RE2JS): number {
+  return (re.re2() as unknown as { prog: { numInst(): number } }).prog.numInst();
 }
 
 function lineTest(line: RE2JS): (text: string) => boolean {

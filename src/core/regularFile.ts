@@ -17,6 +17,11 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSy
 export async function readRegularFile(path: string, maxBytes: number): Promise<{ bytes: Uint8Array; mode: number }> {
   // read with the synchronous calls: a small local file opened without waiting costs a few µs so, and a server's
   // every kv call reads the identity; a promise per step cost it an event-loop turn each
+  return readRegularFileSync(path, maxBytes);
+}
+
+/** readRegularFile for a caller that cannot wait (a server's catalogue made again as a list asks); throws as it does. */
+export function readRegularFileSync(path: string, maxBytes: number): { bytes: Uint8Array; mode: number } {
   regular(statSync(path));
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {

@@ -47,6 +47,8 @@ function describe(err: AjvError | undefined, cap: Capability, audience: Audience
   if (!err) return "the arguments are not an object";
   if (err.keyword === "additionalProperties")
     return `unknown argument ${JSON.stringify(err.params.additionalProperty)}`;
+  if (err.keyword === "rta.patternBudget")
+    return "the arguments are too long for the patterns of its schema to be matched on them";
   const arg = err.instancePath.replace(/^\//, "");
   if (err.keyword === "type" && arg === "") return "the arguments must be an object";
   if (err.keyword === "type") {

@@ -8,23 +8,16 @@
  * whole. A grant on an upstream or its tools binds to the approval's pin.
  */
 import { createHash } from "node:crypto";
-import {
-  accessSync,
-  constants,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { accessSync, constants, mkdirSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { canonical } from "../core/canonical.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
+import { readRegularFileSync } from "../core/regularFile.ts";
 import { type Digest, fileDigest, rememberDigest } from "../plugins/digest.ts";
 import type { SelectedDefinition } from "./catalog.ts";
 import type { UpstreamTool } from "./discover.ts";
+import { KEPT_FILE_BYTES } from "./kept.ts";
 
 const FILE = join("upstreams", "approved.json");
 
@@ -67,7 +60,9 @@ export interface Withheld {
 /** Every approval kept; none when the file is missing or unreadable. Refuses nothing. */
 export function readApprovals(dataDir: string): Approvals {
   try {
-    const read = JSON.parse(readFileSync(join(dataDir, FILE), "utf8")) as { version?: unknown; upstreams?: unknown };
+    // a FIFO put at its name would hold a running server, which reads it again as the file changes
+    const bytes = readRegularFileSync(join(dataDir, FILE), KEPT_FILE_BYTES).bytes;
+    const read = JSON.parse(Buffer.from(bytes).toString("utf8")) as { version?: unknown; upstreams?: unknown };
     if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
     return read.upstreams as Approvals;
   } catch {
@@ -139,7 +134,8 @@ const DIGESTS = join("upstreams", "executables.json");
 
 function keptDigests(dataDir: string): Record<string, Digest> {
   try {
-    return JSON.parse(readFileSync(join(dataDir, DIGESTS), "utf8")) as Record<string, Digest>;
+    const bytes = readRegularFileSync(join(dataDir, DIGESTS), KEPT_FILE_BYTES).bytes;
+    return JSON.parse(Buffer.from(bytes).toString("utf8")) as Record<string, Digest>;
   } catch {
     return {};
   }

@@ -6,14 +6,17 @@
  * server takes up another process's.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonical } from "../core/canonical.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
+import { readRegularFileSync } from "../core/regularFile.ts";
 import type { CatalogFound } from "./catalog.ts";
 import type { UpstreamTool } from "./discover.ts";
 
 const CACHE_FILE = join("upstreams", "discovered.json");
+/** What the approvals' or discoveries' file may hold: 10,000 tools of 10 MiB for each of a few dozen upstreams. */
+export const KEPT_FILE_BYTES = 512 * 1024 * 1024;
 
 /** What the last discovery found of each upstream: its tools, or why it failed. */
 export type Kept = Record<
@@ -29,7 +32,9 @@ export function configDigest(config: UpstreamConfig): string {
 /** What the data dir keeps; nothing when the file is missing or unreadable. Refuses nothing. */
 export function readKept(dataDir: string): Kept {
   try {
-    const read = JSON.parse(readFileSync(join(dataDir, CACHE_FILE), "utf8")) as {
+    // a FIFO put at its name would hold a running server, which reads it again as the file changes
+    const bytes = readRegularFileSync(join(dataDir, CACHE_FILE), KEPT_FILE_BYTES).bytes;
+    const read = JSON.parse(Buffer.from(bytes).toString("utf8")) as {
       version?: unknown;
       upstreams?: unknown;
     };

@@ -5,8 +5,9 @@
  * RE2, never by RegExp.
  */
 import type Ajv from "ajv";
+import { canonical } from "../core/canonical.ts";
 import type { Validate } from "../core/catalogue.ts";
-import { loadPatternsNow, schemaPattern } from "../core/pattern.ts";
+import { LINE_MATCH_CHARS, loadPatternsNow, MAX_PROGRAM_INSTRUCTIONS, schemaPattern } from "../core/pattern.ts";
 import type { UpstreamTool } from "./discover.ts";
 
 /**
@@ -16,7 +17,35 @@ import type { UpstreamTool } from "./discover.ts";
  * loaded only then too: a person's command that compiles no schema never pays for it.
  */
 const ajvs: { draft7?: Ajv; draft2020?: Ajv } = {};
-const regExp = Object.assign((pattern: string) => schemaPattern(pattern), { code: "rta.schemaPattern" });
+const regExp = Object.assign((pattern: string) => metered(schemaPattern(pattern)), { code: "rta.schemaPattern" });
+
+/**
+ * What the patterns of a tool's schema may spend on one call's arguments:
+ * characters matched times the matching pattern's RE2 instructions. RE2 is
+ * linear in the text, but steps up to its whole program (1,000 instructions)
+ * a character: a 1 MiB argument under ^(?:[ab]*a[ab]{100}){4}$ held the
+ * server 9 s. This much is what four lines of a search may cost (some
+ * tenths of a second at worst); a simple pattern of 10 instructions matches
+ * 1.6 million characters in it.
+ */
+export const PATTERN_BUDGET = 4 * LINE_MATCH_CHARS * MAX_PROGRAM_INSTRUCTIONS;
+/** What is left of PATTERN_BUDGET for the call being checked. */
+const spend = { left: PATTERN_BUDGET };
+/** Thrown through ajv's check when a match would pass the budget: the check ends, neither true nor false (a `not`). */
+const OVER = new Error("the patterns' budget is spent");
+
+/** A pattern matched only while the call's budget holds what it may cost; past it, the check ends (OVER). */
+function metered(p: ReturnType<typeof schemaPattern>): { test(text: string): boolean; toString(): string } {
+  return {
+    test: (text) => {
+      const cost = text.length * Math.max(p.size, 1);
+      if (cost > spend.left) throw OVER;
+      spend.left -= cost;
+      return p.test(text);
+    },
+    toString: () => p.toString(),
+  };
+}
 
 /** The ajv for the draft a schema names (2020-12, or draft-07 by default). */
 function ajvFor(schema: Record<string, unknown>): Ajv {
@@ -30,11 +59,41 @@ function ajvFor(schema: Record<string, unknown>): Ajv {
   const draft = typeof schema.$schema === "string" ? schema.$schema : "";
   loadPatternsNow();
   if (draft.includes("2020-12")) {
-    ajvs.draft2020 ??= new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).default(options);
+    ajvs.draft2020 ??= linear(new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).default(options));
     return ajvs.draft2020;
   }
-  ajvs.draft7 ??= new (require("ajv") as typeof import("ajv")).default(options);
+  ajvs.draft7 ??= linear(new (require("ajv") as typeof import("ajv")).default(options));
   return ajvs.draft7;
+}
+
+/**
+ * `ajv` with `uniqueItems` and `enum` checked in time linear in the data:
+ * ajv's own compare each item with every other (or every allowed value), so
+ * a draft-07 schema's enum of 400,000 values held a server's start for
+ * minutes in its check against the meta-schema (whose enum is uniqueItems),
+ * and an argument of 10,000 items would be compared with each of them. Each
+ * value is taken by its canonical JSON, which is equal exactly where ajv's
+ * deep equality is for JSON data.
+ */
+function linear(ajv: Ajv): Ajv {
+  ajv.removeKeyword("uniqueItems");
+  ajv.addKeyword({
+    keyword: "uniqueItems",
+    type: "array",
+    schemaType: "boolean",
+    validate: (unique: boolean, data: unknown[]) => !unique || new Set(data.map(canonical)).size === data.length,
+  });
+  ajv.removeKeyword("enum");
+  ajv.addKeyword({
+    keyword: "enum",
+    schemaType: "array",
+    compile: (values: unknown[]) => {
+      if (values.length === 0) throw new Error("enum must have non-empty array");
+      const allowed = new Set(values.map(canonical));
+      return (data: unknown) => allowed.has(canonical(data));
+    },
+  });
+  return ajv;
 }
 
 type Check = ((data: unknown) => boolean) & { errors?: unknown };
@@ -86,6 +145,8 @@ function shapeFault(tool: UpstreamTool): string | undefined {
   const ajv = ajvFor(schema);
   let refs = false;
   try {
+    // the meta-schema's own patterns ($anchor's) spend a budget of their own, afresh for each schema
+    spend.left = PATTERN_BUDGET;
     if (ajv.validateSchema(schema) !== true) return doesNotCompile(ajv.errorsText(ajv.errors, { separator: "; " }));
     refs = walk(schema);
   } catch (err) {
@@ -103,18 +164,28 @@ function doesNotCompile(why: string): string {
 /** Values that are data, not schemas: a "pattern" inside one is no pattern. */
 const DATA = new Set(["enum", "const", "default", "examples"]);
 
-/** Compiles every pattern in `node` to RE2 (throwing what it refuses); true when it holds a reference. */
-function walk(node: unknown): boolean {
+/** Keywords whose value maps names (a property's, a definition's) to schemas: a property named `enum` is no enum. */
+const NAMED = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
+
+/**
+ * Compiles every pattern in `node` to RE2 (throwing what it refuses); true
+ * when it holds a reference. `names`: `node` maps names to schemas.
+ */
+function walk(node: unknown, names = false): boolean {
   if (node === null || typeof node !== "object") return false;
-  if (Array.isArray(node)) return node.map(walk).some(Boolean);
+  if (Array.isArray(node)) return node.map((n) => walk(n)).some(Boolean);
   let refs = false;
   for (const [key, value] of Object.entries(node)) {
+    if (names) {
+      if (walk(value)) refs = true;
+      continue;
+    }
     if (DATA.has(key)) continue;
     if (key === "$ref" || key === "$dynamicRef" || key === "$recursiveRef") refs = true;
     else if (key === "pattern" && typeof value === "string") schemaPattern(value);
     else if (key === "patternProperties" && value !== null && typeof value === "object")
       for (const p of Object.keys(value)) schemaPattern(p);
-    if (walk(value)) refs = true;
+    if (walk(value, NAMED.has(key))) refs = true;
   }
   return refs;
 }
@@ -138,7 +209,7 @@ export function validatorFor(tool: UpstreamTool): Validate {
     }
     // compiled on the tool's first call; one its shape's check let through and ajv then refuses answers why
     const check = compiled(tool);
-    if (typeof check !== "string" && check(data)) return true;
+    if (typeof check !== "string" && checked(check, data)) return true;
     validate.errors = (
       typeof check === "string"
         ? [{ instancePath: "", keyword: "schema", message: check, params: {} }]
@@ -147,4 +218,16 @@ export function validatorFor(tool: UpstreamTool): Validate {
     return false;
   };
   return validate;
+}
+
+/** `check` on `data` with the patterns' budget afresh; one that spends it fails, its error saying so. */
+function checked(check: Check, data: unknown): boolean {
+  spend.left = PATTERN_BUDGET;
+  try {
+    return check(data);
+  } catch (err) {
+    if (err !== OVER) throw err;
+    check.errors = [{ instancePath: "", keyword: "rta.patternBudget", params: { budget: PATTERN_BUDGET } }];
+    return false;
+  }
 }

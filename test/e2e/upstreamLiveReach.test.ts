@@ -68,3 +68,30 @@ test("a URL pointed elsewhere is withheld until approved again; a header change 
   // the token never appears in what approve said
   expect(approved.stdout + approved.stderr).not.toContain(token);
 }, 60_000);
+
+test("a Host header, which would send the approved URL to another server at its address, is refused", async () => {
+  const data = tempDir();
+  const config = tempDir();
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config, HOME: data };
+  const add = ["upstream", "add", "vendor", "--url", first.url, "--header", `Authorization: Bearer ${token}`];
+  expect((await rta(add, { env })).code).toBe(0);
+  await approveUpstream(env, "vendor");
+  const refused = await rta(["upstream", "add", "other", "--url", first.url, "--header", "Host: other.example"], {
+    env,
+  });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain("must not name Host");
+
+  // written by hand beside the approved URL: the entry is left out, so nothing of it is offered
+  const file = join(config, "config.toml");
+  writeFileSync(file, readFileSync(file, "utf8").replace("headers = {", 'headers = { Host = "other.example", '));
+  const checked = await rta(["config", "check"], { env });
+  expect(checked.stdout + checked.stderr).toContain("must not name Host");
+  const server = await connect("legacy", [], { dataDir: data, env });
+  try {
+    const names = (await server.client.listTools()).tools.map((t) => t.name);
+    expect(names.filter((n) => n.startsWith("vendor_"))).toEqual([]);
+  } finally {
+    await server.close();
+  }
+}, 60_000);

@@ -54,6 +54,9 @@ url = "http://user:pw@127.0.0.1/mcp"
 [upstreams.crlf]
 url = "http://127.0.0.1/mcp"
 headers = { X = "a\\r\\nInjected: yes" }
+[upstreams.vhost]
+url = "http://127.0.0.1/mcp"
+headers = { host = "other.example" }
 [upstreams.lax]
 command = ["x"]
 tools = { t = { safety = "free" } }
@@ -69,10 +72,13 @@ port = 3
       "[upstreams.ftp]",
       "[upstreams.creds]",
       "[upstreams.crlf]",
+      "[upstreams.vhost]",
       "[upstreams.lax]",
       "[upstreams.odd]",
     ]);
     expect(problems.every((p) => p.code === "core.config.invalid")).toBe(true);
+    // an approval binds the URL: a Host header would send it to another server behind the same address
+    expect(problems.find((p) => p.message.includes("vhost"))?.message).toContain("must not name Host");
     // the config still reads: roots hold, and the good upstream is offered
     const read = parseConfig(text);
     expect(read.roots).toEqual(["/srv"]);
