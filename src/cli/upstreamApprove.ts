@@ -11,7 +11,7 @@ import { ConfigSource, usable } from "../core/config.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
-import { approvalOf, type Reach, reachOf, readApprovals, updateApprovals } from "../upstreams/approval.ts";
+import { approvalOf, type Reach, reachMoved, reachOf, readApprovals, updateApprovals } from "../upstreams/approval.ts";
 import { type Diff, diffOf, unchanged } from "../upstreams/approvalDiff.ts";
 import type { SelectedDefinition } from "../upstreams/catalog.ts";
 import type { UpstreamTool } from "../upstreams/discover.ts";
@@ -185,11 +185,11 @@ function diffJson(diff: Diff): Record<string, unknown> {
 
 /** Where the upstream moved, as a person reads it: the command or URL then and now, each control escaped. */
 function reachText(moved: NonNullable<Diff["reach"]>): string {
+  const what = reachMoved(moved.old, moved.now);
   const said = (r: Reach | null) =>
     r === null
       ? "(not bound: approved before rta bound it)"
-      : shown("command" in r ? JSON.stringify(r.command) : r.url);
-  const what = "command" in moved.now ? "its command" : "its URL";
+      : shown("url" in r ? r.url : `${JSON.stringify(r.command)} env: ${(r.env ?? []).join(" ") || "(none)"}`);
   return `${what} changed:
   was: ${said(moved.old)}
   now: ${said(moved.now)}

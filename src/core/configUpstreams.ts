@@ -63,6 +63,17 @@ const HEADER_VALUE = /^[^\p{Cc}]*$/u;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
+ * Variables that make a program load code of their naming: the dynamic
+ * loader's (LD_*, DYLD_*, GCONV_PATH), and node's, Python's, Ruby's, Perl's,
+ * a shell's and Java's. Set in env, an approved upstream's executable (whose
+ * digest the approval pins) would run code no one approved. Refused whatever
+ * the entry says: a program that needs one is started by a script of the
+ * operator's own, which is then the executable pinned.
+ */
+const LOADS_CODE =
+  /^(?:LD_\w*|DYLD_\w*|GCONV_PATH|NODE_OPTIONS|NODE_PATH|BUN_OPTIONS|BUN_INSPECT\w*|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|RUBYOPT|RUBYLIB|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|BASH_ENV|ENV|BASH_FUNC_\w*|SHELLOPTS|PS4|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|CLASSPATH)$/;
+
+/**
  * Reads `[upstreams]`: each entry that reads is returned; each that does not
  * is told to `problem` (where, why) and left out. Refuses nothing itself.
  */
@@ -108,6 +119,11 @@ function parseOne(name: string, entry: unknown, no: (why: string) => void): Upst
     const env = entry.env ?? {};
     if (!isStringMap(env) || !Object.keys(env).every((k) => ENV_NAME.test(k)))
       return void no("env must map variable names to text values");
+    const loads = Object.keys(env).find((k) => LOADS_CODE.test(k.toUpperCase()));
+    if (loads !== undefined)
+      return void no(
+        `env must not set ${loads}: it makes the program load code its approval does not pin; start it by a script of your own that sets it (its executable is then the one pinned)`,
+      );
     return { name, transport: { kind: "stdio", command: command as string[], env }, tools, select };
   }
   if (typeof entry.url !== "string") return void no("url must be text");

@@ -26,15 +26,26 @@ export type ApprovedTool = Omit<UpstreamTool, "fault">;
 
 /**
  * How an upstream is reached, as its approval binds it: a stdio upstream's
- * whole command (program and arguments), an HTTP upstream's URL. Its env and
- * headers are not bound: they carry credentials an operator rotates, and
- * which server answers is the command's or URL's to say.
+ * whole command (program and arguments) and the names of its env's variables
+ * (sorted; none kept when it has none), an HTTP upstream's URL. The env's
+ * values and the headers are not bound: they carry credentials an operator
+ * rotates. A name is: `NODE_OPTIONS` or `PYTHONPATH` added makes the same
+ * program run other code.
  */
-export type Reach = { command: string[] } | { url: string };
+export type Reach = { command: string[]; env?: string[] } | { url: string };
 
 /** How `config` reaches its upstream, as an approval binds it. */
 export function reachOf(config: UpstreamConfig): Reach {
-  return config.transport.kind === "stdio" ? { command: [...config.transport.command] } : { url: config.transport.url };
+  if (config.transport.kind !== "stdio") return { url: config.transport.url };
+  const env = Object.keys(config.transport.env).sort();
+  return { command: [...config.transport.command], ...(env.length > 0 ? { env } : {}) };
+}
+
+/** What of how an upstream is reached moved between `old` and `now`: "its command", "its env's names" or "its URL". */
+export function reachMoved(old: Reach | undefined | null, now: Reach): string {
+  if (!("command" in now)) return "its URL";
+  const same = old != null && "command" in old && canonical(old.command) === canonical(now.command);
+  return same ? "its env's variable names" : "its command";
 }
 
 export interface Approval {
@@ -214,7 +225,7 @@ export function wholeWithheld(
     return { tool: "", code: "upstream.changed", reason: `${what}: a person runs \`${hint}\`` };
   }
   if (reach !== undefined && !sameReach(approval.reach, reach)) {
-    const what = "command" in reach ? "its command" : "its URL";
+    const what = reachMoved(approval.reach, reach);
     return {
       tool: "",
       code: "upstream.changed",

@@ -6,6 +6,8 @@ import {
   approvalPin,
   exeDigest,
   judged,
+  reachMoved,
+  reachOf,
   readApprovals,
   updateApprovals,
 } from "../../src/upstreams/approval.ts";
@@ -142,5 +144,28 @@ describe("an approval binds how the upstream is reached", () => {
     const one = approvalOf([a], "e1", new Date(0), here);
     const two = approvalOf([a], "e1", new Date(0), elsewhere);
     expect(approvalPin(one)).not.toBe(approvalPin(two));
+  });
+
+  test("the env's variable names are bound, its values are not: a name added or removed withholds it whole", () => {
+    const stdio = (env: Record<string, string>) =>
+      ({ name: "files", transport: { kind: "stdio", command: here.command, env }, tools: {}, select: [] }) as never;
+    const withToken = reachOf(stdio({ TOKEN: "one-secret-value" }));
+    expect(withToken).toEqual({ command: here.command, env: ["TOKEN"] });
+    // a rotated token keeps the approval
+    expect(reachOf(stdio({ TOKEN: "another-secret-value" }))).toEqual(withToken);
+    // no env binds as before it was bound: an approval without one still holds
+    expect(reachOf(stdio({}))).toEqual(here);
+    const approval = approvalOf([a], "e1", new Date(0), withToken);
+    expect(judged("files", [a], "e1", approval, true, withToken).offered).toHaveLength(1);
+    for (const env of [{ TOKEN: "x", SOME_FLAG: "1" }, {}]) {
+      const now = reachOf(stdio(env));
+      const moved = judged("files", [a], "e1", approval, true, now);
+      expect(moved.offered).toEqual([]);
+      expect(moved.withheld[0]).toMatchObject({ code: "upstream.changed" });
+      expect(moved.withheld[0]?.reason).toContain("its env's variable names changed since it was approved");
+      expect(diffOf([a], "e1", approval, now).reach).toEqual({ old: withToken, now });
+      expect(approvalPin(approvalOf([a], "e1", new Date(0), now))).not.toBe(approvalPin(approval));
+    }
+    expect(reachMoved(withToken, elsewhere)).toBe("its command");
   });
 });

@@ -86,6 +86,40 @@ port = 3
     expect(problems.map((p) => p.message).join("\n")).not.toContain("pw@");
   });
 
+  test("an env variable that makes the program load code is refused, with what to do instead", () => {
+    for (const name of [
+      "NODE_OPTIONS",
+      "LD_PRELOAD",
+      "LD_LIBRARY_PATH",
+      "PYTHONPATH",
+      "PYTHONSTARTUP",
+      "RUBYOPT",
+      "PERL5OPT",
+      "BASH_ENV",
+      "DYLD_INSERT_LIBRARIES",
+      "JAVA_TOOL_OPTIONS",
+      "ld_preload",
+    ]) {
+      const { config, problems } = readConfig(
+        `[upstreams.files]\ncommand = ["node", "server.js"]\nenv = { LOG_LEVEL = "warn", ${name} = "--import /tmp/x.mjs" }\n[upstreams.good]\ncommand = ["x"]\n`,
+      );
+      expect(Object.keys(config.upstreams ?? {})).toEqual(["good"]);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]?.code).toBe("core.config.invalid");
+      expect(problems[0]?.message).toContain(
+        `[upstreams.files] env must not set ${name}: it makes the program load code`,
+      );
+      expect(problems[0]?.message).toContain("start it by a script of your own that sets it");
+      // the value is never repeated
+      expect(problems[0]?.message).not.toContain("x.mjs");
+    }
+    // names that only look alike stay free
+    const fine = readConfig(
+      `[upstreams.files]\ncommand = ["x"]\nenv = { NODE_ENV = "production", MY_LD_PRELOAD_NOTE = "x" }\n`,
+    );
+    expect(fine.problems).toEqual([]);
+  });
+
   test("another section's problem still refuses the config, as before", () => {
     expect(() => parseConfig(`roots = "x"\n[upstreams.good]\ncommand = ["x"]\n`)).toThrow("roots");
   });
