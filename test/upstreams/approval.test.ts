@@ -157,7 +157,7 @@ describe("an approval binds how the upstream is reached", () => {
     expect(reachOf(stdio({}))).toEqual(here);
     const approval = approvalOf([a], "e1", new Date(0), withToken);
     expect(judged("files", [a], "e1", approval, true, withToken).offered).toHaveLength(1);
-    for (const env of [{ TOKEN: "x", SOME_FLAG: "1" }, {}]) {
+    for (const env of [{ TOKEN: "x", SOME_FLAG: "1" }, {}] as Record<string, string>[]) {
       const now = reachOf(stdio(env));
       const moved = judged("files", [a], "e1", approval, true, now);
       expect(moved.offered).toEqual([]);
