@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadPatterns } from "../../src/core/pattern.ts";
 import { toolDigest, type UpstreamTool } from "../../src/upstreams/discover.ts";
-import { schemaFault, validatorFor } from "../../src/upstreams/schemas.ts";
+import { MAX_SUBSCHEMAS, schemaFault, validatorFor } from "../../src/upstreams/schemas.ts";
 
 await loadPatterns();
 
@@ -90,6 +90,62 @@ describe("an upstream tool's schema, checked at discovery and compiled on its fi
     ).toBe(false);
     expect(unique({ a: [1, "1", [1], { 1: 1 }] })).toBe(true);
     expect(unique({ a: [0, -0] })).toBe(false);
+  });
+});
+
+describe("an upstream schema's cost is capped before ajv compiles it, and its references stay inside it", () => {
+  const props = (n: number, extra: Record<string, unknown> = {}) => ({
+    type: "object",
+    properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: "string" }])),
+    definitions: { x: { type: "string" } },
+    ...extra,
+  });
+
+  test("a schema past the cap is left out with why, at once: no compile, nothing on stderr", () => {
+    const write = process.stderr.write;
+    let said = "";
+    process.stderr.write = ((chunk: string) => {
+      said += String(chunk);
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      const costly = [
+        props(4000, { properties: { ...props(4000).properties, r: { $ref: "#/definitions/x" } } }),
+        { type: "object", allOf: Array.from({ length: 2000 }, (_, i) => ({ not: { const: i } })) },
+        // nested as deep as JSON goes: the walk stops at the cap, never at the stack's end
+        JSON.parse(`${'{"type":"object","properties":{"a":'.repeat(1500)}{}${"}}".repeat(1500)}`),
+        { type: "object", "x-list": JSON.parse(`${"[".repeat(1500)}${"]".repeat(1500)}`) },
+      ];
+      for (const schema of costly) {
+        const started = performance.now();
+        expect(schemaFault(tool(schema))).toBe(
+          `its input schema is too large to check: more than ${MAX_SUBSCHEMAS} subschemas`,
+        );
+        // counted, never compiled: ajv took seconds for the first two and overflowed its stack on the third
+        expect(performance.now() - started).toBeLessThan(1000);
+      }
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(said).toBe("");
+  });
+
+  test("a schema at the cap, with a local reference, compiles and checks its arguments", () => {
+    const within = tool(props(MAX_SUBSCHEMAS - 5, { properties: { r: { $ref: "#/definitions/x" } } }));
+    expect(schemaFault(within)).toBeUndefined();
+    const validate = validatorFor(within);
+    expect(validate({ r: "text" })).toBe(true);
+    expect(validate({ r: 5 })).toBe(false);
+  });
+
+  test("a reference outside the schema leaves the tool out, said; one that resolves nowhere does too", () => {
+    for (const ref of ["https://schemas.example.com/x.json", "other.json#/x", "file:///etc/passwd"])
+      expect(schemaFault(tool({ type: "object", properties: { a: { $ref: ref } } }))).toContain(
+        "its input schema refers outside itself",
+      );
+    expect(schemaFault(tool({ type: "object", properties: { a: { $ref: "#/definitions/none" } } }))).toContain(
+      "does not compile",
+    );
   });
 });
 
