@@ -10,7 +10,7 @@
  * and header values) masked before it leaves this module.
  */
 
-import { ProtocolError } from "@modelcontextprotocol/client";
+import { ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type { UpstreamRef } from "../core/capability.ts";
 import { type Code, RtaError } from "../core/errors.ts";
 import type { MediaBlock, ResultValue } from "../core/result.ts";
@@ -61,6 +61,9 @@ export async function callUpstream(
     if (signal.aborted) throw new RtaError("core.call.cancelled", "the caller cancelled the call before it finished");
     // the upstream answered with a JSON-RPC error: its words, not a failure of the connection
     if (err instanceof ProtocolError) throw upstreamError(ref.name, err.message, secrets);
+    // it answered, with what is not a tool's result (a block's data that is not base64): the upstream failed the
+    // call, the connection stands, and trying again soon gets the same answer
+    if (malformedAnswer(err)) throw malformed(ref.name, (err as Error).message);
     const why = unreachable(err, connection.takeCut());
     // a connection that failed mid-call (cut at the bound, gone) is started again on a later call; a call that timed
     // out was cancelled (the client told the upstream), and the connection serves the other calls on
@@ -83,8 +86,32 @@ function upstreamError(name: string, text: string, secrets: readonly string[]): 
   return new RtaError(`upstream.${name}.error` as Code, said, `the upstream ${name} refused or failed the call`);
 }
 
+/**
+ * An answer the MCP client refused as no tool's result, as
+ * upstream.<name>.error: the upstream failed the call. What the client said
+ * is not passed on (it may quote the upstream); only whether a block's data
+ * was not base64.
+ */
+export function malformed(name: string, said: string, what = "call"): RtaError {
+  const answer = /base64/i.test(said)
+    ? "a block whose data is not base64"
+    : `what is not a ${what}'s answer in MCP's shape`;
+  return new RtaError(
+    `upstream.${name}.error` as Code,
+    `upstream ${name} answered the ${what} with ${answer}`,
+    `the upstream ${name} failed the ${what}: ask the person running rta to check it`,
+  );
+}
+
+/** Whether `err` is the MCP client's refusal of an answer as no result of its request's. */
+export function malformedAnswer(err: unknown): boolean {
+  return err instanceof SdkError && err.code === SdkErrorCode.InvalidResult;
+}
+
 /** A media block's mime type: the block's own kind, then a subtype of word characters (`image/png`, `audio/mpeg`). */
 const MIME = /^(image|audio)\/[a-z0-9][a-z0-9.+-]{0,63}$/i;
+/** Image types that are documents (SVG, and any XML, which may name a stylesheet or hold SVG). */
+const SCRIPTABLE = /^image\/(?:svg|[^;]*\+xml|xml)/i;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
@@ -109,6 +136,8 @@ function normalised(name: string, answer: Answer, secrets: readonly string[], ha
           name,
           `an ${block.type} block whose mime type ${JSON.stringify(mime.slice(0, 80))} is not an ${block.type}'s`,
         );
+      // an SVG is a document: it can carry script, run where a client shows it
+      if (SCRIPTABLE.test(mime)) throw unsupported(name, `an ${block.type} block of ${mime}, which can carry script`);
       const data = block.data;
       if (typeof data !== "string") throw unsupported(name, `an ${block.type} block with no data`);
       size += data.length;

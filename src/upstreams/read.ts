@@ -12,7 +12,7 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { type Code, RtaError } from "../core/errors.ts";
 import type { ResultValue } from "../core/result.ts";
 import { tooLarge } from "../gate/bound.ts";
-import { type CallLimits, unavailable } from "./call.ts";
+import { type CallLimits, malformed, malformedAnswer, unavailable } from "./call.ts";
 import { type UpstreamConnection, unreachable } from "./connection.ts";
 import { type ExposedItem, mediaType } from "./exposed.ts";
 import { masked } from "./secrets.ts";
@@ -44,6 +44,7 @@ export async function readAtUpstream(
       const said = masked(err.message, secrets).slice(0, 4096) || "it gave no reason";
       throw new RtaError(`upstream.${name}.error` as Code, said, `the upstream ${name} refused or failed the read`);
     }
+    if (malformedAnswer(err)) throw malformed(name, (err as Error).message, "read");
     const why = unreachable(err, connection.takeCut());
     if (!why.backingOff && !why.timedOut) connection.drop();
     if (why.tooLarge !== undefined) throw tooLarge(why.tooLarge, limits.hard);

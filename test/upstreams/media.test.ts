@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type { UpstreamRef } from "../../src/core/capability.ts";
 import type { RtaError } from "../../src/core/errors.ts";
 import { mediaBytes } from "../../src/core/result.ts";
@@ -56,6 +57,11 @@ describe("an upstream's image and audio blocks", () => {
       { type: "image", data: "AAAA", mimeType: "audio/wav" },
       { type: "audio", data: "AAAA", mimeType: "image/png" },
       { type: "image", data: "AAAA", mimeType: "text/html" },
+      // a document that can carry script, however it is spelled
+      { type: "image", data: "AAAA", mimeType: "image/svg+xml" },
+      { type: "image", data: "AAAA", mimeType: "IMAGE/SVG+XML" },
+      { type: "image", data: "AAAA", mimeType: "image/svg" },
+      { type: "image", data: "AAAA", mimeType: "image/vnd.other+xml" },
       { type: "image", data: "AAAA" },
       { type: "image", data: "AAAA", mimeType: "image/png\nx" },
       { type: "image", data: "AA", mimeType: "image/png" },
@@ -92,6 +98,29 @@ describe("an upstream's image and audio blocks", () => {
       }),
     );
     expect(past.code).toBe("core.result.toolarge");
+  });
+
+  test("an answer the MCP client refuses (data not base64) is the upstream's failed call, and keeps the connection", async () => {
+    let dropped = 0;
+    const said = "Invalid result for tools/call: content.0.data: Invalid Base64 string sekrit-token";
+    const connection = {
+      connected: async () => ({
+        callTool: async () => {
+          throw new SdkError(SdkErrorCode.InvalidResult, said);
+        },
+      }),
+      takeCut: () => undefined,
+      drop: () => {
+        dropped++;
+      },
+    } as unknown as UpstreamConnection;
+    const err = await refusal(
+      callUpstream(connection, ref, {}, signal, ["sekrit-token"], { callMs: 1000, hard: 1024 }),
+    );
+    expect(String(err.code)).toBe("upstream.up.error");
+    expect(err.message).toBe("upstream up answered the call with a block whose data is not base64");
+    expect(err.message).not.toContain("unavailable");
+    expect(dropped).toBe(0);
   });
 
   test("go to a client as blocks after rta's text; audio not to one from before audio blocks", () => {
