@@ -116,17 +116,19 @@ describe("an upstream schema's cost is capped before ajv compiles it, and its re
         JSON.parse(`${'{"type":"object","properties":{"a":'.repeat(1500)}{}${"}}".repeat(1500)}`),
         { type: "object", "x-list": JSON.parse(`${"[".repeat(1500)}${"]".repeat(1500)}`) },
       ];
+      // one within the cap that does not compile: ajv's logger would print on stderr
+      expect(schemaFault(tool({ type: "object", properties: { a: { $ref: "#/definitions/none" } } }))).toContain(
+        "does not compile",
+      );
       for (const schema of costly) {
-        const started = performance.now();
         expect(schemaFault(tool(schema))).toBe(
           `its input schema is too large to check: more than ${MAX_SUBSCHEMAS} subschemas`,
         );
-        // counted, never compiled: ajv took seconds for the first two and overflowed its stack on the third
-        expect(performance.now() - started).toBeLessThan(1000);
       }
     } finally {
       process.stderr.write = write;
     }
+    // counted, never compiled: compiling would have printed what ajv generated, had its logger been on
     expect(said).toBe("");
   });
 
