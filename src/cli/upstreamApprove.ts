@@ -12,7 +12,7 @@ import type { UpstreamConfig } from "../core/configUpstreams.ts";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { approvalOf, type Reach, reachMoved, reachOf, readApprovals, updateApprovals } from "../upstreams/approval.ts";
-import { type Diff, diffOf, unchanged } from "../upstreams/approvalDiff.ts";
+import { type Diff, diffOf, envNamesMoved, unchanged } from "../upstreams/approvalDiff.ts";
 import type { SelectedDefinition } from "../upstreams/catalog.ts";
 import type { UpstreamTool } from "../upstreams/discover.ts";
 import type { Found } from "../upstreams/load.ts";
@@ -190,10 +190,9 @@ function reachText(moved: NonNullable<Diff["reach"]>): string {
     r === null
       ? "(not bound: approved before rta bound it)"
       : shown("url" in r ? r.url : `${JSON.stringify(r.command)} env: ${(r.env ?? []).join(" ") || "(none)"}`);
-  return `${what} changed:
-  was: ${said(moved.old)}
-  now: ${said(moved.now)}
-`;
+  const env = envNamesMoved(moved.old, moved.now);
+  const names = (how: string, n: string[]) => (n.length > 0 ? `  env ${how}: ${n.join(" ")}\n` : "");
+  return `${what} changed:\n  was: ${said(moved.old)}\n  now: ${said(moved.now)}\n${names("added", env.added)}${names("removed", env.removed)}`;
 }
 
 function failedDiscovery(name: string, found: Found | undefined): RtaError {

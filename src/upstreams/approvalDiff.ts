@@ -82,3 +82,13 @@ export function unchanged(diff: Diff): boolean {
     diff.reach === undefined
   );
 }
+
+/** The names of a stdio upstream's env variables added and removed between two reaches (none for a URL's, or from an unbound one). */
+export function envNamesMoved(old: Reach | null, now: Reach): { added: string[]; removed: string[] } {
+  const names = (r: Reach | null) => new Set(r !== null && "command" in r ? (r.env ?? []) : []);
+  const was = names(old);
+  const is = names(now);
+  // one approved before rta bound its reach says "not bound", not every name as added
+  if (!("command" in now) || old === null) return { added: [], removed: [] };
+  return { added: [...is].filter((n) => !was.has(n)), removed: [...was].filter((n) => !is.has(n)) };
+}

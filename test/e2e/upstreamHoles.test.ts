@@ -82,7 +82,8 @@ describe("holes in upstreams, closed", () => {
     expect(shown.stderr + shown.stdout).toContain(
       "its env's variable names changed:\n" +
         `  was: ${JSON.stringify([process.execPath, STDIO])} env: TOKEN\n` +
-        `  now: ${JSON.stringify([process.execPath, STDIO])} env: EXTRA_SETTING TOKEN\n`,
+        `  now: ${JSON.stringify([process.execPath, STDIO])} env: EXTRA_SETTING TOKEN\n` +
+        "  env added: EXTRA_SETTING\n",
     );
     const listed = await rta(["upstream", "list"], { env });
     expect(listed.stdout).toContain("its env's variable names changed since it was approved");

@@ -11,7 +11,7 @@ import {
   readApprovals,
   updateApprovals,
 } from "../../src/upstreams/approval.ts";
-import { diffOf, unchanged } from "../../src/upstreams/approvalDiff.ts";
+import { diffOf, envNamesMoved, unchanged } from "../../src/upstreams/approvalDiff.ts";
 import { toolDigest, type UpstreamTool } from "../../src/upstreams/discover.ts";
 import { tempDir } from "../support/fixtures.ts";
 
@@ -167,5 +167,10 @@ describe("an approval binds how the upstream is reached", () => {
       expect(approvalPin(approvalOf([a], "e1", new Date(0), now))).not.toBe(approvalPin(approval));
     }
     expect(reachMoved(withToken, elsewhere)).toBe("its command");
+    expect(envNamesMoved(withToken, { command: here.command, env: ["NODE_ENV"] })).toEqual({
+      added: ["NODE_ENV"],
+      removed: ["TOKEN"],
+    });
+    expect(envNamesMoved(null, withToken)).toEqual({ added: [], removed: [] });
   });
 });
