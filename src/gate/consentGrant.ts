@@ -15,6 +15,7 @@ import { RtaError } from "../core/errors.ts";
 import { argLines, type ConsentSeat, consentPrompt } from "./consent.ts";
 import type { Deps } from "./deps.ts";
 import type { Grant } from "./gateStore.ts";
+import { checkLock } from "./locks.ts";
 import { type GrantPlan, issuePlanned, planGrant } from "./operator/grants.ts";
 import { CONSENT_TIMEOUT_MS } from "./policy.ts";
 
@@ -105,6 +106,8 @@ async function askForGrant(
       "do not retry on your own; ask the user whether they want it done",
     );
   }
+  // a person may have taken minutes to answer: a lock put on meanwhile stops the call, and no grant is issued
+  checkLock(cap, call.origin, deps.gate(), deps.clock.now());
   const chosen = plan(answer.chosen);
   if (chosen === undefined) throw err;
   const client = call.origin.client;

@@ -31,6 +31,7 @@ import type { Call, Outcome } from "../core/call.ts";
 import { type Args, aimsNowhere, type RunContext } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
+import { confirmConfig } from "../core/configConfirm.ts";
 import { asRtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
@@ -150,8 +151,12 @@ async function stages(
       args = applyProfile(cap, named.profile, sent, filled, config);
       requireFilled(cap, args);
       // stage 9: the person is asked about the call as it will run, once nothing before the paths can refuse it
-      const asking = checkConsent(cap, named, args, deps, read, options.consent, signalOf(options));
-      if (asking) await asking;
+      const asking = checkConsent(cap, named, args, deps, confirmConfig(state), options.consent, signalOf(options));
+      if (asking) {
+        await asking;
+        // a person may have taken minutes to answer: a lock put on meanwhile stops the call the yes would run
+        if (call.origin.kind === "agent") checkLock(cap, call.origin, deps.gate(), deps.clock.now());
+      }
     } catch (err) {
       throw givenBack(err);
     }

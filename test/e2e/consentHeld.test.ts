@@ -1,0 +1,64 @@
+/**
+ * End to end: what live consent holds against a hostile agent or client. A
+ * lock put on while a person is being asked stops the call the answer would
+ * run.
+ */
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/client";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { rta } from "../support/rta.ts";
+
+/** A 2025-11-25 session whose client locks the agent before it answers each question, then answers `answer`. */
+async function lockedWhileAsked(policy: string, answer: Record<string, string>) {
+  const config = tempDir();
+  const root = tempDir();
+  const data = tempDir();
+  mkdirSync(join(root, "old"));
+  writeFileSync(join(root, "old", "x"), "x");
+  writeFileSync(join(config, "policy.toml"), policy);
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  let asked = 0;
+  const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+    dataDir: data,
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async () => {
+        asked++;
+        // the operator stops the agent while the question is on the screen
+        expect((await rta(["lock", "--agent", "claude"], { env })).code).toBe(0);
+        return { action: "accept" as const, content: answer };
+      }),
+  });
+  return { s, root, env, asked: () => asked };
+}
+
+test("a lock put on while the person is asked to confirm a call stops it: the yes runs nothing", async () => {
+  const { s, root, env, asked } = await lockedWhileAsked('confirm = ["fs.rm"]\n', {});
+  try {
+    expect((await rta(["grant", "allow", "fs.rm", "--agent", "claude", "--ttl", "5m"], { env })).code).toBe(0);
+    const r = await s.client.callTool({ name: "fs_rm", arguments: { path: "old", recursive: true } });
+    expect(asked()).toBe(1);
+    expect(resultJson(r).code).toBe("core.lock.locked");
+    expect(existsSync(join(root, "old", "x"))).toBe(true);
+  } finally {
+    await s.close();
+  }
+}, 20_000);
+
+test("a lock put on while the person is asked for a grant stops the call, and issues nothing", async () => {
+  const { s, root, env, asked } = await lockedWhileAsked("ask_for_grants = true\n", { for: "once" });
+  try {
+    const r = await s.client.callTool({ name: "fs_write", arguments: { path: "n.md", content: "x" } });
+    expect(asked()).toBe(1);
+    expect(resultJson(r).code).toBe("core.lock.locked");
+    expect(existsSync(join(root, "n.md"))).toBe(false);
+    const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout) as { grants: unknown[] };
+    expect(listed.grants).toEqual([]);
+  } finally {
+    await s.close();
+  }
+}, 20_000);
