@@ -71,7 +71,8 @@ export function needsConsent(cap: Capability, list: readonly string[]): boolean 
  * refuses with core.consent.unavailable (no seat, a client that cannot ask)
  * or core.consent.declined (declined, no answer within consent_timeout), and
  * passes on what the seat throws (core.consent.asked). Returns undefined at
- * once, with no promise to wait on, for a call no list names.
+ * once, with no promise to wait on, for a call no list names. `config` is
+ * undefined when the operator's list cannot be known: every agent call is then asked.
  */
 export function checkConsent(
   cap: Capability,
@@ -84,8 +85,9 @@ export function checkConsent(
 ): Promise<void> | undefined {
   if (call.origin.kind !== "agent") return undefined;
   const policy = deps.policy.current();
-  if (!needsConsent(cap, confirmList(policy, config))) return undefined;
-  return askConsent(cap, call.origin.name, args, deps, policy, seat, signal);
+  // the operator's list cannot be known (a config.toml that never read, its confirm with it): each call is asked
+  if (config !== undefined && !needsConsent(cap, confirmList(policy, config))) return undefined;
+  return askConsent(cap, call.origin.name, args, deps, policy, seat, signal, config === undefined);
 }
 
 async function askConsent(
@@ -96,6 +98,7 @@ async function askConsent(
   policy: Policy,
   seat: ConsentSeat | undefined,
   signal: AbortSignal,
+  listUnknown: boolean,
 ): Promise<void> {
   const prompt = consentPrompt(cap, agent, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
   const answer = seat ? await seat.ask(prompt, signal) : "unavailable";
@@ -103,8 +106,12 @@ async function askConsent(
   if (answer === "unavailable")
     throw new RtaError(
       "core.consent.unavailable",
-      `${cap.name} runs only once a person accepts the call, and this client cannot ask its user`,
-      "use a client that supports elicitation, or ask the operator to run it",
+      listUnknown
+        ? `the operator's confirm list cannot be read now, so ${cap.name} runs only once a person accepts the call, and this client cannot ask its user`
+        : `${cap.name} runs only once a person accepts the call, and this client cannot ask its user`,
+      listUnknown
+        ? "ask the operator to run `rta doctor`"
+        : "use a client that supports elicitation, or ask the operator to run it",
     );
   throw declined(cap, answer, prompt);
 }

@@ -26,7 +26,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { AgentOrigin } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
-import { usable } from "../core/config.ts";
+import { confirmConfig } from "../core/configConfirm.ts";
 import { RtaError } from "../core/errors.ts";
 import {
   type ConsentAnswer,
@@ -76,7 +76,10 @@ export function mayAsk(tool: string, catalogue: Catalogue, deps: Deps): boolean 
   try {
     const policy = deps.policy.current();
     if (policy.askForGrants === true) return true;
-    const list = confirmList(policy, usable(deps.config.current()));
+    const config = confirmConfig(deps.config.current());
+    // an operator's list that cannot be known: every call is asked (gate/consent.ts)
+    if (config === undefined) return true;
+    const list = confirmList(policy, config);
     if (list.length === 0) return false;
     const cap = catalogue.byTool(tool);
     return cap !== undefined && needsConsent(cap, list);

@@ -1,7 +1,8 @@
 /**
  * End to end: what live consent holds against a hostile agent or client. A
  * lock put on while a person is being asked stops the call the answer would
- * run.
+ * run, and a config.toml whose confirm list cannot be known lets no call run
+ * unasked.
  */
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -58,6 +59,37 @@ test("a lock put on while the person is asked for a grant stops the call, and is
     expect(existsSync(join(root, "n.md"))).toBe(false);
     const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout) as { grants: unknown[] };
     expect(listed.grants).toEqual([]);
+  } finally {
+    await s.close();
+  }
+}, 20_000);
+
+test("a config.toml whose confirm list cannot be known lets no agent call run unasked", async () => {
+  for (const broken of ['confirm = ["fs.stat"]\n[broken\n', 'confirm = "fs.stat"\n']) {
+    const config = tempDir();
+    const root = tempDir();
+    writeFileSync(join(root, "a.txt"), "hello\n");
+    writeFileSync(join(config, "config.toml"), broken);
+    const s = await connect("legacy", ["--agent", "claude", "--root", root], { env: { RTA_CONFIG_DIR: config } });
+    try {
+      const r = await s.client.callTool({ name: "fs_stat", arguments: { path: "a.txt" } });
+      expect(resultJson(r).code).toBe("core.consent.unavailable");
+      expect(resultJson(r).message).toContain("confirm list cannot be read now");
+    } finally {
+      await s.close();
+    }
+  }
+  // a config that fails elsewhere still gives its list: what is on it is asked, the rest answers as before
+  const config = tempDir();
+  const root = tempDir();
+  writeFileSync(join(root, "a.txt"), "hello\n");
+  writeFileSync(join(config, "config.toml"), 'roots = "not a list"\nconfirm = ["fs.stat"]\n');
+  const s = await connect("legacy", ["--agent", "claude", "--root", root], { env: { RTA_CONFIG_DIR: config } });
+  try {
+    const r = await s.client.callTool({ name: "fs_stat", arguments: { path: "a.txt" } });
+    expect(resultJson(r).code).toBe("core.consent.unavailable");
+    expect(resultJson(r).message).not.toContain("cannot be read");
+    expect((await s.client.callTool({ name: "fs_list", arguments: { path: "." } })).isError).toBeFalsy();
   } finally {
     await s.close();
   }
