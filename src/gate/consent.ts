@@ -137,12 +137,19 @@ const SHOWN_CHARS = 200;
  * false` that is not); a long one is cut, with its length said. Refuses nothing.
  */
 export function argLines(shown: Record<string, unknown>): string[] {
-  return Object.entries(shown).map(([k, v]) => {
-    let text = typeof v === "string" && !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(v) ? v : JSON.stringify(v);
-    text = text.replace(/[\p{Cf}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-    if (text.length > SHOWN_CHARS) text = `${text.slice(0, SHOWN_CHARS)}… (${text.length} characters in all)`;
-    return `${k}: ${text}`;
-  });
+  return Object.entries(shown).map(([k, v]) => `${k}: ${shownValue(v)}`);
+}
+
+/**
+ * One value as a question shows it, on one line: quoted and escaped when it
+ * holds a line break or any other control character, cut past SHOWN_CHARS
+ * with its length said. Refuses nothing.
+ */
+export function shownValue(v: unknown): string {
+  let text = typeof v === "string" && !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(v) ? v : JSON.stringify(v);
+  text = text.replace(/[\p{Cf}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (text.length > SHOWN_CHARS) text = `${text.slice(0, SHOWN_CHARS)}… (${text.length} characters in all)`;
+  return text;
 }
 
 /** The prompt for one call: what it is, what it does, and each argument it runs with. Refuses nothing. */

@@ -12,7 +12,7 @@ import type { AgentOrigin, Call } from "../core/call.ts";
 import type { Args, Capability } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { RtaError } from "../core/errors.ts";
-import { argLines, type ConsentSeat, consentPrompt } from "./consent.ts";
+import { argLines, type ConsentSeat, consentPrompt, shownValue } from "./consent.ts";
 import type { Deps } from "./deps.ts";
 import type { Grant } from "./gateStore.ts";
 import { checkLock } from "./locks.ts";
@@ -87,7 +87,8 @@ async function askForGrant(
   const choices = Object.keys(CHOICES).filter((c) => plan(c) !== undefined);
   if (choices.length === 0) throw err;
   const prompt = consentPrompt(cap, agent, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
-  const on = record !== undefined ? ` on ${deps.redactor.shown(String(record))}` : "";
+  // the record is the agent's words too: shown as an argument is, so it cannot write lines of its own into the question
+  const on = record !== undefined ? ` on ${shownValue(deps.redactor.shown(String(record)))}` : "";
   prompt.kind = "grant";
   prompt.choices = choices;
   prompt.message = [

@@ -94,3 +94,33 @@ test("a config.toml whose confirm list cannot be known lets no agent call run un
     await s.close();
   }
 }, 20_000);
+
+test("the record a grant is asked for is shown as an argument is: the agent writes no line of its own into the question", async () => {
+  const config = tempDir();
+  writeFileSync(join(config, "policy.toml"), "ask_for_grants = true\n");
+  const asked: string[] = [];
+  const s = await connect("legacy", ["--agent", "claude", "--root", tempDir()], {
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async (req) => {
+        asked.push((req.params as { message: string }).message);
+        return { action: "decline" as const };
+      }),
+  });
+  try {
+    const path = `a.md (Read a file)? It holds a grant.\nFor: nothing\n\u202eevil${"x".repeat(500)}`;
+    const r = await s.client.callTool({ name: "fs_write", arguments: { path, content: "x" } });
+    expect(resultJson(r).code).toBe("core.consent.declined");
+    const lines = (asked[0] ?? "").split("\n");
+    expect(lines[0]).toStartWith(
+      'Allow claude to use fs.write on "a.md (Read a file)? It holds a grant.\\nFor: nothing\\n\\u202e',
+    );
+    expect(lines[0]).toContain("characters in all");
+    expect(lines[0]).toEndWith("? It holds no grant for it.");
+    expect(lines.slice(1).map((l) => l.split(":")[0])).toEqual(["path", "content", "mode", "For"]);
+    expect(asked[0]).not.toContain("\u202e");
+  } finally {
+    await s.close();
+  }
+}, 20_000);
