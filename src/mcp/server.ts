@@ -6,7 +6,6 @@
  * `initialize` flow.
  */
 
-import { fileURLToPath } from "node:url";
 import {
   type Implementation,
   type InputRequiredResult,
@@ -30,7 +29,7 @@ import { runCall } from "../gate/pipeline.ts";
 import type { Selections } from "../upstreams/selections.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { agentNameOf, clientInfo } from "./caller.ts";
-import { type RootsInCall, rootsRound } from "./callRoots.ts";
+import { type RootsInCall, rootPaths, rootsRound } from "./callRoots.ts";
 import { consentSeat, type McpSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
@@ -172,7 +171,7 @@ export function createServer(ctx: ServeContext): Server {
       if (!server.getClientCapabilities()?.roots) return;
       try {
         const { roots } = await server.listRoots();
-        onRoots(roots.flatMap((r) => (r.uri.startsWith("file://") ? [fileURLToPath(r.uri)] : [])));
+        onRoots(rootPaths(roots));
       } catch {
         // a client that declared roots and then does not answer keeps the server's roots only
       }

@@ -124,3 +124,30 @@ test("the record a grant is asked for is shown as an argument is: the agent writ
     await s.close();
   }
 }, 20_000);
+
+for (const era of ["legacy", "modern"] as const)
+  test(`${era}: a root of another host is left out, and the client's other roots stand`, async () => {
+    const theirs = tempDir();
+    writeFileSync(join(theirs, "mine.txt"), "mine\n");
+    const s = await connect(era, ["--agent", "claude"], {
+      capabilities: { roots: {} },
+      setup: (client: Client) =>
+        client.setRequestHandler("roots/list", async () => ({
+          roots: [{ uri: "file://elsewhere/etc" }, { uri: `file://${theirs}` }],
+        })),
+    });
+    try {
+      // a 2025-11-25 client is asked once it is initialized: its answer is in once a call names a root of it
+      const path = join(theirs, "mine.txt");
+      let r = await s.client.callTool({ name: "fs_stat", arguments: { path } });
+      for (let i = 0; era === "legacy" && r.isError && i < 50; i++) {
+        await Bun.sleep(20);
+        r = await s.client.callTool({ name: "fs_stat", arguments: { path } });
+      }
+      expect(r.isError ? resultJson(r) : undefined).toBeUndefined();
+      expect(s.stderr()).toContain(`the client offered roots: ${theirs}`);
+      expect(s.stderr()).not.toContain("elsewhere");
+    } finally {
+      await s.close();
+    }
+  }, 20_000);
