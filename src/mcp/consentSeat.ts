@@ -217,8 +217,8 @@ function staleState(): RtaError {
   );
 }
 
-/** The call a state is bound to: the server session, the agent, the tool and its arguments, canonical. */
-function callDigest(call: AskedCall): string {
+/** The call a state is bound to: the server session, the agent, the tool and its arguments, canonical. Refuses nothing. */
+export function callDigest(call: AskedCall): string {
   return createHash("sha256")
     .update(JSON.stringify([call.session, call.origin.name, call.tool, canonical(call.args)]))
     .digest("base64url");
@@ -228,7 +228,8 @@ function callDigest(call: AskedCall): string {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
+  // no prototype: a key named __proto__ (an upstream's schema may let one through) is kept as any key, not dropped
+  const out: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
   return out;
 }
