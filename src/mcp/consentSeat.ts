@@ -104,7 +104,9 @@ class PushSeat implements McpSeat {
       );
       return answerOf(prompt, answer);
     } catch (err) {
-      if (signal.aborted) throw err;
+      // the call was cancelled, or its session ended, while the person was asked: said so, on the record too
+      if (signal.aborted)
+        throw new RtaError("core.call.cancelled", "the caller cancelled the call while a person was being asked");
       if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return "timeout";
       return "unavailable";
     }

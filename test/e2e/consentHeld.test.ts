@@ -8,6 +8,7 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
+import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
@@ -151,3 +152,46 @@ for (const era of ["legacy", "modern"] as const)
       await s.close();
     }
   }, 20_000);
+
+test("a call cancelled while the person is asked is on the record as cancelled, and the question is withdrawn", async () => {
+  const config = tempDir();
+  const root = tempDir();
+  writeFileSync(join(root, "a.txt"), "hello\n");
+  writeFileSync(join(config, "policy.toml"), 'confirm = ["fs.stat"]\n');
+  const stop = new AbortController();
+  const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async (_req, ctx) => {
+        stop.abort();
+        // never answered: the server withdraws the question when the call is cancelled
+        return new Promise((_, reject) => ctx.mcpReq.signal.addEventListener("abort", () => reject(new Error("gone"))));
+      }),
+  });
+  try {
+    const cancelled = s.client.callTool({ name: "fs_stat", arguments: { path: "a.txt" } }, { signal: stop.signal });
+    expect(cancelled).rejects.toThrow();
+    await cancelled.catch(() => {});
+    // the call after it is answered once the cancelled one has its line
+    expect((await s.client.callTool({ name: "sys_info", arguments: {} })).isError).toBeFalsy();
+  } finally {
+    const pid = s.pid();
+    await s.close();
+    // every line is written once the server has ended
+    while (pid !== null && alive(pid)) await Bun.sleep(10);
+  }
+  const outcomes = readRecord(join(s.dataDir, "agent-log.jsonl"))
+    .lines.filter((l) => l.capability === "fs_stat")
+    .map((l) => l.outcome);
+  expect(outcomes).toEqual(["core.call.cancelled"]);
+}, 20_000);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
