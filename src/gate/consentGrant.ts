@@ -66,7 +66,8 @@ async function askForGrant(
   const policy = deps.policy.current();
   if (policy.askForGrants !== true || call.profile !== undefined || call.connection !== undefined) throw err;
   const agent = call.origin.name;
-  const record = cap.record !== undefined && typeof args[cap.record] === "string" ? args[cap.record] : undefined;
+  // any record the call names, a pid as a path: a grant asked for one process is for that one
+  const record = cap.record !== undefined && args[cap.record] !== undefined ? String(args[cap.record]) : undefined;
   const plan = (choice: string): GrantPlan | undefined => {
     const c = CHOICES[choice] as { ttlMs: number; maxUses?: number };
     const ttlMs = Math.min(c.ttlMs, policy.maxTtl ?? c.ttlMs);
@@ -77,7 +78,7 @@ async function askForGrant(
         agent,
         ttl: `${Math.max(1, Math.floor(ttlMs / 1000))}s`,
         ...(maxUses !== undefined ? { maxUses: String(maxUses) } : {}),
-        ...(record !== undefined ? { record: String(record) } : {}),
+        ...(record !== undefined ? { record } : {}),
       });
     } catch {
       return undefined;
@@ -88,7 +89,7 @@ async function askForGrant(
   if (choices.length === 0) throw err;
   const prompt = consentPrompt(cap, agent, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
   // the record is the agent's words too: shown as an argument is, so it cannot write lines of its own into the question
-  const on = record !== undefined ? ` on ${shownValue(deps.redactor.shown(String(record)))}` : "";
+  const on = record !== undefined ? ` on ${shownValue(deps.redactor.shown(record))}` : "";
   prompt.kind = "grant";
   prompt.choices = choices;
   prompt.message = [

@@ -195,3 +195,34 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+test("a grant asked for to kill one process is narrowed to that pid, not every process for 30 minutes", async () => {
+  const config = tempDir();
+  const data = tempDir();
+  writeFileSync(join(config, "policy.toml"), "ask_for_grants = true\n");
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  const asked: string[] = [];
+  const sleeper = Bun.spawn(["sleep", "600"]);
+  const s = await connect("legacy", ["--agent", "claude", "--root", tempDir()], {
+    dataDir: data,
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async (req) => {
+        asked.push((req.params as { message: string }).message);
+        return { action: "accept" as const, content: { for: "30 min" } };
+      }),
+  });
+  try {
+    const r = await s.client.callTool({ name: "proc_kill", arguments: { pid: sleeper.pid } });
+    expect(r.isError ? resultJson(r) : undefined).toBeUndefined();
+    expect(asked[0]).toStartWith(`Allow claude to use proc.kill on ${sleeper.pid} (`);
+    const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout) as {
+      grants: { record: string | null }[];
+    };
+    expect(listed.grants.map((g) => g.record)).toEqual([String(sleeper.pid)]);
+  } finally {
+    sleeper.kill();
+    await s.close();
+  }
+}, 20_000);
