@@ -12,6 +12,7 @@ import type { AgentOrigin, Call } from "../core/call.ts";
 import type { Args, Capability } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { RtaError } from "../core/errors.ts";
+import { hostOf } from "../core/hostName.ts";
 import { argLines, type ConsentSeat, consentPrompt, shownValue } from "./consent.ts";
 import type { Deps } from "./deps.ts";
 import type { Grant } from "./gateStore.ts";
@@ -68,6 +69,8 @@ async function askForGrant(
   const agent = call.origin.name;
   // any record the call names, a pid as a path: a grant asked for one process is for that one
   const record = cap.record !== undefined && args[cap.record] !== undefined ? String(args[cap.record]) : undefined;
+  // and the host it reaches: a grant asked for one destination is for that one
+  const host = cap.reaches !== undefined ? (hostOf(args[cap.reaches], cap.reaches === "url") ?? undefined) : undefined;
   const plan = (choice: string): GrantPlan | undefined => {
     const c = CHOICES[choice] as { ttlMs: number; maxUses?: number };
     const ttlMs = Math.min(c.ttlMs, policy.maxTtl ?? c.ttlMs);
@@ -79,6 +82,7 @@ async function askForGrant(
         ttl: `${Math.max(1, Math.floor(ttlMs / 1000))}s`,
         ...(maxUses !== undefined ? { maxUses: String(maxUses) } : {}),
         ...(record !== undefined ? { record } : {}),
+        ...(host !== undefined ? { host } : {}),
       });
     } catch {
       return undefined;
@@ -89,7 +93,8 @@ async function askForGrant(
   if (choices.length === 0) throw err;
   const prompt = consentPrompt(cap, agent, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
   // the record is the agent's words too: shown as an argument is, so it cannot write lines of its own into the question
-  const on = record !== undefined ? ` on ${shownValue(deps.redactor.shown(record))}` : "";
+  const named = [record, host].filter((x) => x !== undefined).map((x) => shownValue(deps.redactor.shown(x)));
+  const on = named.length > 0 ? ` on ${named.join(" at ")}` : "";
   prompt.kind = "grant";
   prompt.choices = choices;
   prompt.message = [

@@ -226,3 +226,32 @@ test("a grant asked for to kill one process is narrowed to that pid, not every p
     await s.close();
   }
 }, 20_000);
+
+test("a grant asked for to reach one host is narrowed to that host, not every host", async () => {
+  const config = tempDir();
+  const data = tempDir();
+  writeFileSync(join(config, "policy.toml"), "ask_for_grants = true\n");
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  const asked: string[] = [];
+  const s = await connect("legacy", ["--agent", "claude", "--root", tempDir()], {
+    dataDir: data,
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async (req) => {
+        asked.push((req.params as { message: string }).message);
+        return { action: "accept" as const, content: { for: "30 min" } };
+      }),
+  });
+  try {
+    const r = await s.client.callTool({ name: "net_port", arguments: { host: "127.0.0.1", ports: "9" } });
+    expect(r.isError ? resultJson(r) : undefined).toBeUndefined();
+    expect(asked[0]).toStartWith("Allow claude to use net.port on 127.0.0.1 (");
+    const listed = JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout) as {
+      grants: { host: string | null }[];
+    };
+    expect(listed.grants.map((g) => g.host)).toEqual(["127.0.0.1"]);
+  } finally {
+    await s.close();
+  }
+}, 20_000);
