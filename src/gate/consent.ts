@@ -7,6 +7,7 @@
  * client that cannot ask, a decline or no answer in time is a refusal, never
  * a silent run.
  */
+import { posix } from "node:path";
 import type { Call } from "../core/call.ts";
 import type { Args, Capability } from "../core/capability.ts";
 import type { Config } from "../core/config.ts";
@@ -164,7 +165,7 @@ export function consentPrompt(
   for (const [name, spec] of inputEntries(cap)) {
     const v = args[name];
     if (v === undefined) continue;
-    shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(v) : v;
+    shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(spec.path ? pathShown(v) : v) : v;
   }
   const message = [`${agent} asks to run ${cap.name} (${cap.summary})`, ...argLines(shown), "Allow it?"].join("\n");
   return {
@@ -177,4 +178,14 @@ export function consentPrompt(
     timeoutMs,
     kind: "consent",
   };
+}
+
+/**
+ * A path as a person is shown it: where a `..` leads, first, then what was
+ * written, so a long name the question cuts cannot hide a tail that climbs
+ * out of it (`cache/aaa…/../../src` is `src`). Refuses nothing.
+ */
+function pathShown(path: string): string {
+  if (!path.split("/").includes("..")) return path;
+  return `${posix.normalize(path)} (written ${JSON.stringify(path)})`;
 }

@@ -255,3 +255,29 @@ test("a grant asked for to reach one host is narrowed to that host, not every ho
     await s.close();
   }
 }, 20_000);
+
+test("a path that climbs out of a long name is shown where it leads first: the cut cannot hide its tail", async () => {
+  const config = tempDir();
+  const root = tempDir();
+  const long = ["a", "b"].map((c) => c.repeat(150)).join("/");
+  mkdirSync(join(root, "cache", long), { recursive: true });
+  mkdirSync(join(root, "src"));
+  writeFileSync(join(config, "policy.toml"), 'confirm = ["fs.stat"]\n');
+  const asked: string[] = [];
+  const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async (req) => {
+        asked.push((req.params as { message: string }).message);
+        return { action: "decline" as const };
+      }),
+  });
+  try {
+    const r = await s.client.callTool({ name: "fs_stat", arguments: { path: `cache/${long}/../../../src` } });
+    expect(resultJson(r).code).toBe("core.consent.declined");
+    expect(asked[0]?.split("\n")[1]).toStartWith(`path: src (written "cache/${long.slice(0, 100)}`);
+  } finally {
+    await s.close();
+  }
+}, 20_000);
