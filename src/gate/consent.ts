@@ -128,6 +128,15 @@ export function declined(cap: Capability, answer: ConsentAnswer, prompt: Consent
   );
 }
 
+/** The refusal for a call whose grant was revoked while a person was asked to accept it. Refuses nothing itself. */
+export function revokedWhileAsked(grant: { id: string }): RtaError {
+  return new RtaError(
+    "core.grant.required",
+    `grant ${grant.id} was revoked while a person was asked to accept the call`,
+    "do not retry on your own; ask the user whether they want it done",
+  );
+}
+
 /** The most characters of one argument a prompt shows; the rest is said as a count. */
 const SHOWN_CHARS = 200;
 

@@ -35,7 +35,7 @@ import { confirmConfig } from "../core/configConfirm.ts";
 import { asRtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
-import { type ConsentSeat, checkConsent } from "./consent.ts";
+import { type ConsentSeat, checkConsent, revokedWhileAsked } from "./consent.ts";
 import { spendOrAsk } from "./consentGrant.ts";
 import { checkDeclaration } from "./declaration.ts";
 import type { Deps } from "./deps.ts";
@@ -154,8 +154,10 @@ async function stages(
       const asking = checkConsent(cap, named, args, deps, confirmConfig(state), options.consent, signalOf(options));
       if (asking) {
         await asking;
-        // a person may have taken minutes to answer: a lock put on meanwhile stops the call the yes would run
+        // a person may have taken minutes to answer: a lock put on meanwhile stops the call the yes would run,
+        // and so does the grant it spent being revoked
         if (call.origin.kind === "agent") checkLock(cap, call.origin, deps.gate(), deps.clock.now());
+        if (grant && deps.gate().get(grant.id)?.revoked_at != null) throw revokedWhileAsked(grant);
       }
     } catch (err) {
       throw givenBack(err);

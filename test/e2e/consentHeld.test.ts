@@ -281,3 +281,31 @@ test("a path that climbs out of a long name is shown where it leads first: the c
     await s.close();
   }
 }, 20_000);
+
+test("a grant revoked while the person is asked to confirm the call it covers stops the call", async () => {
+  const config = tempDir();
+  const root = tempDir();
+  const data = tempDir();
+  mkdirSync(join(root, "old"));
+  writeFileSync(join(config, "policy.toml"), 'confirm = ["fs.rm"]\n');
+  const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config };
+  const s = await connect("legacy", ["--agent", "claude", "--root", root], {
+    dataDir: data,
+    env: { RTA_CONFIG_DIR: config },
+    capabilities: { elicitation: { form: {} } },
+    setup: (client: Client) =>
+      client.setRequestHandler("elicitation/create", async () => {
+        expect((await rta(["grant", "revoke", "--agent", "claude"], { env })).code).toBe(0);
+        return { action: "accept" as const, content: {} };
+      }),
+  });
+  try {
+    expect((await rta(["grant", "allow", "fs.rm", "--agent", "claude", "--ttl", "5m"], { env })).code).toBe(0);
+    const r = await s.client.callTool({ name: "fs_rm", arguments: { path: "old" } });
+    expect(resultJson(r).code).toBe("core.grant.required");
+    expect(resultJson(r).message).toContain("was revoked while a person was asked");
+    expect(existsSync(join(root, "old"))).toBe(true);
+  } finally {
+    await s.close();
+  }
+}, 20_000);
