@@ -8,7 +8,7 @@
  * a silent run.
  */
 import { posix } from "node:path";
-import type { Call } from "../core/call.ts";
+import type { AgentOrigin, Call } from "../core/call.ts";
 import type { Args, Capability } from "../core/capability.ts";
 import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
@@ -88,12 +88,12 @@ export function checkConsent(
   const policy = deps.policy.current();
   // the operator's list cannot be known (a config.toml that never read, its confirm with it): each call is asked
   if (config !== undefined && !needsConsent(cap, confirmList(policy, config))) return undefined;
-  return askConsent(cap, call.origin.name, args, deps, policy, seat, signal, config === undefined);
+  return askConsent(cap, { ...call, origin: call.origin }, args, deps, policy, seat, signal, config === undefined);
 }
 
 async function askConsent(
   cap: Capability,
-  agent: string,
+  call: Call & { origin: AgentOrigin },
   args: Args,
   deps: Deps,
   policy: Policy,
@@ -101,7 +101,8 @@ async function askConsent(
   signal: AbortSignal,
   listUnknown: boolean,
 ): Promise<void> {
-  const prompt = consentPrompt(cap, agent, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
+  const timeoutMs = policy.consentTimeout ?? CONSENT_TIMEOUT_MS;
+  const prompt = consentPrompt(cap, call.origin.name, args, deps, timeoutMs, call.profile);
   const answer = seat ? await seat.ask(prompt, signal) : "unavailable";
   if (answer === "accept" || typeof answer === "object") return;
   if (answer === "unavailable")
@@ -169,8 +170,10 @@ export function consentPrompt(
   args: Args,
   deps: Deps,
   timeoutMs: number,
+  profile?: string,
 ): ConsentPrompt {
-  const shown: Record<string, unknown> = {};
+  // the profile a call names is said first: the same arguments under another profile reach another place
+  const shown: Record<string, unknown> = profile !== undefined ? { profile } : {};
   for (const [name, spec] of inputEntries(cap)) {
     const v = args[name];
     if (v === undefined) continue;
