@@ -6,7 +6,6 @@
  * `initialize` flow.
  */
 
-import { fileURLToPath } from "node:url";
 import { type Implementation, Server, type ServerContext, type Tool } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
 import { knownAgent } from "../core/agentName.ts";
@@ -18,7 +17,7 @@ import { checkResourceRate } from "../gate/rateLimit.ts";
 import { agentOutcome, answerCall } from "./answer.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { callerOf, clientInfo } from "./caller.ts";
-import { rootsRound } from "./callRoots.ts";
+import { rootPaths, rootsRound } from "./callRoots.ts";
 import { complete } from "./completion.ts";
 import { consentSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
@@ -180,7 +179,7 @@ export function createServer(ctx: ServeContext): Server {
       if (!server.getClientCapabilities()?.roots) return;
       try {
         const { roots } = await server.listRoots();
-        onRoots(roots.flatMap((r) => (r.uri.startsWith("file://") ? [fileURLToPath(r.uri)] : [])));
+        onRoots(rootPaths(roots));
       } catch {
         // a client that declared roots and then does not answer keeps the server's roots only
       }
