@@ -250,7 +250,9 @@ function describeFilter(opts: LogOptions & { session?: string }): string {
 
 /** One record line as a person reads it, every field escaped; refuses nothing. */
 export function humanLine(l: RecordLine): string {
-  const extras = [l.grant && `grant ${l.grant}`, l.probe && "probe"].filter(Boolean).join("  ");
+  const extras = [l.grant && `grant ${l.grant}`, l.probe && "probe", l.via === "resource" && "as resource read"]
+    .filter(Boolean)
+    .join("  ");
   // Every field is shown escaped: the record holds what an agent chose (its name, its tool names) and what
   // anyone who wrote the file put there.
   const fields = [l.time.replace(/\.\d+Z$/, "Z"), l.session, l.agent, l.capability, l.outcome].map((f) =>

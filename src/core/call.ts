@@ -17,6 +17,8 @@ export interface AgentOrigin {
   /** the server process's session id, written on every record line */
   session: string;
   transport: Transport;
+  /** set when the call came as a resource read (`resources/read` of a read's template), not a tools/call */
+  via?: "resource";
 }
 
 export interface PersonOrigin {

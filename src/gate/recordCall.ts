@@ -135,6 +135,7 @@ function entryFor(trace: CallTrace, deps: Deps): RecordEntry | undefined {
     duration_ms: Math.max(0, deps.clock.now() - trace.started),
     args,
   };
+  if (call.origin.via !== undefined) entry.via = call.origin.via;
   if (trace.probe) entry.probe = true;
   if (trace.grant) entry.grant = trace.grant;
   if (args_cut) entry.args_cut = args_cut;

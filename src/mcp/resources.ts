@@ -2,8 +2,9 @@
  * Resources and prompts, so an agent can look before it acts: each
  * capability's card (the one `rta explain` prints) as the template
  * `rta://capability/{name}`, the calling agent's own live grants as
- * `rta://grants`, and two prompts that ask for the relevant reads. Every list
- * is paged and deterministic; a cursor is bound to the list it came from.
+ * `rta://grants`, and two prompts that ask for the relevant reads; the reads
+ * themselves as templates are templates.ts's. Every list is paged and
+ * deterministic; a cursor is bound to the list it came from.
  */
 import { createHash } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
@@ -48,8 +49,24 @@ export function page<T>(all: T[], cursor: string | undefined, key: (t: T) => str
 export const GRANTS_URI = "rta://grants";
 export const CARD_TEMPLATE = "rta://capability/{name}";
 
-/** resources/list: the one live read (the agent's own grants). */
-export function resourceList(): { uri: string; name: string; title: string; description: string; mimeType: string }[] {
+export interface ResourceEntry {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+}
+
+export interface TemplateEntry {
+  uriTemplate: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+}
+
+/** resources/list: the agent's own grants, then `reads` (the reads whose inputs are all optional). */
+export function resourceList(reads: readonly ResourceEntry[] = []): ResourceEntry[] {
   return [
     {
       uri: GRANTS_URI,
@@ -59,17 +76,12 @@ export function resourceList(): { uri: string; name: string; title: string; desc
         "What this agent may do now beyond free reads: each grant's capability, until when, and how many uses are left.",
       mimeType: "application/json",
     },
+    ...reads,
   ];
 }
 
-/** resources/templates/list: the one read with an argument (a capability's card). */
-export function templateList(): {
-  uriTemplate: string;
-  name: string;
-  title: string;
-  description: string;
-  mimeType: string;
-}[] {
+/** resources/templates/list: a capability's card, then `reads` (the reads as templates). */
+export function templateList(reads: readonly TemplateEntry[] = []): TemplateEntry[] {
   return [
     {
       uriTemplate: CARD_TEMPLATE,
@@ -79,6 +91,7 @@ export function templateList(): {
         "What a capability does, its inputs, its safety class and whether it needs a grant: the card rta explain prints.",
       mimeType: "application/json",
     },
+    ...reads,
   ];
 }
 
@@ -176,27 +189,4 @@ export function getPrompt(
   const value = args?.[p.argument.name]?.trim();
   if (!value) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} needs ${p.argument.name}`);
   return { description: p.description, messages: [{ role: "user", content: { type: "text", text: p.text(value) } }] };
-}
-
-/** At most this many completion values are sent. */
-const MAX_COMPLETIONS = 100;
-
-/**
- * completion/complete: the capability names for the card template's {name},
- * matching what was typed so far; nothing to offer for a prompt's free-text
- * argument, or for a reference rta does not have.
- */
-export function complete(
-  ref: { type: string; uri?: string; name?: string },
-  argument: { name: string; value: string },
-  catalogue: Catalogue,
-): { values: string[]; total: number; hasMore: boolean } {
-  if (ref.type === "ref/resource" && ref.uri === CARD_TEMPLATE && argument.name === "name") {
-    const all = catalogue
-      .all()
-      .map((c) => c.name)
-      .filter((n) => n.startsWith(argument.value));
-    return { values: all.slice(0, MAX_COMPLETIONS), total: all.length, hasMore: all.length > MAX_COMPLETIONS };
-  }
-  return { values: [], total: 0, hasMore: false };
 }

@@ -13,12 +13,11 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
-  type ServerContext,
   type Tool,
 } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
 import { knownAgent } from "../core/agentName.ts";
-import type { AgentOrigin, Transport } from "../core/call.ts";
+import type { AgentOrigin, Outcome, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import { lap } from "../core/profile.ts";
@@ -29,12 +28,15 @@ import type { Deps } from "../gate/deps.ts";
 import { runCall } from "../gate/pipeline.ts";
 import type { Selections } from "../upstreams/selections.ts";
 import { boundErrors } from "./boundedErrors.ts";
-import { agentNameOf, clientInfo } from "./caller.ts";
+import { agentOrigin, clientInfo } from "./caller.ts";
 import { type RootsInCall, rootsRound } from "./callRoots.ts";
+import { complete } from "./completion.ts";
 import { consentSeat, type McpSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
-import { complete, getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import { getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
+import { readTemplate } from "./templateRead.ts";
+import { parseReadUri, plainEntries, readTemplates, templateEntries } from "./templates.ts";
 import { toolWords } from "./toolWords.ts";
 import { getUpstreamPrompt, readUpstreamResource } from "./upstreamReads.ts";
 
@@ -93,7 +95,11 @@ export function createServer(ctx: ServeContext): Server {
     instructions:
       instructions(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) +
       (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
-    cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" } },
+    // the read templates are made from the tool list, and change with it; both are private, as the tool list is
+    cacheHints: {
+      "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" },
+      "resources/templates/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" },
+    },
   });
   // Built from the declarations and the operator's config as it stands, so a required input the config now
   // fills is not listed as required. The SDK's JSON type is narrower than our Record<string, unknown>.
@@ -109,12 +115,19 @@ export function createServer(ctx: ServeContext): Server {
     return p.nextCursor ? { tools: p.items, nextCursor: p.nextCursor } : { tools: p.items };
   });
 
+  // The reads as templates, from the tool list as it stands: what the agent sees of each read's inputs.
+  const reads = () => {
+    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
+    const tools = toolListings(ctx.catalogue, config, shownToAgent);
+    return readTemplates(ctx.catalogue, tools);
+  };
   server.setRequestHandler("resources/list", async (req) => {
-    const p = page([...resourceList(), ...(ctx.upstreams?.resources() ?? [])], req.params?.cursor, (r) => r.uri);
+    const own = resourceList(plainEntries(reads()));
+    const p = page([...own, ...(ctx.upstreams?.resources() ?? [])], req.params?.cursor, (r) => r.uri);
     return p.nextCursor ? { resources: p.items, nextCursor: p.nextCursor } : { resources: p.items };
   });
   server.setRequestHandler("resources/templates/list", async (req) => {
-    const all = [...templateList(), ...(ctx.upstreams?.templates() ?? [])];
+    const all = [...templateList(templateEntries(reads())), ...(ctx.upstreams?.templates() ?? [])];
     const p = page(all, req.params?.cursor, (r) => r.uriTemplate);
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
@@ -122,10 +135,18 @@ export function createServer(ctx: ServeContext): Server {
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
     const upstream = await readUpstreamResource(ctx, req.params.uri, origin, reqCtx.mcpReq.signal);
     if (upstream !== undefined) return upstream as never;
-    const agent = origin.name;
+    const uri = req.params.uri;
+    const read = parseReadUri(uri, reads());
+    if (read !== undefined) {
+      const run = (tool: string, args: Record<string, unknown>, o: AgentOrigin) =>
+        agentOutcome(ctx, tool, args, o, reqCtx.mcpReq.signal);
+      return {
+        contents: [await readTemplate(uri, read.template, read.args, origin, run, (h) => toolWords(h, ctx.catalogue))],
+      };
+    }
     const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
     const contents = ctx.deps.redactor.value(
-      readResource(req.params.uri, agent, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
+      readResource(uri, origin.name, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
     );
     return { contents: [contents] };
   });
@@ -145,9 +166,11 @@ export function createServer(ctx: ServeContext): Server {
       : await getUpstreamPrompt(ctx, req.params.name, args, origin, reqCtx.mcpReq.signal);
     return (upstream as never) ?? getPrompt(req.params.name, req.params.arguments);
   });
-  server.setRequestHandler("completion/complete", async (req) => ({
-    completion: complete(req.params.ref, req.params.argument, ctx.catalogue),
-  }));
+  // a path offered is said as a result would say it (a remote client reads <root 1>, never the root itself)
+  server.setRequestHandler("completion/complete", async (req) => {
+    const offered = complete(req.params.ref, req.params.argument, ctx.catalogue, reads(), () => ctx.deps.roots);
+    return { completion: { ...offered, values: offered.values.map(shownToAgent) } };
+  });
   // rta sends no log messages over MCP (its record is the log); a level is taken and kept quiet.
   server.setRequestHandler("logging/setLevel", async () => ({}));
 
@@ -236,12 +259,7 @@ export async function answerCall(
   version?: string,
   seat?: McpSeat,
 ): Promise<ToolAnswer | InputRequiredResult> {
-  const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
-    limits: ctx.limits,
-    signal,
-    onUnexpected: ctx.onUnexpected,
-    ...(seat ? { consent: seat } : {}),
-  });
+  const outcome = await agentOutcome(ctx, name, args, origin, signal, seat);
   if (!outcome.ok && outcome.error.code === "core.consent.asked" && seat?.question) return seat.question;
   if (outcome.ok && outcome.value.type === "media") return mediaAnswer(outcome.value, version);
   if (outcome.ok) {
@@ -261,23 +279,19 @@ export async function answerCall(
   return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
 }
 
-/**
- * Who is calling: over HTTP the agent its token names, whatever the client
- * calls itself; over stdio the registration's --agent, else the client's name,
- * made into an agent name when it is not one.
- */
-function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqCtx: ServerContext): AgentOrigin {
-  return callerOf(ctx, client, (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent);
-}
-
-/** Who is calling, from the client's reported name and version and, over HTTP, the agent its token names. */
-export function callerOf(ctx: ServeContext, client: Implementation | undefined, tokenAgent?: string): AgentOrigin {
-  const reported = client?.name?.trim() || "unknown";
-  return {
-    kind: "agent",
-    name: tokenAgent ?? ctx.agent ?? agentNameOf(reported),
-    client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
-    session: ctx.session,
-    transport: ctx.transport,
-  };
+/** One agent call through the pipeline, with the server's bounds: what a tools/call and a resource read both run. */
+function agentOutcome(
+  ctx: ServeContext,
+  name: string,
+  args: Record<string, unknown>,
+  origin: AgentOrigin,
+  signal: AbortSignal,
+  seat?: McpSeat,
+): Promise<Outcome> {
+  return runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
+    limits: ctx.limits,
+    signal,
+    onUnexpected: ctx.onUnexpected,
+    ...(seat ? { consent: seat } : {}),
+  });
 }

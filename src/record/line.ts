@@ -15,6 +15,8 @@ export interface RecordLine {
   agent: string;
   client: string;
   transport: string;
+  /** "resource": the call came as a resource read, not a tools/call */
+  via?: "resource";
   /** the name the call used: a tool name from an agent */
   capability: string;
   /** "ok", or the code the call ended with; a mark's kind on a mark */

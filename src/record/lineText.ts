@@ -56,6 +56,7 @@ function spell(e: RecordEntry, seq: number, n: number) {
         ? ""
         : `"error":{${err.detail === undefined ? "" : `"detail":${JSON.stringify(err.detail)},`}${err.hint === undefined ? "" : `"hint":${JSON.stringify(err.hint)},`}"message":${JSON.stringify(err.message)}},`,
     pid: e.pid === undefined ? "" : `"pid":${JSON.stringify(e.pid)},`,
+    via: e.via === undefined ? "" : `"via":${JSON.stringify(e.via)},`,
     seq: `"seq":${seq},`,
     n: `"n":${n},`,
   };
@@ -90,9 +91,9 @@ export function sealLine(
   const n = prev.n + 1;
   const f = spell(entry, seq, n);
   // The fields in the order their names sort: the canonical JSON the mac is of (its last comma made a brace).
-  const sorted = `{${f.agent}${f.args}${f.argsCut}${f.capability}${f.client}${f.duration}${f.error}${f.grant}${f.kind}${f.n}${f.outcome}${f.pid}${f.probe}${f.seq}${f.session}${f.time}${f.transport}`;
+  const sorted = `{${f.agent}${f.args}${f.argsCut}${f.capability}${f.client}${f.duration}${f.error}${f.grant}${f.kind}${f.n}${f.outcome}${f.pid}${f.probe}${f.seq}${f.session}${f.time}${f.transport}${f.via}`;
   const mac = macOf(key, prev.mac, `${sorted.slice(0, -1)}}`);
   // Written in the order rta has always written a line, the mac last.
-  const text = `{${f.kind}${f.time}${f.session}${f.agent}${f.client}${f.transport}${f.capability}${f.outcome}${f.probe}${f.grant}${f.duration}${f.args}${f.argsCut}${f.error}${f.pid}${f.seq}${f.n}"mac":"${mac}"}`;
+  const text = `{${f.kind}${f.time}${f.session}${f.agent}${f.client}${f.transport}${f.via}${f.capability}${f.outcome}${f.probe}${f.grant}${f.duration}${f.args}${f.argsCut}${f.error}${f.pid}${f.seq}${f.n}"mac":"${mac}"}`;
   return { n, mac, text };
 }

@@ -77,7 +77,12 @@ describe("both eras over HTTP", () => {
           text: "hello",
         });
         expect((await c.listPrompts()).prompts.map((p) => p.name)).toEqual(["mail_check", "site_check"]);
-        expect((await c.listResources()).resources.map((r) => r.uri)).toEqual(["rta://grants"]);
+        const uris = (await c.listResources()).resources.map((r) => r.uri);
+        expect(uris[0]).toBe("rta://grants");
+        expect(uris).toContain("rta://sys/info");
+        // a read as its template, over HTTP too: the tool's answer
+        const read = await c.readResource({ uri: "rta://fs/read/docs%2Fa.txt" });
+        expect(read.contents).toEqual([{ uri: "rta://fs/read/docs%2Fa.txt", mimeType: "text/plain", text: "hello" }]);
       } finally {
         await c.close();
       }

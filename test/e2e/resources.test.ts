@@ -26,7 +26,8 @@ for (const era of ["legacy", "modern"] as Era[]) {
 
     test("rta://grants holds the calling agent's own live grants, and no one else's", async () => {
       const { resources } = await s.client.listResources();
-      expect(resources.map((r) => r.uri)).toEqual(["rta://grants"]);
+      expect(resources.map((r) => r.uri)[0]).toBe("rta://grants");
+      expect(resources.filter((r) => !r.uri.startsWith("rta://grants")).every((r) => r.name.includes("_"))).toBe(true);
       const read = await s.client.readResource({ uri: "rta://grants" });
       const body = JSON.parse((read.contents[0] as { text: string }).text);
       expect(body.agent).toBe("claude");
@@ -38,13 +39,25 @@ for (const era of ["legacy", "modern"] as Era[]) {
 
     test("each capability's card is the template rta://capability/{name}, the card rta explain prints", async () => {
       const { resourceTemplates } = await s.client.listResourceTemplates();
-      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["rta://capability/{name}"]);
+      expect(resourceTemplates.map((t) => t.uriTemplate)[0]).toBe("rta://capability/{name}");
       const read = await s.client.readResource({ uri: "rta://capability/proc.list" });
       const card = JSON.parse((read.contents[0] as { text: string }).text);
       const explained = JSON.parse((await rta(["explain", "proc.list", "--json"])).stdout);
       expect(card).toEqual(explained);
       const byTool = await s.client.readResource({ uri: "rta://capability/proc_list" });
       expect(JSON.parse((byTool.contents[0] as { text: string }).text).name).toBe("proc.list");
+    });
+
+    test("a plugin's reads join as templates (its operator-only folder left out), read through the pipeline", async () => {
+      const { resourceTemplates } = await s.client.listResourceTemplates();
+      const uris = resourceTemplates.map((t) => t.uriTemplate);
+      expect(uris).toContain("rta://note/list{?limit}");
+      expect(uris).toContain("rta://note/show/{id}");
+      expect(uris.some((u) => u.startsWith("rta://note/add") || u.startsWith("rta://note/rm"))).toBe(false);
+      const read = await s.client.readResource({ uri: "rta://note/list?limit=5" });
+      const tool = await s.client.callTool({ name: "note_list", arguments: { limit: 5 } });
+      expect((read.contents[0] as { text: string }).text).toBe((tool.content as { text: string }[])[0]?.text as string);
+      expect((read.contents[0] as { mimeType: string }).mimeType).toBe("application/json");
     });
 
     test("an agent's card is the tool's view: no operator-only input, required as the tool's schema says", async () => {

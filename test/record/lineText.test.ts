@@ -28,6 +28,8 @@ const entries: RecordEntry[] = [
   { ...base, outcome: "core.path.outside", error: { message: "no hint" } },
   { ...base, outcome: "core.plugin.failed", error: { message: "plugin x failed", hint: "h", detail: odd } },
   { ...base, outcome: "core.plugin.failed", error: { message: "plugin x failed", detail: "(exit status 3)" } },
+  { ...base, via: "resource", outcome: "core.grant.required", args: ["url"] },
+  { ...base, kind: "run", via: "resource", outcome: "run", grant: "g0011aabb", duration_ms: 0 },
   { ...base, args: [odd, "b", ""], args_cut: { names: 900, bytes: 123456, sha256: "ab".repeat(32) } },
 ];
 

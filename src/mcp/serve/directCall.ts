@@ -27,10 +27,10 @@ import {
 import { settleJit } from "../../core/jit.ts";
 import { lap } from "../../core/profile.ts";
 import { cutMessage } from "../boundedErrors.ts";
-import { clientInfo } from "../caller.ts";
+import { callerOf, clientInfo } from "../caller.ts";
 import { mayAsk } from "../consentSeat.ts";
 import type { DirectAnswers } from "../directAnswers.ts";
-import { answerCall, callerOf, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
+import { answerCall, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
 import type { CallsInFlight } from "./callsInFlight.ts";
 
 /** The first revision of the 2026-07-28 era; a later one is of the same era, as the SDK holds. */
