@@ -34,6 +34,8 @@ export interface Call {
   origin: Origin;
   profile?: string;
   connection?: string;
+  /** false: the call spends nothing of a rate limit (a subscription's re-run); left out, an agent's call counts */
+  countsTowardLimit?: boolean;
 }
 
 export const person: PersonOrigin = { kind: "person" };

@@ -52,6 +52,10 @@ export const codes = {
     doc: "a warning: a table or log was cut to fit the 80 KiB a model is sent; its total counts every row",
     exit: Exit.ok,
   },
+  "core.mcp.subscriptions.full": {
+    doc: "a connection already holds 64 resource subscriptions, the most it may; unsubscribe from one first",
+    exit: Exit.usage,
+  },
   "core.config.invalid": {
     doc: "the operator's config is not readable as config, or sets a value the capability does not take",
     exit: Exit.usage,

@@ -17,7 +17,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
 import { knownAgent } from "../core/agentName.ts";
-import type { AgentOrigin, Outcome, Transport } from "../core/call.ts";
+import type { AgentOrigin, Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import { lap } from "../core/profile.ts";
@@ -34,11 +34,12 @@ import { complete } from "./completion.ts";
 import { consentSeat, type McpSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
-import { getPrompt, page, promptList, readResource, resourceList, templateList } from "./resources.ts";
-import { readTemplate } from "./templateRead.ts";
-import { parseReadUri, plainEntries, readTemplates, templateEntries } from "./templates.ts";
+import { getPrompt, page, promptList, resourceList, templateList } from "./resources.ts";
+import { readUri, watchIn } from "./subscriptionReads.ts";
+import type { Subscriptions } from "./subscriptions.ts";
+import { plainEntries, readTemplates, templateEntries } from "./templates.ts";
 import { toolWords } from "./toolWords.ts";
-import { getUpstreamPrompt, readUpstreamResource } from "./upstreamReads.ts";
+import { getUpstreamPrompt } from "./upstreamReads.ts";
 
 export interface ServeContext {
   catalogue: Catalogue;
@@ -57,6 +58,8 @@ export interface ServeContext {
   rootsInCall?: RootsInCall;
   /** told of each tools/call the SDK hands to this server's handler, with the server and the request's id */
   onSdkCall?: (server: Server, id: string | number) => void;
+  /** the connection's resource subscriptions (stdio); left out, resources/subscribe is not offered */
+  subscriptions?: Subscriptions;
   /** the upstreams' selected resources, templates and prompts (config's `select`), each read through the pipeline */
   upstreams?: Selections;
 }
@@ -87,7 +90,7 @@ export function createServer(ctx: ServeContext): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: live !== undefined },
-      resources: { listChanged: false },
+      resources: { listChanged: false, subscribe: ctx.subscriptions !== undefined },
       prompts: { listChanged: false },
       completions: {},
       logging: {},
@@ -131,25 +134,32 @@ export function createServer(ctx: ServeContext): Server {
     const p = page(all, req.params?.cursor, (r) => r.uriTemplate);
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
+  const place = { ...ctx, reads };
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
-    const upstream = await readUpstreamResource(ctx, req.params.uri, origin, reqCtx.mcpReq.signal);
-    if (upstream !== undefined) return upstream as never;
-    const uri = req.params.uri;
-    const read = parseReadUri(uri, reads());
-    if (read !== undefined) {
-      const run = (tool: string, args: Record<string, unknown>, o: AgentOrigin) =>
-        agentOutcome(ctx, tool, args, o, reqCtx.mcpReq.signal);
-      return {
-        contents: [await readTemplate(uri, read.template, read.args, origin, run, (h) => toolWords(h, ctx.catalogue))],
-      };
-    }
-    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
-    const contents = ctx.deps.redactor.value(
-      readResource(uri, origin.name, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
-    );
-    return { contents: [contents] };
+    return (await readUri(place, req.params.uri, origin, reqCtx.mcpReq.signal)) as never;
   });
+  const subs = ctx.subscriptions;
+  if (subs) {
+    subs.use(watchIn(place));
+    server.setRequestHandler("resources/subscribe", async (req, reqCtx) => {
+      await subs.subscribe(req.params.uri, agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx));
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", async (req) => {
+      subs.unsubscribe(req.params.uri);
+      return {};
+    });
+    // told only once connected: on 2026-07-28 the SDK hands the notice to each listen that names the URI
+    const stop = subs.onUpdate((uri) => {
+      if (server.transport !== undefined) void server.sendResourceUpdated({ uri }).catch(() => {});
+    });
+    const closed = server.onclose;
+    server.onclose = () => {
+      stop();
+      closed?.();
+    };
+  }
   server.setRequestHandler("prompts/list", async (req) => {
     const own = promptList();
     const theirs = (ctx.upstreams?.prompts() ?? []).filter((x) => !own.some((p) => p.name === x.name));
@@ -259,7 +269,12 @@ export async function answerCall(
   version?: string,
   seat?: McpSeat,
 ): Promise<ToolAnswer | InputRequiredResult> {
-  const outcome = await agentOutcome(ctx, name, args, origin, signal, seat);
+  const outcome = await runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
+    limits: ctx.limits,
+    signal,
+    onUnexpected: ctx.onUnexpected,
+    ...(seat ? { consent: seat } : {}),
+  });
   if (!outcome.ok && outcome.error.code === "core.consent.asked" && seat?.question) return seat.question;
   if (outcome.ok && outcome.value.type === "media") return mediaAnswer(outcome.value, version);
   if (outcome.ok) {
@@ -277,21 +292,4 @@ export async function answerCall(
   const answer = errorResult(outcome.error);
   if (answer.hint !== undefined) answer.hint = toolWords(answer.hint, ctx.catalogue);
   return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
-}
-
-/** One agent call through the pipeline, with the server's bounds: what a tools/call and a resource read both run. */
-function agentOutcome(
-  ctx: ServeContext,
-  name: string,
-  args: Record<string, unknown>,
-  origin: AgentOrigin,
-  signal: AbortSignal,
-  seat?: McpSeat,
-): Promise<Outcome> {
-  return runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
-    limits: ctx.limits,
-    signal,
-    onUnexpected: ctx.onUnexpected,
-    ...(seat ? { consent: seat } : {}),
-  });
 }

@@ -136,7 +136,10 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(rm[6]).toContain("\\n[rta] Safety class: destructive. Needs a grant: ask the person running rta for");
       expect(rm[6]).toContain("--agent <your name> --ttl 5m");
       expect(JSON.parse(rm[7] as string)).toEqual({ destructiveHint: true, openWorldHint: false });
-      expect(lines.filter((l) => l.startsWith("resource\t")).map((l) => l.split("\t")[1])).toEqual(["rta://grants"]);
+      // rta://grants first, then each read whose inputs are all optional as a plain resource (templates.ts)
+      const resources = lines.filter((l) => l.startsWith("resource\t")).map((l) => l.split("\t")[1]);
+      expect(resources[0]).toBe("rta://grants");
+      expect(resources).toContain("rta://sys/info");
       expect(lines.filter((l) => l.startsWith("prompt\t")).length).toBeGreaterThan(0);
       const figure = lines.find((l) => l.startsWith("bytes_per_tool\t"))?.split("\t")[1];
       expect(Number(figure)).toBeGreaterThan(100);
@@ -166,8 +169,9 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(r.out).toContain(
         '    inputs: path (string, required), content (string, required), mode (string, create|overwrite|append, default "create")\n',
       );
-      expect(r.out).toContain("\nResources (1)\n  rta://grants");
-      expect(r.out).toContain("\nResource templates (1)\n  rta://capability/{name}");
+      expect(r.out).toMatch(/\nResources \(\d+\)\n {2}rta:\/\/grants /);
+      expect(r.out).toMatch(/\nResource templates \(\d+\)\n {2}rta:\/\/capability\/\{name\} /);
+      expect(r.out).toContain("\n  rta://fs/read/{path}{?from_line,length,lines,offset}  Read a text file");
       expect(r.out).toContain("\nPrompts (2)\n");
     });
 

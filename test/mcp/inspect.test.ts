@@ -40,8 +40,13 @@ describe("inspectServer", () => {
       // the answer's envelope and its newline on top of the tools
       expect(seen.listBytes).toBeGreaterThan(sum);
       expect(seen.instructions).toContain("area_thing_action");
-      expect(seen.resources.map((r) => r.uri)).toEqual(["rta://grants"]);
-      expect(seen.templates.map((r) => r.uriTemplate)).toEqual(["rta://capability/{name}"]);
+      // rta://grants first, then each read whose inputs are all optional as a plain resource (templates.ts)
+      expect(seen.resources.map((r) => r.uri)[0]).toBe("rta://grants");
+      expect(seen.resources.map((r) => r.uri)).toContain("rta://sys/info");
+      expect(seen.templates.map((r) => r.uriTemplate)[0]).toBe("rta://capability/{name}");
+      expect(seen.templates.map((r) => r.uriTemplate)).toContain(
+        "rta://fs/read/{path}{?from_line,length,lines,offset}",
+      );
       expect(seen.prompts.map((r) => r.name)).toEqual(["mail_check", "site_check"]);
     });
   }
