@@ -138,22 +138,36 @@ function fileWatcher(
     ([name, spec]) => spec.path === "read" && typeof read.args[name] === "string",
   );
   if (input === undefined) return undefined;
-  let opened: ReadPath;
-  try {
-    opened = accessOf(place.deps.roots).open(read.args[input[0]] as string, "read") as ReadPath;
-  } catch {
-    return undefined; // what the read was just let see is gone or refused now: it is read again on the polled pace
-  }
-  const fd = opened.descriptor();
+  const path = read.args[input[0]] as string;
+  const open = (): ReadPath | undefined => {
+    try {
+      return accessOf(place.deps.roots).open(path, "read") as ReadPath;
+    } catch {
+      return undefined; // gone or refused now
+    }
+  };
+  let opened = open();
+  // what the read was just let see is gone or refused now: it is read again on the polled pace
+  if (opened === undefined) return undefined;
   const stamp = (): string => {
-    const s = fstatSync(fd, { bigint: true });
+    const s = fstatSync((opened as ReadPath).descriptor(), { bigint: true });
     return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.nlink}`;
   };
   let last = stamp();
   return {
     every: WATCH_MS,
     moved() {
-      const now = stamp();
+      let now = stamp();
+      // the file kept was removed or replaced (a rename over it, as an editor or logrotate does): what the path
+      // names now is opened through the gate, and watched from here on; until one is there, it is looked for
+      if (now.endsWith(":0")) {
+        const again = open();
+        if (again !== undefined) {
+          closeGated(opened as ReadPath);
+          opened = again;
+          now = stamp();
+        }
+      }
       if (now === last) return false;
       last = now;
       return true;
@@ -166,7 +180,7 @@ function fileWatcher(
       }
       return again(signal);
     },
-    close: () => closeGated(opened),
+    close: () => closeGated(opened as ReadPath),
   };
 }
 

@@ -130,7 +130,7 @@ export class Subscriptions {
     } finally {
       this.pending.delete(uri);
     }
-    this.timer ??= setInterval(() => this.tick(), TICK_MS);
+    this.timer ??= setInterval(() => void this.tick(), TICK_MS);
     this.timer.unref?.();
   }
 
@@ -154,9 +154,13 @@ export class Subscriptions {
     this.senders.clear();
   }
 
-  /** Looks at each watcher whose time came; reads again those that moved, and tells of those whose answer changed. */
-  tick(): void {
+  /**
+   * Looks at each watcher whose time came; reads again those that moved, and tells of those whose answer changed.
+   * Resolves once those reads are over (the timer does not wait for it).
+   */
+  tick(): Promise<void> {
     const at = this.now();
+    const reads: Promise<void>[] = [];
     for (const [uri, held] of this.held) {
       if (held.busy || at - held.lookedAt < (held.missed ? MISSED_MS : held.watcher.every)) continue;
       held.lookedAt = at;
@@ -166,8 +170,9 @@ export class Subscriptions {
       } catch {
         moved = true;
       }
-      if (moved || held.missed) void this.reread(uri, held);
+      if (moved || held.missed) reads.push(this.reread(uri, held));
     }
+    return Promise.all(reads).then(() => {});
   }
 
   private async reread(uri: string, held: Held): Promise<void> {
