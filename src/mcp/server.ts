@@ -84,9 +84,8 @@ export const SERVER_INFO: Implementation = { name: "rta", version };
 /** Builds a server for one connection. Cheap and free of side effects: the SDK may call it twice while it settles the era. */
 export function createServer(ctx: ServeContext): Server {
   // a catalogue that takes up a person's approvals while it runs says when its tools change; over stdio, where each
-  // connection has its own server, the client is then told (over HTTP, not yet: its tools change on its next list)
-  const live =
-    ctx.transport === "stdio" ? (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue) : undefined;
+  // connection has its own server, the client is told here (over HTTP, by the front: http/front.ts)
+  const live = (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue);
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: live !== undefined },
@@ -213,7 +212,7 @@ export function createServer(ctx: ServeContext): Server {
     server.oninitialized = () => void ask();
     server.setNotificationHandler("notifications/roots/list_changed", async () => ask());
   }
-  if (live !== undefined) {
+  if (live !== undefined && ctx.transport === "stdio") {
     // told only once connected; the server the SDK made and dropped while it settled the era is never connected
     const stop = live(() => {
       if (server.transport !== undefined) void server.sendToolListChanged().catch(() => {});
@@ -228,7 +227,7 @@ export function createServer(ctx: ServeContext): Server {
 }
 
 /** A catalogue that says when the tools it offers change (upstreams/live.ts). */
-interface Changing {
+export interface Changing {
   onChange(listener: () => void): () => void;
 }
 
