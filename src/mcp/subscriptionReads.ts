@@ -38,6 +38,9 @@ export interface ReadPlace extends ReadContext {
   reads: () => readonly ReadTemplate[];
 }
 
+/** Codes that refuse the caller, not the read (templateRead.ts says them so too): a read again refused so tells nothing. */
+const CALLER_REFUSED = /^core\.(grant|lock|rate|consent|profile|record|store)\./;
+
 /** How often a read with nothing to watch is read again. */
 export const POLL_MS = 5000;
 /** How often a watched file or the grants are looked at. */
@@ -55,7 +58,12 @@ export async function readUri(
   signal: AbortSignal,
   counts = true,
 ): Promise<{ contents: Record<string, unknown>[] }> {
-  const upstream = await readUpstreamResource(place, uri, origin, signal);
+  const upstream = await readUpstreamResource(
+    counts ? place : { ...place, countsTowardLimit: false },
+    uri,
+    origin,
+    signal,
+  );
   if (upstream !== undefined) return upstream as { contents: Record<string, unknown>[] };
   const read = parseReadUri(uri, place.reads());
   if (read !== undefined) {
@@ -81,7 +89,16 @@ export async function readUri(
 /** The Watch a connection's subscriptions make their watchers with. */
 export function watchIn(place: ReadPlace): Watch {
   return async (uri, origin, signal) => {
-    const again = (s: AbortSignal) => readUri(place, uri, origin, s, false).then((r) => JSON.stringify(r.contents));
+    const again = (s: AbortSignal) =>
+      readUri(place, uri, origin, s, false).then(
+        (r) => JSON.stringify(r.contents),
+        (err: unknown) => {
+          // the gate's refusal of the caller tells nothing; a read that now fails (the file is gone) is a change
+          const code = (err as { data?: { code?: unknown } }).data?.code;
+          if (typeof code !== "string" || CALLER_REFUSED.test(code)) throw err;
+          return JSON.stringify({ error: code });
+        },
+      );
     const first = JSON.stringify((await readUri(place, uri, origin, signal)).contents);
     const watcher =
       uri === GRANTS_URI

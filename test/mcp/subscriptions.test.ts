@@ -4,7 +4,7 @@
  * when nothing is.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ProtocolError } from "@modelcontextprotocol/server";
 import { builtins } from "../../src/capabilities/builtins.ts";
@@ -115,6 +115,21 @@ describe("a file read", () => {
     appendFileSync(file, "more\n");
     await c.look();
     expect(c.told).toEqual([uri, uri, uri]);
+  });
+
+  test("a file removed is told once (its read now fails), and again when one is put back", async () => {
+    const c = connection();
+    const file = join(c.root, "gone.txt");
+    writeFileSync(file, "one\n");
+    const uri = "rta://fs/stat/gone.txt";
+    await c.subs.subscribe(uri, claude);
+    unlinkSync(file);
+    await c.look();
+    await c.look();
+    expect(c.told).toEqual([uri]);
+    writeFileSync(file, "back\n");
+    await c.look();
+    expect(c.told).toEqual([uri, uri]);
   });
 
   test("a change that leaves the answer as it was tells nothing (a touch)", async () => {
