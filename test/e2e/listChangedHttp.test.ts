@@ -65,3 +65,43 @@ describe("tools/list_changed over HTTP", () => {
     }, 60_000);
   }
 });
+
+describe("resource subscriptions over HTTP", () => {
+  test("a 2025-11-25 session is told of its grant issued in another process; a 2026-07-28 client is not offered them", async () => {
+    const srv = await startHttp();
+    const token = await srv.token("claude");
+    const connect = async (era: "legacy" | "modern") => {
+      const c = new Client(
+        { name: "http-e2e", version: "1" },
+        era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" as const } } } : {},
+      );
+      await c.connect(
+        new StreamableHTTPClientTransport(new URL(srv.url), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      return c;
+    };
+    const legacy = await connect("legacy");
+    const modern = await connect("modern");
+    try {
+      expect(legacy.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      expect(modern.getServerCapabilities()?.resources?.subscribe).toBe(false);
+      const told: string[] = [];
+      let wake: (() => void) | undefined;
+      legacy.setNotificationHandler("notifications/resources/updated", async (n) => {
+        told.push(n.params.uri);
+        wake?.();
+      });
+      await legacy.subscribeResource({ uri: "rta://grants" });
+      const allowed = await rta(["grant", "allow", "fs.write", "--agent", "claude", "--ttl", "10m"], { env: srv.env });
+      expect(allowed.code).toBe(0);
+      while (told.length < 1) await new Promise<void>((resolve) => (wake = resolve));
+      expect(told).toEqual(["rta://grants"]);
+    } finally {
+      await legacy.close();
+      await modern.close();
+      await srv.stop();
+    }
+  }, 30_000);
+});

@@ -38,6 +38,7 @@ import type { Deps } from "../../gate/deps.ts";
 import { REQUEST_LIMIT_BYTES } from "../requestValues.ts";
 import { CallsInFlight } from "../serve/callsInFlight.ts";
 import { type Changing, createServer, type ServeContext } from "../server.ts";
+import { Subscriptions } from "../subscriptions.ts";
 import { authenticate } from "../tokens.ts";
 import { CLOSE, refused, rpcError, whenSent } from "./answers.ts";
 import {
@@ -171,12 +172,15 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
         }),
     );
     if ("status" in session) return refused(session);
-    const server = make();
+    // a session's client may subscribe to resources, as a stdio client may: it has a stream to be told on
+    const subscriptions = new Subscriptions();
+    const server = calls.track(createServer({ ...ctx, subscriptions }));
     await server.connect(session.transport);
     const stop = live?.(() => void server.sendToolListChanged().catch(() => {}));
     const closed = server.onclose;
     server.onclose = () => {
       stop?.();
+      subscriptions.close();
       closed?.();
     };
     const res = await session.transport.handleRequest(req, { authInfo, parsedBody });
