@@ -35,7 +35,7 @@ import { consentSeat, type McpSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
 import { getPrompt, page, promptList, resourceList, templateList } from "./resources.ts";
-import { readUri, watchIn } from "./subscriptionReads.ts";
+import { checkUri, readUri, watchIn } from "./subscriptionReads.ts";
 import type { Subscriptions } from "./subscriptions.ts";
 import { plainEntries, readTemplates, templateEntries } from "./templates.ts";
 import { toolWords } from "./toolWords.ts";
@@ -140,7 +140,7 @@ export function createServer(ctx: ServeContext): Server {
   });
   const subs = ctx.subscriptions;
   if (subs) {
-    subs.use(watchIn(place));
+    subs.use(watchIn(place), (uri) => checkUri(place, uri));
     server.setRequestHandler("resources/subscribe", async (req, reqCtx) => {
       await subs.subscribe(req.params.uri, agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx));
       return {};

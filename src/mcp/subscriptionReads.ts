@@ -18,6 +18,7 @@
  * resource read that spends nothing of a rate limit.
  */
 import { fstatSync } from "node:fs";
+import { ResourceNotFoundError } from "@modelcontextprotocol/server";
 import type { AgentOrigin } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
@@ -84,6 +85,19 @@ export async function readUri(
       deps.redactor.value(readResource(uri, origin.name, place.catalogue, deps.gate, deps.clock.now(), config)),
     ],
   };
+}
+
+/**
+ * Refuses, as resources/read would, a URI that names nothing this server
+ * offers or that its template reads back as wrong; asked before a 2026-07-28
+ * listen is handed on, which cannot refuse a URI later. Reads nothing.
+ */
+export function checkUri(place: ReadPlace, uri: string): void {
+  if (uri === GRANTS_URI || place.upstreams?.resource(uri) !== undefined) return;
+  if (parseReadUri(uri, place.reads()) !== undefined) return;
+  const card = uri.match(/^rta:\/\/capability\/([A-Za-z0-9._-]+)$/)?.[1];
+  if (card !== undefined && (place.catalogue.byName(card) ?? place.catalogue.byTool(card))) return;
+  throw new ResourceNotFoundError(uri, `no resource at ${uri}`);
 }
 
 /** The Watch a connection's subscriptions make their watchers with. */

@@ -73,9 +73,13 @@ export class Subscriptions {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Watches what is subscribed from now on with `watch`. */
-  use(watch: Watch): void {
+  /** refuses a URI this server does not offer, reading nothing (see subscriptionReads.ts checkUri) */
+  private check: ((uri: string) => void) | undefined;
+
+  /** Watches what is subscribed from now on with `watch`; `check` refuses a URI at once, reading nothing. */
+  use(watch: Watch, check?: (uri: string) => void): void {
     this.watch = watch;
+    this.check = check;
   }
 
   /** How many URIs are subscribed now. */
@@ -95,10 +99,12 @@ export class Subscriptions {
   }
 
   /**
-   * Refuses (a ProtocolError with rta's code) when subscribing to `uris` would hold more than 64; a URI already
-   * held is not counted twice. Asked before anything is subscribed, so a listen is refused whole.
+   * Refuses (a ProtocolError with rta's code) when subscribing to `uris` would hold more than 64, a URI already
+   * held not counted twice, and any URI this server does not offer. Asked before anything is subscribed, so a
+   * listen is refused whole.
    */
   checkRoom(uris: readonly string[]): void {
+    for (const uri of uris) this.check?.(uri);
     const fresh = new Set(uris.filter((u) => !this.held.has(u) && !this.pending.has(u)));
     if (this.held.size + this.pending.size + fresh.size <= MAX_SUBSCRIPTIONS) return;
     throw new ProtocolError(

@@ -88,6 +88,21 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(JSON.stringify(read.contents)).toContain("two");
     });
 
+    test("a URI this server does not offer, or reads back as wrong, is refused as a read of it is", async () => {
+      const s = await connect(era, ["--agent", "claude"]);
+      open.push(s);
+      for (const [uri, said] of [
+        ["rta://nope", "no resource at rta://nope"],
+        ["rta://fs/read/a.txt?x=1", '"x" is not a parameter of rta://fs/read/{path}'],
+      ] as const) {
+        const refused =
+          era === "legacy"
+            ? s.client.subscribeResource({ uri })
+            : s.client.listen({ resourceSubscriptions: ["rta://grants", uri] });
+        await expect(refused).rejects.toThrow(said);
+      }
+    });
+
     test("the 65th subscription of a connection is refused, with what to do", async () => {
       const root = tempDir();
       for (let i = 0; i <= 64; i++) writeFileSync(join(root, `f${i}.txt`), `${i}\n`);
