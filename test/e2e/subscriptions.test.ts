@@ -150,3 +150,17 @@ for (const era of ["legacy", "modern"] as Era[]) {
     }, 20_000);
   });
 }
+
+describe("listens, 2026-07-28 over stdio", () => {
+  test("forty listens open hold no place among the requests served: calls are still answered", async () => {
+    const s = await connect("modern", ["--agent", "claude"]);
+    open.push(s);
+    const listens = [];
+    for (let i = 0; i < 40; i++) listens.push(await s.client.listen({ resourceSubscriptions: ["rta://grants"] }));
+    const during = await s.client.callTool({ name: "sys_info", arguments: {} });
+    expect(during.isError).toBeFalsy();
+    for (const l of listens) await l.close();
+    const after = await s.client.callTool({ name: "sys_info", arguments: {} });
+    expect(after.isError).toBeFalsy();
+  });
+});
