@@ -5,7 +5,9 @@
  * resource read so the record says how it came. The answer is the tool's:
  * a text result's text as text/plain, any other result's JSON as
  * application/json. A refusal or failure is a JSON-RPC error carrying rta's
- * code and hint: -32602 when it is the arguments that are wrong.
+ * code and hint: -32602 when it is the arguments that are wrong (or ask for
+ * more than an answer may hold), -32600 when the gate refuses the caller (a
+ * grant, a lock), -32603 for a failure of the run itself.
  */
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { AgentOrigin, Outcome } from "../core/call.ts";
@@ -16,8 +18,8 @@ import type { ReadTemplate } from "./templates.ts";
 /** Runs one agent call by tool name, as tools/call does. */
 export type RunAgentCall = (tool: string, args: Record<string, unknown>, origin: AgentOrigin) => Promise<Outcome>;
 
-/** Codes that say the arguments are wrong: a bad read's -32602. */
-const ARGUMENT_CODES = /^core\.(mcp\.badargs|input\.|path\.)/;
+/** Codes that say the arguments are wrong, or ask for more than an answer may hold: a bad read's -32602. */
+const ARGUMENT_CODES = /^core\.(mcp\.badargs|input\.|path\.|result\.|mcp\.result\.)/;
 
 /** Codes that refuse the caller, not the arguments: the gate's, said as an invalid request. */
 const REFUSAL_CODES = /^core\.(grant|lock|rate|consent|profile|record)\./;
