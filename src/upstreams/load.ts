@@ -12,6 +12,7 @@ import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import { RtaError } from "../core/errors.ts";
+import { lap } from "../core/profile.ts";
 import { approvalPin, exeDigest, judged, reachOf, readApprovals, type Withheld } from "./approval.ts";
 import type { CatalogFound } from "./catalog.ts";
 import type { UpstreamConnection } from "./connection.ts";
@@ -46,6 +47,9 @@ export class Upstreams {
   private readonly found = new Map<string, Found>();
   private loaded: LoadedUpstream[] = [];
   private items: ExposedItem[] = [];
+  /** call.ts, loaded at the first call */
+  private calls: Promise<typeof import("./call.ts")> | undefined;
+  private readonly secrets = new Map<string, readonly string[]>();
 
   constructor(
     private readonly configs: Record<string, UpstreamConfig>,
@@ -258,13 +262,27 @@ export class Upstreams {
 
   private readonly run: RunUpstream = async (ref, args, signal) => {
     const config = this.configs[ref.name] as UpstreamConfig;
-    this.checkExe(ref.name, config);
-    const { callUpstream } = await import("./call.ts");
-    return callUpstream(await this.connection(ref.name), ref, args, signal, upstreamSecrets(config), {
-      callMs: this.options.callMs ?? CALL_MS,
-      hard: this.options.maxMessage,
-    });
+    this.calls ??= import("./call.ts");
+    const { callUpstream } = await this.calls;
+    const limits = { callMs: this.options.callMs ?? CALL_MS, hard: this.options.maxMessage };
+    const connection = this.connections.get(ref.name) ?? (await this.connection(ref.name));
+    lap("upstream: call path");
+    // the executable is checked where a child would be started for this call (after one stopped): a running child
+    // was started from the program checked then, and a changed program never runs
+    return callUpstream(connection, ref, args, signal, this.secretsOf(ref.name, config), limits, () =>
+      this.checkExe(ref.name, config),
+    );
   };
+
+  /** The operator's secrets `name` is handed, worked out once: config does not change while a process runs. */
+  private secretsOf(name: string, config: UpstreamConfig): readonly string[] {
+    let secrets = this.secrets.get(name);
+    if (secrets === undefined) {
+      secrets = upstreamSecrets(config);
+      this.secrets.set(name, secrets);
+    }
+    return secrets;
+  }
 
   /** Stops every connection and stdio child; refuses nothing. */
   async close(): Promise<void> {
