@@ -24,9 +24,13 @@ function answer(m: Message): void {
       capabilities: { tools: {} },
       serverInfo: { name: "scripted", version: "1" },
     };
-    return send({ jsonrpc: "2.0", id: m.id, result });
+    send({ jsonrpc: "2.0", id: m.id, result });
+    return;
   }
-  if (m.method !== "tools/call") return send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no" } });
+  if (m.method !== "tools/call") {
+    send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no" } });
+    return;
+  }
   const name = m.params?.name;
   const text = JSON.stringify(m.params?.arguments ?? {});
   if (name === "echo") send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text }] } });
