@@ -76,6 +76,16 @@ describe("a tool's call on a stdio upstream", () => {
     expect(meta).toEqual({ type: "text", text: JSON.stringify({ text: "m" }) });
   }, 30_000);
 
+  test("calls at once are each given their own answer", async () => {
+    const { connection } = scripted();
+    const signal = new AbortController().signal;
+    const texts = ["a", "b", "c", "d", "e"];
+    const values = await Promise.all(
+      texts.map((text) => callUpstream(connection, ref("echo"), { text }, signal, [], limits)),
+    );
+    expect(values).toEqual(texts.map((text) => ({ type: "text", text: JSON.stringify({ text }) })));
+  }, 30_000);
+
   test("the upstream's error is upstream.<name>.error, its secret masked, and the connection serves on", async () => {
     const { connection, log } = scripted();
     const signal = new AbortController().signal;
