@@ -267,22 +267,13 @@ export class Upstreams {
     const limits = { callMs: this.options.callMs ?? CALL_MS, hard: this.options.maxMessage };
     const connection = this.connections.get(ref.name) ?? (await this.connection(ref.name));
     lap("upstream: call path");
+    // the operator's secrets the upstream is handed, worked out once: config does not change while a process runs
+    const secrets = this.secrets.get(ref.name) ?? upstreamSecrets(config);
+    this.secrets.set(ref.name, secrets);
     // the executable is checked where a child would be started for this call (after one stopped): a running child
     // was started from the program checked then, and a changed program never runs
-    return callUpstream(connection, ref, args, signal, this.secretsOf(ref.name, config), limits, () =>
-      this.checkExe(ref.name, config),
-    );
+    return callUpstream(connection, ref, args, signal, secrets, limits, () => this.checkExe(ref.name, config));
   };
-
-  /** The operator's secrets `name` is handed, worked out once: config does not change while a process runs. */
-  private secretsOf(name: string, config: UpstreamConfig): readonly string[] {
-    let secrets = this.secrets.get(name);
-    if (secrets === undefined) {
-      secrets = upstreamSecrets(config);
-      this.secrets.set(name, secrets);
-    }
-    return secrets;
-  }
 
   /** Stops every connection and stdio child; refuses nothing. */
   async close(): Promise<void> {
