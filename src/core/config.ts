@@ -1,7 +1,5 @@
 /**
- * The operator's config: `config.toml` in the config dir, read with Bun's
- * TOML parser.
- *
+ * The operator's config: `config.toml` in the config dir, read with Bun's TOML parser.
  *   roots = ["/srv/projects"]              # where agents' path arguments may point
  *   [paths]
  *   hardlinks = false                      # let files with several hard links be opened
@@ -228,8 +226,8 @@ function parseProfile(name: string, p: unknown, problem: (where: string, why: st
 
 export type ConfigState =
   | { kind: "ok"; config: Config }
-  /** never read: every capability a profile could change is refused until it reads */
-  | { kind: "unreadable"; error: RtaError }
+  /** never read: what a profile could change is refused until it reads; `text` as read, for its confirm list */
+  | { kind: "unreadable"; error: RtaError; text?: string }
   /** read once, failing now: answered from what was read */
   | { kind: "stale"; config: Config; error: RtaError };
 
@@ -266,18 +264,20 @@ export class ConfigSource {
     if (st === undefined) return this.settle({ kind: "ok", config: EMPTY_CONFIG });
     if (this.cached && stillAsRead(this.cached.read, st)) return this.cached.state;
     let state: ConfigState;
+    let text: string | undefined;
     const readAt = Date.now();
     try {
-      state = { kind: "ok", config: parseConfig(readFileSync(this.file, "utf8")) };
+      text = readFileSync(this.file, "utf8");
+      state = { kind: "ok", config: parseConfig(text) };
     } catch (err) {
-      state = this.failed(err instanceof RtaError ? err : cannotRead(err));
+      state = this.failed(err instanceof RtaError ? err : cannotRead(err), text);
     }
     this.cached = { read: readLook(st, readAt), state };
     return this.settle(state);
   }
 
-  private failed(error: RtaError): ConfigState {
-    return this.lastGood ? { kind: "stale", config: this.lastGood, error } : { kind: "unreadable", error };
+  private failed(error: RtaError, text?: string): ConfigState {
+    return this.lastGood ? { kind: "stale", config: this.lastGood, error } : { kind: "unreadable", error, text };
   }
 
   private settle(state: ConfigState): ConfigState {

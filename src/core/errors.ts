@@ -6,7 +6,7 @@
  */
 
 import { type CodeEntry, Exit, type ExitCode } from "./exitCodes.ts";
-import { offsiteCodes } from "./offsiteCodes.ts";
+import { auditCodes, offsiteCodes } from "./offsiteCodes.ts";
 import { storeCodes } from "./storeCodes.ts";
 
 export { Exit, type ExitCode } from "./exitCodes.ts";
@@ -51,6 +51,10 @@ export const codes = {
   "core.mcp.result.cut": {
     doc: "a warning: a table or log was cut to fit the 80 KiB a model is sent; its total counts every row",
     exit: Exit.ok,
+  },
+  "core.mcp.subscriptions.full": {
+    doc: "a connection already holds 64 resource subscriptions, the most it may; unsubscribe from one first",
+    exit: Exit.usage,
   },
   "core.config.invalid": {
     doc: "the operator's config is not readable as config, or sets a value the capability does not take",
@@ -147,26 +151,7 @@ export const codes = {
     doc: "a warning: a search passed by entries the server may not read (their mode) and counts them; the CLI exits 1, as find does",
     exit: Exit.failure,
   },
-  "audit.deps.offline": {
-    doc: "a warning: osv.dev could not be asked, so audit.deps lists the dependencies unchecked (id null)",
-    exit: Exit.unavailable,
-  },
-  "audit.deps.stale": {
-    doc: "a warning: osv.dev could not be reached, and audit.deps gives the answers it kept from an earlier call",
-    exit: Exit.ok,
-  },
-  "audit.deps.partial": {
-    doc: "a warning: osv.dev named more vulnerabilities or pages than audit.deps asks for in one call; those past it are listed by id alone",
-    exit: Exit.failure,
-  },
-  "audit.deps.unreadable": {
-    doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large (alone, or past 128 MiB read together), and was passed by",
-    exit: Exit.failure,
-  },
-  "audit.deps.nofiles": {
-    doc: "a warning: audit.deps found no lockfile or manifest it reads under the path",
-    exit: Exit.failure,
-  },
+
   "fs.grep.nomatch": {
     doc: "not a refusal: fs.grep found no matching line; the CLI exits 1, as grep and rg do",
     exit: Exit.failure,
@@ -193,15 +178,7 @@ export const codes = {
   "net.unreachable": { doc: "the destination refused the connection or could not be reached", exit: Exit.failure },
   "net.tls": { doc: "the TLS handshake failed", exit: Exit.failure },
   "net.tool.missing": { doc: "a system tool the capability runs is not installed", exit: Exit.unavailable },
-  "kube.tool.missing": { doc: "kubectl is not installed where rta looks for it", exit: Exit.unavailable },
-  "kube.unreachable": {
-    doc: "the cluster of kubectl's context did not answer in time, or refused the connection",
-    exit: Exit.failure,
-  },
-  "kube.failed": {
-    doc: "kubectl ended with an error: no context, credentials refused, a read forbidden, or output that is not JSON",
-    exit: Exit.failure,
-  },
+
   "core.plugin.invalid": {
     doc: "a plugin's describe was malformed, too large, or declared what it may not: the plugin is unavailable",
     exit: Exit.unavailable,
@@ -228,6 +205,7 @@ export const codes = {
   "sys.unreadable": { doc: "a system figure could not be read", exit: Exit.failure },
   ...storeCodes,
   ...offsiteCodes,
+  ...auditCodes,
 } as const satisfies Record<string, CodeEntry>;
 
 export type Code = keyof typeof codes;

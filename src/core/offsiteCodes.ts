@@ -35,3 +35,36 @@ export const offsiteCodes = {
     exit: Exit.unavailable,
   },
 } as const satisfies Record<string, CodeEntry>;
+
+/** audit.deps.* and kube.* codes: the audits that read lockfiles for osv.dev and run kubectl against a cluster. */
+export const auditCodes = {
+  "audit.deps.offline": {
+    doc: "a warning: osv.dev could not be asked, so audit.deps lists the dependencies unchecked (id null)",
+    exit: Exit.unavailable,
+  },
+  "audit.deps.stale": {
+    doc: "a warning: osv.dev could not be reached, and audit.deps gives the answers it kept from an earlier call",
+    exit: Exit.ok,
+  },
+  "audit.deps.partial": {
+    doc: "a warning: osv.dev named more vulnerabilities or pages than audit.deps asks for in one call; those past it are listed by id alone",
+    exit: Exit.failure,
+  },
+  "audit.deps.unreadable": {
+    doc: "a warning: a lockfile audit.deps found could not be parsed, or is too large (alone, or past 128 MiB read together), and was passed by",
+    exit: Exit.failure,
+  },
+  "audit.deps.nofiles": {
+    doc: "a warning: audit.deps found no lockfile or manifest it reads under the path",
+    exit: Exit.failure,
+  },
+  "kube.tool.missing": { doc: "kubectl is not installed where rta looks for it", exit: Exit.unavailable },
+  "kube.unreachable": {
+    doc: "the cluster of kubectl's context did not answer in time, or refused the connection",
+    exit: Exit.failure,
+  },
+  "kube.failed": {
+    doc: "kubectl ended with an error: no context, credentials refused, a read forbidden, or output that is not JSON",
+    exit: Exit.failure,
+  },
+} as const satisfies Record<string, CodeEntry>;

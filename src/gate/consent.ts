@@ -7,7 +7,8 @@
  * client that cannot ask, a decline or no answer in time is a refusal, never
  * a silent run.
  */
-import type { Call } from "../core/call.ts";
+import { posix } from "node:path";
+import type { AgentOrigin, Call } from "../core/call.ts";
 import type { Args, Capability } from "../core/capability.ts";
 import type { Config } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
@@ -71,7 +72,8 @@ export function needsConsent(cap: Capability, list: readonly string[]): boolean 
  * refuses with core.consent.unavailable (no seat, a client that cannot ask)
  * or core.consent.declined (declined, no answer within consent_timeout), and
  * passes on what the seat throws (core.consent.asked). Returns undefined at
- * once, with no promise to wait on, for a call no list names.
+ * once, with no promise to wait on, for a call no list names. `config` is
+ * undefined when the operator's list cannot be known: every agent call is then asked.
  */
 export function checkConsent(
   cap: Capability,
@@ -84,27 +86,34 @@ export function checkConsent(
 ): Promise<void> | undefined {
   if (call.origin.kind !== "agent") return undefined;
   const policy = deps.policy.current();
-  if (!needsConsent(cap, confirmList(policy, config))) return undefined;
-  return askConsent(cap, call.origin.name, args, deps, policy, seat, signal);
+  // the operator's list cannot be known (a config.toml that never read, its confirm with it): each call is asked
+  if (config !== undefined && !needsConsent(cap, confirmList(policy, config))) return undefined;
+  return askConsent(cap, { ...call, origin: call.origin }, args, deps, policy, seat, signal, config === undefined);
 }
 
 async function askConsent(
   cap: Capability,
-  agent: string,
+  call: Call & { origin: AgentOrigin },
   args: Args,
   deps: Deps,
   policy: Policy,
   seat: ConsentSeat | undefined,
   signal: AbortSignal,
+  listUnknown: boolean,
 ): Promise<void> {
-  const prompt = consentPrompt(cap, agent, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
+  const timeoutMs = policy.consentTimeout ?? CONSENT_TIMEOUT_MS;
+  const prompt = consentPrompt(cap, call.origin.name, args, deps, timeoutMs, call.profile);
   const answer = seat ? await seat.ask(prompt, signal) : "unavailable";
   if (answer === "accept" || typeof answer === "object") return;
   if (answer === "unavailable")
     throw new RtaError(
       "core.consent.unavailable",
-      `${cap.name} runs only once a person accepts the call, and this client cannot ask its user`,
-      "use a client that supports elicitation, or ask the operator to run it",
+      listUnknown
+        ? `the operator's confirm list cannot be read now, so ${cap.name} runs only once a person accepts the call, and this client cannot ask its user`
+        : `${cap.name} runs only once a person accepts the call, and this client cannot ask its user`,
+      listUnknown
+        ? "ask the operator to run `rta doctor`"
+        : "use a client that supports elicitation, or ask the operator to run it",
     );
   throw declined(cap, answer, prompt);
 }
@@ -120,6 +129,15 @@ export function declined(cap: Capability, answer: ConsentAnswer, prompt: Consent
   );
 }
 
+/** The refusal for a call whose grant was revoked while a person was asked to accept it. Refuses nothing itself. */
+export function revokedWhileAsked(grant: { id: string }): RtaError {
+  return new RtaError(
+    "core.grant.required",
+    `grant ${grant.id} was revoked while a person was asked to accept the call`,
+    "do not retry on your own; ask the user whether they want it done",
+  );
+}
+
 /** The most characters of one argument a prompt shows; the rest is said as a count. */
 const SHOWN_CHARS = 200;
 
@@ -130,12 +148,19 @@ const SHOWN_CHARS = 200;
  * false` that is not); a long one is cut, with its length said. Refuses nothing.
  */
 export function argLines(shown: Record<string, unknown>): string[] {
-  return Object.entries(shown).map(([k, v]) => {
-    let text = typeof v === "string" && !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(v) ? v : JSON.stringify(v);
-    text = text.replace(/[\p{Cf}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-    if (text.length > SHOWN_CHARS) text = `${text.slice(0, SHOWN_CHARS)}… (${text.length} characters in all)`;
-    return `${k}: ${text}`;
-  });
+  return Object.entries(shown).map(([k, v]) => `${k}: ${shownValue(v)}`);
+}
+
+/**
+ * One value as a question shows it, on one line: quoted and escaped when it
+ * holds a line break or any other control character, cut past SHOWN_CHARS
+ * with its length said. Refuses nothing.
+ */
+export function shownValue(v: unknown): string {
+  let text = typeof v === "string" && !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(v) ? v : JSON.stringify(v);
+  text = text.replace(/[\p{Cf}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  if (text.length > SHOWN_CHARS) text = `${text.slice(0, SHOWN_CHARS)}… (${text.length} characters in all)`;
+  return text;
 }
 
 /** The prompt for one call: what it is, what it does, and each argument it runs with. Refuses nothing. */
@@ -145,12 +170,14 @@ export function consentPrompt(
   args: Args,
   deps: Deps,
   timeoutMs: number,
+  profile?: string,
 ): ConsentPrompt {
-  const shown: Record<string, unknown> = {};
+  // the profile a call names is said first: the same arguments under another profile reach another place
+  const shown: Record<string, unknown> = profile !== undefined ? { profile } : {};
   for (const [name, spec] of inputEntries(cap)) {
     const v = args[name];
     if (v === undefined) continue;
-    shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(v) : v;
+    shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(spec.path ? pathShown(v) : v) : v;
   }
   const message = [`${agent} asks to run ${cap.name} (${cap.summary})`, ...argLines(shown), "Allow it?"].join("\n");
   return {
@@ -163,4 +190,14 @@ export function consentPrompt(
     timeoutMs,
     kind: "consent",
   };
+}
+
+/**
+ * A path as a person is shown it: where a `..` leads, first, then what was
+ * written, so a long name the question cuts cannot hide a tail that climbs
+ * out of it (`cache/aaa…/../../src` is `src`). Refuses nothing.
+ */
+function pathShown(path: string): string {
+  if (!path.split("/").includes("..")) return path;
+  return `${posix.normalize(path)} (written ${JSON.stringify(path)})`;
 }

@@ -12,9 +12,11 @@ import type { AgentOrigin, Call } from "../core/call.ts";
 import type { Args, Capability } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { RtaError } from "../core/errors.ts";
-import { argLines, type ConsentSeat, consentPrompt } from "./consent.ts";
+import { hostOf } from "../core/hostName.ts";
+import { argLines, type ConsentSeat, consentPrompt, shownValue } from "./consent.ts";
 import type { Deps } from "./deps.ts";
 import type { Grant } from "./gateStore.ts";
+import { checkLock } from "./locks.ts";
 import { type GrantPlan, issuePlanned, planGrant } from "./operator/grants.ts";
 import { CONSENT_TIMEOUT_MS } from "./policy.ts";
 
@@ -65,7 +67,10 @@ async function askForGrant(
   const policy = deps.policy.current();
   if (policy.askForGrants !== true || call.profile !== undefined || call.connection !== undefined) throw err;
   const agent = call.origin.name;
-  const record = cap.record !== undefined && typeof args[cap.record] === "string" ? args[cap.record] : undefined;
+  // any record the call names, a pid as a path: a grant asked for one process is for that one
+  const record = cap.record !== undefined && args[cap.record] !== undefined ? String(args[cap.record]) : undefined;
+  // and the host it reaches: a grant asked for one destination is for that one
+  const host = cap.reaches !== undefined ? (hostOf(args[cap.reaches], cap.reaches === "url") ?? undefined) : undefined;
   const plan = (choice: string): GrantPlan | undefined => {
     const c = CHOICES[choice] as { ttlMs: number; maxUses?: number };
     const ttlMs = Math.min(c.ttlMs, policy.maxTtl ?? c.ttlMs);
@@ -76,7 +81,8 @@ async function askForGrant(
         agent,
         ttl: `${Math.max(1, Math.floor(ttlMs / 1000))}s`,
         ...(maxUses !== undefined ? { maxUses: String(maxUses) } : {}),
-        ...(record !== undefined ? { record: String(record) } : {}),
+        ...(record !== undefined ? { record } : {}),
+        ...(host !== undefined ? { host } : {}),
       });
     } catch {
       return undefined;
@@ -86,7 +92,9 @@ async function askForGrant(
   const choices = Object.keys(CHOICES).filter((c) => plan(c) !== undefined);
   if (choices.length === 0) throw err;
   const prompt = consentPrompt(cap, agent, args, deps, policy.consentTimeout ?? CONSENT_TIMEOUT_MS);
-  const on = record !== undefined ? ` on ${deps.redactor.shown(String(record))}` : "";
+  // the record is the agent's words too: shown as an argument is, so it cannot write lines of its own into the question
+  const named = [record, host].filter((x) => x !== undefined).map((x) => shownValue(deps.redactor.shown(x)));
+  const on = named.length > 0 ? ` on ${named.join(" at ")}` : "";
   prompt.kind = "grant";
   prompt.choices = choices;
   prompt.message = [
@@ -105,6 +113,8 @@ async function askForGrant(
       "do not retry on your own; ask the user whether they want it done",
     );
   }
+  // a person may have taken minutes to answer: a lock put on meanwhile stops the call, and no grant is issued
+  checkLock(cap, call.origin, deps.gate(), deps.clock.now());
   const chosen = plan(answer.chosen);
   if (chosen === undefined) throw err;
   const client = call.origin.client;

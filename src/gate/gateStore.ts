@@ -69,6 +69,14 @@ export class GateStore {
     return this.shmFile ?? undefined;
   }
 
+  /**
+   * gate.db's wal-index header as it is now (store/shm.ts): it changes at every commit of any process, so two alike
+   * say nothing was written between them; undefined where it cannot be read (then nothing can be told from it).
+   */
+  commitHeader(): Buffer | undefined {
+    return this.shm()?.readHeader();
+  }
+
   // Grants (store/grants.ts).
 
   issue(grant: NewGrant, args?: string): Grant {

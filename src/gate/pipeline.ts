@@ -32,10 +32,11 @@ import type { Call, Outcome } from "../core/call.ts";
 import { type Args, aimsNowhere, type RunContext } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
+import { confirmConfig } from "../core/configConfirm.ts";
 import { asRtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
-import { type ConsentSeat, checkConsent } from "./consent.ts";
+import { type ConsentSeat, checkConsent, revokedWhileAsked } from "./consent.ts";
 import { spendOrAsk } from "./consentGrant.ts";
 import { checkDeclaration } from "./declaration.ts";
 import type { Deps } from "./deps.ts";
@@ -153,8 +154,14 @@ async function stages(
       args = applyProfile(cap, named.profile, sent, filled, config);
       requireFilled(cap, args);
       // stage 9: the person is asked about the call as it will run, once nothing before the paths can refuse it
-      const asking = checkConsent(cap, named, args, deps, read, options.consent, signalOf(options));
-      if (asking) await asking;
+      const asking = checkConsent(cap, named, args, deps, confirmConfig(state), options.consent, signalOf(options));
+      if (asking) {
+        await asking;
+        // a person may have taken minutes to answer: a lock put on meanwhile stops the call the yes would run,
+        // and so does the grant it spent being revoked
+        if (call.origin.kind === "agent") checkLock(cap, call.origin, deps.gate(), deps.clock.now());
+        if (grant && deps.gate().get(grant.id)?.revoked_at != null) throw revokedWhileAsked(grant);
+      }
     } catch (err) {
       throw givenBack(err);
     }

@@ -15,7 +15,7 @@ import { deserializeMessage } from "@modelcontextprotocol/server";
 import { callBegins, callEnds, lap } from "../core/profile.ts";
 import type { DirectAnswers } from "./directAnswers.ts";
 import { JsonFramer } from "./jsonFramer.ts";
-import { answerId, cancelledId, isRequest, readableId } from "./messageKinds.ts";
+import { answerId, cancelledId, isListen, isRequest, readableId } from "./messageKinds.ts";
 import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT, REQUESTS_IN_FLIGHT, TOO_MANY_VALUES } from "./requestValues.ts";
 import { type ByteSource, isByteSource, nodeSource } from "./stdinSource.ts";
 import { WaitingRequests } from "./waitingRequests.ts";
@@ -154,6 +154,12 @@ export class BoundedStdioTransport implements Transport {
       this.dropWaiting(cancelled);
       this.streams.direct?.cancelled(cancelled, (message as { params?: { reason?: unknown } }).params?.reason);
       this.answered(cancelled);
+      return;
+    }
+    // a 2026-07-28 listen is answered only when its subscription ends: it holds no place among the requests served,
+    // or 32 of them would stop the session (the SDK's entry bounds how many a connection opens)
+    if (isListen(message)) {
+      if (!this.streams.direct?.take(message, this.answerFrame)) this.onmessage?.(message);
       return;
     }
     if (this.inFlight >= REQUESTS_IN_FLIGHT || this.waiting.length > 0) {

@@ -54,8 +54,24 @@ export function rootsRound(
   const view = inputResponse(reqCtx.mcpReq.inputResponses, ROOTS_KEY);
   if (view.kind === "roots") {
     roots.heard = true;
-    roots.offered(view.roots.flatMap((r) => (r.uri.startsWith("file://") ? [fileURLToPath(r.uri)] : [])));
+    roots.offered(rootPaths(view.roots));
     return undefined;
   }
   return inputRequired({ inputRequests: { [ROOTS_KEY]: inputRequired.listRoots() } });
+}
+
+/**
+ * The local paths of the roots a client offers: a file:// URI of this host;
+ * any other (another host's, not a file, not a URI) is left out, and the
+ * rest stand. Refuses nothing.
+ */
+export function rootPaths(roots: readonly { uri: string }[]): string[] {
+  return roots.flatMap((r) => {
+    if (!r.uri.startsWith("file://")) return [];
+    try {
+      return [fileURLToPath(r.uri)];
+    } catch {
+      return [];
+    }
+  });
 }

@@ -2,10 +2,21 @@
  * Who a client says it is: its name and version, per request or from
  * initialize, and the agent name a reported client name is made into.
  */
-import { CLIENT_INFO_META_KEY, type Implementation, type Server } from "@modelcontextprotocol/server";
+import {
+  CLIENT_INFO_META_KEY,
+  type Implementation,
+  type Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { agentNameFromClient } from "../core/agentName.ts";
-import type { AgentOrigin } from "../core/call.ts";
-import type { ServeContext } from "./serveContext.ts";
+import type { AgentOrigin, Transport } from "../core/call.ts";
+
+/** What a server knows of its connection that names the caller: its session, transport and --agent. */
+export interface CallerPlace {
+  session: string;
+  transport: Transport;
+  agent?: string;
+}
 
 /**
  * The client's name and version: per request in the 2026-07-28 era (from the
@@ -22,7 +33,7 @@ export function clientInfo(server: Server, envelope: unknown): Implementation | 
 let lastReported: string | undefined;
 let lastAgentName = "";
 
-/** The agent name a reported client name is made into (the last one is kept, as a client reports the same one each call). */
+/** The agent name a reported client name is made into, kept for the next ask. Refuses nothing. */
 export function agentNameOf(reported: string): string {
   if (reported !== lastReported) {
     lastAgentName = agentNameFromClient(reported);
@@ -31,8 +42,17 @@ export function agentNameOf(reported: string): string {
   return lastAgentName;
 }
 
+/**
+ * Who is calling: over HTTP the agent its token names, whatever the client
+ * calls itself; over stdio the registration's --agent, else the client's name,
+ * made into an agent name when it is not one.
+ */
+export function agentOrigin(ctx: CallerPlace, client: Implementation | undefined, reqCtx: ServerContext): AgentOrigin {
+  return callerOf(ctx, client, (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent);
+}
+
 /** Who is calling, from the client's reported name and version and, over HTTP, the agent its token names. */
-export function callerOf(ctx: ServeContext, client: Implementation | undefined, tokenAgent?: string): AgentOrigin {
+export function callerOf(ctx: CallerPlace, client: Implementation | undefined, tokenAgent?: string): AgentOrigin {
   const reported = client?.name?.trim() || "unknown";
   return {
     kind: "agent",

@@ -26,7 +26,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { AgentOrigin } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
-import { usable } from "../core/config.ts";
+import { confirmConfig } from "../core/configConfirm.ts";
 import { RtaError } from "../core/errors.ts";
 import {
   type ConsentAnswer,
@@ -76,7 +76,10 @@ export function mayAsk(tool: string, catalogue: Catalogue, deps: Deps): boolean 
   try {
     const policy = deps.policy.current();
     if (policy.askForGrants === true) return true;
-    const list = confirmList(policy, usable(deps.config.current()));
+    const config = confirmConfig(deps.config.current());
+    // an operator's list that cannot be known: every call is asked (gate/consent.ts)
+    if (config === undefined) return true;
+    const list = confirmList(policy, config);
     if (list.length === 0) return false;
     const cap = catalogue.byTool(tool);
     return cap !== undefined && needsConsent(cap, list);
@@ -101,7 +104,9 @@ class PushSeat implements McpSeat {
       );
       return answerOf(prompt, answer);
     } catch (err) {
-      if (signal.aborted) throw err;
+      // the call was cancelled, or its session ended, while the person was asked: said so, on the record too
+      if (signal.aborted)
+        throw new RtaError("core.call.cancelled", "the caller cancelled the call while a person was being asked");
       if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return "timeout";
       return "unavailable";
     }
@@ -214,8 +219,8 @@ function staleState(): RtaError {
   );
 }
 
-/** The call a state is bound to: the server session, the agent, the tool and its arguments, canonical. */
-function callDigest(call: AskedCall): string {
+/** The call a state is bound to: the server session, the agent, the tool and its arguments, canonical. Refuses nothing. */
+export function callDigest(call: AskedCall): string {
   return createHash("sha256")
     .update(JSON.stringify([call.session, call.origin.name, call.tool, canonical(call.args)]))
     .digest("base64url");
@@ -225,7 +230,8 @@ function callDigest(call: AskedCall): string {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
+  // no prototype: a key named __proto__ (an upstream's schema may let one through) is kept as any key, not dropped
+  const out: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
   return out;
 }

@@ -16,6 +16,11 @@ export function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & 
   return "method" in message && "id" in message;
 }
 
+/** True for a `subscriptions/listen` request (2026-07-28), which lasts as long as its subscription. */
+export function isListen(message: JSONRPCMessage): message is JSONRPCMessage & { id: string | number } {
+  return isRequest(message) && (message as { method: string }).method === "subscriptions/listen";
+}
+
 /**
  * The id of the request a `notifications/cancelled` names; undefined for any
  * other message (one the SDK's schema passed). A cancellation the SDK's own

@@ -9,6 +9,7 @@ import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
 import type { Selections } from "../upstreams/selections.ts";
 import type { RootsInCall } from "./callRoots.ts";
+import type { Subscriptions } from "./subscriptions.ts";
 
 export interface ServeContext {
   catalogue: Catalogue;
@@ -27,6 +28,8 @@ export interface ServeContext {
   rootsInCall?: RootsInCall;
   /** told of each tools/call the SDK hands to this server's handler, with the server and the request's id */
   onSdkCall?: (server: Server, id: string | number) => void;
+  /** the connection's resource subscriptions (stdio); left out, resources/subscribe is not offered */
+  subscriptions?: Subscriptions;
   /** the upstreams' selected resources, templates and prompts (config's `select`), each read through the pipeline */
   upstreams?: Selections;
 }

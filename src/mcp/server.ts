@@ -6,36 +6,23 @@
  * `initialize` flow.
  */
 
-import { fileURLToPath } from "node:url";
-import { type Implementation, Server, type ServerContext, type Tool } from "@modelcontextprotocol/server";
+import { type Implementation, Server, type Tool } from "@modelcontextprotocol/server";
 import { version } from "../../package.json";
 import { knownAgent } from "../core/agentName.ts";
-import type { AgentOrigin } from "../core/call.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import { lap } from "../core/profile.ts";
 import type { Redactor } from "../core/redact.ts";
-import { checkResourceRate } from "../gate/rateLimit.ts";
-import { agentOutcome, answerCall } from "./answer.ts";
+import { answerCall } from "./answer.ts";
 import { boundErrors } from "./boundedErrors.ts";
-import { callerOf, clientInfo } from "./caller.ts";
-import { rootsRound } from "./callRoots.ts";
+import { agentOrigin, clientInfo } from "./caller.ts";
+import { rootPaths, rootsRound } from "./callRoots.ts";
 import { complete } from "./completion.ts";
 import { consentSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
-import {
-  getPrompt,
-  page,
-  promptList,
-  rateRefusal,
-  readResource,
-  resourceKey,
-  resourceList,
-  templateList,
-} from "./resources.ts";
-import { readTemplate } from "./templateRead.ts";
-import { parseReadUri, plainEntries, readTemplates, templateEntries } from "./templates.ts";
-import { toolWords } from "./toolWords.ts";
-import { getUpstreamPrompt, readUpstreamResource } from "./upstreamReads.ts";
+import { getPrompt, page, promptList, resourceList, templateList } from "./resources.ts";
+import { checkUri, readUri, watchIn } from "./subscriptionReads.ts";
+import { plainEntries, readTemplates, templateEntries } from "./templates.ts";
+import { getUpstreamPrompt } from "./upstreamReads.ts";
 
 export { answerCall, type ToolAnswer } from "./answer.ts";
 
@@ -63,13 +50,12 @@ export const SERVER_INFO: Implementation = { name: "rta", version };
 /** Builds a server for one connection. Cheap and free of side effects: the SDK may call it twice while it settles the era. */
 export function createServer(ctx: ServeContext): Server {
   // a catalogue that takes up a person's approvals while it runs says when its tools change; over stdio, where each
-  // connection has its own server, the client is then told (over HTTP, not yet: its tools change on its next list)
-  const live =
-    ctx.transport === "stdio" ? (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue) : undefined;
+  // connection has its own server, the client is told here (over HTTP, by the front: http/front.ts)
+  const live = (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue);
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: live !== undefined },
-      resources: { listChanged: false },
+      resources: { listChanged: false, subscribe: ctx.subscriptions !== undefined },
       prompts: { listChanged: false },
       completions: {},
       logging: {},
@@ -77,7 +63,7 @@ export function createServer(ctx: ServeContext): Server {
     instructions:
       instructions(ctx.catalogue, usable(ctx.deps.config.current()) ?? EMPTY_CONFIG) +
       (ctx.transport === "http" ? `\n${REMOTE_PLACES}` : ""),
-    // the read templates are made from the tool list, and change with it; the tool list names the agent
+    // the read templates are made from the tool list, and change with it; both are private, as the tool list is
     cacheHints: {
       "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" },
       "resources/templates/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" },
@@ -104,8 +90,8 @@ export function createServer(ctx: ServeContext): Server {
     return readTemplates(ctx.catalogue, tools);
   };
   server.setRequestHandler("resources/list", async (req) => {
-    const all = [...resourceList(plainEntries(reads())), ...(ctx.upstreams?.resources() ?? [])];
-    const p = page(all, req.params?.cursor, (r) => r.uri);
+    const own = resourceList(plainEntries(reads()));
+    const p = page([...own, ...(ctx.upstreams?.resources() ?? [])], req.params?.cursor, (r) => r.uri);
     return p.nextCursor ? { resources: p.items, nextCursor: p.nextCursor } : { resources: p.items };
   });
   server.setRequestHandler("resources/templates/list", async (req) => {
@@ -113,28 +99,32 @@ export function createServer(ctx: ServeContext): Server {
     const p = page(all, req.params?.cursor, (r) => r.uriTemplate);
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
+  const place = { ...ctx, reads };
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
-    const uri = req.params.uri;
-    const upstream = await readUpstreamResource(ctx, uri, origin, reqCtx.mcpReq.signal);
-    if (upstream !== undefined) return upstream as never;
-    const read = parseReadUri(uri, reads());
-    if (read !== undefined) {
-      const run = (tool: string, args: Record<string, unknown>, o: AgentOrigin) =>
-        agentOutcome(ctx, tool, args, o, reqCtx.mcpReq.signal);
-      return {
-        contents: [await readTemplate(uri, read.template, read.args, origin, run, (h) => toolWords(h, ctx.catalogue))],
-      };
-    }
-    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
-    // a read counts toward the limits as a call does: the agent's grants, and each card, one bucket
-    const limited = checkResourceRate(resourceKey(req.params.uri), origin, config, ctx.deps);
-    if (limited) throw rateRefusal(limited);
-    const contents = ctx.deps.redactor.value(
-      readResource(uri, origin.name, ctx.catalogue, ctx.deps.gate, ctx.deps.clock.now(), config),
-    );
-    return { contents: [contents] };
+    return (await readUri(place, req.params.uri, origin, reqCtx.mcpReq.signal)) as never;
   });
+  const subs = ctx.subscriptions;
+  if (subs) {
+    subs.use(watchIn(place), (uri) => checkUri(place, uri));
+    server.setRequestHandler("resources/subscribe", async (req, reqCtx) => {
+      await subs.subscribe(req.params.uri, agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx));
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", async (req) => {
+      subs.unsubscribe(req.params.uri);
+      return {};
+    });
+    // told only once connected: on 2026-07-28 the SDK hands the notice to each listen that names the URI
+    const stop = subs.onUpdate((uri) => {
+      if (server.transport !== undefined) void server.sendResourceUpdated({ uri }).catch(() => {});
+    });
+    const closed = server.onclose;
+    server.onclose = () => {
+      stop();
+      closed?.();
+    };
+  }
   server.setRequestHandler("prompts/list", async (req) => {
     const own = promptList();
     const theirs = (ctx.upstreams?.prompts() ?? []).filter((x) => !own.some((p) => p.name === x.name));
@@ -180,7 +170,7 @@ export function createServer(ctx: ServeContext): Server {
       if (!server.getClientCapabilities()?.roots) return;
       try {
         const { roots } = await server.listRoots();
-        onRoots(roots.flatMap((r) => (r.uri.startsWith("file://") ? [fileURLToPath(r.uri)] : [])));
+        onRoots(rootPaths(roots));
       } catch {
         // a client that declared roots and then does not answer keeps the server's roots only
       }
@@ -188,7 +178,7 @@ export function createServer(ctx: ServeContext): Server {
     server.oninitialized = () => void ask();
     server.setNotificationHandler("notifications/roots/list_changed", async () => ask());
   }
-  if (live !== undefined) {
+  if (live !== undefined && ctx.transport === "stdio") {
     // told only once connected; the server the SDK made and dropped while it settled the era is never connected
     const stop = live(() => {
       if (server.transport !== undefined) void server.sendToolListChanged().catch(() => {});
@@ -203,7 +193,7 @@ export function createServer(ctx: ServeContext): Server {
 }
 
 /** A catalogue that says when the tools it offers change (upstreams/live.ts). */
-interface Changing {
+export interface Changing {
   onChange(listener: () => void): () => void;
 }
 
@@ -217,13 +207,4 @@ function agentShown(redactor: Redactor): (text: string) => string {
     shownBy.set(redactor, shown);
   }
   return shown;
-}
-
-/**
- * Who is calling: over HTTP the agent its token names, whatever the client
- * calls itself; over stdio the registration's --agent, else the client's name,
- * made into an agent name when it is not one.
- */
-function agentOrigin(ctx: ServeContext, client: Implementation | undefined, reqCtx: ServerContext): AgentOrigin {
-  return callerOf(ctx, client, (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent);
 }

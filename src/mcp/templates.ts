@@ -93,6 +93,7 @@ export function templateEntries(templates: readonly ReadTemplate[]) {
     .map((t) => ({
       uriTemplate: t.uriTemplate,
       name: t.listing.name,
+      title: t.cap.summary,
       description: t.listing.description,
       mimeType: t.mimeType,
     }));
@@ -105,6 +106,7 @@ export function plainEntries(templates: readonly ReadTemplate[]) {
     .map((t) => ({
       uri: t.base,
       name: t.listing.name,
+      title: t.cap.summary,
       description: t.listing.description,
       mimeType: t.mimeType,
     }));

@@ -22,6 +22,8 @@ export interface ReadContext {
   limits: Limits;
   onUnexpected?: (thrown: unknown) => void;
   upstreams?: Selections;
+  /** false: a subscription's read again, which spends nothing of a rate limit */
+  countsTowardLimit?: boolean;
 }
 
 /** What an unknown rta://upstream/ URI is told: nothing of it, nor of what is there. */
@@ -35,7 +37,12 @@ async function run(
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const outcome = await runCall(
-    { capability: routed.capability, args: routed.args, origin },
+    {
+      capability: routed.capability,
+      args: routed.args,
+      origin,
+      ...(ctx.countsTowardLimit === false ? { countsTowardLimit: false } : {}),
+    },
     routed.catalogue,
     ctx.deps,
     {

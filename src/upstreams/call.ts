@@ -13,6 +13,7 @@
 import { ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type { UpstreamRef } from "../core/capability.ts";
 import { type Code, RtaError } from "../core/errors.ts";
+import { lap } from "../core/profile.ts";
 import type { MediaBlock, ResultValue } from "../core/result.ts";
 import { tooLarge } from "../gate/bound.ts";
 import { type UpstreamConnection, unreachable } from "./connection.ts";
@@ -36,9 +37,10 @@ export interface CallLimits {
 
 /**
  * Calls `ref`'s tool with `args` on `connection`, under `signal` and the time
- * limit; refuses upstream.unavailable, upstream.<name>.error,
- * upstream.result.unsupported and core.result.toolarge (an answer past the
- * bound, cut as it was read).
+ * limit, calling `beforeStart` first when a connection must be started for
+ * it; refuses what `beforeStart` throws (an RtaError), upstream.unavailable,
+ * upstream.<name>.error, upstream.result.unsupported and core.result.toolarge
+ * (an answer past the bound, cut as it was read).
  */
 export async function callUpstream(
   connection: UpstreamConnection,
@@ -47,17 +49,16 @@ export async function callUpstream(
   signal: AbortSignal,
   secrets: readonly string[],
   limits: CallLimits,
+  beforeStart?: () => void,
 ): Promise<ResultValue> {
-  let result: Awaited<ReturnType<Awaited<ReturnType<UpstreamConnection["connected"]>>["callTool"]>>;
+  let result: Record<string, unknown>;
   try {
-    const client = await connection.connected();
-    // the definition discovery found: the client would otherwise list the tools again to check the answer
-    const toolDefinition = { name: ref.tool, inputSchema: ref.inputSchema as { type: "object" } };
-    result = await client.callTool(
-      { name: ref.tool, arguments: args },
-      { signal, timeout: limits.callMs, toolDefinition },
-    );
+    const tool = { name: ref.tool, inputSchema: ref.inputSchema as { type: "object" } };
+    result = await connection.callTool(tool, args, signal, limits.callMs, beforeStart);
+    lap("upstream: answer");
   } catch (err) {
+    // the program to start is not the one approved: said as it is, and no connection is tried
+    if (err instanceof RtaError) throw err;
     if (signal.aborted) throw new RtaError("core.call.cancelled", "the caller cancelled the call before it finished");
     // the upstream answered with a JSON-RPC error: its words, not a failure of the connection
     if (err instanceof ProtocolError) throw upstreamError(ref.name, err.message, secrets);
@@ -71,7 +72,9 @@ export async function callUpstream(
     if (why.tooLarge !== undefined) throw tooLarge(why.tooLarge, limits.hard);
     throw unavailable(ref.name, why.message);
   }
-  return normalised(ref.name, result as unknown as Answer, secrets, limits.hard);
+  const value = normalised(ref.name, result as unknown as Answer, secrets, limits.hard);
+  lap("upstream: normalise");
+  return value;
 }
 
 interface Answer {

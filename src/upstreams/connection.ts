@@ -5,11 +5,17 @@
  * failure, no sooner than its backoff (1 s, doubling to 30 s) allows. Every
  * request has a time limit and the caller's signal. What goes wrong is said
  * in words that name nothing of the upstream's address or command.
+ *
+ * A tool's call on a stdio connection in the 2025-11-25 era is sent and
+ * answered by rta itself (`callTool`), with the bytes the SDK's client would
+ * send (its next id), its result checked once (callResult.ts); the SDK's
+ * client keeps the handshake, discovery and everything else.
  */
-import { Client, type Transport } from "@modelcontextprotocol/client";
+import { Client, ProtocolError, type Transport } from "@modelcontextprotocol/client";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
+import { checkedCallResult } from "./callResult.ts";
 import { httpTransport, TooLarge } from "./httpTransport.ts";
-import { UpstreamStdioTransport } from "./stdioTransport.ts";
+import { type Answered, UpstreamStdioTransport } from "./stdioTransport.ts";
 
 export interface ConnectionOptions {
   /** the most bytes one message from the upstream may take */
@@ -60,11 +66,21 @@ export class UpstreamConnection {
     return (this.options.now ?? Date.now)();
   }
 
-  /** The connected client, connecting when there is none; refuses (Unreachable) within its backoff or on failure. */
-  connected(): Promise<Client> {
+  /**
+   * The connected client, connecting when there is none; refuses (Unreachable)
+   * within its backoff or on failure, and what `beforeStart` throws: it is
+   * called before a connection is started (and before the backoff is looked
+   * at), never while one is up or being made.
+   */
+  connected(beforeStart?: () => void): Promise<Client> {
     if (this.closed) return Promise.reject(new Unreachable("rta is stopping"));
     if (this.client) return Promise.resolve(this.client);
     if (this.connecting) return this.connecting;
+    try {
+      beforeStart?.();
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (this.now() < this.retryAt)
       return Promise.reject(new Unreachable("it failed a moment ago; rta tries it again shortly", undefined, true));
     this.connecting = this.connect().finally(() => {
@@ -115,6 +131,47 @@ export class UpstreamConnection {
     return client;
   }
 
+  /**
+   * Calls `tool` with `args` under `signal` and `timeoutMs`, connecting first
+   * when there is no connection (`beforeStart` as `connected` takes it), and
+   * gives its result as the upstream sent it. Refuses as the SDK's client
+   * does: the upstream's error answer as a ProtocolError, an invalid result,
+   * a closed connection or a timeout (Unreachable, timedOut) as an Error.
+   */
+  async callTool(
+    tool: { name: string; inputSchema: { type: "object" } },
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs: number,
+    beforeStart?: () => void,
+  ): Promise<Record<string, unknown>> {
+    const client = await this.connected(beforeStart);
+    const transport = this.transport;
+    // the SDK's client's own counter of request ids: the next is this request's, so no two requests share one
+    const ids = client as unknown as { _requestMessageId?: unknown };
+    if (
+      transport instanceof UpstreamStdioTransport &&
+      client.getProtocolEra() === "legacy" &&
+      typeof ids._requestMessageId === "number"
+    ) {
+      const id = ids._requestMessageId;
+      ids._requestMessageId = id + 1;
+      const message = {
+        method: "tools/call",
+        params: { name: tool.name, arguments: args },
+        jsonrpc: "2.0" as const,
+        id,
+      };
+      const answer = await exchanged(transport, message, signal, timeoutMs);
+      if (answer.error !== undefined)
+        throw ProtocolError.fromError(answer.error.code, answer.error.message, answer.error.data);
+      return checkedCallResult(answer.result);
+    }
+    // the definition discovery found: the client would otherwise list the tools again to check the answer
+    const options = { signal, timeout: timeoutMs, toolDefinition: tool };
+    return (await client.callTool({ name: tool.name, arguments: args }, options)) as Record<string, unknown>;
+  }
+
   /** The size of a message the transport cut at the bound since the last ask, if one was; refuses nothing. */
   takeCut(): number | undefined {
     const cut = this.cut;
@@ -160,6 +217,41 @@ export class UpstreamConnection {
     if (transport?.kill) transport.kill();
     else void transport?.close().catch(() => {});
   }
+}
+
+/**
+ * `message` sent on `transport` and its answer, under `signal` and a time
+ * limit: either stops the wait and tells the upstream (notifications/cancelled),
+ * as the SDK's client does. Refuses (rejects) as `exchange` does, when
+ * cancelled, and with Unreachable (timedOut) out of time.
+ */
+function exchanged(
+  transport: UpstreamStdioTransport,
+  message: Parameters<UpstreamStdioTransport["exchange"]>[0],
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<Answered> {
+  if (signal.aborted) return Promise.reject(new Error("the call was cancelled"));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  return new Promise<Answered>((resolve, reject) => {
+    const stop = (reason: string, err: Error) => {
+      transport.forget(message.id);
+      const params = { requestId: message.id, reason };
+      transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params }).catch(() => {});
+      reject(err);
+    };
+    timer = setTimeout(
+      () => stop("Request timed out", new Unreachable("it did not answer in time", undefined, false, true)),
+      timeoutMs,
+    );
+    onAbort = () => stop(String(signal.reason), new Error("the call was cancelled"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    transport.exchange(message).then(resolve, reject);
+  }).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  });
 }
 
 /** What went wrong with a connection, in words that name nothing of where the upstream is. */

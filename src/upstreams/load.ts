@@ -12,6 +12,7 @@ import type { Capability } from "../core/capability.ts";
 import type { Catalogue, ValidatorSet } from "../core/catalogue.ts";
 import { type UpstreamConfig, upstreamSecrets } from "../core/configUpstreams.ts";
 import { RtaError } from "../core/errors.ts";
+import { lap } from "../core/profile.ts";
 import { approvalPin, exeDigest, judged, reachOf, readApprovals, type Withheld } from "./approval.ts";
 import type { CatalogFound } from "./catalog.ts";
 import type { UpstreamConnection } from "./connection.ts";
@@ -46,6 +47,9 @@ export class Upstreams {
   private readonly found = new Map<string, Found>();
   private loaded: LoadedUpstream[] = [];
   private items: ExposedItem[] = [];
+  /** call.ts, loaded at the first call */
+  private calls: Promise<typeof import("./call.ts")> | undefined;
+  private readonly secrets = new Map<string, readonly string[]>();
 
   constructor(
     private readonly configs: Record<string, UpstreamConfig>,
@@ -258,12 +262,17 @@ export class Upstreams {
 
   private readonly run: RunUpstream = async (ref, args, signal) => {
     const config = this.configs[ref.name] as UpstreamConfig;
-    this.checkExe(ref.name, config);
-    const { callUpstream } = await import("./call.ts");
-    return callUpstream(await this.connection(ref.name), ref, args, signal, upstreamSecrets(config), {
-      callMs: this.options.callMs ?? CALL_MS,
-      hard: this.options.maxMessage,
-    });
+    this.calls ??= import("./call.ts");
+    const { callUpstream } = await this.calls;
+    const limits = { callMs: this.options.callMs ?? CALL_MS, hard: this.options.maxMessage };
+    const connection = this.connections.get(ref.name) ?? (await this.connection(ref.name));
+    lap("upstream: call path");
+    // the operator's secrets the upstream is handed, worked out once: config does not change while a process runs
+    const secrets = this.secrets.get(ref.name) ?? upstreamSecrets(config);
+    this.secrets.set(ref.name, secrets);
+    // the executable is checked where a child would be started for this call (after one stopped): a running child
+    // was started from the program checked then, and a changed program never runs
+    return callUpstream(connection, ref, args, signal, secrets, limits, () => this.checkExe(ref.name, config));
   };
 
   /** Stops every connection and stdio child; refuses nothing. */

@@ -6,10 +6,17 @@
  * rta's own (which may hold tokens), and a line is measured as it is read: a
  * message past `maxMessage` bytes ends the connection before it is held
  * whole, so a 100 MB answer costs the server at most that much memory.
+ *
+ * A request rta sends itself (`exchange`: a tool's call, see connection.ts)
+ * has its answer taken here, by its id, and never handed to the SDK's client;
+ * every other message is. A result answer in the plainest form (three
+ * members, no `_meta`) is taken as parsed, as the SDK's schema would pass it
+ * unchanged; any other message is checked by that schema.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import { deserializeMessage } from "@modelcontextprotocol/client";
+import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
+import { lap } from "../core/profile.ts";
 import { TooLarge } from "./httpTransport.ts";
 
 export interface StdioUpstream {
@@ -24,6 +31,12 @@ export interface StdioUpstream {
 const STOP_GRACE_MS = 2000;
 const NEWLINE = 0x0a;
 
+/** A JSON-RPC answer to a request `exchange` sent: its result, or its error. */
+export interface Answered {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
 export class UpstreamStdioTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
@@ -32,6 +45,8 @@ export class UpstreamStdioTransport implements Transport {
   private chunks: Buffer[] = [];
   private held = 0;
   private closed = false;
+  /** the requests `exchange` sent, by id, waiting for their answers */
+  private readonly waiting = new Map<number, { resolve: (answer: Answered) => void; reject: (err: Error) => void }>();
 
   constructor(private readonly options: StdioUpstream) {}
 
@@ -65,6 +80,7 @@ export class UpstreamStdioTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
+    lap("upstream: wait for the answer");
     let from = 0;
     while (!this.closed) {
       const nl = chunk.indexOf(NEWLINE, from);
@@ -84,12 +100,18 @@ export class UpstreamStdioTransport implements Transport {
       if (line.trim() === "") continue;
       let message: JSONRPCMessage;
       try {
-        message = deserializeMessage(line);
+        message = parsed(line);
       } catch (err) {
         this.onerror?.(err as Error);
         continue;
       }
-      this.onmessage?.(message);
+      lap("upstream: answer frame parse");
+      const id = (message as { id?: unknown }).id;
+      const waiter = typeof id === "number" && !("method" in message) ? this.waiting.get(id) : undefined;
+      if (waiter !== undefined) {
+        this.waiting.delete(id as number);
+        waiter.resolve(message as Answered);
+      } else this.onmessage?.(message);
     }
   }
 
@@ -97,9 +119,33 @@ export class UpstreamStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (this.closed || !stdin || stdin.destroyed) return Promise.reject(new Error("the upstream has stopped"));
+    lap("upstream: request");
     return new Promise((resolve, reject) => {
       stdin.write(`${JSON.stringify(message)}\n`, (err) => (err ? reject(err) : resolve()));
+      lap("upstream: request frame written");
     });
+  }
+
+  /**
+   * Sends `message` (a request whose `id` no other request has) and waits
+   * for its answer, which the SDK's client is then never handed; refuses
+   * (rejects) when the child's stdin is gone, and when the connection ends
+   * before the answer. `forget(id)` stops the wait (a call cancelled or out
+   * of time): a late answer is then handed on like any other message.
+   */
+  exchange(message: JSONRPCMessage & { id: number }): Promise<Answered> {
+    return new Promise<Answered>((resolve, reject) => {
+      this.waiting.set(message.id, { resolve, reject });
+      this.send(message).catch((err) => {
+        this.waiting.delete(message.id);
+        reject(err);
+      });
+    });
+  }
+
+  /** Stops waiting for the answer to `id`; refuses nothing. */
+  forget(id: number): void {
+    this.waiting.delete(id);
   }
 
   /** Stops the child's process group: TERM, then KILL after a grace; refuses nothing. */
@@ -131,8 +177,33 @@ export class UpstreamStdioTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.chunks = [];
+    // a request waiting for its answer fails, as the SDK's own do when the connection closes
+    const waiting = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const waiter of waiting) waiter.reject(new Error("Connection closed"));
     this.onclose?.();
   }
+}
+
+/** True for a plain object (not an array, not null). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * One line as a JSON-RPC message: a result answer with exactly `jsonrpc`,
+ * `id` and `result` (an object with no `_meta`), which the SDK's schema
+ * passes as it is, is taken as parsed; any other is checked by that schema.
+ * Refuses what is not JSON, or not a message.
+ */
+function parsed(line: string): JSONRPCMessage {
+  const value = JSON.parse(line) as unknown;
+  if (isRecord(value) && value.jsonrpc === "2.0" && isRecord(value.result) && !("_meta" in value.result)) {
+    const id = value.id;
+    if ((Number.isInteger(id) || typeof id === "string") && Object.keys(value).length === 3)
+      return value as unknown as JSONRPCMessage;
+  }
+  return parseJSONRPCMessage(value);
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

@@ -136,6 +136,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
       expect(rm[6]).toContain("\\n[rta] Safety class: destructive. Needs a grant: ask the person running rta for");
       expect(rm[6]).toContain("--agent <your name> --ttl 5m");
       expect(JSON.parse(rm[7] as string)).toEqual({ destructiveHint: true, openWorldHint: false });
+      // rta://grants first, then each read whose inputs are all optional as a plain resource (templates.ts)
       const resources = lines.filter((l) => l.startsWith("resource\t")).map((l) => l.split("\t")[1]);
       expect(resources[0]).toBe("rta://grants");
       expect(resources).toContain("rta://sys/info");
@@ -170,6 +171,7 @@ for (const era of ["legacy", "modern"] as Era[]) {
       );
       expect(r.out).toMatch(/\nResources \(\d+\)\n {2}rta:\/\/grants /);
       expect(r.out).toMatch(/\nResource templates \(\d+\)\n {2}rta:\/\/capability\/\{name\} /);
+      expect(r.out).toContain("\n  rta://fs/read/{path}{?from_line,length,lines,offset}  Read a text file");
       expect(r.out).toContain("\nPrompts (2)\n");
     });
 

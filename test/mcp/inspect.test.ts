@@ -44,7 +44,9 @@ describe("inspectServer", () => {
       expect(seen.resources.map((r) => r.uri)).toEqual(expect.arrayContaining(["rta://grants", "rta://sys/info"]));
       expect(seen.resources[0]?.uri).toBe("rta://grants");
       expect(seen.templates[0]?.uriTemplate).toBe("rta://capability/{name}");
-      expect(seen.templates.map((r) => r.uriTemplate)).toContain("rta://fs/read/{path}{?from_line,length,lines,offset}");
+      expect(seen.templates.map((r) => r.uriTemplate)).toContain(
+        "rta://fs/read/{path}{?from_line,length,lines,offset}",
+      );
       expect(seen.prompts.map((r) => r.name)).toEqual(["mail_check", "site_check"]);
     });
   }

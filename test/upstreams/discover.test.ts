@@ -7,7 +7,7 @@ import type { UpstreamConnection } from "../../src/upstreams/connection.ts";
 import { discover, MAX_PAGES } from "../../src/upstreams/discover.ts";
 import { UpstreamStdioTransport } from "../../src/upstreams/stdioTransport.ts";
 
-/** A connection whose client answers tools/list with `page(cursor)` and tools/call with `call()`. */
+/** A connection whose client answers tools/list with `page(cursor)`, and tools/call (its own or the client's) with `call()`. */
 function fake(
   page: (cursor: string | undefined) => unknown,
   call: () => Promise<unknown> = async () => ({}),
@@ -18,6 +18,7 @@ function fake(
       request: async (req: { params: { cursor?: string } }) => page(req.params.cursor),
       callTool: call,
     }),
+    callTool: call,
     drop() {
       c.dropped += 1;
     },

@@ -10,7 +10,7 @@ import type { UpstreamConnection } from "../../src/upstreams/connection.ts";
 /** A connection whose one call answers `answer`. */
 function answering(answer: unknown): UpstreamConnection {
   const c = {
-    connected: async () => ({ callTool: async () => answer }),
+    callTool: async () => answer,
     takeCut: () => undefined,
     drop: () => {},
   };

@@ -37,7 +37,8 @@ import {
 import type { Deps } from "../../gate/deps.ts";
 import { REQUEST_LIMIT_BYTES } from "../requestValues.ts";
 import { CallsInFlight } from "../serve/callsInFlight.ts";
-import { createServer, type ServeContext } from "../server.ts";
+import { type Changing, createServer, type ServeContext } from "../server.ts";
+import { Subscriptions } from "../subscriptions.ts";
 import { authenticate } from "../tokens.ts";
 import { CLOSE, refused, rpcError, whenSent } from "./answers.ts";
 import {
@@ -77,6 +78,10 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
   const calls = new CallsInFlight();
   const make = (): Server => calls.track(createServer(ctx));
   const handler = createMcpHandler(make, { maxRequestBodySize: REQUEST_LIMIT_BYTES });
+  // a catalogue that takes up a person's approvals says when its tools change: each 2026-07-28 listen that asked
+  // is told through the handler, and each 2025-11-25 session on its own stream (openSession)
+  const live = (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue);
+  live?.(() => handler.notify.toolsChanged());
   const sessions = new LegacySessions(ctx.deps.clock);
   let stopping = false;
   const checks: Check[] = [
@@ -167,7 +172,17 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
         }),
     );
     if ("status" in session) return refused(session);
-    await make().connect(session.transport);
+    // a session's client may subscribe to resources, as a stdio client may: it has a stream to be told on
+    const subscriptions = new Subscriptions();
+    const server = calls.track(createServer({ ...ctx, subscriptions }));
+    await server.connect(session.transport);
+    const stop = live?.(() => void server.sendToolListChanged().catch(() => {}));
+    const closed = server.onclose;
+    server.onclose = () => {
+      stop?.();
+      subscriptions.close();
+      closed?.();
+    };
     const res = await session.transport.handleRequest(req, { authInfo, parsedBody });
     // An initialize the transport did not take leaves no session behind.
     if (session.transport.sessionId === undefined) {

@@ -10,9 +10,12 @@ import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio"
 import { Exit } from "../../core/errors.ts";
 import { withRoots } from "../../gate/paths/stage.ts";
 import { BoundedStdioTransport } from "../boundedStdio.ts";
+import { callerOf } from "../caller.ts";
 import { registrationFiles } from "../install.ts";
 import { createServer } from "../server.ts";
 import type { ByteSource } from "../stdinSource.ts";
+import { Subscriptions } from "../subscriptions.ts";
+import { withListens } from "../subscriptionsListen.ts";
 import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "./callsInFlight.ts";
 import { DirectCalls } from "./directCall.ts";
 import {
@@ -77,11 +80,15 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   };
   const direct = o.direct === false ? undefined : new DirectCalls(base, calls);
   if (direct) o.onDirect?.(direct);
-  const transport = new BoundedStdioTransport({ input: o.input, output: o.output, say: o.say, direct });
+  // the connection's resource subscriptions: a 2026-07-28 listen's are seen by the transport before the SDK's entry
+  const subscriptions = new Subscriptions();
+  const answers = withListens(direct, subscriptions, (client) => callerOf(base, client));
+  const transport = new BoundedStdioTransport({ input: o.input, output: o.output, say: o.say, direct: answers });
   const ctx = {
     ...base,
     ...(direct ? { onSdkCall: direct.sdkCall } : {}),
     onClientRoots,
+    subscriptions,
   };
   const handle = sdkServeStdio(() => calls.track(createServer(ctx)), {
     transport,
@@ -97,6 +104,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
     sayStopping(o, calls.size);
     const unstopped = await finishCalls(calls, again);
     await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
+    subscriptions.close();
     endSession(o, "stdio", unstopped);
     // The finished calls' answers are written; let them leave before the process does.
     await Promise.race([
@@ -107,6 +115,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   }
   // The client closed its end: closing the server cancels the calls under way, and each is recorded as it stops.
   await handle.close();
+  subscriptions.close();
   await calls.settled(CANCEL_GRACE_MS);
   endSession(o, "stdio", calls.size);
   return { status: transport.endedOnLimit ? Exit.failure : Exit.ok, exit: false };
