@@ -16,6 +16,7 @@ import { type Code, RtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import type { MediaBlock, ResultValue } from "../core/result.ts";
 import { tooLarge } from "../gate/bound.ts";
+import { InvalidResult } from "./callResult.ts";
 import { type UpstreamConnection, unreachable } from "./connection.ts";
 import { masked } from "./secrets.ts";
 
@@ -64,7 +65,7 @@ export async function callUpstream(
     if (err instanceof ProtocolError) throw upstreamError(ref.name, err.message, secrets);
     // it answered, with what is not a tool's result (a block's data that is not base64): the upstream failed the
     // call, the connection stands, and trying again soon gets the same answer
-    if (malformedAnswer(err)) throw malformed(ref.name, (err as Error).message);
+    if (malformedAnswer(err)) throw malformed(ref.name, err);
     const why = unreachable(err, connection.takeCut());
     // a connection that failed mid-call (cut at the bound, gone) is started again on a later call; a call that timed
     // out was cancelled (the client told the upstream), and the connection serves the other calls on
@@ -90,25 +91,31 @@ function upstreamError(name: string, text: string, secrets: readonly string[]): 
 }
 
 /**
- * An answer the MCP client refused as no tool's result, as
- * upstream.<name>.error: the upstream failed the call. What the client said
- * is not passed on (it may quote the upstream); only whether a block's data
- * was not base64.
+ * An answer refused as no result of its request's in MCP's shape (by the MCP
+ * client, or by rta reading a call's answer itself), as
+ * upstream.result.unsupported: the upstream answered, so it is neither
+ * unreachable nor backed off, and its connection stands. The client's words
+ * are not passed on (they may quote the upstream): only whether a block's
+ * data was not base64, as rta's own check of a block says it.
  */
-export function malformed(name: string, said: string, what = "call"): RtaError {
-  const answer = /base64/i.test(said)
-    ? "a block whose data is not base64"
-    : `what is not a ${what}'s answer in MCP's shape`;
+export function malformed(name: string, err: unknown, what = "call"): RtaError {
+  const said = err instanceof Error ? err.message : "";
+  const fault =
+    err instanceof InvalidResult
+      ? err.fault
+      : /base64/i.test(said)
+        ? "a block whose data is not base64"
+        : `what is not a ${what}'s answer in MCP's shape`;
   return new RtaError(
-    `upstream.${name}.error` as Code,
-    `upstream ${name} answered the ${what} with ${answer}`,
-    `the upstream ${name} failed the ${what}: ask the person running rta to check it`,
+    "upstream.result.unsupported",
+    `upstream ${name} answered the ${what} with ${fault}`,
+    `the upstream ${name} answered in no shape MCP gives it: ask the person running rta to check it`,
   );
 }
 
-/** Whether `err` is the MCP client's refusal of an answer as no result of its request's. */
+/** Whether `err` refuses an answer as no result of its request's (malformed's to say). */
 export function malformedAnswer(err: unknown): boolean {
-  return err instanceof SdkError && err.code === SdkErrorCode.InvalidResult;
+  return err instanceof InvalidResult || (err instanceof SdkError && err.code === SdkErrorCode.InvalidResult);
 }
 
 /** A media block's mime type: the block's own kind, then a subtype of word characters (`image/png`, `audio/mpeg`). */

@@ -7,6 +7,14 @@
  * type of its kind, base64 data, the bound) is call.ts's to check.
  */
 
+/** A tools/call result refused as no result in MCP's shape: `fault` says what is wrong, in rta's words. */
+export class InvalidResult extends Error {
+  constructor(readonly fault: string) {
+    super(`Invalid result for tools/call: ${fault}`);
+    this.name = "InvalidResult";
+  }
+}
+
 /** True for a plain object (not an array, not null). */
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -38,7 +46,7 @@ function blockFault(block: unknown): string | undefined {
 
 /**
  * `result` when it is a tools/call result as the SDK's schema takes one;
- * refuses (throws an Error, as the SDK's client does an invalid result) otherwise.
+ * refuses (throws InvalidResult, as the SDK's client does an invalid result) otherwise.
  */
 export function checkedCallResult(result: unknown): Record<string, unknown> {
   const fault = !isRecord(result)
@@ -50,6 +58,6 @@ export function checkedCallResult(result: unknown): Record<string, unknown> {
         : result._meta !== undefined && !isRecord(result._meta)
           ? "its _meta is not an object"
           : ((result.content as unknown[] | undefined) ?? []).map(blockFault).find((f) => f !== undefined);
-  if (fault !== undefined) throw new Error(`Invalid result for tools/call: ${fault}`);
+  if (fault !== undefined) throw new InvalidResult(fault);
   return result as Record<string, unknown>;
 }

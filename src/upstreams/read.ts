@@ -44,7 +44,7 @@ export async function readAtUpstream(
       const said = masked(err.message, secrets).slice(0, 4096) || "it gave no reason";
       throw new RtaError(`upstream.${name}.error` as Code, said, `the upstream ${name} refused or failed the read`);
     }
-    if (malformedAnswer(err)) throw malformed(name, (err as Error).message, "read");
+    if (malformedAnswer(err)) throw malformed(name, err, "read");
     const why = unreachable(err, connection.takeCut());
     if (!why.backingOff && !why.timedOut) connection.drop();
     if (why.tooLarge !== undefined) throw tooLarge(why.tooLarge, limits.hard);

@@ -6,16 +6,19 @@
  * at discovery with why; an SVG image is refused, and an image the MCP client
  * rejects as not base64 is the upstream's failed call, its connection kept.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { rta } from "../support/rta.ts";
 import { approveUpstream } from "../upstreams/approved.ts";
+import { startHoleyHttp } from "../upstreams/holey.ts";
 
 const STDIO = join(import.meta.dir, "..", "upstreams", "holeyStdio.ts");
 const TOKEN = `tok-${crypto.randomUUID()}`;
+const http = startHoleyHttp();
+afterAll(() => http.stop());
 
 function setUp() {
   const data = tempDir();
@@ -23,7 +26,8 @@ function setUp() {
   const write = (env: string) =>
     writeFileSync(
       join(config, "config.toml"),
-      `[upstreams.holes]\ncommand = ${JSON.stringify([process.execPath, STDIO])}\nenv = { ${env} }\n`,
+      `[upstreams.holes]\ncommand = ${JSON.stringify([process.execPath, STDIO])}\nenv = { ${env} }\n` +
+        `[upstreams.web]\nurl = ${JSON.stringify(http.url)}\n`,
     );
   write(`TOKEN = ${JSON.stringify(TOKEN)}`);
   return { data, write, env: { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config, HOME: data } };
@@ -35,8 +39,9 @@ describe("holes in upstreams, closed", () => {
   test("costly and remote schemas are left out with why; an SVG and bad base64 are refused, the connection kept", async () => {
     const { data, env } = setUp();
     await approveUpstream(env, "holes");
+    await approveUpstream(env, "web");
     const listed = await rta(["upstream", "list", "--json"], { env });
-    const tools = (JSON.parse(listed.stdout) as Listed).upstreams[0]?.tools ?? [];
+    const tools = (JSON.parse(listed.stdout) as Listed).upstreams.find((u) => u.name === "holes")?.tools ?? [];
     const leftOut = (tool: string) => tools.find((t) => t.tool === tool)?.left_out;
     expect(leftOut("costly")).toBe("its input schema is too large to check: more than 500 subschemas");
     expect(leftOut("allof")).toBe("its input schema is too large to check: more than 500 subschemas");
@@ -54,10 +59,17 @@ describe("holes in upstreams, closed", () => {
         code: "upstream.result.unsupported",
         message: "upstream holes answered with an image block of image/svg+xml, which can carry script",
       });
+      // read by rta itself (a 2025-11-25 stdio upstream) or refused by the MCP client (over HTTP): the upstream's
+      // malformed answer, never "could not be reached", and the connection is kept
       expect(await call("holes_badpng")).toMatchObject({
-        code: "upstream.holes.error",
-        message: "upstream holes answered the call with a block whose data is not base64",
+        code: "upstream.result.unsupported",
+        message: "upstream holes answered with an image block whose data is not base64",
       });
+      expect(await call("web_badpng")).toMatchObject({
+        code: "upstream.result.unsupported",
+        message: "upstream web answered the call with a block whose data is not base64",
+      });
+      expect(await call("web_ok")).toMatchObject({ type: "text" });
       // the connection stands: no backoff, the next call is answered at once
       expect(await call("holes_ok")).toEqual({ type: "text", text: "env: HOME LANG PATH TOKEN" });
     } finally {

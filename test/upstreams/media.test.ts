@@ -5,6 +5,7 @@ import type { RtaError } from "../../src/core/errors.ts";
 import { mediaBytes } from "../../src/core/result.ts";
 import { mediaAnswer } from "../../src/mcp/mediaAnswer.ts";
 import { callUpstream } from "../../src/upstreams/call.ts";
+import { checkedCallResult } from "../../src/upstreams/callResult.ts";
 import type { UpstreamConnection } from "../../src/upstreams/connection.ts";
 
 /** A connection whose one call answers `answer`. */
@@ -15,6 +16,16 @@ function answering(answer: unknown): UpstreamConnection {
     drop: () => {},
   };
   return c as unknown as UpstreamConnection;
+}
+
+/** What checkedCallResult throws for `result`. */
+function checkedOf(result: unknown): unknown {
+  try {
+    checkedCallResult(result);
+  } catch (err) {
+    return err;
+  }
+  throw new Error("it was taken");
 }
 
 const ref: UpstreamRef = { name: "up", tool: "t", digest: "0", inputSchema: { type: "object" } };
@@ -100,27 +111,42 @@ describe("an upstream's image and audio blocks", () => {
     expect(past.code).toBe("core.result.toolarge");
   });
 
-  test("an answer the MCP client refuses (data not base64) is the upstream's failed call, and keeps the connection", async () => {
-    let dropped = 0;
+  test("an answer refused as no tool's result is the upstream's malformed answer, and keeps the connection", async () => {
     const said = "Invalid result for tools/call: content.0.data: Invalid Base64 string sekrit-token";
-    const connection = {
-      connected: async () => ({
+    for (const [thrown, message] of [
+      // the MCP client's refusal (its words may quote the upstream: not passed on)
+      [
+        new SdkError(SdkErrorCode.InvalidResult, said),
+        "upstream up answered the call with a block whose data is not base64",
+      ],
+      [
+        new SdkError(SdkErrorCode.InvalidResult, "Invalid result: sekrit-token"),
+        "upstream up answered the call with what is not a call's answer in MCP's shape",
+      ],
+      // rta's own reading of a call's answer
+      [
+        checkedOf({ content: [{ type: "video" }] }),
+        "upstream up answered the call with a content block of no known type",
+      ],
+    ] as const) {
+      let dropped = 0;
+      const connection = {
         callTool: async () => {
-          throw new SdkError(SdkErrorCode.InvalidResult, said);
+          throw thrown;
         },
-      }),
-      takeCut: () => undefined,
-      drop: () => {
-        dropped++;
-      },
-    } as unknown as UpstreamConnection;
-    const err = await refusal(
-      callUpstream(connection, ref, {}, signal, ["sekrit-token"], { callMs: 1000, hard: 1024 }),
-    );
-    expect(String(err.code)).toBe("upstream.up.error");
-    expect(err.message).toBe("upstream up answered the call with a block whose data is not base64");
-    expect(err.message).not.toContain("unavailable");
-    expect(dropped).toBe(0);
+        takeCut: () => undefined,
+        drop: () => {
+          dropped++;
+        },
+      } as unknown as UpstreamConnection;
+      const err = await refusal(
+        callUpstream(connection, ref, {}, signal, ["sekrit-token"], { callMs: 1000, hard: 1024 }),
+      );
+      expect(err.code).toBe("upstream.result.unsupported");
+      expect(err.message).toBe(message);
+      expect(err.message).not.toContain("sekrit");
+      expect(dropped).toBe(0);
+    }
   });
 
   test("go to a client as blocks after rta's text; audio not to one from before audio blocks", () => {
