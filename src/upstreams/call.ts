@@ -104,11 +104,11 @@ export function malformed(name: string, err: unknown, what = "call"): RtaError {
     err instanceof InvalidResult
       ? err.fault
       : /base64/i.test(said)
-        ? "a block whose data is not base64"
-        : `what is not a ${what}'s answer in MCP's shape`;
+        ? "a block's data is not base64"
+        : "the MCP client refused it";
   return new RtaError(
     "upstream.result.unsupported",
-    `upstream ${name} answered the ${what} with ${fault}`,
+    `upstream ${name} answered the ${what} with no result in MCP's shape: ${fault}`,
     `the upstream ${name} answered in no shape MCP gives it: ask the person running rta to check it`,
   );
 }

@@ -67,7 +67,7 @@ describe("holes in upstreams, closed", () => {
       });
       expect(await call("web_badpng")).toMatchObject({
         code: "upstream.result.unsupported",
-        message: "upstream web answered the call with a block whose data is not base64",
+        message: "upstream web answered the call with no result in MCP's shape: a block's data is not base64",
       });
       expect(await call("web_ok")).toMatchObject({ type: "text" });
       // the connection stands: no backoff, the next call is answered at once

@@ -97,15 +97,14 @@ describe("a tool's call on a stdio upstream", () => {
     expect(lines(log).filter((m) => m.method === "initialize")).toHaveLength(1);
   }, 30_000);
 
-  test("an invalid result is upstream.unavailable, and the connection is dropped", async () => {
+  test("an invalid result is the upstream's malformed answer, and the connection serves the next call", async () => {
     const { connection, log } = scripted();
     const signal = new AbortController().signal;
     const err = await refusal(callUpstream(connection, ref("bad"), {}, signal, [], limits));
-    expect(err.code).toBe("upstream.unavailable");
-    expect(err.message).toBe("upstream up is unavailable: it could not be reached, or stopped");
-    // dropped: the next call within the backoff is refused, naming nothing of the upstream
-    const next = await refusal(callUpstream(connection, ref("echo"), {}, signal, [], limits));
-    expect(next.message).toContain("it failed a moment ago");
+    expect(err.code).toBe("upstream.result.unsupported");
+    expect(err.message).toBe("upstream up answered the call with no result in MCP's shape: its content is not a list");
+    // kept: the upstream answered, so no backoff, and the next call goes on the same connection
+    expect((await callUpstream(connection, ref("echo"), {}, signal, [], limits)).type).toBe("text");
     expect(lines(log).filter((m) => m.method === "initialize")).toHaveLength(1);
   }, 30_000);
 

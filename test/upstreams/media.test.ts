@@ -117,16 +117,16 @@ describe("an upstream's image and audio blocks", () => {
       // the MCP client's refusal (its words may quote the upstream: not passed on)
       [
         new SdkError(SdkErrorCode.InvalidResult, said),
-        "upstream up answered the call with a block whose data is not base64",
+        "upstream up answered the call with no result in MCP's shape: a block's data is not base64",
       ],
       [
         new SdkError(SdkErrorCode.InvalidResult, "Invalid result: sekrit-token"),
-        "upstream up answered the call with what is not a call's answer in MCP's shape",
+        "upstream up answered the call with no result in MCP's shape: the MCP client refused it",
       ],
       // rta's own reading of a call's answer
       [
         checkedOf({ content: [{ type: "video" }] }),
-        "upstream up answered the call with a content block of no known type",
+        "upstream up answered the call with no result in MCP's shape: a content block of no known type",
       ],
     ] as const) {
       let dropped = 0;
