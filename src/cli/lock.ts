@@ -7,6 +7,7 @@ import { Exit } from "../core/errors.ts";
 import type { Lock } from "../gate/gateStore.ts";
 import { lift as liftLocks, listLocks, lock as setLock } from "../gate/operator/locks.ts";
 import type { Cli } from "./factory.ts";
+import { personSaysSo } from "./grantFrom.ts";
 import { jsonText, outputForm } from "./io.ts";
 import { isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { shown } from "./render.ts";
@@ -75,7 +76,7 @@ export function lockList(cli: Cli, opts: { json?: boolean }): number {
   return Exit.ok;
 }
 
-/** Lifts the locks chosen by id, --agent or --all, and says how many. */
+/** Lifts the locks chosen by id, --agent or --all, and says how many; under grant_from, once a person says yes (grantFrom.ts). */
 export function lift(
   cli: Cli,
   id: string | undefined,
@@ -86,5 +87,11 @@ export function lift(
     verb: "lifted",
     lister: "rta lock list",
     act: (deps, by) => liftLocks(deps, by),
+    // under the policy's grant_from, a lock is lifted only once a person says so: an agent must not free itself
+    before: (by) => {
+      const which =
+        "id" in by ? `lock ${shown(by.id)}` : "agent" in by ? `every lock of agent ${by.agent}` : "every lock";
+      personSaysSo(cli, `lifting ${which}`, "lift it");
+    },
   });
 }
