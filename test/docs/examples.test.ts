@@ -214,3 +214,40 @@ describe("every page's examples run as shown (trycmd-style)", () => {
     });
   }
 });
+
+/** The pages seed 003 lists for an operator, and the one on agents with a shell. */
+const OPERATOR_PAGES = [
+  "connect-an-agent.md",
+  "grants.md",
+  "secrets.md",
+  "team-policy.md",
+  "stop-an-agent.md",
+  "hosting.md",
+  "operator-channel.md",
+  "containers.md",
+  "path-gate.md",
+  "agents-with-a-shell.md",
+];
+
+describe("the operator's pages", () => {
+  test("the README links each page, and every page a page or the README links is there", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    for (const page of OPERATOR_PAGES) expect(readme).toContain(`](docs/${page})`);
+    const missing: string[] = [];
+    for (const page of PAGES) {
+      const text = readFileSync(join(ROOT, page), "utf8");
+      for (const [, target] of text.matchAll(/\]\(([\w./-]+\.md)(?:#[\w-]+)?\)/g)) {
+        const path = join(ROOT, dirname(page), target as string);
+        if (!existsSync(path)) missing.push(`${page} -> ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test("every page that shows rta at work shows it in a tested console block", () => {
+    for (const page of OPERATOR_PAGES.filter((p) => p !== "operator-channel.md" && p !== "path-gate.md")) {
+      const { steps } = stepsOf(readFileSync(join(ROOT, "docs", page), "utf8"));
+      expect({ page, tested: steps.some((s) => s.kind === "run") }).toEqual({ page, tested: true });
+    }
+  });
+});
