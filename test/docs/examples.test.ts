@@ -19,6 +19,12 @@
  * - `<!-- doctest: file PATH -->` just above a fenced block (a ```toml
  *   policy, say) writes the block's text to PATH (`~/` is the scratch home) at
  *   that point, so the file the reader is shown is the file the steps run on.
+ * - `<!-- doctest: background -->` just above a block of one `$` line (a
+ *   server) starts it and leaves it running until the page ends; the lines it
+ *   shows (no `...`) are read as they come, then checked.
+ * - `<!-- doctest: port N -->` says port N on this page stands for a free port
+ *   the test picks, in every step and every line shown, so a page can say
+ *   8722 and two runs never meet.
  * - `<!-- doctest: skip REASON -->` just above a block leaves it untested, and
  *   says why; use it sparingly (a block needing a service the test cannot run).
  */
@@ -39,14 +45,17 @@ interface Step {
   at: number;
   expected: string[];
   terminal: boolean;
+  /** started and left running until the page ends */
+  background?: boolean;
 }
 
 /** The steps of a page, in order, and the blocks it leaves untested with why. */
-export function stepsOf(page: string): { steps: Step[]; skipped: { at: number; why: string }[] } {
+export function stepsOf(page: string): { steps: Step[]; skipped: { at: number; why: string }[]; port?: string } {
   const lines = page.split("\n");
   const steps: Step[] = [];
   const skipped: { at: number; why: string }[] = [];
-  let pending: { terminal?: boolean; skip?: string; file?: string } = {};
+  let pending: { terminal?: boolean; skip?: string; file?: string; background?: boolean } = {};
+  let port: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
     const directive = /^<!-- doctest: (\w+)(.*?)(-->)?\s*$/.exec(line);
@@ -54,6 +63,8 @@ export function stepsOf(page: string): { steps: Step[]; skipped: { at: number; w
       const [, word, rest = "", closed] = directive;
       if (word === "terminal") pending.terminal = true;
       else if (word === "file") pending.file = rest.trim();
+      else if (word === "background") pending.background = true;
+      else if (word === "port") port = rest.trim();
       else if (word === "skip") {
         if (rest.trim() === "") throw new Error(`line ${i + 1}: a doctest skip says why`);
         pending.skip = rest.trim();
@@ -62,7 +73,8 @@ export function stepsOf(page: string): { steps: Step[]; skipped: { at: number; w
         for (i++; i < lines.length && (lines[i] as string).trim() !== "-->"; i++)
           if ((lines[i] as string).trim() !== "")
             steps.push({ kind: "setup", line: lines[i] as string, at: i + 1, expected: [], terminal: false });
-      } else throw new Error(`line ${i + 1}: no doctest directive ${word} (terminal, setup, skip)`);
+      } else
+        throw new Error(`line ${i + 1}: no doctest directive ${word} (terminal, file, setup, background, port, skip)`);
       continue;
     }
     if (pending.file !== undefined && line.startsWith("```")) {
@@ -80,6 +92,7 @@ export function stepsOf(page: string): { steps: Step[]; skipped: { at: number; w
       if (pending.skip !== undefined) continue;
       if (l.startsWith("$ ")) {
         current = { kind: "run", line: l.slice(2), at: i + 1, expected: [], terminal: pending.terminal === true };
+        if (pending.background) current.background = true;
         steps.push(current);
       } else if (current) current.expected.push(l);
       else throw new Error(`line ${i + 1}: a console block starts with a $ line`);
@@ -87,7 +100,7 @@ export function stepsOf(page: string): { steps: Step[]; skipped: { at: number; w
     if (pending.skip !== undefined) skipped.push({ at: start, why: pending.skip });
     pending = {};
   }
-  return { steps, skipped };
+  return { steps, skipped, ...(port !== undefined ? { port } : {}) };
 }
 
 /** Whether `actual` is what `expected` shows: `...` lines take any number of lines, `[..]` any text within one. */
@@ -125,6 +138,41 @@ async function run(step: Step, env: Record<string, string>, cwd: string): Promis
   ]);
   const text = (out + err).replaceAll("\r\n", "\n").replace(/\n$/, "");
   return { code, lines: text === "" ? [] : text.split("\n") };
+}
+
+/** Starts a background step; resolves with its first `count` lines once they have come, and the process to end later. */
+async function started(
+  step: Step,
+  env: Record<string, string>,
+  cwd: string,
+  count: number,
+): Promise<{ lines: string[]; proc: ReturnType<typeof Bun.spawn> }> {
+  const proc = Bun.spawn(["setsid", "sh", "-c", `exec 2>&1\nexec ${step.line}`], {
+    stdin: "ignore",
+    stdout: "pipe",
+    env,
+    cwd,
+  });
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (text.split("\n").length - 1 < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  return { lines: text.split("\n").slice(0, count), proc };
+}
+
+/** A port free on 127.0.0.1 now, for a page's `doctest: port`. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 const PAGES = [
@@ -171,14 +219,23 @@ describe("the doc test's own rules", () => {
     ]);
     expect(skipped).toEqual([{ at: 14, why: "needs a server" }]);
     expect(() => stepsOf("<!-- doctest: skip -->\n```console\n$ rta\n```")).toThrow("says why");
+    const served = stepsOf(
+      "<!-- doctest: port 8722 -->\n<!-- doctest: background -->\n```console\n$ rta mcp serve\n```",
+    );
+    expect(served.port).toBe("8722");
+    expect(served.steps[0]?.background).toBe(true);
   });
 });
 
 describe("every page's examples run as shown (trycmd-style)", () => {
   for (const page of PAGES) {
-    const { steps } = stepsOf(readFileSync(join(ROOT, page), "utf8"));
-    if (steps.length === 0) continue;
+    const { steps: shownSteps, port } = stepsOf(readFileSync(join(ROOT, page), "utf8"));
+    if (shownSteps.length === 0) continue;
     test(page, async () => {
+      const picked = port === undefined ? undefined : String(await freePort());
+      const swap = (text: string) => (port === undefined ? text : text.replaceAll(port, picked as string));
+      const steps = shownSteps.map((s) => ({ ...s, line: swap(s.line), expected: s.expected.map(swap) }));
+      const running: ReturnType<typeof Bun.spawn>[] = [];
       if (!existsSync(RTA)) throw new Error("dist/rta is missing: run `npm run build` first");
       const home = tempDir("rta-doc-");
       const cwd = join(home, "work");
@@ -194,26 +251,50 @@ describe("every page's examples run as shown (trycmd-style)", () => {
         LANG: "C.UTF-8",
       };
       await prepareDataDir(env.RTA_DATA_DIR);
-      for (const step of steps) {
-        const { code, lines } = await run(step, env, cwd);
-        const where = `${page}:${step.at}: $ ${step.line}`;
-        if (step.kind === "file") {
-          const path = step.line.startsWith("~/") ? join(home, step.line.slice(2)) : join(cwd, step.line);
-          mkdirSync(dirname(path), { recursive: true });
-          writeFileSync(path, `${step.expected.join("\n")}\n`);
-          continue;
+      try {
+        for (const step of steps) await check(step, home, cwd, env, page, running);
+      } finally {
+        for (const proc of running) {
+          proc.kill();
+          await proc.exited;
         }
-        if (step.kind === "setup") {
-          expect({ where, code, output: lines }).toEqual({ where, code: 0, output: expect.anything() });
-          continue;
-        }
-        const fails = step.expected.some((l) => l.startsWith("rta: error:"));
-        expect({ where, exit: code === 0 ? "ok" : "failed" }).toEqual({ where, exit: fails ? "failed" : "ok" });
-        if (!matches(step.expected, lines)) expect({ where, output: lines }).toEqual({ where, output: step.expected });
       }
     });
   }
 });
+
+/** Runs one step of a page and checks it; a background step is left in `running`. */
+async function check(
+  step: Step,
+  home: string,
+  cwd: string,
+  env: Record<string, string>,
+  page: string,
+  running: ReturnType<typeof Bun.spawn>[],
+): Promise<void> {
+  const where = `${page}:${step.at}: $ ${step.line}`;
+  if (step.kind === "file") {
+    const path = step.line.startsWith("~/") ? join(home, step.line.slice(2)) : join(cwd, step.line);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `${step.expected.join("\n")}\n`);
+    return;
+  }
+  if (step.background) {
+    if (step.expected.includes("...")) throw new Error(`${where}: a background step shows no ...`);
+    const { lines, proc } = await started(step, env, cwd, step.expected.length);
+    running.push(proc);
+    if (!matches(step.expected, lines)) expect({ where, output: lines }).toEqual({ where, output: step.expected });
+    return;
+  }
+  const { code, lines } = await run(step, env, cwd);
+  if (step.kind === "setup") {
+    expect({ where, code, output: lines }).toEqual({ where, code: 0, output: expect.anything() });
+    return;
+  }
+  const fails = step.expected.some((l) => l.startsWith("rta: error:"));
+  expect({ where, exit: code === 0 ? "ok" : "failed" }).toEqual({ where, exit: fails ? "failed" : "ok" });
+  if (!matches(step.expected, lines)) expect({ where, output: lines }).toEqual({ where, output: step.expected });
+}
 
 /** The pages seed 003 lists for an operator, and the one on agents with a shell. */
 const OPERATOR_PAGES = [
