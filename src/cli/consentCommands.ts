@@ -61,7 +61,7 @@ export function addConsentCommands(program: Command, cli: Cli): void {
     .option("--json", "print JSON")
     .action(async (target: string | undefined, opts) => {
       const { lock } = await import("./lock.ts");
-      cli.status = lock(cli, target, opts);
+      cli.status = await lock(cli, target, opts);
     });
   lockCmd
     .command("list")

@@ -19,15 +19,24 @@ import { endSelected } from "./selection.ts";
  * alone piped (what `rta lock lift` takes), the lock with --json. Every
  * refusal is the gate's (gate/operator/locks.ts), said here.
  */
-export function lock(
+export async function lock(
   cli: Cli,
   target: string | undefined,
   opts: { agent?: string; ttl?: string; json?: boolean },
-): number {
+): Promise<number> {
   const { io } = cli;
   try {
     const deps = cli.deps();
     const { lock: l, now } = setLock(deps, cli.catalogue, { target, agent: opts.agent, ttl: opts.ttl });
+    // the running servers are told at once: a lock on everything cancels the agent's calls under way and ends its
+    // HTTP sessions (src/operator/); a server no one can reach still stops the next call
+    const { tellServers } = await import("../operator/client.ts");
+    const { runDirOf } = await import("../operator/runDir.ts");
+    await tellServers(runDirOf(io.env, deps.dirs.data), {
+      op: "changed",
+      what: "lock",
+      ...(l.agent ? { agent: l.agent } : {}),
+    });
     const form = outputForm(io, opts.json);
     if (form === "json") io.out(jsonText(io, lockJson(l)));
     else if (form === "plain") io.out(`${l.id}\n`);

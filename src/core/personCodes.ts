@@ -1,12 +1,13 @@
 /**
  * The codes of a person's say-so at a terminal (a grant's `issue it?`, a
- * plugin's `install it?`, policy.toml's grant_from), kept apart from
+ * plugin's `install it?`, policy.toml's grant_from) and of the operator
+ * channel a person answers through, kept apart from
  * errors.ts so each catalogue file stays readable; errors.ts spreads them
  * into the one catalogue, so a code is raised and documented alike.
  */
 import { type CodeEntry, Exit } from "./exitCodes.ts";
 
-/** core.grant.declined, core.grant.noterminal, core.grant.nooperator and core.plugin.declined, in errors.ts's shape. */
+/** core.grant.declined, .noterminal, .nooperator, core.plugin.declined and core.operator.*, in errors.ts's shape. */
 export const personCodes = {
   "core.grant.declined": {
     doc: "the person at the terminal did not answer yes to `issue it?` (or to the confirmation grant_from asks for), so nothing was issued or lifted",
@@ -24,4 +25,13 @@ export const personCodes = {
     doc: "the person at the terminal did not answer yes to `install it?`, or was not asked (piped, without --yes)",
     exit: Exit.refused,
   },
+  "core.operator.unsafe": {
+    doc: "the operator channel's dir is not a directory of this user with mode 0700, or cannot be made",
+    exit: Exit.refused,
+  },
+  "core.operator.unknown": {
+    doc: "no running server holds a pending consent with that id (it was answered, timed out, or its server ended)",
+    exit: Exit.unavailable,
+  },
+  "core.operator.offline": { doc: "no rta server is running for this user and data dir", exit: Exit.unavailable },
 } as const satisfies Record<string, CodeEntry>;

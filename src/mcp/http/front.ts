@@ -53,7 +53,7 @@ import {
   whileServing,
 } from "./checks.ts";
 import { InFlight } from "./limits.ts";
-import { LegacySessions } from "./sessions.ts";
+import { LegacySessions, watchSessions } from "./sessions.ts";
 
 export interface HttpFront {
   /** the fetch function the HTTP server runs */
@@ -78,6 +78,7 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
   const make = (): Server => calls.track(createServer(ctx));
   const handler = createMcpHandler(make, { maxRequestBodySize: REQUEST_LIMIT_BYTES });
   const sessions = new LegacySessions(ctx.deps.clock);
+  if (ctx.operator) watchSessions(sessions, ctx.operator);
   let stopping = false;
   const checks: Check[] = [
     whileServing(() => stopping),
