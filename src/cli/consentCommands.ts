@@ -27,7 +27,7 @@ export function addConsentCommands(program: Command, cli: Cli): void {
     .option("--json", "print JSON")
     .action(async (target: string, record: string | undefined, opts) => {
       const { allow } = await import("./grant.ts");
-      cli.status = allow(cli, target, record, opts);
+      cli.status = await allow(cli, target, record, opts);
     });
   grant
     .command("list")
@@ -80,6 +80,6 @@ export function addConsentCommands(program: Command, cli: Cli): void {
     .option("--json", "print JSON")
     .action(async (id: string | undefined, opts) => {
       const { lift } = await import("./lock.ts");
-      cli.status = lift(cli, id, opts);
+      cli.status = await lift(cli, id, opts);
     });
 }

@@ -44,7 +44,7 @@ export type AllowOptions = Omit<GrantRequest, "target" | "record" | "agent"> & {
  * (core.grant.declined). Under the policy's grant_from the person is asked
  * on the terminal itself, --yes or not (grantFrom.ts).
  */
-export function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): number {
+export async function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): Promise<number> {
   const { io } = cli;
   try {
     const deps = cli.deps();
@@ -65,7 +65,7 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     const coverage = grantCoverage(cli.catalogue, plan);
     const described = describeCoverage(cli.catalogue, coverage, { ...plan.row, args: plan.args ?? null });
     // under grant_from, the person is shown it and answers on the terminal itself, --yes or not
-    const asked = personSaysSo(cli, described, "issue it");
+    const asked = await personSaysSo(cli, described, "issue it", { command: "rta grant allow", agent, target });
     if (!asked) say(described);
     if (!asked && coverage.destructive && opts.yes !== true && io.stdinIsTTY && io.stdoutIsTTY) {
       say("issue it? [y/N] ");

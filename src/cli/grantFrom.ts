@@ -8,26 +8,30 @@
  */
 import { RtaError } from "../core/errors.ts";
 import type { Cli } from "./factory.ts";
+import type { Asked } from "./grantFromOperator.ts";
 
 /**
  * Asks the person under the team policy's grant_from, before `action` (say,
  * "issue it") is done: writes `what` (escaped by the caller: it may quote an
  * agent's bytes) on the controlling terminal and takes
  * y or yes typed there. Returns true when the person was asked and said yes,
- * false when the policy sets no grant_from (nobody was asked). Refuses
- * core.grant.noterminal with no terminal to ask on, core.grant.declined for
- * any other answer, core.grant.nooperator under grant_from = "operator", and
- * core.policy.unreadable when the policy does not read.
+ * false when the policy sets no grant_from (nobody was asked). Under
+ * grant_from = "operator" it waits for `rta operator` instead
+ * (grantFromOperator.ts). Refuses core.grant.noterminal with no terminal to
+ * ask on, core.grant.declined for any other answer or a denial,
+ * core.grant.nooperator when no operator answers, and core.policy.unreadable
+ * when the policy does not read.
  */
-export function personSaysSo(cli: Cli, what: string, action: string): boolean {
+export async function personSaysSo(cli: Cli, what: string, action: string, asked: Asked): Promise<boolean> {
   const from = cli.deps().policy.current().grantFrom;
   if (from === undefined) return false;
-  if (from === "operator")
-    throw new RtaError(
-      "core.grant.nooperator",
-      `the team policy takes this only once \`rta operator\` approves it, and this build has no operator channel to ask`,
-      'a person must do it: set grant_from = "terminal" in policy.toml, or leave it out, and run it again',
-    );
+  if (from === "operator") {
+    // the person who ran it sees what it would give while it waits, as the one approving it does
+    cli.io.err(what.replace(/\n*$/, "\n"));
+    const { operatorApproves } = await import("./grantFromOperator.ts");
+    await operatorApproves(cli, `${what.replace(/\n*$/, "\n")}${action}?`, asked);
+    return true;
+  }
   const tty = cli.io.controllingTerminal?.();
   if (tty === undefined)
     throw new RtaError(

@@ -6,6 +6,7 @@
 import { Exit } from "../core/errors.ts";
 import type { Lock } from "../gate/gateStore.ts";
 import { lift as liftLocks, listLocks, lock as setLock } from "../gate/operator/locks.ts";
+import { selection } from "../gate/operator/selection.ts";
 import type { Cli } from "./factory.ts";
 import { personSaysSo } from "./grantFrom.ts";
 import { jsonText, outputForm } from "./io.ts";
@@ -85,22 +86,29 @@ export function lockList(cli: Cli, opts: { json?: boolean }): number {
   return Exit.ok;
 }
 
-/** Lifts the locks chosen by id, --agent or --all, and says how many; under grant_from, once a person says yes (grantFrom.ts). */
-export function lift(
+/**
+ * Lifts the locks chosen by id, --agent or --all, and says how many. Under the
+ * policy's grant_from, only once a person says so (grantFrom.ts): an agent must
+ * not free itself. A bad choice is refused before anyone is asked.
+ */
+export async function lift(
   cli: Cli,
   id: string | undefined,
   opts: { agent?: string; all?: boolean; json?: boolean },
-): number {
+): Promise<number> {
+  try {
+    const by = selection(id, opts, "lock");
+    const which =
+      "id" in by ? `lock ${shown(by.id)}` : "agent" in by ? `every lock of agent ${by.agent}` : "every lock";
+    const agent = "agent" in by ? by.agent : "any";
+    await personSaysSo(cli, `lifting ${which}`, "lift it", { command: "rta lock lift", agent, target: "lock" });
+  } catch (err) {
+    return reportError(cli.io, refusalOf(cli.io, err, "the locks could not be lifted"), opts.json === true);
+  }
   return endSelected(cli, id, opts, {
     noun: "lock",
     verb: "lifted",
     lister: "rta lock list",
     act: (deps, by) => liftLocks(deps, by),
-    // under the policy's grant_from, a lock is lifted only once a person says so: an agent must not free itself
-    before: (by) => {
-      const which =
-        "id" in by ? `lock ${shown(by.id)}` : "agent" in by ? `every lock of agent ${by.agent}` : "every lock";
-      personSaysSo(cli, `lifting ${which}`, "lift it");
-    },
   });
 }

@@ -8,7 +8,7 @@ import type { Deps } from "../gate/deps.ts";
 import { type Selection, selection } from "../gate/operator/selection.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm } from "./io.ts";
-import { refusalOf, reportError } from "./report.ts";
+import { reportError } from "./report.ts";
 
 export interface Ending {
   /** "grant", "lock", "token" */
@@ -19,8 +19,6 @@ export interface Ending {
   lister: string;
   /** ends the chosen ones and says how many were live */
   act: (deps: Deps, by: Selection) => number;
-  /** asked once the choice is read and before anything ends; what it throws is the refusal */
-  before?: (by: Selection) => void;
 }
 
 /**
@@ -39,9 +37,8 @@ export function endSelected(
   let by: Selection;
   try {
     by = selection(id, opts, e.noun);
-    e.before?.(by);
   } catch (err) {
-    return reportError(io, refusalOf(io, err, `the ${e.noun}s could not be ${e.verb}`), json);
+    return reportError(io, err as RtaError, json);
   }
   const deps = cli.deps();
   const n = e.act(deps, by);

@@ -17,16 +17,14 @@ import { endSelected } from "./selection.ts";
  * agent and expiry. Under the policy's grant_from, made only once a person says
  * yes (grantFrom.ts). Every other refusal is the gate's (gate/operator/tokens.ts), said here.
  */
-export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): number {
+export async function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): Promise<number> {
   const { io } = cli;
   try {
     const deps = cli.deps();
     const lasting = opts.ttl === undefined ? "" : ` for ${shown(opts.ttl)}`;
-    personSaysSo(
-      cli,
-      `a bearer token for agent ${checkAgentName(opts.agent)}${lasting}, for rta's HTTP server`,
-      "make it",
-    );
+    const agent = checkAgentName(opts.agent);
+    const what = `a bearer token for agent ${agent}${lasting}, for rta's HTTP server`;
+    await personSaysSo(cli, what, "make it", { command: "rta mcp token new", agent, target: "token" });
     const { token, row } = newToken(deps, { agent: opts.agent, ttl: opts.ttl });
     const form = outputForm(io, opts.json);
     if (form === "json")

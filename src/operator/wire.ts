@@ -12,7 +12,8 @@ export interface ServerHello {
   event: "server";
   server: string;
   pid: number;
-  transport: "stdio" | "http";
+  /** "shell": no server, a `rta grant allow` (or lock lift, token new) waiting under grant_from = "operator" */
+  transport: "stdio" | "http" | "shell";
   agent?: string;
   started: string;
   /** the sessions open now */

@@ -2,7 +2,8 @@
  * End to end, the built binary: policy.toml's grant_from = "terminal" refusing a
  * grant from a process with no terminal (an agent's shell tool: a pipe, its own
  * session) and taking one typed on a pseudo-terminal under `script -qc`, its
- * stdin a pipe saying no; and the split-user recipe of
+ * stdin a pipe saying no; grant_from = "operator" holding a grant, a lock
+ * lift and a token until `rta operator` approves or denies them; and the split-user recipe of
  * docs/agents-with-a-shell.md, run with setpriv: the agent's user cannot write
  * the grant store of the user the server runs as.
  */
@@ -83,6 +84,94 @@ describe('grant_from = "terminal", the built binary', () => {
     expect(no.code).toBe(3);
     expect(no.screen).toContain("(core.grant.declined)");
     expect(JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout).total).toBe(1);
+  });
+});
+
+/** Starts `rta args` as an agent's shell tool would, and resolves with the id it asks `rta operator` to approve. */
+async function waitingForOperator(args: string[], env: Record<string, string>) {
+  await prepareDataDir(env.RTA_DATA_DIR);
+  const proc = Bun.spawn(["setsid", "-w", RTA, ...args], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "", ...env },
+  });
+  const reader = (proc.stderr as ReadableStream<Uint8Array>).getReader();
+  let said = "";
+  let id: string | undefined;
+  while (id === undefined) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`it asked nobody: ${said}`);
+    said += new TextDecoder().decode(value);
+    id = /`rta operator approve ([0-9a-f]+)`/.exec(said)?.[1];
+  }
+  const rest = async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return said;
+      said += new TextDecoder().decode(value);
+    }
+  };
+  const ended = Promise.all([new Response(proc.stdout).text(), rest(), proc.exited]).then(([stdout, stderr, code]) => ({
+    code,
+    stdout,
+    stderr,
+  }));
+  return { id, ended };
+}
+
+describe('grant_from = "operator", the built binary', () => {
+  test("a grant from a shell waits until rta operator approves it; a denied lock lift lifts nothing", async () => {
+    const data = tempDir();
+    const config = tempDir();
+    writeFileSync(join(config, "policy.toml"), 'grant_from = "operator"\n');
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config, HOME: tempDir(), NO_COLOR: "1" };
+    const grant = await waitingForOperator(ALLOW, env);
+    // seen by a person watching, with what it would cover
+    const watcher = Bun.spawn([RTA, "operator"], { stdin: "ignore", stdout: "pipe", stderr: "ignore", env });
+    const events = (watcher.stdout as ReadableStream<Uint8Array>).getReader();
+    let stream = "";
+    // read to the end of the line that names it
+    while (!stream.includes(grant.id) || !stream.slice(stream.indexOf(grant.id)).includes("\n")) {
+      const { value, done } = await events.read();
+      if (done) break;
+      stream += new TextDecoder().decode(value);
+    }
+    watcher.kill();
+    await watcher.exited;
+    const hello = stream
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l))
+      .find((e) => e.event === "server");
+    expect(hello).toMatchObject({ transport: "shell", agent: "claude" });
+    expect(hello.pending[0]).toMatchObject({
+      id: grant.id,
+      kind: "grant",
+      tool: "rta grant allow",
+      capability: "fs.write",
+    });
+    expect(hello.pending[0].message).toContain("a grant of fs.write for agent claude would cover:");
+    expect((await rta(["grant", "list", "--json"], { env })).stdout).toContain('"total":0');
+    expect((await rta(["operator", "approve", grant.id], { env })).code).toBe(0);
+    const issued = await grant.ended;
+    expect(issued.code).toBe(0);
+    expect(issued.stdout).toMatch(/^g[0-9a-f]{8}\n$/);
+    expect(issued.stderr).toContain("waiting for a person to approve it in `rta operator`");
+
+    expect((await rta(["lock", "--agent", "claude"], { env })).code).toBe(0);
+    const lift = await waitingForOperator(["lock", "lift", "--agent", "claude"], env);
+    expect((await rta(["operator", "deny", lift.id], { env })).code).toBe(0);
+    const denied = await lift.ended;
+    expect(denied.code).toBe(3);
+    expect(denied.stderr).toContain(
+      "rta: error: a person denied it in `rta operator`, so nothing was done (core.grant.declined)",
+    );
+    expect((await rta(["lock", "list", "--json"], { env })).stdout).toContain('"state":"active"');
+
+    const token = await waitingForOperator(["mcp", "token", "new", "--agent", "claude"], env);
+    expect((await rta(["operator", "approve", token.id], { env })).code).toBe(0);
+    expect((await token.ended).stdout).toMatch(/^\S{20,}\n$/);
   });
 });
 
