@@ -108,15 +108,8 @@ export const codes = {
   },
   "core.grant.unknown": { doc: "no grant or lock has that id, or none matched", exit: Exit.unavailable },
   "core.lock.locked": { doc: "a person locked this agent or capability: the instant no", exit: Exit.refused },
-  "core.operator.unsafe": {
-    doc: "the operator channel's dir is not a directory of this user with mode 0700, or cannot be made",
-    exit: Exit.refused,
-  },
-  "core.operator.unknown": {
-    doc: "no running server holds a pending consent with that id (it was answered, timed out, or its server ended)",
-    exit: Exit.unavailable,
-  },
-  "core.operator.offline": { doc: "no rta server is running for this user and data dir", exit: Exit.unavailable },
+  "core.operator.unsafe": { doc: "the operator channel's dir is not ours with mode 0700", exit: Exit.refused },
+  "core.operator.unknown": { doc: "no server running holds a pending consent by that id", exit: Exit.unavailable },
   "core.rate.limited": {
     doc: "the agent called this capability more often than config's [limits] lets it; retry_after_seconds says when to",
     exit: Exit.refused,

@@ -131,7 +131,7 @@ describe("rta operator, piped", () => {
   test("with no server running, approve says so", async () => {
     const r = await rta(["operator", "approve", "deadbeef"]);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain("(core.operator.offline)");
+    expect(r.stderr).toContain("(core.operator.unknown)");
   });
 });
 
@@ -206,7 +206,7 @@ describe("the channel's socket", () => {
     await s.close().catch(() => {});
     expect(existsSync(join(run, socket as string))).toBe(true);
     const r = await rta(["operator", "approve", "deadbeef"], { env: { RTA_DATA_DIR: data } });
-    expect(r.stderr).toContain("(core.operator.offline)");
+    expect(r.stderr).toContain("(core.operator.unknown)");
     expect(readdirSync(run)).toEqual([]);
   });
 
