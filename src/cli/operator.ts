@@ -97,7 +97,7 @@ export async function answer(
     client = await openClient(cli);
     if (client.servers === 0)
       throw new RtaError(
-        "core.operator.offline",
+        "core.operator.unknown",
         "no rta server is running for this user and data dir",
         "start one with `rta mcp serve`, or check RTA_DATA_DIR",
       );

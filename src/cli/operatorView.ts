@@ -70,7 +70,7 @@ export async function runView(cli: Cli, client: OperatorClient): Promise<number>
         const replies = await client.request({ op: "changed", what: "lock", agent });
         const cancelled = replies.reduce((n, r) => n + (r.cancelled ?? 0), 0);
         const ended = replies.reduce((n, r) => n + (r.ended ?? 0), 0);
-        model.note = `locked ${agent}: ${cancelled} call(s) cancelled, ${ended} session(s) ended; lift with \`rta lock lift --agent ${agent}\``;
+        model.note = `locked ${agent}: ${cancelled} call(s) cancelled, ${ended} session(s) ended (rta lock lift --agent ${agent})`;
       }
     } catch (err) {
       model.note = err instanceof RtaError ? `${err.message} (${err.code})` : String(err);

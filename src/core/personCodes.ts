@@ -25,13 +25,6 @@ export const personCodes = {
     doc: "the person at the terminal did not answer yes to `install it?`, or was not asked (piped, without --yes)",
     exit: Exit.refused,
   },
-  "core.operator.unsafe": {
-    doc: "the operator channel's dir is not a directory of this user with mode 0700, or cannot be made",
-    exit: Exit.refused,
-  },
-  "core.operator.unknown": {
-    doc: "no running server holds a pending consent with that id (it was answered, timed out, or its server ended)",
-    exit: Exit.unavailable,
-  },
-  "core.operator.offline": { doc: "no rta server is running for this user and data dir", exit: Exit.unavailable },
+  "core.operator.unsafe": { doc: "the operator channel's dir is not ours with mode 0700", exit: Exit.refused },
+  "core.operator.unknown": { doc: "no server running holds a pending consent by that id", exit: Exit.unavailable },
 } as const satisfies Record<string, CodeEntry>;

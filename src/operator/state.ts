@@ -23,6 +23,8 @@ interface Running {
   stop: AbortController;
   started: number;
   grant?: string;
+  /** resolves once the call has ended and been said */
+  done?: Promise<unknown>;
 }
 
 /** A consent waiting for a person. */
@@ -38,6 +40,11 @@ export interface SessionEnder {
   /** ends every session of the agent; how many */
   ofAgent(agent: string): number;
 }
+
+/** How long a locked agent's cancelled calls have to stop before its sessions end regardless. */
+const CANCELLED_ANSWER_MS = 2_000;
+/** How long the cancelled calls' answers have to leave before their sessions are closed. */
+const ANSWER_OUT_MS = 50;
 
 type Stampless<E> = E extends unknown ? Omit<E, "server" | "time"> : never;
 
@@ -121,6 +128,10 @@ export class ServerState {
     };
     this.calls.set(id, running);
     this.broadcast(running.event);
+    let ended: () => void = () => {};
+    running.done = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
     try {
       const outcome = await this.current.run(running, () => run(AbortSignal.any([signal, stop.signal])));
       const ended = this.stamp({
@@ -136,6 +147,7 @@ export class ServerState {
       return outcome;
     } finally {
       this.calls.delete(id);
+      ended();
     }
   }
 
@@ -211,12 +223,12 @@ export class ServerState {
             ...(req.agent ? { agent: req.agent } : {}),
           }),
         );
-        if (req.what === "lock") return { ...base, ok: true, ...this.stopAgents(req.agent) };
+        if (req.what === "lock") return { ...base, ok: true, ...(await this.stopAgents(req.agent)) };
         return { ...base, ok: true };
       }
       this.ensureLocked(req.agent);
       this.broadcast(this.stamp({ event: "lock_changed", agent: req.agent }));
-      return { ...base, ok: true, ...this.stopAgent(req.agent) };
+      return { ...base, ok: true, ...(await this.stopAgent(req.agent)) };
     } catch (err) {
       const e = err instanceof RtaError ? err : new RtaError("core.input.invalid", (err as Error).message);
       return { ...base, ok: false, error: { code: e.code, message: e.message } };
@@ -231,14 +243,14 @@ export class ServerState {
   }
 
   /** stopAgent for the one agent named, else for every agent with a call or session here. */
-  private stopAgents(agent: string | undefined): { cancelled: number; ended: number } {
+  private async stopAgents(agent: string | undefined): Promise<{ cancelled: number; ended: number }> {
     const agents = agent
       ? [agent]
       : new Set([...[...this.calls.values()].map((r) => r.event.agent), ...this.sessions.values()]);
     let cancelled = 0;
     let ended = 0;
     for (const a of agents) {
-      const done = this.stopAgent(a);
+      const done = await this.stopAgent(a);
       cancelled += done.cancelled;
       ended += done.ended;
     }
@@ -249,7 +261,7 @@ export class ServerState {
    * Cancels the agent's calls under way (each recorded as core.lock.locked)
    * and ends its sessions, if the lock now stops them. Refuses nothing.
    */
-  private stopAgent(agent: string): { cancelled: number; ended: number } {
+  private async stopAgent(agent: string): Promise<{ cancelled: number; ended: number }> {
     let locked = false;
     try {
       locked = listLocks(this.deps).locks.some(
@@ -260,12 +272,19 @@ export class ServerState {
     }
     if (!locked) return { cancelled: 0, ended: 0 };
     let cancelled = 0;
+    const stopping: Promise<unknown>[] = [];
     for (const [id, r] of this.calls) {
       if (r.event.agent !== agent) continue;
       cancelled++;
+      if (r.done) stopping.push(r.done);
       const why = `a person locked agent ${agent}, so its call under way was cancelled`;
       this.broadcast(this.stamp({ event: "call_cancelled", call: id, agent, tool: r.event.tool, why }));
       r.stop.abort(new RtaError("core.lock.locked", why, "do not retry; the person who locked it lifts the lock"));
+    }
+    // the cancelled calls are answered (core.lock.locked) before their sessions end, within a bound
+    if (stopping.length > 0) {
+      await Promise.race([Promise.all(stopping), Bun.sleep(CANCELLED_ANSWER_MS)]);
+      await Bun.sleep(ANSWER_OUT_MS);
     }
     const ended = this.sessionEnder?.ofAgent(agent) ?? 0;
     return { cancelled, ended };

@@ -12,7 +12,6 @@ export interface ServerHello {
   event: "server";
   server: string;
   pid: number;
-  /** "shell": no server, a `rta grant allow` (or lock lift, token new) waiting under grant_from = "operator" */
   transport: "stdio" | "http" | "shell";
   agent?: string;
   started: string;
