@@ -62,7 +62,13 @@ export class ServerState {
   private seq = 0;
 
   constructor(
-    readonly info: { server: string; pid: number; transport: "stdio" | "http"; agent?: string; started: string },
+    readonly info: {
+      server: string;
+      pid: number;
+      transport: "stdio" | "http" | "cli";
+      agent?: string;
+      started: string;
+    },
     private readonly deps: Deps,
     private readonly catalogue: Catalogue,
   ) {}
