@@ -65,7 +65,7 @@ export class ServerState {
     readonly info: {
       server: string;
       pid: number;
-      transport: "stdio" | "http" | "shell";
+      transport: "stdio" | "http" | "cli";
       agent?: string;
       started: string;
     },

@@ -12,7 +12,7 @@ export interface ServerHello {
   event: "server";
   server: string;
   pid: number;
-  transport: "stdio" | "http" | "shell";
+  transport: "stdio" | "http" | "cli";
   agent?: string;
   started: string;
   /** the sessions open now */

@@ -144,7 +144,7 @@ describe('grant_from = "operator", the built binary', () => {
       .filter((l) => l.trim() !== "")
       .map((l) => JSON.parse(l))
       .find((e) => e.event === "server");
-    expect(hello).toMatchObject({ transport: "shell", agent: "claude" });
+    expect(hello).toMatchObject({ transport: "cli" });
     expect(hello.pending[0]).toMatchObject({
       id: grant.id,
       kind: "grant",

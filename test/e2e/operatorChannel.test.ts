@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { OperatorClient } from "../../src/operator/client.ts";
 import { readRecord } from "../../src/record/read.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
@@ -170,6 +171,42 @@ describe("stop an agent now", () => {
     }
   });
 });
+
+describe("end a session", () => {
+  test("a stdio server's session ended through the channel ends the server, with its end line", {
+    timeout: 30_000,
+  }, async () => {
+    const data = tempDir();
+    const s = await connect("legacy", ["--agent", "claude"], { dataDir: data });
+    await s.client.callTool({ name: "sys_info", arguments: {} });
+    const pid = s.pid() as number;
+    const client = await OperatorClient.open(join(data, "run"));
+    try {
+      const session = readdirSync(join(data, "run"))[0]?.replace(".sock", "") as string;
+      expect(await client.request({ op: "end_session", session: "nope" })).toMatchObject([
+        { ok: false, error: { code: "core.operator.unknown" } },
+      ]);
+      expect(await client.request({ op: "end_session", session })).toMatchObject([{ ok: true, ended: 1 }]);
+      for (let i = 0; i < 200 && isAlive(pid); i++) await Bun.sleep(25);
+      expect(isAlive(pid)).toBe(false);
+      expect(s.stderr()).toContain("a person ended this session through the operator channel");
+      const lines = readRecord(join(data, "agent-log.jsonl")).lines;
+      expect(lines.at(-1)).toMatchObject({ kind: "end", session });
+    } finally {
+      client.close();
+      await s.close().catch(() => {});
+    }
+  });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe("the channel's socket", () => {
   test("refuses a process of another user, even when the file modes let it connect", { timeout: 30_000 }, async () => {

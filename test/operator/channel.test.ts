@@ -9,6 +9,7 @@ import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { builtinCatalogue } from "../../src/capabilities/builtinCatalogue.ts";
+import { askOperator } from "../../src/operator/ask.ts";
 import { OperatorChannel } from "../../src/operator/channel.ts";
 import { OperatorClient } from "../../src/operator/client.ts";
 import { QUEUE_BYTES } from "../../src/operator/connections.ts";
@@ -126,5 +127,39 @@ describe("a server's channel", () => {
     } finally {
       channel.close();
     }
+  });
+});
+
+describe("askOperator", () => {
+  test("waits until a person approves through the channel, with the choice they made", async () => {
+    const runDir = join(tempDir(), "run");
+    const deps = testDeps();
+    let pendingId = "";
+    const answer = askOperator({
+      runDir,
+      deps,
+      catalogue: builtinCatalogue(),
+      prompt: {
+        capability: "fs.write",
+        tool: "fs_write",
+        agent: "claude",
+        description: "grant fs.write to claude",
+        args: {},
+        message: "claude asks for a grant of fs.write",
+        timeoutMs: 60_000,
+        kind: "grant",
+        choices: ["once", "30 min"],
+      },
+      signal: new AbortController().signal,
+      onPending: (id) => {
+        pendingId = id;
+      },
+    });
+    for (let i = 0; i < 200 && pendingId === ""; i++) await Bun.sleep(5);
+    const client = await OperatorClient.open(runDir);
+    const replies = await client.request({ op: "approve", id: pendingId, choice: "30 min" });
+    expect(replies).toMatchObject([{ ok: true }]);
+    expect(await answer).toEqual({ chosen: "30 min" });
+    client.close();
   });
 });
