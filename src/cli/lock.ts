@@ -4,9 +4,10 @@
  * that is already running. Never a tool.
  */
 import { Exit } from "../core/errors.ts";
+import type { Deps } from "../gate/deps.ts";
 import type { Lock } from "../gate/gateStore.ts";
 import { lift as liftLocks, listLocks, lock as setLock } from "../gate/operator/locks.ts";
-import { selection } from "../gate/operator/selection.ts";
+import { type Selection, selection } from "../gate/operator/selection.ts";
 import type { Cli } from "./factory.ts";
 import { personSaysSo } from "./grantFrom.ts";
 import { jsonText, outputForm } from "./io.ts";
@@ -101,14 +102,20 @@ export async function lift(
     const which =
       "id" in by ? `lock ${shown(by.id)}` : "agent" in by ? `every lock of agent ${by.agent}` : "every lock";
     const agent = "agent" in by ? by.agent : "any";
+    // nothing to lift is said as endSelected says it, without asking a person first
+    const live = listLocks(cli.deps()).locks.filter((l) => l.state === "active");
+    const chosen = live.filter((l) => ("id" in by ? l.id === by.id : "agent" in by ? l.agent === by.agent : true));
+    if (chosen.length === 0) return endSelected(cli, id, opts, lifting);
     await personSaysSo(cli, `lifting ${which}`, "lift it", { command: "rta lock lift", agent, target: "lock" });
   } catch (err) {
     return reportError(cli.io, refusalOf(cli.io, err, "the locks could not be lifted"), opts.json === true);
   }
-  return endSelected(cli, id, opts, {
-    noun: "lock",
-    verb: "lifted",
-    lister: "rta lock list",
-    act: (deps, by) => liftLocks(deps, by),
-  });
+  return endSelected(cli, id, opts, lifting);
 }
+
+const lifting = {
+  noun: "lock",
+  verb: "lifted",
+  lister: "rta lock list",
+  act: (deps: Deps, by: Selection) => liftLocks(deps, by),
+};

@@ -75,6 +75,10 @@ describe('grant_from = "terminal"', () => {
 
   test("setting a lock and revoking never ask: stopping an agent needs no terminal", async () => {
     const env = withPolicy('grant_from = "terminal"\n');
+    // with nothing to lift, that is said, and nobody is asked
+    const none = await runCli(["lock", "lift", "--all"], { env });
+    expect(none.stderr).toContain("(core.grant.unknown)");
+    expect(none.stderr).not.toContain("noterminal");
     expect((await runCli(["lock", "--agent", "claude"], { env })).code).toBe(0);
     expect((await runCli(["grant", "revoke", "--all"], { env })).stderr).toContain("(core.grant.unknown)");
   });
