@@ -63,6 +63,8 @@ describe('grant_from = "terminal", the built binary', () => {
       "rta: error: the team policy takes this only from a person at an interactive terminal, and this process has none (core.grant.noterminal)\n" +
         "rta: hint: a person must run it, in a terminal of their own; an agent cannot do it for itself\n",
     );
+    // a lock to lift: with none, that is said first, and nobody is asked
+    expect((await rta(["lock", "--agent", "claude"], { env })).code).toBe(0);
     for (const args of [
       ["lock", "lift", "--all"],
       ["mcp", "token", "new", "--agent", "claude"],
