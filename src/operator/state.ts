@@ -125,7 +125,12 @@ export class ServerState {
       ended = resolve;
     });
     try {
-      const outcome = await this.current.run(running, () => run(AbortSignal.any([signal, stop.signal])));
+      // one signal for the call, told of the caller's, whose onabort is free: cheaper than AbortSignal.any
+      const forward = () => stop.abort(signal.reason);
+      if (signal.aborted) forward();
+      else if (signal.onabort === null) signal.onabort = forward;
+      else signal.addEventListener("abort", forward, { once: true });
+      const outcome = await this.current.run(running, () => run(stop.signal));
       if (!this.watched()) return outcome;
       const ended = this.stamp({
         event: "call_ended",
