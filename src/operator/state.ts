@@ -12,25 +12,25 @@ import type { AgentOrigin, Outcome } from "../core/call.ts";
 import type { Args } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { RtaError } from "../core/errors.ts";
-import { argLines, type ConsentAnswer, type ConsentPrompt, shownArgs } from "../gate/consent.ts";
+import { type ConsentAnswer, type ConsentPrompt, shownArgs } from "../gate/consent.ts";
 import type { Deps } from "../gate/deps.ts";
 import { listLocks, lock } from "../gate/operator/locks.ts";
+import { cutArgs, settleWith, type Waiting } from "./consents.ts";
 import type { CallStarted, ChannelEvent, ChannelReply, ChannelRequest, ConsentPending, ServerHello } from "./wire.ts";
 
-/** A call under way: its event, and what cancels it. */
+/** A call under way: what it is (its event made only when someone is told), and what cancels it. */
 interface Running {
-  event: CallStarted;
+  call: string;
+  agent: string;
+  tool: string;
+  args: Record<string, unknown>;
   stop: AbortController;
   started: number;
   grant?: string;
   /** resolves once the call has ended and been said */
   done?: Promise<unknown>;
-}
-
-/** A consent waiting for a person. */
-interface Waiting {
-  event: ConsentPending;
-  settle: (answer: ConsentAnswer) => void;
+  /** its call_started event, once made */
+  event?: CallStarted;
 }
 
 /** What the front hands back: how to end sessions it holds. */
@@ -85,7 +85,7 @@ export class ServerState {
       ...this.info,
       sessions: [...this.sessions].map(([session, agent]) => ({ session, agent })),
       pending: [...this.pending.values()].map((w) => w.event),
-      calls: [...this.calls.values()].map((r) => r.event),
+      calls: [...this.calls.values()].map((r) => this.startedEvent(r)),
     };
   }
 
@@ -115,25 +115,23 @@ export class ServerState {
     signal: AbortSignal,
     run: (signal: AbortSignal) => Promise<Outcome>,
   ): Promise<Outcome> {
-    const cap = this.catalogue.byTool(tool);
-    const shown = cap
-      ? cutArgs(shownArgs(cap, args as Args, this.deps))
-      : Object.fromEntries(Object.keys(args).map((k) => [k, "…"]));
     const id = `${this.info.server}-${++this.seq}`;
     const stop = new AbortController();
-    const running: Running = {
-      event: this.stamp({ event: "call_started", call: id, agent: origin.name, tool, args: shown }),
-      stop,
-      started: this.deps.clock.now(),
-    };
+    const running: Running = { call: id, agent: origin.name, tool, args, stop, started: this.deps.clock.now() };
     this.calls.set(id, running);
-    this.broadcast(running.event);
+    if (this.watched()) this.broadcast(this.startedEvent(running));
     let ended: () => void = () => {};
     running.done = new Promise<void>((resolve) => {
       ended = resolve;
     });
     try {
-      const outcome = await this.current.run(running, () => run(AbortSignal.any([signal, stop.signal])));
+      // one signal for the call, told of the caller's, whose onabort is free: cheaper than AbortSignal.any
+      const forward = () => stop.abort(signal.reason);
+      if (signal.aborted) forward();
+      else if (signal.onabort === null) signal.onabort = forward;
+      else signal.addEventListener("abort", forward, { once: true });
+      const outcome = await this.current.run(running, () => run(stop.signal));
+      if (!this.watched()) return outcome;
       const ended = this.stamp({
         event: "call_ended",
         call: id,
@@ -149,6 +147,25 @@ export class ServerState {
       this.calls.delete(id);
       ended();
     }
+  }
+
+  /** A call's call_started event, made once: its arguments as a person is shown them. Refuses nothing. */
+  private startedEvent(r: Running): CallStarted {
+    if (r.event) return r.event;
+    const cap = this.catalogue.byTool(r.tool);
+    const args = cap
+      ? cutArgs(shownArgs(cap, r.args as Args, this.deps))
+      : Object.fromEntries(Object.keys(r.args).map((k) => [k, "…"]));
+    r.event = {
+      event: "call_started",
+      server: this.info.server,
+      call: r.call,
+      agent: r.agent,
+      tool: r.tool,
+      args,
+      time: new Date(r.started).toISOString(),
+    };
+    return r.event;
   }
 
   /** Told of each record line as it is written: the grant the running call spent. Refuses nothing. */
@@ -199,16 +216,7 @@ export class ServerState {
     const base = { reply: req.op, server: this.info.server, ...(req.ref !== undefined ? { ref: req.ref } : {}) };
     try {
       if (req.op === "approve" || req.op === "deny") {
-        const waiting = this.pending.get(req.id);
-        if (!waiting) throw new RtaError("core.operator.unknown", `no consent ${req.id} is waiting here`);
-        const choices = waiting.event.choices;
-        if (req.op === "deny") waiting.settle("decline");
-        else if (choices && choices.length > 0) {
-          const chosen = req.choice ?? choices[0];
-          if (chosen === undefined || !choices.includes(chosen))
-            throw new RtaError("core.input.invalid", `choose one of ${choices.join(", ")}`);
-          waiting.settle({ chosen });
-        } else waiting.settle("accept");
+        settleWith(this.pending.get(req.id), req);
         return { ...base, ok: true };
       }
       if (req.op === "end_session") {
@@ -246,7 +254,7 @@ export class ServerState {
   private async stopAgents(agent: string | undefined): Promise<{ cancelled: number; ended: number }> {
     const agents = agent
       ? [agent]
-      : new Set([...[...this.calls.values()].map((r) => r.event.agent), ...this.sessions.values()]);
+      : new Set([...[...this.calls.values()].map((r) => r.agent), ...this.sessions.values()]);
     let cancelled = 0;
     let ended = 0;
     for (const a of agents) {
@@ -274,11 +282,11 @@ export class ServerState {
     let cancelled = 0;
     const stopping: Promise<unknown>[] = [];
     for (const [id, r] of this.calls) {
-      if (r.event.agent !== agent) continue;
+      if (r.agent !== agent) continue;
       cancelled++;
       if (r.done) stopping.push(r.done);
       const why = `a person locked agent ${agent}, so its call under way was cancelled`;
-      this.broadcast(this.stamp({ event: "call_cancelled", call: id, agent, tool: r.event.tool, why }));
+      this.broadcast(this.stamp({ event: "call_cancelled", call: id, agent, tool: r.tool, why }));
       r.stop.abort(new RtaError("core.lock.locked", why, "do not retry; the person who locked it lifts the lock"));
     }
     // the cancelled calls are answered (core.lock.locked) before their sessions end, within a bound
@@ -289,14 +297,4 @@ export class ServerState {
     const ended = this.sessionEnder?.ofAgent(agent) ?? 0;
     return { cancelled, ended };
   }
-}
-
-/** Each argument's value as one short line: argLines' escaping and cut. Refuses nothing. */
-function cutArgs(args: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const line of argLines(args)) {
-    const at = line.indexOf(": ");
-    out[line.slice(0, at)] = line.slice(at + 2);
-  }
-  return out;
 }
