@@ -23,7 +23,7 @@ export function addConsentCommands(program: Command, cli: Cli): void {
     .option("--profile <name>", "only calls naming this profile")
     .option("--host <host>", "only destination reads aimed at this host")
     .option("--args <json>", "only the one call with exactly these arguments")
-    .option("--yes", "issue it without asking, even when it covers a destructive capability")
+    .option("--yes", "issue it without asking, even when it covers a destructive capability (not under grant_from)")
     .option("--json", "print JSON")
     .action(async (target: string, record: string | undefined, opts) => {
       const { allow } = await import("./grant.ts");
