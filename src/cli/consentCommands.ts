@@ -23,11 +23,11 @@ export function addConsentCommands(program: Command, cli: Cli): void {
     .option("--profile <name>", "only calls naming this profile")
     .option("--host <host>", "only destination reads aimed at this host")
     .option("--args <json>", "only the one call with exactly these arguments")
-    .option("--yes", "issue it without asking, even when it covers a destructive capability")
+    .option("--yes", "issue it without asking, even when it covers a destructive capability (not under grant_from)")
     .option("--json", "print JSON")
     .action(async (target: string, record: string | undefined, opts) => {
       const { allow } = await import("./grant.ts");
-      cli.status = allow(cli, target, record, opts);
+      cli.status = await allow(cli, target, record, opts);
     });
   grant
     .command("list")
@@ -61,7 +61,7 @@ export function addConsentCommands(program: Command, cli: Cli): void {
     .option("--json", "print JSON")
     .action(async (target: string | undefined, opts) => {
       const { lock } = await import("./lock.ts");
-      cli.status = lock(cli, target, opts);
+      cli.status = await lock(cli, target, opts);
     });
   lockCmd
     .command("list")
@@ -80,6 +80,6 @@ export function addConsentCommands(program: Command, cli: Cli): void {
     .option("--json", "print JSON")
     .action(async (id: string | undefined, opts) => {
       const { lift } = await import("./lock.ts");
-      cli.status = lift(cli, id, opts);
+      cli.status = await lift(cli, id, opts);
     });
 }

@@ -105,6 +105,13 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
     try {
       const policy = parsePolicy(readFileSync(policyFile, "utf8"));
       add("team policy", "ok", policyFile);
+      if (policy.grantFrom === undefined) selfGrant(add, policyFile);
+      else
+        add(
+          "grants",
+          "ok",
+          `issued only ${policy.grantFrom === "terminal" ? "from a person's terminal" : "once rta operator approves"} (grant_from)`,
+        );
       // A name spelled right that nothing has stops nothing today: a typo, or a plugin not installed yet.
       const areas = cli.catalogue.areas();
       for (const name of policy.never.filter((n) => !cli.catalogue.byName(n) && !areas.includes(n)))
@@ -124,7 +131,10 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
     } catch (err) {
       add("team policy", "fail", (err as Error).message, `fix ${policyFile}; until then no grant is issued or spent`);
     }
-  } else add("team policy", "note", "no team policy", `write ${policyFile} to cap what grants may do`);
+  } else {
+    add("team policy", "note", "no team policy", `write ${policyFile} to cap what grants may do`);
+    selfGrant(add, policyFile);
+  }
 
   checkRoots(servedRoots(opts.root ?? [], roots), configFile, agentRules(d, hardlinks), add);
 
@@ -229,4 +239,21 @@ export function freeReadsNamed(never: readonly string[], caps: readonly Capabili
     if (named.length === 0 || !named.every(free)) return [];
     return [[name, named.some((c) => c.name === name) ? "a free read" : "an area of free reads"]];
   });
+}
+
+/**
+ * The note doctor gives while the policy sets no grant_from: `rta grant allow`
+ * from any shell, piped too, issues without asking, so an agent with a shell
+ * tool that runs as this user can grant itself anything the ceiling allows.
+ */
+function selfGrant(
+  add: (check: string, status: "note", detail: string, fix: string) => void,
+  policyFile: string,
+): void {
+  add(
+    "grants",
+    "note",
+    "any shell can issue a grant, piped without asking: that is the self-grant path of an agent with a shell tool run as you",
+    `set grant_from = "terminal" in ${policyFile}, or run the agent as another user (docs/agents-with-a-shell.md)`,
+  );
 }

@@ -19,6 +19,7 @@ import {
 } from "../gate/operator/grants.ts";
 import { agentsInRecord } from "./agentsSeen.ts";
 import type { Cli } from "./factory.ts";
+import { personSaysSo } from "./grantFrom.ts";
 import { type Form, jsonText, outputForm } from "./io.ts";
 import { type Column, isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
 import { shown } from "./render.ts";
@@ -40,9 +41,10 @@ export type AllowOptions = Omit<GrantRequest, "target" | "record" | "agent"> & {
  * --agent, the one agent registered or seen is meant, said on stderr; none or
  * several is core.input.missing. Every other refusal but the person's no is
  * the gate's (gate/operator/grants.ts); anything but y or yes issues nothing
- * (core.grant.declined).
+ * (core.grant.declined). Under the policy's grant_from the person is asked
+ * on the terminal itself, --yes or not (grantFrom.ts).
  */
-export function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): number {
+export async function allow(cli: Cli, target: string, record: string | undefined, opts: AllowOptions): Promise<number> {
   const { io } = cli;
   try {
     const deps = cli.deps();
@@ -61,8 +63,11 @@ export function allow(cli: Cli, target: string, record: string | undefined, opts
     // Piped or --json, stdout stays the grant alone: the price goes to stderr.
     const say = form === "terminal" ? io.out : io.err;
     const coverage = grantCoverage(cli.catalogue, plan);
-    say(describeCoverage(cli.catalogue, coverage, { ...plan.row, args: plan.args ?? null }));
-    if (coverage.destructive && opts.yes !== true && io.stdinIsTTY && io.stdoutIsTTY) {
+    const described = describeCoverage(cli.catalogue, coverage, { ...plan.row, args: plan.args ?? null });
+    // under grant_from, the person is shown it and answers on the terminal itself, --yes or not
+    const asked = await personSaysSo(cli, described, "issue it", { command: "rta grant allow", agent, target });
+    if (!asked) say(described);
+    if (!asked && coverage.destructive && opts.yes !== true && io.stdinIsTTY && io.stdoutIsTTY) {
       say("issue it? [y/N] ");
       if (!/^(y|yes)$/i.test(io.readLine().trim()))
         throw new RtaError("core.grant.declined", "no grant was issued", "answer y to issue it, or give --yes");

@@ -2,7 +2,7 @@
  * The terminal, as one value a command is handed, so a test can run a command
  * against buffers. Only src/cli writes to the terminal.
  */
-import { fstatSync, readFileSync, readlinkSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readlinkSync, readSync, writeSync } from "node:fs";
 import type { ChalkInstance } from "chalk";
 import { RtaError } from "../core/errors.ts";
 import { jsonEscaped } from "./render.ts";
@@ -28,6 +28,15 @@ export interface Io {
   stdoutFd?: number;
   /** the path and text of the regular file stdout writes into (`>> file`), when it is one and can be read */
   stdoutFile?(): { path: string; text: string } | undefined;
+  /** the process's controlling terminal, opened itself (stdin may be a pipe); undefined when it has none. Left out: none */
+  controllingTerminal?(): Tty | undefined;
+}
+
+/** A terminal opened for one question: what is written to it, one line typed back, then closed. */
+export interface Tty {
+  write(text: string): void;
+  readLine(): string;
+  close(): void;
 }
 
 /** The process's own terminal and environment; it refuses nothing, and reads stdin only when a command asks. */
@@ -43,6 +52,24 @@ export function processIo(): Io {
     env: process.env,
     stdoutFd: 1,
     stdoutFile,
+    controllingTerminal,
+  };
+}
+
+/** /dev/tty opened for reading and writing; undefined when the process has no controlling terminal (ENXIO) or may not open it. */
+function controllingTerminal(): Tty | undefined {
+  let fd: number;
+  try {
+    fd = openSync("/dev/tty", "r+");
+  } catch {
+    return undefined;
+  }
+  return {
+    write: (text) => {
+      writeSync(fd, text);
+    },
+    readLine: () => readLineSync(fd),
+    close: () => closeSync(fd),
   };
 }
 

@@ -79,7 +79,7 @@ export function addMcpCommands(program: Command, cli: Cli): void {
     .option("--json", "print JSON")
     .action(async (opts) => {
       const { tokenNew } = await import("./token.ts");
-      cli.status = tokenNew(cli, opts);
+      cli.status = await tokenNew(cli, opts);
     });
   token
     .command("list")

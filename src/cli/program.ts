@@ -64,14 +64,21 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
     addMcpCommands(program, cli);
     return program;
   }
-  const [{ addConsentCommands }, { addPkgCommands }, { addReadingCommands }, { addUpstreamCommands }] =
-    await Promise.all([
-      import("./consentCommands.ts"),
-      import("./pkgCommands.ts"),
-      import("./readingCommands.ts"),
-      import("./upstreamCommands.ts"),
-    ]);
+  const [
+    { addConsentCommands },
+    { addOperatorCommands },
+    { addPkgCommands },
+    { addReadingCommands },
+    { addUpstreamCommands },
+  ] = await Promise.all([
+    import("./consentCommands.ts"),
+    import("./operatorCommands.ts"),
+    import("./pkgCommands.ts"),
+    import("./readingCommands.ts"),
+    import("./upstreamCommands.ts"),
+  ]);
   addConsentCommands(program, cli);
+  addOperatorCommands(program, cli);
   addMcpCommands(program, cli);
   addPkgCommands(program, cli);
   addReadingCommands(program, cli);
@@ -111,6 +118,7 @@ const NEVER_RUN_PLUGINS = new Set([
   "grant",
   "help",
   "lock",
+  "operator",
   "upstream",
 ]);
 

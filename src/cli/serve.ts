@@ -97,6 +97,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     // its controls are escaped, its line breaks kept
     say: (line) => io.err(`${line.split("\n").map(shown).join("\n")}\n`),
     debug: Boolean(io.env.RTA_DEBUG),
+    env: io.env,
     // an upstream left out is said where the person starting the server looks, not only in `rta upstream list`
     notes: serveNotes(cli.upstreams()),
     upstreams: cli.selections(),

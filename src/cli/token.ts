@@ -1,9 +1,12 @@
 /** `rta mcp token new | list | revoke`: the bearer tokens an HTTP server takes. Never tools. */
+import { checkAgentName } from "../core/agentName.ts";
 import { Exit } from "../core/errors.ts";
 import { type ListedToken, listTokens, newToken, revokeTokens } from "../gate/operator/tokens.ts";
 import type { Cli } from "./factory.ts";
+import { personSaysSo } from "./grantFrom.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
 import { isoTime, printListing, readerLeft, relativeTime, timeFor } from "./listing.ts";
+import { shown } from "./render.ts";
 import { refusalOf, reportError } from "./report.ts";
 import { endSelected } from "./selection.ts";
 
@@ -11,12 +14,17 @@ import { endSelected } from "./selection.ts";
  * Makes a token and prints it once: the token alone on stdout, piped (so
  * `TOKEN=$(rta mcp token new ...)` holds it) or on a terminal, where a note
  * on stderr says whose it is and until when; --json gives it with its id,
- * agent and expiry. Every refusal is the gate's (gate/operator/tokens.ts), said here.
+ * agent and expiry. Under the policy's grant_from, made only once a person says
+ * yes (grantFrom.ts). Every other refusal is the gate's (gate/operator/tokens.ts), said here.
  */
-export function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): number {
+export async function tokenNew(cli: Cli, opts: { agent: string; ttl?: string; json?: boolean }): Promise<number> {
   const { io } = cli;
   try {
     const deps = cli.deps();
+    const lasting = opts.ttl === undefined ? "" : ` for ${shown(opts.ttl)}`;
+    const agent = checkAgentName(opts.agent);
+    const what = `a bearer token for agent ${agent}${lasting}, for rta's HTTP server`;
+    await personSaysSo(cli, what, "make it", { command: "rta mcp token new", agent, target: "token" });
     const { token, row } = newToken(deps, { agent: opts.agent, ttl: opts.ttl });
     const form = outputForm(io, opts.json);
     if (form === "json")

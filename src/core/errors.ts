@@ -7,6 +7,7 @@
 
 import { type CodeEntry, Exit, type ExitCode } from "./exitCodes.ts";
 import { auditCodes, offsiteCodes } from "./offsiteCodes.ts";
+import { personCodes } from "./personCodes.ts";
 import { storeCodes } from "./storeCodes.ts";
 
 export { Exit, type ExitCode } from "./exitCodes.ts";
@@ -93,10 +94,6 @@ export const codes = {
     doc: "the capability is on a confirm list and the client was asked to put it to its user: the call runs once it is retried with an accepting answer",
     exit: Exit.refused,
   },
-  "core.grant.declined": {
-    doc: "the person at the terminal did not answer yes to `issue it?`, so no grant was issued",
-    exit: Exit.refused,
-  },
   "core.plugin.index": {
     doc: "the index of installed plugins does not read as rta's (cut short, edited by hand, another version)",
     exit: Exit.failure,
@@ -106,10 +103,6 @@ export const codes = {
     exit: Exit.refused,
   },
   "core.plugin.unknown": { doc: "no plugin by that name is installed", exit: Exit.unavailable },
-  "core.plugin.declined": {
-    doc: "the person at the terminal did not answer yes to `install it?`, or was not asked (piped, without --yes)",
-    exit: Exit.refused,
-  },
   "core.grant.unknown": { doc: "no grant or lock has that id, or none matched", exit: Exit.unavailable },
   "core.lock.locked": { doc: "a person locked this agent or capability: the instant no", exit: Exit.refused },
   "core.rate.limited": {
@@ -206,6 +199,7 @@ export const codes = {
   ...storeCodes,
   ...offsiteCodes,
   ...auditCodes,
+  ...personCodes,
 } as const satisfies Record<string, CodeEntry>;
 
 export type Code = keyof typeof codes;

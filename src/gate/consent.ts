@@ -163,6 +163,44 @@ export function shownValue(v: unknown): string {
   return text;
 }
 
+/** A call's arguments as a person is shown them: a secret input's value masked, rta's own places as the agent sees them. Refuses nothing. */
+export function shownArgs(cap: Capability, args: Args, deps: Deps): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const [name, spec] of inputEntries(cap)) {
+    const v = args[name];
+    if (v === undefined) continue;
+    shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(spec.path ? pathShown(v) : v) : v;
+  }
+  return shown;
+}
+
+/**
+ * The seat a call is asked at: the client's, the operator's when the policy
+ * says `consent = "operator"`, and the operator's too when the client cannot
+ * ask (answers "unavailable") and an operator is watching. Refuses nothing.
+ */
+export function seatWithOperator(
+  client: ConsentSeat | undefined,
+  operator: (ConsentSeat & { watched(): boolean }) | undefined,
+  deps: Deps,
+): ConsentSeat | undefined {
+  if (operator === undefined) return client;
+  return {
+    async ask(prompt, signal) {
+      let where: "client" | "operator" = "client";
+      try {
+        if (deps.policy.current().consent === "operator") where = "operator";
+      } catch {
+        // a policy that does not read refuses the call in stage 9 before any seat is asked
+      }
+      if (where === "operator" || client === undefined)
+        return operator.watched() || where === "operator" ? operator.ask(prompt, signal) : "unavailable";
+      const answer = await client.ask(prompt, signal);
+      return answer === "unavailable" && operator.watched() ? operator.ask(prompt, signal) : answer;
+    },
+  };
+}
+
 /** The prompt for one call: what it is, what it does, and each argument it runs with. Refuses nothing. */
 export function consentPrompt(
   cap: Capability,
@@ -173,12 +211,7 @@ export function consentPrompt(
   profile?: string,
 ): ConsentPrompt {
   // the profile a call names is said first: the same arguments under another profile reach another place
-  const shown: Record<string, unknown> = profile !== undefined ? { profile } : {};
-  for (const [name, spec] of inputEntries(cap)) {
-    const v = args[name];
-    if (v === undefined) continue;
-    shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(spec.path ? pathShown(v) : v) : v;
-  }
+  const shown = { ...(profile !== undefined ? { profile } : {}), ...shownArgs(cap, args, deps) };
   const message = [`${agent} asks to run ${cap.name} (${cap.summary})`, ...argLines(shown), "Allow it?"].join("\n");
   return {
     capability: cap.name,

@@ -33,7 +33,7 @@ import { type Args, aimsNowhere, type RunContext } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
 import { confirmConfig } from "../core/configConfirm.ts";
-import { asRtaError } from "../core/errors.ts";
+import { asRtaError, RtaError } from "../core/errors.ts";
 import { lap } from "../core/profile.ts";
 import { agentLimits, bound, type Limits, UNBOUNDED } from "./bound.ts";
 import { type ConsentSeat, checkConsent, revokedWhileAsked } from "./consent.ts";
@@ -221,7 +221,9 @@ async function stages(
       lap("path gate, open and close");
     }
   } catch (thrown) {
-    const error = asRtaError(thrown);
+    // a call cancelled because a person locked its agent says so, on the record and to the agent
+    const reason = options.signal?.aborted ? options.signal.reason : undefined;
+    const error = reason instanceof RtaError && reason.code === "core.lock.locked" ? reason : asRtaError(thrown);
     if (error !== thrown) options.onUnexpected?.(thrown);
     trace.outcome = error.code;
     trace.probe = error.code === "core.tool.unknown";

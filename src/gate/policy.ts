@@ -9,6 +9,8 @@
  *   confirm = ["fs.rm", "proc.kill"]  # run only once a person accepts the call live, even under a grant
  *   consent_timeout = "2m"         # how long a person has to answer before it is a refusal
  *   ask_for_grants = true          # a call that wants a grant may ask the person for one
+ *   grant_from = "terminal"        # grants, lock lifts and tokens only from a person's terminal
+ *   consent = "operator"           # a call on the confirm list is asked at `rta operator`, not in the client
  *
  * It is applied when a grant is issued, and again at call time in case the
  * policy changed since. Its ceiling does not reach free reads (a lock does); its
@@ -37,7 +39,15 @@ export interface Policy {
   consentTimeout?: number;
   /** a call refused for want of a grant may ask the person for one through the client */
   askForGrants?: boolean;
+  /** where `rta grant allow`, `lock lift` and `mcp token new` must be run from; undefined: any shell, piped too */
+  grantFrom?: GrantFrom;
+  /** where a confirm-list call is asked: the client (the default, the operator channel when it cannot ask) or the operator */
+  consent?: "client" | "operator";
 }
+
+/** The values grant_from takes: a person's interactive terminal, or the operator's approval in `rta operator`. */
+export const GRANT_FROM = ["terminal", "operator"] as const;
+export type GrantFrom = (typeof GRANT_FROM)[number];
 
 export const NO_POLICY: Policy = { never: [] };
 
@@ -76,6 +86,13 @@ export function parsePolicy(text: string): Policy {
     } else if (key === "ask_for_grants") {
       if (typeof value !== "boolean") throw unreadable("ask_for_grants must be true or false");
       policy.askForGrants = value;
+    } else if (key === "grant_from") {
+      if (!GRANT_FROM.includes(value as GrantFrom))
+        throw unreadable(`grant_from must be "terminal" or "operator", not ${JSON.stringify(value)}`);
+      policy.grantFrom = value as GrantFrom;
+    } else if (key === "consent") {
+      if (value !== "client" && value !== "operator") throw unreadable('consent must be "client" or "operator"');
+      policy.consent = value;
     } else if (key === "max_ttl") {
       policy.maxTtl = policyDuration(key, value, "8h");
     } else if (key === "max_token_ttl") {
@@ -86,7 +103,7 @@ export function parsePolicy(text: string): Policy {
       policy.maxUses = value;
     } else {
       throw unreadable(
-        `it has no setting ${JSON.stringify(key)} (never, max_ttl, max_uses, agents, max_token_ttl, confirm, consent_timeout and ask_for_grants are known)`,
+        `it has no setting ${JSON.stringify(key)} (never, max_ttl, max_uses, agents, max_token_ttl, confirm, consent, consent_timeout, ask_for_grants and grant_from are known)`,
       );
     }
   }

@@ -7,6 +7,7 @@ import { type InputRequiredResult, ProtocolError, ProtocolErrorCode } from "@mod
 import type { AgentOrigin, Outcome } from "../core/call.ts";
 import { lap } from "../core/profile.ts";
 import { errorResult, forAgent } from "../core/result.ts";
+import { seatWithOperator } from "../gate/consent.ts";
 import { runCall } from "../gate/pipeline.ts";
 import type { McpSeat } from "./consentSeat.ts";
 import { type MediaContent, mediaAnswer } from "./mediaAnswer.ts";
@@ -67,10 +68,24 @@ export function agentOutcome(
   signal: AbortSignal,
   seat?: McpSeat,
 ): Promise<Outcome> {
-  return runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
-    limits: ctx.limits,
-    signal,
-    onUnexpected: ctx.onUnexpected,
-    ...(seat ? { consent: seat } : {}),
-  });
+  const operator = ctx.operator;
+  if (operator === undefined)
+    return runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
+      limits: ctx.limits,
+      signal,
+      onUnexpected: ctx.onUnexpected,
+      ...(seat ? { consent: seat } : {}),
+    });
+  // watched by the operator channel: said as it starts and ends, cancelled when a person locks the agent, and a
+  // person at `rta operator` asked when the policy says so or the client cannot ask
+  if (ctx.transport === "stdio") operator.sessionStarted(ctx.session, origin.name);
+  const consent = seatWithOperator(seat, operator, ctx.deps);
+  return operator.watch(origin, name, args, signal, (watched) =>
+    runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
+      limits: ctx.limits,
+      signal: watched,
+      onUnexpected: ctx.onUnexpected,
+      ...(consent ? { consent } : {}),
+    }),
+  );
 }

@@ -7,6 +7,7 @@ import type { Transport } from "../core/call.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import type { Limits } from "../gate/bound.ts";
 import type { Deps } from "../gate/deps.ts";
+import type { ServerState } from "../operator/state.ts";
 import type { Selections } from "../upstreams/selections.ts";
 import type { RootsInCall } from "./callRoots.ts";
 import type { Subscriptions } from "./subscriptions.ts";
@@ -32,4 +33,6 @@ export interface ServeContext {
   subscriptions?: Subscriptions;
   /** the upstreams' selected resources, templates and prompts (config's `select`), each read through the pipeline */
   upstreams?: Selections;
+  /** the operator channel's view of this server: each call is watched through it (src/operator/) */
+  operator?: ServerState;
 }

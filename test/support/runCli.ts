@@ -32,6 +32,8 @@ export interface RunOptions {
   tty?: boolean;
   /** the clock the commands and the stages read (default: fixed at TEST_NOW_MS) */
   clock?: Clock;
+  /** lines typed on the process's controlling terminal (/dev/tty), what it writes there going to the screen; left out, it has none */
+  devTty?: string;
   /** makes the catalogue (default: the built-ins and the note plugin, as installed: see noteCatalogue) */
   catalogue?: () => Catalogue;
 }
@@ -70,6 +72,24 @@ async function ran(args: string[], options: RunOptions): Promise<Ran & { screen:
       typed = rest.join("\n");
       return line;
     },
+    ...(options.devTty === undefined
+      ? {}
+      : {
+          controllingTerminal: () => {
+            let lines = options.devTty ?? "";
+            return {
+              write: (text: string) => {
+                out.screen += text;
+              },
+              readLine: () => {
+                const [line = "", ...rest] = lines.split("\n");
+                lines = rest.join("\n");
+                return line;
+              },
+              close: () => {},
+            };
+          },
+        }),
     env: {
       PATH: process.env.PATH ?? "",
       HOME: tempDir(),

@@ -54,7 +54,7 @@ import {
   whileServing,
 } from "./checks.ts";
 import { InFlight } from "./limits.ts";
-import { LegacySessions } from "./sessions.ts";
+import { LegacySessions, watchSessions } from "./sessions.ts";
 
 export interface HttpFront {
   /** the fetch function the HTTP server runs */
@@ -83,6 +83,7 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
   const live = (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue);
   live?.(() => handler.notify.toolsChanged());
   const sessions = new LegacySessions(ctx.deps.clock);
+  if (ctx.operator) watchSessions(sessions, ctx.operator);
   let stopping = false;
   const checks: Check[] = [
     whileServing(() => stopping),

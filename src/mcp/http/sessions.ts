@@ -26,6 +26,8 @@ export const MAX_SESSIONS = 512;
 /** A session unused this long is closed. */
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 
+import type { ServerState } from "../../operator/state.ts";
+
 export interface LegacySession {
   id: string;
   transport: WebStandardStreamableHTTPServerTransport;
@@ -45,6 +47,8 @@ export interface SessionShares {
 /** The 2025-11-25 sessions of one HTTP server, each its opener's only. */
 export class LegacySessions {
   private readonly byId = new Map<string, LegacySession>();
+  /** told of each session opened and closed (the operator channel) */
+  watcher: { opened(id: string, agent: string): void; closed(id: string): void } | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -83,12 +87,27 @@ export class LegacySessions {
     const id = randomUUID();
     const session: LegacySession = { id, transport: transport(id), agent, lastUsed: this.clock.now(), busy: 0 };
     this.byId.set(id, session);
+    this.watcher?.opened(id, agent);
     return session;
   }
 
   /** Forgets a session (its client said DELETE, or it never finished its initialize). */
   forget(id: string): void {
-    this.byId.delete(id);
+    if (this.byId.delete(id)) this.watcher?.closed(id);
+  }
+
+  /** Ends one session (a person at `rta operator` asked); false when none has that id. */
+  end(id: string): boolean {
+    const session = this.byId.get(id);
+    if (session) this.close(session);
+    return session !== undefined;
+  }
+
+  /** Ends every session the agent opened (it was locked) and says how many. */
+  endAgent(agent: string): number {
+    const own = [...this.byId.values()].filter((s) => s.agent === agent);
+    for (const s of own) this.close(s);
+    return own.length;
   }
 
   /** Closes every session: the server is stopping. */
@@ -102,7 +121,16 @@ export class LegacySessions {
   }
 
   private close(session: LegacySession): void {
-    this.byId.delete(session.id);
+    if (this.byId.delete(session.id)) this.watcher?.closed(session.id);
     void session.transport.close().catch(() => {});
   }
+}
+
+/** Tells the operator channel of each session, and lets it end them. Refuses nothing. */
+export function watchSessions(sessions: LegacySessions, state: ServerState): void {
+  sessions.watcher = {
+    opened: (id, agent) => state.sessionStarted(id, agent),
+    closed: (id) => state.sessionEnded(id),
+  };
+  state.sessionEnder = { one: (id) => sessions.end(id), ofAgent: (agent) => sessions.endAgent(agent) };
 }

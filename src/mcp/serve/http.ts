@@ -12,6 +12,7 @@ import { httpFront } from "../http/front.ts";
 import { CANCEL_GRACE_MS, finishCalls } from "./callsInFlight.ts";
 import {
   endSession,
+  openChannel,
   type ServeEnd,
   type ServeOptions,
   sayStopping,
@@ -56,7 +57,8 @@ export function parseAddress(text: string): HttpAddress {
  */
 export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
   const stopSignal = o.stopSignal ?? untilStopped;
-  const ctx = serverContext(o, "http");
+  const channel = await openChannel(o, "http");
+  const ctx = serverContext(o, "http", channel?.state);
   const front = httpFront(ctx, o.allowHosts);
   let server: ReturnType<typeof Bun.serve>;
   try {
@@ -72,6 +74,7 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
       },
     });
   } catch (err) {
+    channel?.close();
     throw listenRefusal(o.address, err);
   }
   // Set before the banner, so a signal as soon as it is seen still ends the session with its end line.
@@ -93,6 +96,7 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
   // The answers of the calls that finished are still on their way: let them go out (a session's open stream
   // lasts as long as the session, so sessions are closed first), within a bound.
   front.closeSessions();
+  channel?.close();
   await Promise.race([drained, Bun.sleep(CANCEL_GRACE_MS)]);
   void server.stop(true);
   return { status: Exit.ok, exit: true };

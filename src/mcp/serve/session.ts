@@ -11,6 +11,9 @@ import { identityFile } from "../../core/dirs.ts";
 import { RtaError } from "../../core/errors.ts";
 import type { Limits } from "../../gate/bound.ts";
 import type { Deps } from "../../gate/deps.ts";
+import { OperatorChannel } from "../../operator/channel.ts";
+import { runDirOf } from "../../operator/runDir.ts";
+import { ServerState } from "../../operator/state.ts";
 import { type FileRecord, type RecordEntry, type RecordSink, sessionMark } from "../../record/append.ts";
 import type { ServeContext } from "../server.ts";
 import { SHUTDOWN_GRACE_MS } from "./callsInFlight.ts";
@@ -36,6 +39,10 @@ export interface ServeOptions {
   notes?: string[];
   /** the upstreams' selected resources, templates and prompts */
   upstreams?: ServeContext["upstreams"];
+  /** the environment: where the operator channel's socket goes (XDG_RUNTIME_DIR, RTA_DATA_DIR) */
+  env?: Record<string, string | undefined>;
+  /** false: no operator channel (an in-process test's server) */
+  channel?: boolean;
   /** resolves when the server is told to stop; called again for a second signal. Default: untilStopped */
   stopSignal?: () => Promise<void>;
 }
@@ -52,8 +59,13 @@ export function newSessionId(): string {
 }
 
 /** What a server's calls run with on either transport; each transport adds its name and its own hooks. */
-export function serverContext(o: ServeOptions, transport: ServeContext["transport"]): ServeContext {
+export function serverContext(
+  o: ServeOptions,
+  transport: ServeContext["transport"],
+  operator?: ServerState,
+): ServeContext {
   return {
+    ...(operator ? { operator } : {}),
     catalogue: o.catalogue,
     deps: o.deps,
     session: o.session,
@@ -110,10 +122,18 @@ export class SessionRecord implements RecordSink {
   /** the start line, until it is written */
   private start: RecordEntry | undefined;
 
+  /** told of each line as it is written (the operator channel: the grant a call spent) */
+  private observers: ((entry: RecordEntry) => void)[] = [];
+
   constructor(
     private readonly record: FileRecord,
     private readonly onCall?: (entry: RecordEntry) => void,
   ) {}
+
+  /** Calls `fn` with each line written from now on. */
+  observe(fn: (entry: RecordEntry) => void): void {
+    this.observers.push(fn);
+  }
 
   /** Keeps the session's start line, written before its first other line. */
   begin(start: RecordEntry): void {
@@ -133,6 +153,7 @@ export class SessionRecord implements RecordSink {
     }
     this.record.append(entry);
     if (!entry.kind) this.onCall?.(entry);
+    for (const fn of this.observers) fn(entry);
   }
 
   /** Writes the end line, and closes the record to every later line. */
@@ -171,4 +192,31 @@ export function untilStopped(): Promise<void> {
   return new Promise((resolve) => {
     for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(sig, () => resolve());
   });
+}
+
+/**
+ * Opens the server's operator channel (src/operator/), its view of what the server does told to every person
+ * watching; undefined when it is not wanted or cannot be opened (said through `say`). Refuses nothing.
+ */
+export async function openChannel(o: ServeOptions, transport: "stdio" | "http"): Promise<OperatorChannel | undefined> {
+  if (o.channel === false || o.env === undefined) return undefined;
+  const state = new ServerState(
+    {
+      server: o.session,
+      pid: process.pid,
+      transport,
+      ...(o.agent ? { agent: o.agent } : {}),
+      started: new Date(o.deps.clock.now()).toISOString(),
+    },
+    o.deps,
+    o.catalogue,
+  );
+  const channel = await OperatorChannel.open({
+    session: o.session,
+    runDir: runDirOf(o.env, o.deps.dirs.data),
+    say: o.say,
+    state,
+  });
+  if (channel) o.record.observe((entry) => state.recorded(entry));
+  return channel;
 }

@@ -20,6 +20,7 @@ import { CANCEL_GRACE_MS, CallsInFlight, finishCalls } from "./callsInFlight.ts"
 import { DirectCalls } from "./directCall.ts";
 import {
   endSession,
+  openChannel,
   type ServeEnd,
   type ServeOptions,
   sayStopping,
@@ -66,6 +67,23 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
       : [],
   );
 
+  const channel = await openChannel(o, "stdio");
+  // a person at `rta operator` may end this session: it ends as if the client had closed its end
+  let endNow: () => void = () => {};
+  const endedByOperator = new Promise<"operator">((resolve) => {
+    endNow = () => resolve("operator");
+  });
+  if (channel) {
+    if (o.agent) channel.state.sessionStarted(o.session, o.agent);
+    channel.state.sessionEnder = {
+      one: (id) => {
+        if (id !== o.session) return false;
+        endNow();
+        return true;
+      },
+      ofAgent: () => 0,
+    };
+  }
   const calls = new CallsInFlight();
   const onClientRoots = (offered: string[]) => {
     const added = offered.filter((r) => !roots.includes(r));
@@ -75,7 +93,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   };
   // the direct path is handed it too: a call that may ask for the roots is left to the SDK
   const base = {
-    ...serverContext(o, "stdio"),
+    ...serverContext(o, "stdio", channel?.state),
     ...(o.rootsGiven ? {} : { rootsInCall: { heard: false, offered: onClientRoots } }),
   };
   const direct = o.direct === false ? undefined : new DirectCalls(base, calls);
@@ -96,7 +114,12 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
       if (o.debug) o.say(`rta: protocol: ${err.message}`);
     },
   });
-  if ((await Promise.race([transport.ended().then(() => "ended" as const), signalled])) === "signal") {
+  const why = await Promise.race([transport.ended().then(() => "ended" as const), signalled, endedByOperator]);
+  const closeChannel = () => {
+    channel?.state.sessionEnded(o.session);
+    channel?.close();
+  };
+  if (why === "signal") {
     // Told to stop: read no more requests, let the calls under way finish and answer (cancelled past a grace),
     // and end the session once each has its line in the record.
     transport.stopReading();
@@ -106,6 +129,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
     await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
     subscriptions.close();
     endSession(o, "stdio", unstopped);
+    closeChannel();
     // The finished calls' answers are written; let them leave before the process does.
     await Promise.race([
       new Promise<void>((resolve) => o.output.write("", () => resolve())),
@@ -114,9 +138,12 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
     return { status: Exit.ok, exit: true };
   }
   // The client closed its end: closing the server cancels the calls under way, and each is recorded as it stops.
+  // Ended by a person at `rta operator`: the same, and the process ends (stdin is still open).
   await handle.close();
   subscriptions.close();
   await calls.settled(CANCEL_GRACE_MS);
   endSession(o, "stdio", calls.size);
-  return { status: transport.endedOnLimit ? Exit.failure : Exit.ok, exit: false };
+  closeChannel();
+  if (why === "operator") o.say("rta: a person ended this session through the operator channel");
+  return { status: transport.endedOnLimit ? Exit.failure : Exit.ok, exit: why === "operator" };
 }
