@@ -4,9 +4,9 @@
  * picks the narrowest live grant with its row locked and adds the use only
  * while uses < max_uses, so two replicas never spend the last use twice.
  */
-import type { SQL } from "bun";
 import { type Chosen, newRowId, targetParams } from "./db.ts";
 import type { Grant, GrantQuery, NewGrant } from "./grants.ts";
+import type { SyncPg } from "./pgBridge.ts";
 
 /** The narrowing columns, with $1 the agent, $2..$4 the targets, $5.. the rest (see params()). */
 const MATCH_ANY_ARTIFACT = `
@@ -47,15 +47,16 @@ function params(q: GrantQuery): (string | number | boolean | null)[] {
 }
 
 /**
- * Ends the selected rows of `table` still live (a revoke or a lift) and bumps the change counter, in one
- * transaction; returns how many were ended. By id first, then by agent whatever its case, then all.
+ * Ends the selected rows of `table` still live (a revoke or a lift) and bumps the change counter, in one statement;
+ * returns how many were ended. By id first, then by agent whatever its case, then all; a selection naming none ends
+ * nothing.
  */
-export async function endSelectedPg(
-  sql: SQL,
+export function endSelectedPg(
+  pg: SyncPg,
   row: { table: string; endColumn: string; live: string },
   by: Chosen,
   now: number,
-): Promise<number> {
+): number {
   const set = `UPDATE ${row.table} SET ${row.endColumn} = $1::bigint WHERE ${row.live}`;
   let stmt: string;
   let args: (string | number)[];
@@ -63,22 +64,24 @@ export async function endSelectedPg(
   else if (by.agent) [stmt, args] = [`${set} AND lower(agent) = lower($2)`, [now, by.agent]];
   else if (by.all) [stmt, args] = [set, [now]];
   else return 0;
-  return await sql.begin(async (tx) => {
-    const ended = await tx.unsafe(`${stmt} RETURNING id`, args);
-    if (ended.length > 0) await tx.unsafe("UPDATE changes SET n = n + 1 WHERE id = 1");
-    return ended.length;
-  });
+  const [counted] = pg.query<{ n: number }>(
+    `WITH ended AS (${stmt} RETURNING id),
+     bumped AS (UPDATE changes SET n = n + 1 WHERE id = 1 AND EXISTS (SELECT 1 FROM ended))
+     SELECT count(*)::int AS n FROM ended`,
+    args,
+  );
+  return Number(counted?.n ?? 0);
 }
 
 export class PgGrants {
-  constructor(private readonly sql: SQL) {}
+  constructor(private readonly pg: SyncPg) {}
 
   /** Stores a new grant under a fresh id, with the arguments an --args grant was issued with; returns it unspent. */
-  async issue(grant: NewGrant, args?: string): Promise<Grant> {
+  issue(grant: NewGrant, args?: string): Grant {
     for (;;) {
       const id = newRowId("g");
       const g = grant;
-      const rows = await this.sql.unsafe(
+      const rows = this.pg.query(
         `INSERT INTO grants (id, target, record, agent, connection, profile, host, args_digest, max_uses, issued_at,
          expires_at, issued_by, build, digest, args)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint, $10::bigint, $11::bigint, $12, $13, $14, $15)
@@ -105,58 +108,50 @@ export class PgGrants {
    * grant spent out by another replica while this one waited on its row leaves nothing returned, so it asks once
    * more for the next narrowest.
    */
-  async spend(q: GrantQuery): Promise<Grant | undefined> {
+  spend(q: GrantQuery): Grant | undefined {
     const p = params(q);
     for (let tries = 0; tries < 2; tries++) {
-      const rows = await this.sql.unsafe(SPEND, p);
+      const rows = this.pg.query(SPEND, p);
       if (rows[0]) return rowOf<Grant>(rows[0]);
     }
     return undefined;
   }
 
-  async giveBack(id: string): Promise<void> {
-    await this.sql.unsafe("UPDATE grants SET uses = uses - 1 WHERE id = $1 AND uses > 0", [id]);
+  giveBack(id: string): void {
+    this.pg.query("UPDATE grants SET uses = uses - 1 WHERE id = $1 AND uses > 0", [id]);
   }
 
-  async lastMatching(q: GrantQuery): Promise<Grant | undefined> {
-    const rows = await this.sql.unsafe(FIND_ANY, params(q).slice(0, 11));
+  lastMatching(q: GrantQuery): Grant | undefined {
+    const rows = this.pg.query(FIND_ANY, params(q).slice(0, 11));
     return rows[0] ? rowOf<Grant>(rows[0]) : undefined;
   }
 
-  async staleMatching(q: GrantQuery): Promise<Grant | undefined> {
-    const rows = await this.sql.unsafe(FIND_STALE, params(q));
+  staleMatching(q: GrantQuery): Grant | undefined {
+    const rows = this.pg.query(FIND_STALE, params(q));
     return rows[0] ? rowOf<Grant>(rows[0]) : undefined;
   }
 
-  async list(): Promise<Grant[]> {
-    const rows = await this.sql.unsafe("SELECT * FROM grants ORDER BY issued_at ASC, seq ASC");
+  list(): Grant[] {
+    const rows = this.pg.query("SELECT * FROM grants ORDER BY issued_at ASC, seq ASC");
     return rows.map((r: Record<string, unknown>) => rowOf<Grant>(r));
   }
 
-  async argsTexts(): Promise<Map<string, string>> {
-    const rows = (await this.sql.unsafe("SELECT id, args FROM grants WHERE args IS NOT NULL")) as {
-      id: string;
-      args: string;
-    }[];
+  argsTexts(): Map<string, string> {
+    const rows = this.pg.query<{ id: string; args: string }>("SELECT id, args FROM grants WHERE args IS NOT NULL");
     return new Map(rows.map((r) => [r.id, r.args]));
   }
 
-  async get(id: string): Promise<Grant | undefined> {
-    const rows = await this.sql.unsafe("SELECT * FROM grants WHERE id = $1", [id]);
+  get(id: string): Grant | undefined {
+    const rows = this.pg.query("SELECT * FROM grants WHERE id = $1", [id]);
     return rows[0] ? rowOf<Grant>(rows[0]) : undefined;
   }
 
-  async revoke(by: Chosen, now: number): Promise<number> {
-    return await endSelectedPg(
-      this.sql,
-      { table: "grants", endColumn: "revoked_at", live: "revoked_at IS NULL" },
-      by,
-      now,
-    );
+  revoke(by: Chosen, now: number): number {
+    return endSelectedPg(this.pg, { table: "grants", endColumn: "revoked_at", live: "revoked_at IS NULL" }, by, now);
   }
 
-  async live(agent: string, now: number): Promise<Grant[]> {
-    const rows = await this.sql.unsafe(
+  live(agent: string, now: number): Grant[] {
+    const rows = this.pg.query(
       `SELECT * FROM grants WHERE agent = $1 AND revoked_at IS NULL AND expires_at > $2::bigint
        AND (max_uses IS NULL OR uses < max_uses) ORDER BY expires_at ASC, seq ASC`,
       [agent, now],

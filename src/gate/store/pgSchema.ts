@@ -8,8 +8,8 @@
  * way this module names a store, and storeFailure() the only way it says a
  * failure, with the password taken out of the message too.
  */
-import type { SQL } from "bun";
 import { RtaError } from "../../core/errors.ts";
+import type { SyncPg } from "./pgBridge.ts";
 
 /** The advisory lock key migrations run under: "rta" and 1, as one bigint. */
 const MIGRATION_LOCK = 0x72746101;
@@ -82,25 +82,17 @@ export function storeFailure(url: string, err: unknown): RtaError {
 
 /**
  * Brings the database to the newest schema this rta knows, under the advisory
- * lock; returns the version it is at. Refuses (core.store.unavailable) a
- * database whose schema is newer than this rta's, which would misread it.
+ * lock; returns how many migrations this call ran (0 when another replica had).
+ * Refuses (core.store.unavailable) a database whose schema is newer than this
+ * rta's, which it would misread.
  */
-export async function migrate(sql: SQL, url: string): Promise<number> {
-  return await sql.begin(async (tx) => {
-    await tx.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-    await tx.unsafe("CREATE TABLE IF NOT EXISTS rta_schema (version int PRIMARY KEY, applied_at timestamptz NOT NULL)");
-    const rows = (await tx.unsafe("SELECT coalesce(max(version), 0) AS v FROM rta_schema")) as { v: number }[];
-    const at = Number(rows[0]?.v ?? 0);
-    if (at > MIGRATIONS.length)
-      throw new RtaError(
-        "core.store.unavailable",
-        `the shared store at ${safeUrl(url)} has schema version ${at}, newer than this rta knows (${MIGRATIONS.length}): it would misread it, so it does not serve`,
-        "upgrade rta on this replica to the version the other replicas run",
-      );
-    for (let v = at + 1; v <= MIGRATIONS.length; v++) {
-      await tx.unsafe(MIGRATIONS[v - 1] as string);
-      await tx.unsafe(`INSERT INTO rta_schema (version, applied_at) VALUES (${v}, now())`);
-    }
-    return MIGRATIONS.length;
-  });
+export function migrate(pg: SyncPg, url: string): number {
+  const said = pg.migrate(MIGRATION_LOCK, MIGRATIONS);
+  if ("newer" in said)
+    throw new RtaError(
+      "core.store.unavailable",
+      `the shared store at ${safeUrl(url)} has schema version ${said.newer}, newer than this rta knows (${MIGRATIONS.length}): it would misread it, so it does not serve`,
+      "upgrade rta on this replica to the version the other replicas run",
+    );
+  return said.ran;
 }

@@ -14,14 +14,24 @@ const pg = await pgServer();
 const NOW = 1_800_000_000_000;
 const opened: PgGateStore[] = [];
 
-afterEach(async () => {
-  for (const s of opened.splice(0)) await s.close();
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
 });
 
-async function open(url: string, max?: number): Promise<PgGateStore> {
-  const s = await PgGateStore.open(url, max ? { max } : {});
+function open(url: string): PgGateStore {
+  const s = new PgGateStore(url);
   opened.push(s);
   return s;
+}
+
+/** What opening the store at `url` refused with. */
+function refusal(url: string): { code: string; message: string; hint?: string } | undefined {
+  try {
+    open(url);
+    return undefined;
+  } catch (e) {
+    return e as { code: string; message: string; hint?: string };
+  }
 }
 
 function grant(over: Partial<NewGrant> & { target: string }): NewGrant {
@@ -64,10 +74,7 @@ test("a postgres:// or postgresql:// store is PostgreSQL; a path is not", () => 
 
 test("a store that cannot be reached is core.store.unavailable, and says no part of the password", async () => {
   const url = "postgres://rta:Sup3r%2Fs3cret@127.0.0.1:1/nowhere?sslmode=disable&password=Other9secret";
-  const err = await PgGateStore.open(url).then(
-    () => undefined,
-    (e: unknown) => e as { code: string; message: string; hint?: string },
-  );
+  const err = refusal(url);
   expect(err?.code).toBe("core.store.unavailable");
   const said = JSON.stringify(err) + String(err?.message) + String(err?.hint);
   expect(said).toContain("postgres://rta@127.0.0.1:1/nowhere");
@@ -75,12 +82,13 @@ test("a store that cannot be reached is core.store.unavailable, and says no part
 });
 
 describe.skipIf(pg === null)("on a PostgreSQL server", () => {
-  test("two replicas starting at once run each migration once, and both serve", async () => {
+  test("the first replica runs each migration once; the next finds them run, and both serve", async () => {
     const url = await (pg?.freshDb() as Promise<string>);
-    const [a, b] = await Promise.all([open(url), open(url)]);
+    const [a, b] = [open(url), open(url)];
+    expect([a.migrated, b.migrated]).toEqual([MIGRATIONS.length, 0]);
     expect(a.label).toBe(url);
-    await b.issue(grant({ target: "fs.read" }));
-    expect((await a.list()).length).toBe(1);
+    b.issue(grant({ target: "fs.read" }));
+    expect(a.list().length).toBe(1);
     const sql = new SQL(url, { max: 1 });
     const rows = await sql.unsafe("SELECT version FROM rta_schema ORDER BY version");
     await sql.close();
@@ -89,70 +97,68 @@ describe.skipIf(pg === null)("on a PostgreSQL server", () => {
 
   test("a replica against a newer schema refuses to serve, saying which versions and what to do", async () => {
     const url = await (pg?.freshDb() as Promise<string>);
-    await open(url);
+    open(url);
     const sql = new SQL(url, { max: 1 });
     await sql.unsafe(`INSERT INTO rta_schema (version, applied_at) VALUES (${MIGRATIONS.length + 1}, now())`);
     await sql.close();
-    const err = await PgGateStore.open(url).then(
-      () => undefined,
-      (e: unknown) => e as { code: string; message: string; hint: string },
-    );
+    const err = refusal(url);
     expect(err?.code).toBe("core.store.unavailable");
     expect(err?.message).toContain(`has schema version ${MIGRATIONS.length + 1}, newer than this rta knows`);
     expect(err?.hint).toContain("upgrade rta");
   });
 
-  test("200 spends at once through two replicas' pools of a grant with 20 uses: exactly 20 are spent", async () => {
+  test("200 spends through two replicas' stores of a grant with 20 uses: exactly 20 are spent", async () => {
     const url = await (pg?.freshDb() as Promise<string>);
-    const [a, b] = await Promise.all([open(url, 20), open(url, 20)]);
-    const g = await a.issue(grant({ target: "fs.read", max_uses: 20 }));
-    const spends = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).spend(query()));
-    const spent = (await Promise.all(spends)).filter((x) => x !== undefined);
+    const [a, b] = [open(url), open(url)];
+    const g = a.issue(grant({ target: "fs.read", max_uses: 20 }));
+    const spent = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).spend(query())).filter(
+      (x) => x !== undefined,
+    );
     expect(spent.length).toBe(20);
     expect(new Set(spent.map((x) => x?.uses))).toEqual(new Set(Array.from({ length: 20 }, (_, i) => i + 1)));
-    expect((await b.get(g.id))?.uses).toBe(20);
-    expect((await a.lastMatching(query()))?.id).toBe(g.id);
+    expect(b.get(g.id)?.uses).toBe(20);
+    expect(a.lastMatching(query())?.id).toBe(g.id);
   });
 
   test("a lock set through one replica stops the other's next call; lifted, it stops nothing", async () => {
     const url = await (pg?.freshDb() as Promise<string>);
-    const [a, b] = await Promise.all([open(url), open(url)]);
-    expect(await b.lockFor("claude", ["fs.read", "fs"], NOW)).toBeUndefined();
-    const l = await a.lock({ agent: "Claude", target: "fs", issued_at: NOW, expires_at: null, issued_by: "test" });
-    expect((await b.lockFor("claude", ["fs.read", "fs"], NOW))?.id).toBe(l.id);
-    expect(await b.lockFor("codex", ["fs.read", "fs"], NOW)).toBeUndefined();
-    expect(await a.lift({ agent: "CLAUDE" }, NOW)).toBe(1);
-    expect(await b.lockFor("claude", ["fs.read", "fs"], NOW)).toBeUndefined();
-    expect((await a.locks())[0]?.lifted_at).toBe(NOW);
+    const [a, b] = [open(url), open(url)];
+    expect(b.lockFor("claude", ["fs.read", "fs"], NOW)).toBeUndefined();
+    const l = a.lock({ agent: "Claude", target: "fs", issued_at: NOW, expires_at: null, issued_by: "test" });
+    expect(b.lockFor("claude", ["fs.read", "fs"], NOW)?.id).toBe(l.id);
+    expect(b.lockFor("codex", ["fs.read", "fs"], NOW)).toBeUndefined();
+    expect(a.lift({ agent: "CLAUDE" }, NOW)).toBe(1);
+    expect(b.lockFor("claude", ["fs.read", "fs"], NOW)).toBeUndefined();
+    expect(a.locks()[0]?.lifted_at).toBe(NOW);
   });
 
   test("the narrowest grant is spent first; a revoke through one replica is seen by the other", async () => {
     const url = await (pg?.freshDb() as Promise<string>);
-    const [a, b] = await Promise.all([open(url), open(url)]);
-    const broad = await a.issue(grant({ target: "fs" }));
-    const exact = await a.issue(grant({ target: "fs.read", args_digest: "d0", max_uses: 1 }), '{"path":"a"}');
-    expect((await b.spend(query()))?.id).toBe(exact.id);
-    expect((await b.spend(query()))?.id).toBe(broad.id);
-    expect(await a.grantArgs()).toEqual(new Map([[exact.id, '{"path":"a"}']]));
-    expect(await a.revoke({ agent: "CLAUDE" }, NOW)).toBe(2);
-    expect(await b.spend(query())).toBeUndefined();
-    expect(await b.liveGrants("claude", NOW)).toEqual([]);
-    const plugin = await a.issue(grant({ target: "fs.read", digest: "old" }));
-    expect((await b.staleMatching(query({ digest: "new" })))?.id).toBe(plugin.id);
-    expect(await b.spend(query({ digest: "new" }))).toBeUndefined();
+    const [a, b] = [open(url), open(url)];
+    const broad = a.issue(grant({ target: "fs" }));
+    const exact = a.issue(grant({ target: "fs.read", args_digest: "d0", max_uses: 1 }), '{"path":"a"}');
+    expect(b.spend(query())?.id).toBe(exact.id);
+    expect(b.spend(query())?.id).toBe(broad.id);
+    expect(a.grantArgs()).toEqual(new Map([[exact.id, '{"path":"a"}']]));
+    expect(a.revoke({ agent: "CLAUDE" }, NOW)).toBe(2);
+    expect(b.spend(query())).toBeUndefined();
+    expect(b.liveGrants("claude", NOW)).toEqual([]);
+    const plugin = a.issue(grant({ target: "fs.read", digest: "old" }));
+    expect(b.staleMatching(query({ digest: "new" }))?.id).toBe(plugin.id);
+    expect(b.spend(query({ digest: "new" }))).toBeUndefined();
   });
 
   test("tokens and rate buckets are shared: a revoked token is refused on the other replica, a bucket spent on both", async () => {
     const url = await (pg?.freshDb() as Promise<string>);
-    const [a, b] = await Promise.all([open(url), open(url)]);
-    const t = await a.addToken("claude", "h1", NOW, null, "test");
-    expect((await b.tokenByHash("h1", NOW))?.id).toBe(t.id);
-    expect(await b.revokeTokens({ id: t.id }, NOW)).toBe(1);
-    expect(await a.tokenByHash("h1", NOW)).toBeUndefined();
-    expect((await a.tokens())[0]?.revoked_at).toBe(NOW);
-    expect(await a.takeToken("claude", "fs.read", 2, NOW)).toEqual({ taken: true });
-    expect(await b.takeToken("Claude", "fs.read", 2, NOW)).toEqual({ taken: true });
-    expect(await a.takeToken("claude", "fs.read", 2, NOW)).toEqual({ taken: false, waitMs: 30_000 });
-    expect(await b.takeToken("claude", "fs.read", 2, NOW + 30_000)).toEqual({ taken: true });
+    const [a, b] = [open(url), open(url)];
+    const t = a.addToken("claude", "h1", NOW, null, "test");
+    expect(b.tokenByHash("h1", NOW)?.id).toBe(t.id);
+    expect(b.revokeTokens({ id: t.id }, NOW)).toBe(1);
+    expect(a.tokenByHash("h1", NOW)).toBeUndefined();
+    expect(a.tokens()[0]?.revoked_at).toBe(NOW);
+    expect(a.takeToken("claude", "fs.read", 2, NOW)).toEqual({ taken: true });
+    expect(b.takeToken("Claude", "fs.read", 2, NOW)).toEqual({ taken: true });
+    expect(a.takeToken("claude", "fs.read", 2, NOW)).toEqual({ taken: false, waitMs: 30_000 });
+    expect(b.takeToken("claude", "fs.read", 2, NOW + 30_000)).toEqual({ taken: true });
   });
 });
