@@ -121,7 +121,11 @@ export class SyncPg {
 
   /** Sends one message and waits for its answer; undefined when it did not fit the buffer. */
   private post(message: Record<string, unknown>): string | undefined {
-    this.worker ??= new Worker(URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" })));
+    if (!this.worker) {
+      this.worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" })));
+      // this thread waits on it only while it asks: the worker alone never keeps a finished command running
+      this.worker.unref();
+    }
     const sab = message.sab as SharedArrayBuffer;
     const ctl = new Int32Array(sab, 0, 2);
     Atomics.store(ctl, 0, 0);
