@@ -101,4 +101,23 @@ describe.skipIf(pg === null)("two replicas on one PostgreSQL store", () => {
     expect((await person(["lock", "lift", "--agent", "claude"])).code).toBe(0);
     expect([await read(a), await read(b)]).toEqual(["ok", "ok"]);
   });
+
+  test("a replica against a newer schema refuses to serve and says why; no message names the password", async () => {
+    const newer = await (pg?.freshDb() as Promise<string>);
+    expect((await rta(["grant", "list", "--store", newer])).code).toBe(0);
+    const sql = new SQL(newer, { max: 1 });
+    await sql.unsafe(`INSERT INTO rta_schema (version, applied_at) VALUES (${MIGRATIONS.length + 1}, now())`);
+    await sql.close();
+    const refused = await rta(["mcp", "serve", "--http", "127.0.0.1:0", "--store", newer]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`has schema version ${MIGRATIONS.length + 1}, newer than this rta knows`);
+    expect(refused.stderr).toContain("rta: hint: upgrade rta on this replica");
+    const secret = "postgres://rta:Pa55-w0rd-xyz@127.0.0.1:1/none";
+    for (const args of [["mcp", "serve", "--http", "127.0.0.1:0"], ["grant", "list"], ["doctor"]]) {
+      const ran = await rta(args, { env: { RTA_STORE: secret } });
+      expect(ran.code).not.toBe(0);
+      expect(ran.stderr + ran.stdout).toContain("postgres://rta@127.0.0.1:1/none");
+      expect(ran.stderr + ran.stdout).not.toContain("Pa55-w0rd-xyz");
+    }
+  });
 });
