@@ -161,4 +161,15 @@ describe.skipIf(pg === null)("on a PostgreSQL server", () => {
     expect(a.takeToken("claude", "fs.read", 2, NOW)).toEqual({ taken: false, waitMs: 30_000 });
     expect(b.takeToken("claude", "fs.read", 2, NOW + 30_000)).toEqual({ taken: true });
   });
+
+  test("an answer larger than the bridge's buffer comes whole", async () => {
+    const url = await (pg?.freshDb() as Promise<string>);
+    const a = open(url);
+    const args = JSON.stringify({ path: "x".repeat(1000) });
+    for (let i = 0; i < 1200; i++) a.issue(grant({ target: "fs.read", args_digest: `d${i}` }), args);
+    const texts = a.grantArgs();
+    expect(texts.size).toBe(1200);
+    expect([...texts.values()].every((t) => t === args)).toBe(true);
+    expect(a.list().length).toBe(1200);
+  });
 });
