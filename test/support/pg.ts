@@ -93,7 +93,11 @@ async function server(url: string): Promise<PgServer | null> {
     return skip(`no server answers at RTA_TEST_PG (${(err as Error).message})`);
   }
   let n = 0;
+  const made: string[] = [];
   afterAll(async () => {
+    // a server RTA_TEST_PG names is left as it was found; a private cluster is stopped whole
+    if (!stop)
+      for (const name of made) await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
     await admin.close().catch(() => {});
     stop?.();
   });
@@ -103,6 +107,7 @@ async function server(url: string): Promise<PgServer | null> {
       n += 1;
       const name = `rta_t${process.pid}_${n}_${Date.now().toString(36)}`;
       await admin.unsafe(`create database ${name}`);
+      made.push(name);
       const u = new URL(url);
       u.pathname = `/${name}`;
       return u.toString();
