@@ -9,14 +9,16 @@ import { isAbsolute, join, resolve } from "node:path";
 import { CONFIG_FILE, ConfigSource, usable } from "../core/config.ts";
 import { type Clock, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs, platformDirs, RECORD_FILE } from "../core/dirs.ts";
+import { RtaError } from "../core/errors.ts";
 import { Redactor } from "../core/redact.ts";
 import { type Deps, realTools } from "../gate/deps.ts";
-import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
+import { GATE_STORE_FILE, GateStore, type StoreTables } from "../gate/gateStore.ts";
 import { gitGlobalConfig } from "../gate/paths/gitDirs.ts";
 import { kubeConfigPlaces } from "../gate/paths/kubeConfig.ts";
 import { PathGate } from "../gate/paths/pathGate.ts";
 import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, PolicySource } from "../gate/policy.ts";
+import { isPostgresUrl, PgGateStore } from "../gate/store/pgStore.ts";
 import { registrationFiles } from "../mcp/install.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
 import { RECORD_KEY_FILE } from "../record/key.ts";
@@ -29,6 +31,23 @@ export interface ProcessDepsOptions {
   roots?: string[];
   /** the clock every stage reads (default: the system's) */
   clock?: Clock;
+}
+
+/**
+ * The gate's store: gate.db in the data dir, or, when `shared` (--store, RTA_STORE or config's `store`) names
+ * one, the PostgreSQL store a server's replicas share, with the record's checkpoint still in the data dir's gate.db.
+ * Refuses (core.store.unavailable) a shared store that is no postgres:// URL, without repeating it (it may carry
+ * a password), and one it cannot reach.
+ */
+export function openStore(shared: string | undefined, local: () => GateStore): StoreTables {
+  if (!shared) return local();
+  if (!isPostgresUrl(shared))
+    throw new RtaError(
+      "core.store.unavailable",
+      "the shared store (--store, RTA_STORE or config's store) is not a postgres:// URL",
+      "name it as postgres://user@host:5432/db, or leave it unset to keep the store in the data dir",
+    );
+  return new PgGateStore(shared, local);
 }
 
 /**
@@ -53,7 +72,7 @@ export function processDeps(
     clock,
     host: realHost,
     record,
-    gate: once(() => new GateStore(join(d.data, GATE_STORE_FILE))),
+    gate: once(() => openStore(env.RTA_STORE || settings?.store, () => new GateStore(join(d.data, GATE_STORE_FILE)))),
     policy: PolicySource.inConfigDir(d.config),
     config,
     dirs: d,

@@ -8,11 +8,13 @@ import { join } from "node:path";
 import { type Capability, needsGrant, PROFILE_INPUT } from "../core/capability.ts";
 import { readConfig } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
+import type { RtaError } from "../core/errors.ts";
 import { Exit } from "../core/errors.ts";
 import { movedData } from "../core/movedAreas.ts";
 import { GATE_STORE_FILE, GateStore, RECORD_CHECKPOINT_FILE } from "../gate/gateStore.ts";
 import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, parsePolicy } from "../gate/policy.ts";
+import { isPostgresUrl, PgGateStore } from "../gate/store/pgStore.ts";
 import { storeLockHolders } from "../gate/storeLock.ts";
 import { configProblems } from "./configCmd.ts";
 import { pluginFindings } from "./doctorPlugins.ts";
@@ -70,6 +72,7 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
   const configFile = join(d.config, "config.toml");
   let roots: string[] = [];
   let hardlinks = false;
+  let sharedStore: string | undefined;
   if (!existsSync(configFile))
     add(
       "config",
@@ -90,6 +93,7 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
       if (read.problems.length === 0) {
         roots = read.config.roots;
         hardlinks = read.config.hardlinks;
+        sharedStore = read.config.store;
       }
       const problems = [
         ...read.problems.map((err) => err.message.replace(/^config\.toml: /, "")),
@@ -201,6 +205,29 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
       else add("grant store", "ok", store);
     } catch (err) {
       add("grant store", "fail", (err as Error).message, "check the data dir's owner and free space");
+    }
+  }
+
+  const shared = cli.io.env.RTA_STORE || sharedStore;
+  if (shared && !isPostgresUrl(shared))
+    add(
+      "shared store",
+      "fail",
+      "RTA_STORE or config's store is not a postgres:// URL",
+      "name it as postgres://user@host:5432/db, or unset it to keep the store in the data dir",
+    );
+  else if (shared) {
+    // named without its password, as every message of the shared store is
+    try {
+      const store = new PgGateStore(shared);
+      add(
+        "shared store",
+        "ok",
+        `${store.label}: grants, locks, tokens and rate buckets (the record stays in the data dir)`,
+      );
+      store.close();
+    } catch (err) {
+      add("shared store", "fail", (err as Error).message, (err as RtaError).hint ?? "check the store's URL");
     }
   }
 

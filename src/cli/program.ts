@@ -15,6 +15,7 @@ import { type Cli, makeCli } from "./factory.ts";
 import { EXIT_PIPE_CLOSED, type Io, StdoutClosed, takeColor } from "./io.ts";
 import { addMcpCommands } from "./mcpCommands.ts";
 import { reportError, reportUsage } from "./report.ts";
+import { takeStore } from "./storeFlag.ts";
 
 /**
  * Builds the command line, loading the code of only the groups it builds.
@@ -30,6 +31,7 @@ async function buildProgram(cli: Cli, first?: string): Promise<Command> {
     // taken out of the command line by main() wherever it stands; declared here for --help
     .option("--color <when>", "colour the output: auto, always or never", "auto")
     .option("--json", "print JSON, wherever stdout goes (each command takes it too)")
+    .option("--store <url>", "the grant store a server's replicas share: postgres://… (as RTA_STORE; default: gate.db)")
     .showSuggestionAfterError(false)
     // Options after a subcommand's name are that subcommand's: `lock lift --agent x` is lift's --agent, not lock's.
     .enablePositionalOptions()
@@ -150,7 +152,9 @@ export async function main(given: string[], cli: Cli = makeCli()): Promise<numbe
   }
   let argv: string[];
   try {
-    const taken = takeColor(given);
+    const stored = takeStore(given);
+    if (stored.store !== undefined) io.env = { ...io.env, RTA_STORE: stored.store };
+    const taken = takeColor(stored.argv);
     // `rta --json proc list` is `rta proc list --json`: every command that prints a result takes it
     argv = taken.argv[0] === "--json" ? jsonLast(taken.argv.slice(1)) : taken.argv;
     if (taken.color) io.color = taken.color;

@@ -5,9 +5,11 @@
  */
 import { join, resolve } from "node:path";
 import { optionalAgentName } from "../core/agentName.ts";
+import { usable } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { agentLimits } from "../gate/bound.ts";
+import { PgGateStore } from "../gate/store/pgStore.ts";
 import type { HttpAddress } from "../mcp/serve/http.ts";
 import { newSessionId, type ServeEnd, type ServeOptions, SessionRecord } from "../mcp/serve/session.ts";
 import { serveStdio } from "../mcp/serve/stdio.ts";
@@ -76,6 +78,18 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
       : undefined,
   );
   const deps = cli.serverDeps(sink, given);
+  // A shared store (--store, RTA_STORE, config's store) is opened now: one that cannot be reached, or holds a newer
+  // schema than this rta's, stops the server before it listens, saying why without the URL's password.
+  let shared: string | undefined;
+  if (io.env.RTA_STORE || usable(deps.config.current())?.store) {
+    try {
+      const gate = deps.gate();
+      if (gate instanceof PgGateStore) shared = gate.label;
+    } catch (err) {
+      if (err instanceof RtaError) return reportError(io, err, false);
+      throw err;
+    }
+  }
   // A server opens the kv store only when told to: RTA_KV_IDENTITY in its environment, or --kv. A registration always
   // carries the config dir, so the identity there would otherwise open the store for every agent unasked.
   if (!flags.kv && !io.env.RTA_KV_IDENTITY) deps.dirs = { ...deps.dirs, identity: null };
@@ -99,7 +113,10 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     debug: Boolean(io.env.RTA_DEBUG),
     env: io.env,
     // an upstream left out is said where the person starting the server looks, not only in `rta upstream list`
-    notes: serveNotes(cli.upstreams()),
+    notes: [
+      ...(shared ? [`grants, locks and tokens: the shared store ${shared}`] : []),
+      ...serveNotes(cli.upstreams()),
+    ],
     upstreams: cli.selections(),
   };
   let end: ServeEnd;

@@ -24,7 +24,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLimits, type RateLimits } from "./configLimits.ts";
-import { confirmOf, eolWatchOf, hardlinksOf, unreadableWhy } from "./configParts.ts";
+import { confirmOf, eolWatchOf, hardlinksOf, storeOf, unreadableWhy } from "./configParts.ts";
 import { parseUpstreams, type UpstreamConfig } from "./configUpstreams.ts";
 import { RtaError } from "./errors.ts";
 import { type FileSeen, type ReadLook, Recheck, readLook, stillAsRead } from "./recheck.ts";
@@ -58,6 +58,8 @@ export interface Config {
   confirm?: string[];
   /** `[limits]`: how often an agent may call each capability (core/configLimits.ts); undefined: never limited */
   limits?: RateLimits;
+  /** `store = "postgres://…"`: the shared store of a server's replicas (core/configParts.ts); unset: gate.db */
+  store?: string;
 }
 
 export const EMPTY_CONFIG: Config = { roots: [], hardlinks: false, defaults: {}, connections: {}, profiles: {} };
@@ -162,11 +164,12 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
           if (profile) config.profiles[name] = profile;
         }
         break;
-      case "confirm": {
-        const confirm = confirmOf(value, problem);
-        if (confirm !== undefined) config.confirm = confirm;
+      case "confirm":
+        config.confirm = confirmOf(value, problem);
         break;
-      }
+      case "store":
+        config.store = storeOf(value, problem);
+        break;
       case "upstreams":
         config.upstreams = parseUpstreams(value, (where, why) => {
           const err = bad(where, why);
@@ -177,15 +180,13 @@ export function readConfig(text: string): { config: Config; problems: RtaError[]
       case "eol": // `watch = [...]` is eol.watch's operator-only list, as [defaults."eol.watch"] watch would set it
         eolWatch = eolWatchOf(value, problem);
         break;
-      case "limits": {
-        const limits = parseLimits(value, problem);
-        if (limits) config.limits = limits;
+      case "limits":
+        config.limits = parseLimits(value, problem);
         break;
-      }
       default:
         problem(
           `has no setting ${JSON.stringify(key)}`,
-          "(roots, paths, defaults, connections, profiles, upstreams, eol, confirm and limits are known)",
+          "(roots, paths, defaults, connections, profiles, upstreams, eol, confirm, limits and store are known)",
         );
     }
   }

@@ -50,6 +50,18 @@ export function eolWatchOf(value: unknown, problem: Problem): string | undefined
   return table.watch === undefined ? undefined : (watch as string[]).join(",");
 }
 
+/**
+ * `store = "postgres://user@host/db"`: the store a team's replicas share (grants, locks, tokens, rate buckets);
+ * undefined, with `problem` told why, when it is not a postgres:// URL. Its password is never repeated in the why.
+ */
+export function storeOf(value: unknown, problem: Problem): string | undefined {
+  if (typeof value !== "string" || !/^postgres(ql)?:\/\/[^\s]+$/i.test(value)) {
+    problem("store", 'must be a PostgreSQL URL, "postgres://user@host:5432/db" (without it, the data dir\'s gate.db)');
+    return undefined;
+  }
+  return value;
+}
+
 /** Why the OS would not read a config file, in words, not an errno or the path again. */
 export function unreadableWhy(err: unknown): string {
   const code = (err as NodeJS.ErrnoException)?.code;

@@ -9,7 +9,7 @@ import type { Clock, HostFiles } from "../core/deps.ts";
 import type { Dirs } from "../core/dirs.ts";
 import type { Redactor } from "../core/redact.ts";
 import type { RecordSink } from "../record/append.ts";
-import type { GateStore } from "./gateStore.ts";
+import type { StoreTables } from "./gateStore.ts";
 import { CallNet } from "./net/callNet.ts";
 import type { Reach } from "./net/destination.ts";
 import type { PathGate } from "./paths/pathGate.ts";
@@ -22,7 +22,7 @@ export interface Deps {
   /** where agent calls are written; a person's calls are not recorded */
   record: RecordSink;
   /** the grant and lock store, opened on first use: a person's own calls never touch it */
-  gate: () => GateStore;
+  gate: () => StoreTables;
   /** the team ceiling, read again when its file changes */
   policy: PolicySource;
   /** the operator's config.toml, read again when it changes */

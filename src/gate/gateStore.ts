@@ -27,6 +27,36 @@ export { type Grant, type GrantQuery, type GrantState, grantState, type NewGrant
 export type { Lock } from "./store/locks.ts";
 export type { Token } from "./store/tokens.ts";
 
+/**
+ * What the gate asks of a store, whichever keeps it: GateStore (gate.db in the data dir, the default) or
+ * store/pgStore.ts's PgGateStore (PostgreSQL, shared by a server's replicas).
+ */
+export type StoreTables = Pick<
+  GateStore,
+  | "close"
+  | "issue"
+  | "spend"
+  | "giveBack"
+  | "lastMatching"
+  | "staleMatching"
+  | "list"
+  | "grantArgs"
+  | "get"
+  | "revoke"
+  | "liveGrants"
+  | "addToken"
+  | "tokenByHash"
+  | "tokens"
+  | "revokeTokens"
+  | "lock"
+  | "lockFor"
+  | "locks"
+  | "lift"
+  | "takeToken"
+  | "recordCheckpoint"
+  | "appendRecordLine"
+>;
+
 export class GateStore {
   private readonly db: Database;
   private readonly grants: GrantStore;

@@ -15,7 +15,7 @@ import { RtaError } from "../core/errors.ts";
 import { checkedHost, hostOf, parseUrl } from "../core/hostName.ts";
 import { shellWord, withArticle } from "../core/words.ts";
 import { argsDigest } from "./argsDigest.ts";
-import { type GateStore, type Grant, type GrantQuery, grantState } from "./gateStore.ts";
+import { type Grant, type GrantQuery, grantState, type StoreTables } from "./gateStore.ts";
 import { gateTargets } from "./locks.ts";
 import { classify, isSensitive } from "./net/addressClass.ts";
 import { artifactDigest } from "./pluginDigest.ts";
@@ -30,7 +30,7 @@ export function spendGrant(
   cap: Capability,
   call: Call & { origin: AgentOrigin },
   args: Args,
-  store: GateStore,
+  store: StoreTables,
   policySource: { current(): Policy },
   now: number,
 ): Grant | undefined {
@@ -70,7 +70,7 @@ export function checkStillGranted(
   cap: Capability,
   agent: string,
   id: string,
-  store: GateStore,
+  store: StoreTables,
   policySource: { current(): Policy },
 ): void {
   const grant = store.get(id);

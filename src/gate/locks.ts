@@ -5,10 +5,10 @@
 import type { AgentOrigin } from "../core/call.ts";
 import type { Capability } from "../core/capability.ts";
 import { RtaError } from "../core/errors.ts";
-import type { GateStore } from "./gateStore.ts";
+import type { StoreTables } from "./gateStore.ts";
 
 /** Refuses (core.lock.locked) a call a person's active lock covers, naming the lock to lift; else returns. */
-export function checkLock(cap: Capability, origin: AgentOrigin, store: GateStore, now: number): void {
+export function checkLock(cap: Capability, origin: AgentOrigin, store: StoreTables, now: number): void {
   const lock = store.lockFor(origin.name, gateTargets(cap), now);
   if (!lock) return;
   const what = lock.target ? `${lock.target} is locked` : "every capability is locked";

@@ -13,7 +13,7 @@ import type { Catalogue } from "../core/catalogue.ts";
 import { type Config, EMPTY_CONFIG } from "../core/config.ts";
 import type { RtaError } from "../core/errors.ts";
 import { PROMPTS } from "../core/prompts.ts";
-import type { GateStore } from "../gate/gateStore.ts";
+import type { StoreTables } from "../gate/gateStore.ts";
 import { configValues } from "../gate/values.ts";
 
 /** Items per page of a list. */
@@ -106,7 +106,7 @@ export function readResource(
   uri: string,
   agent: string,
   catalogue: Catalogue,
-  store: () => GateStore,
+  store: () => StoreTables,
   now: number,
   config: Config = EMPTY_CONFIG,
 ): { uri: string; mimeType: string; text: string } {

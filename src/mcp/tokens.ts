@@ -5,7 +5,7 @@
  * is matched against the token's agent, not what the client calls itself.
  */
 import { timingSafeEqual } from "node:crypto";
-import type { GateStore, Token } from "../gate/gateStore.ts";
+import type { StoreTables, Token } from "../gate/gateStore.ts";
 import { hashToken } from "../gate/store/tokens.ts";
 
 /**
@@ -13,7 +13,7 @@ import { hashToken } from "../gate/store/tokens.ts";
  * `Bearer <token>` is taken. The stored hash is compared to the presented
  * one's in constant time.
  */
-export function authenticate(header: string | null, store: GateStore, now: number): Token | undefined {
+export function authenticate(header: string | null, store: StoreTables, now: number): Token | undefined {
   const m = header?.match(/^Bearer ([A-Za-z0-9_-]{8,200})$/);
   if (!m) return undefined;
   const hash = hashToken(m[1] as string);

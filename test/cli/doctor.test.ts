@@ -136,7 +136,7 @@ describe("a config.toml that does not read", () => {
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout).problems).toEqual([
       "roots must be a list of absolute paths",
-      'has no setting "bogus" (roots, paths, defaults, connections, profiles, upstreams, eol, confirm and limits are known)',
+      'has no setting "bogus" (roots, paths, defaults, connections, profiles, upstreams, eol, confirm, limits and store are known)',
       "[profiles.w] needs area = the capabilities it is for",
       '[defaults."proc.list"]: the operator\'s config sets proc.list limit to a value it does not take (limit is 0, outside 1..1000)',
     ]);

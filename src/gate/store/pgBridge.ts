@@ -1,0 +1,143 @@
+/**
+ * PostgreSQL answered synchronously, as bun:sqlite answers gate.db: the gate's
+ * stages ask the store without awaiting (a lock check, a spend, a token), so a
+ * worker thread holds the connection (Bun.SQL, Bun's built-in client) and this
+ * thread waits on a shared buffer (Atomics.wait) for each answer. The call
+ * blocks its server for one round trip, as a gate.db write does for its
+ * commit. The worker is one source string (no file to ship beside the
+ * compiled binary). An answer larger than the buffer is fetched again into
+ * one that fits. A server that does not answer within the wait is a plain
+ * Error here; pgStore.ts says it as core.store.unavailable.
+ */
+
+/** What the worker runs: one statement, several in one transaction, or the migrations under their lock. */
+export type PgRequest =
+  | { op: "query"; text: string; params: unknown[] }
+  | { op: "tx"; statements: [string, unknown[]][] }
+  | { op: "migrate"; lock: number; migrations: readonly string[] };
+
+/** The worker: runs each request and writes its answer, as JSON, into the buffer it was sent with. */
+const WORKER = `
+let sql;
+const kept = new Map();
+function answer(sab, text) {
+  const ctl = new Int32Array(sab, 0, 2);
+  const bytes = new Uint8Array(sab, 8);
+  const enc = new TextEncoder().encode(text);
+  if (enc.length <= bytes.length) bytes.set(enc);
+  Atomics.store(ctl, 1, enc.length);
+  Atomics.store(ctl, 0, 1);
+  Atomics.notify(ctl, 0);
+  return enc;
+}
+async function run(r) {
+  if (r.op === "query") return [...(await sql.unsafe(r.text, r.params))];
+  if (r.op === "tx") return await sql.begin(async (tx) => {
+    const out = [];
+    for (const [text, params] of r.statements) out.push([...(await tx.unsafe(text, params))]);
+    return out;
+  });
+  return await sql.begin(async (tx) => {
+    await tx.unsafe("SELECT pg_advisory_xact_lock(" + r.lock + ")");
+    await tx.unsafe("CREATE TABLE IF NOT EXISTS rta_schema (version int PRIMARY KEY, applied_at timestamptz NOT NULL)");
+    const [row] = await tx.unsafe("SELECT coalesce(max(version), 0)::int AS v FROM rta_schema");
+    const at = Number(row.v);
+    if (at > r.migrations.length) return { newer: at };
+    for (let v = at + 1; v <= r.migrations.length; v++) {
+      await tx.unsafe(r.migrations[v - 1]);
+      await tx.unsafe("INSERT INTO rta_schema (version, applied_at) VALUES (" + v + ", now())");
+    }
+    return { at: r.migrations.length, ran: r.migrations.length - at };
+  });
+}
+self.onmessage = async (e) => {
+  const m = e.data;
+  if (m.again !== undefined) { answer(m.sab, kept.get(m.again) ?? "null"); kept.delete(m.again); return; }
+  if (m.close) { await sql?.close().catch(() => {}); answer(m.sab, "{}"); return; }
+  let text;
+  try {
+    sql ??= new Bun.SQL(m.url, { max: 1, idleTimeout: 60, connectionTimeout: 10 });
+    text = JSON.stringify({ ok: await run(m.request) }, (k, v) => (typeof v === "bigint" ? String(v) : v));
+  } catch (err) {
+    text = JSON.stringify({ err: String((err && err.message) || err) });
+  }
+  const enc = answer(m.sab, text);
+  if (enc.length > m.sab.byteLength - 8) kept.set(m.id, text);
+};`;
+
+/** How long a request may wait for its answer (the connection's own timeout is 10 s). */
+const WAIT_MS = 15_000;
+/** The buffer an answer is written to; a larger one is made for an answer that does not fit. */
+const BUFFER_BYTES = 1 << 20;
+
+export class SyncPg {
+  private worker: Worker | undefined;
+  private sab = new SharedArrayBuffer(8 + BUFFER_BYTES);
+  private next = 0;
+
+  constructor(private readonly url: string) {}
+
+  /** One statement's rows; throws (a plain Error) what the server or the wait refused. */
+  query<T = Record<string, unknown>>(text: string, params: unknown[] = []): T[] {
+    return this.request({ op: "query", text, params }) as T[];
+  }
+
+  /** Each statement's rows, run in one transaction: all or none. */
+  transaction(statements: [string, unknown[]][]): Record<string, unknown>[][] {
+    return this.request({ op: "tx", statements }) as Record<string, unknown>[][];
+  }
+
+  /** Runs the migrations the database lacks under the advisory lock; says the version found when newer. */
+  migrate(lock: number, migrations: readonly string[]): { at: number; ran: number } | { newer: number } {
+    return this.request({ op: "migrate", lock, migrations }) as { at: number; ran: number } | { newer: number };
+  }
+
+  /** Closes the connection and ends the worker. */
+  close(): void {
+    if (!this.worker) return;
+    try {
+      this.post({ close: true, sab: this.sab });
+    } catch {
+      // a worker that does not answer is ended all the same
+    }
+    this.worker.terminate();
+    this.worker = undefined;
+  }
+
+  private request(request: PgRequest): unknown {
+    this.next += 1;
+    const id = this.next;
+    let text = this.post({ url: this.url, request, id, sab: this.sab });
+    if (text === undefined) {
+      // the answer did not fit: a buffer its size, and the answer sent again
+      const size = Atomics.load(new Int32Array(this.sab, 0, 2), 1);
+      this.sab = new SharedArrayBuffer(8 + size);
+      text = this.post({ again: id, sab: this.sab }) as string;
+    }
+    const said = JSON.parse(text) as { ok?: unknown; err?: string };
+    if (said.err !== undefined) throw new Error(said.err);
+    return said.ok;
+  }
+
+  /** Sends one message and waits for its answer; undefined when it did not fit the buffer. */
+  private post(message: Record<string, unknown>): string | undefined {
+    if (!this.worker) {
+      this.worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" })));
+      // this thread waits on it only while it asks: the worker alone never keeps a finished command running
+      this.worker.unref();
+    }
+    const sab = message.sab as SharedArrayBuffer;
+    const ctl = new Int32Array(sab, 0, 2);
+    Atomics.store(ctl, 0, 0);
+    this.worker.postMessage(message);
+    if (Atomics.wait(ctl, 0, 0, WAIT_MS) === "timed-out") {
+      // the worker may still be waiting on the server: end it, so a late answer writes nowhere
+      this.worker.terminate();
+      this.worker = undefined;
+      throw new Error(`no answer within ${WAIT_MS / 1000} s`);
+    }
+    const n = Atomics.load(ctl, 1);
+    if (n > sab.byteLength - 8) return undefined;
+    return new TextDecoder().decode(new Uint8Array(sab, 8, n).slice());
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The shared store's schema in PostgreSQL, as numbered migrations. They run when
+ * a replica opens the store, all in one transaction under an advisory lock, so
+ * two replicas starting at once never race: the second waits, then finds them
+ * applied. A replica whose rta knows fewer migrations than the database holds
+ * refuses to serve (core.store.unavailable), saying which versions. The
+ * connection string's password is an operator secret: safeUrl() is the only
+ * way this module names a store, and storeFailure() the only way it says a
+ * failure, with the password taken out of the message too.
+ */
+import { RtaError } from "../../core/errors.ts";
+import type { SyncPg } from "./pgBridge.ts";
+
+/** The advisory lock key migrations run under: "rta" and 1, as one bigint. */
+const MIGRATION_LOCK = 0x72746101;
+
+/**
+ * Every migration, in order; the Nth is schema version N+1. One is only ever
+ * appended, never changed: a database at version N has run exactly the first N.
+ * Times are milliseconds since the epoch; `seq` keeps insertion order, as
+ * SQLite's rowid does for gate.db; `changes` is bumped by every writer of what
+ * stops a call (a lock, a lift, a revoke), in the same transaction, so a
+ * replica reads one row per call to know its cached locks are current.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE grants (
+    id text PRIMARY KEY, seq bigserial, target text NOT NULL, record text, agent text NOT NULL, connection text,
+    profile text, host text, args_digest text, max_uses bigint, uses bigint NOT NULL DEFAULT 0,
+    issued_at bigint NOT NULL, expires_at bigint NOT NULL, issued_by text NOT NULL, build text NOT NULL,
+    digest text, revoked_at bigint, args text
+  );
+  CREATE INDEX grants_by_agent ON grants (agent, target);
+  CREATE TABLE tokens (
+    id text PRIMARY KEY, seq bigserial, agent text NOT NULL, hash text NOT NULL UNIQUE, issued_at bigint NOT NULL,
+    expires_at bigint, issued_by text NOT NULL, revoked_at bigint
+  );
+  CREATE TABLE locks (
+    id text PRIMARY KEY, seq bigserial, agent text, target text, issued_at bigint NOT NULL, expires_at bigint,
+    issued_by text NOT NULL, lifted_at bigint
+  );
+  CREATE TABLE rate_buckets (
+    agent text NOT NULL, capability text NOT NULL, level bigint NOT NULL, at bigint NOT NULL, spent boolean NOT NULL,
+    PRIMARY KEY (agent, capability)
+  );
+  CREATE TABLE changes (id int PRIMARY KEY CHECK (id = 1), n bigint NOT NULL);
+  INSERT INTO changes (id, n) VALUES (1, 0);`,
+];
+
+/** The connection string with its password (and any query, which can carry one) left out: for every message. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = "";
+    u.search = "";
+    return u.toString();
+  } catch {
+    return "postgres://(a store address that does not parse)";
+  }
+}
+
+/** The password a connection string carries, decoded, or "" when none. */
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return "";
+  }
+}
+
+/** A failure to reach or use the store at `url`, as core.store.unavailable, with no trace of the password. */
+export function storeFailure(url: string, err: unknown): RtaError {
+  if (err instanceof RtaError) return err;
+  let why = err instanceof Error ? err.message : String(err);
+  for (const secret of [url, passwordOf(url), encodeURIComponent(passwordOf(url))])
+    if (secret.length > 0) why = why.split(secret).join("***");
+  return new RtaError(
+    "core.store.unavailable",
+    `the shared store at ${safeUrl(url)} could not be used: ${why}`,
+    "check that the PostgreSQL server is up and the store's URL, user and database are right",
+  );
+}
+
+/**
+ * Brings the database to the newest schema this rta knows, under the advisory
+ * lock; returns how many migrations this call ran (0 when another replica had).
+ * Refuses (core.store.unavailable) a database whose schema is newer than this
+ * rta's, which it would misread.
+ */
+export function migrate(pg: SyncPg, url: string): number {
+  const said = pg.migrate(MIGRATION_LOCK, MIGRATIONS);
+  if ("newer" in said)
+    throw new RtaError(
+      "core.store.unavailable",
+      `the shared store at ${safeUrl(url)} has schema version ${said.newer}, newer than this rta knows (${MIGRATIONS.length}): it would misread it, so it does not serve`,
+      "upgrade rta on this replica to the version the other replicas run",
+    );
+  return said.ran;
+}
