@@ -55,6 +55,7 @@ export type StoreTables = Pick<
   | "takeToken"
   | "recordCheckpoint"
   | "appendRecordLine"
+  | "commitHeader"
 >;
 
 export class GateStore {

@@ -75,6 +75,13 @@ export class PgGateStore {
       throw storeFailure(url, err);
     }
   }
+  /**
+   * No wal-index header to look at: undefined, so a watcher of the grants (an rta://grants subscription) reads them
+   * again at each look instead, and tells only a change of what it read.
+   */
+  commitHeader(): Buffer | undefined {
+    return undefined;
+  }
 
   /** The store as it may be shown: its URL without the password. */
   get label(): string {
