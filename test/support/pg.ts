@@ -1,10 +1,9 @@
 /**
  * A PostgreSQL server for the tests of the shared store: the one RTA_TEST_PG names, or a private cluster this file
  * starts (initdb and pg_ctl in a temp dir, as nobody: postgres refuses root, on a free 127.0.0.1 port), once per
- * test file, stopped when the file ends. Where neither can be had, `pgServer()` is null and `PG_SKIPPED` says why, once
+ * run (bun runs the test files in one process), stopped when the run ends. Where neither can be had, `pgServer()` is null and `PG_SKIPPED` says why, once
  * on stderr, so a run says plainly that it skipped the PostgreSQL tests.
  */
-import { afterAll } from "bun:test";
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -50,6 +49,7 @@ function run(argv: string[]): { ok: boolean; text: string } {
 }
 
 let started: Promise<PgServer | null> | undefined;
+let finish: (() => Promise<void>) | undefined;
 let stop: (() => void) | undefined;
 
 /** Why the PostgreSQL tests were skipped, once a start has been tried and failed; else undefined. */
@@ -94,13 +94,14 @@ async function server(url: string): Promise<PgServer | null> {
   }
   let n = 0;
   const made: string[] = [];
-  afterAll(async () => {
-    // a server RTA_TEST_PG names is left as it was found; a private cluster is stopped whole
+  // bun runs every test file in one process, so the server is the run's, not a file's: cleanup.ts's hook at the end
+  // of the run stops it (a server RTA_TEST_PG names is left as it was found, less the databases made here)
+  finish = async () => {
     if (!stop)
       for (const name of made) await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
     await admin.close().catch(() => {});
     stop?.();
-  });
+  };
   return {
     url,
     async freshDb() {
@@ -115,8 +116,14 @@ async function server(url: string): Promise<PgServer | null> {
   };
 }
 
-/** The test file's server, started at the first ask; null (PG_SKIPPED says why) when none can be had. */
+/** The run's server, started at the first ask; null (PG_SKIPPED says why) when none can be had. */
 export function pgServer(): Promise<PgServer | null> {
   started ??= start();
   return started;
+}
+
+/** Stops the run's server, if one was started: a private cluster whole, a named one less the databases made. */
+export async function stopPgServer(): Promise<void> {
+  await finish?.();
+  finish = undefined;
 }
