@@ -15,8 +15,16 @@ import { RtaError } from "../core/errors.ts";
 import { type ConsentAnswer, type ConsentPrompt, shownArgs } from "../gate/consent.ts";
 import type { Deps } from "../gate/deps.ts";
 import { listLocks, lock } from "../gate/operator/locks.ts";
-import { cutArgs, settleWith, type Waiting } from "./consents.ts";
-import type { CallStarted, ChannelEvent, ChannelReply, ChannelRequest, ConsentPending, ServerHello } from "./wire.ts";
+import { cutArgs, namesOnly, settleWith, type Waiting } from "./consents.ts";
+import type {
+  CallStarted,
+  ChannelEvent,
+  ChannelReply,
+  ChannelRequest,
+  ConsentPending,
+  ServerHello,
+  SessionEnder,
+} from "./wire.ts";
 
 /** A call under way: what it is (its event made only when someone is told), and what cancels it. */
 interface Running {
@@ -31,14 +39,6 @@ interface Running {
   done?: Promise<unknown>;
   /** its call_started event, once made */
   event?: CallStarted;
-}
-
-/** What the front hands back: how to end sessions it holds. */
-export interface SessionEnder {
-  /** ends one session by id; false when this server holds none by that id */
-  one(session: string): boolean;
-  /** ends every session of the agent; how many */
-  ofAgent(agent: string): number;
 }
 
 /** How long a locked agent's cancelled calls have to stop before its sessions end regardless. */
@@ -131,6 +131,9 @@ export class ServerState {
       else if (signal.onabort === null) signal.onabort = forward;
       else signal.addEventListener("abort", forward, { once: true });
       const outcome = await this.current.run(running, () => run(stop.signal));
+      // refused by a lock this server's lock check saw (set where no one told the servers): the rest stop too
+      if (!outcome.ok && outcome.error.code === "core.lock.locked" && !stop.signal.aborted)
+        void this.stopAgent(origin.name);
       if (!this.watched()) return outcome;
       const ended = this.stamp({
         event: "call_ended",
@@ -153,18 +156,10 @@ export class ServerState {
   private startedEvent(r: Running): CallStarted {
     if (r.event) return r.event;
     const cap = this.catalogue.byTool(r.tool);
-    const args = cap
-      ? cutArgs(shownArgs(cap, r.args as Args, this.deps))
-      : Object.fromEntries(Object.keys(r.args).map((k) => [k, "…"]));
-    r.event = {
-      event: "call_started",
-      server: this.info.server,
-      call: r.call,
-      agent: r.agent,
-      tool: r.tool,
-      args,
-      time: new Date(r.started).toISOString(),
-    };
+    const args = cap ? cutArgs(shownArgs(cap, r.args as Args, this.deps)) : namesOnly(r.args);
+    const time = new Date(r.started).toISOString();
+    const { call, agent, tool } = r;
+    r.event = { event: "call_started", server: this.info.server, call, agent, tool, args, time };
     return r.event;
   }
 
