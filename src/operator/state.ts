@@ -6,7 +6,6 @@
  * locks an agent: that agent's calls under way are cancelled at once
  * (recorded as core.lock.locked) and its HTTP sessions ended.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { AgentOrigin, Outcome } from "../core/call.ts";
 import type { Args } from "../core/capability.ts";
@@ -58,7 +57,6 @@ export class ServerState {
   private readonly sessions = new Map<string, string>();
   private readonly calls = new Map<string, Running>();
   private readonly pending = new Map<string, Waiting>();
-  private readonly current = new AsyncLocalStorage<Running>();
   private seq = 0;
 
   constructor(
@@ -113,7 +111,7 @@ export class ServerState {
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
-    run: (signal: AbortSignal) => Promise<Outcome>,
+    run: (signal: AbortSignal, onSpent: (grant: string) => void) => Promise<Outcome>,
   ): Promise<Outcome> {
     const id = `${this.info.server}-${++this.seq}`;
     const stop = new AbortController();
@@ -130,7 +128,9 @@ export class ServerState {
       if (signal.aborted) forward();
       else if (signal.onabort === null) signal.onabort = forward;
       else signal.addEventListener("abort", forward, { once: true });
-      const outcome = await this.current.run(running, () => run(stop.signal));
+      const outcome = await run(stop.signal, (grant) => {
+        running.grant = grant;
+      });
       // refused by a lock this server's lock check saw (set where no one told the servers): the rest stop too
       if (!outcome.ok && outcome.error.code === "core.lock.locked" && !stop.signal.aborted)
         void this.stopAgent(origin.name);
@@ -161,12 +161,6 @@ export class ServerState {
     const { call, agent, tool } = r;
     r.event = { event: "call_started", server: this.info.server, call, agent, tool, args, time };
     return r.event;
-  }
-
-  /** Told of each record line as it is written: the grant the running call spent. Refuses nothing. */
-  recorded(entry: { grant?: string; kind?: string }): void {
-    const running = this.current.getStore();
-    if (running && !entry.kind && entry.grant) running.grant = entry.grant;
   }
 
   /**

@@ -64,6 +64,27 @@ describe("ServerState", () => {
     expect(await call).toMatchObject({ ok: false, error: { code: "core.lock.locked" } });
   });
 
+  test("a call's end says its outcome, its time and the grant it spent", async () => {
+    const { state, events } = setup();
+    await state.watch(
+      claude,
+      "fs_write",
+      { path: "a.txt", content: "x" },
+      new AbortController().signal,
+      async (_s, spent) => {
+        spent("g-1");
+        return { ok: true, value: { type: "text", text: "done" } };
+      },
+    );
+    expect(events.find((e) => e.event === "call_started")).toMatchObject({ tool: "fs_write", args: { path: "a.txt" } });
+    expect(events.find((e) => e.event === "call_ended")).toMatchObject({
+      tool: "fs_write",
+      outcome: "ok",
+      grant: "g-1",
+      duration_ms: 0,
+    });
+  });
+
   test("the caller's own cancellation reaches the call", async () => {
     const { state } = setup();
     const caller = new AbortController();
