@@ -80,12 +80,16 @@ export async function runView(cli: Cli, client: OperatorClient): Promise<number>
 
   return new Promise<number>((resolve) => {
     const stdin = process.stdin;
+    let finished = false;
     const finish = () => {
+      if (finished) return;
+      finished = true;
       stdin.off("data", onKey);
       if (stdin.isTTY) stdin.setRawMode(false);
       stdin.pause();
       process.stdout.off("resize", redraw);
       process.off("SIGTERM", finish);
+      process.off("SIGINT", finish);
       process.stdout.write(ALT_SCREEN_OFF);
       client.close();
       resolve(Exit.ok);
@@ -104,6 +108,8 @@ export async function runView(cli: Cli, client: OperatorClient): Promise<number>
     stdin.resume();
     process.stdout.on("resize", redraw);
     process.once("SIGTERM", finish);
+    // with stdin not a terminal (no raw mode), Ctrl-C is a signal: the screen is still given back
+    process.once("SIGINT", finish);
     draw();
   });
 }

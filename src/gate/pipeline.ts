@@ -68,6 +68,8 @@ export interface PipelineOptions {
   progress?: RunContext["progress"];
   /** where a person is asked to accept a call on a confirm list (stage 9); without one such a call is refused */
   consent?: ConsentSeat;
+  /** told, once the call is recorded, the grant it spent a use of (the operator channel says it) */
+  onSpent?: (grant: string) => void;
 }
 
 /** Runs one call through every stage and records it; never throws: a refusal or failure is the outcome's error. */
@@ -81,6 +83,7 @@ export async function runCall(
   const ran = await stages(call, catalogue, deps, options, trace);
   const kept = recordCall(trace, deps);
   lap("record: outcome line");
+  if (trace.grant !== undefined) options.onSpent?.(trace.grant);
   // A call that ran with no `run` line is on the record by its outcome line alone: unwritten, nothing is told.
   const outcome: Outcome = kept || !trace.unrecordedRun ? ran : { ok: false, error: withheld() };
   // a value revealed is the caller's to see as it is stored; a secret it sent is said in no error

@@ -80,10 +80,11 @@ export function agentOutcome(
   // person at `rta operator` asked when the policy says so or the client cannot ask
   if (ctx.transport === "stdio") operator.sessionStarted(ctx.session, origin.name);
   const consent = seatWithOperator(seat, operator, ctx.deps);
-  return operator.watch(origin, name, args, signal, (watched) =>
+  return operator.watch(origin, name, args, signal, (watched, onSpent) =>
     runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
       limits: ctx.limits,
       signal: watched,
+      onSpent,
       onUnexpected: ctx.onUnexpected,
       ...(consent ? { consent } : {}),
     }),

@@ -43,3 +43,8 @@ export function cutArgs(args: Record<string, unknown>): Record<string, unknown> 
   }
   return out;
 }
+
+/** The arguments of a call to no capability this server knows: their names only, as the record keeps them. */
+export function namesOnly(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(args).map((k) => [k, "…"]));
+}

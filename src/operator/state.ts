@@ -6,7 +6,6 @@
  * locks an agent: that agent's calls under way are cancelled at once
  * (recorded as core.lock.locked) and its HTTP sessions ended.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { AgentOrigin, Outcome } from "../core/call.ts";
 import type { Args } from "../core/capability.ts";
@@ -15,8 +14,16 @@ import { RtaError } from "../core/errors.ts";
 import { type ConsentAnswer, type ConsentPrompt, shownArgs } from "../gate/consent.ts";
 import type { Deps } from "../gate/deps.ts";
 import { listLocks, lock } from "../gate/operator/locks.ts";
-import { cutArgs, settleWith, type Waiting } from "./consents.ts";
-import type { CallStarted, ChannelEvent, ChannelReply, ChannelRequest, ConsentPending, ServerHello } from "./wire.ts";
+import { cutArgs, namesOnly, settleWith, type Waiting } from "./consents.ts";
+import type {
+  CallStarted,
+  ChannelEvent,
+  ChannelReply,
+  ChannelRequest,
+  ConsentPending,
+  ServerHello,
+  SessionEnder,
+} from "./wire.ts";
 
 /** A call under way: what it is (its event made only when someone is told), and what cancels it. */
 interface Running {
@@ -31,14 +38,6 @@ interface Running {
   done?: Promise<unknown>;
   /** its call_started event, once made */
   event?: CallStarted;
-}
-
-/** What the front hands back: how to end sessions it holds. */
-export interface SessionEnder {
-  /** ends one session by id; false when this server holds none by that id */
-  one(session: string): boolean;
-  /** ends every session of the agent; how many */
-  ofAgent(agent: string): number;
 }
 
 /** How long a locked agent's cancelled calls have to stop before its sessions end regardless. */
@@ -58,7 +57,6 @@ export class ServerState {
   private readonly sessions = new Map<string, string>();
   private readonly calls = new Map<string, Running>();
   private readonly pending = new Map<string, Waiting>();
-  private readonly current = new AsyncLocalStorage<Running>();
   private seq = 0;
 
   constructor(
@@ -113,7 +111,7 @@ export class ServerState {
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
-    run: (signal: AbortSignal) => Promise<Outcome>,
+    run: (signal: AbortSignal, onSpent: (grant: string) => void) => Promise<Outcome>,
   ): Promise<Outcome> {
     const id = `${this.info.server}-${++this.seq}`;
     const stop = new AbortController();
@@ -130,7 +128,12 @@ export class ServerState {
       if (signal.aborted) forward();
       else if (signal.onabort === null) signal.onabort = forward;
       else signal.addEventListener("abort", forward, { once: true });
-      const outcome = await this.current.run(running, () => run(stop.signal));
+      const outcome = await run(stop.signal, (grant) => {
+        running.grant = grant;
+      });
+      // refused by a lock this server's lock check saw (set where no one told the servers): the rest stop too
+      if (!outcome.ok && outcome.error.code === "core.lock.locked" && !stop.signal.aborted)
+        void this.stopAgent(origin.name);
       if (!this.watched()) return outcome;
       const ended = this.stamp({
         event: "call_ended",
@@ -153,25 +156,11 @@ export class ServerState {
   private startedEvent(r: Running): CallStarted {
     if (r.event) return r.event;
     const cap = this.catalogue.byTool(r.tool);
-    const args = cap
-      ? cutArgs(shownArgs(cap, r.args as Args, this.deps))
-      : Object.fromEntries(Object.keys(r.args).map((k) => [k, "…"]));
-    r.event = {
-      event: "call_started",
-      server: this.info.server,
-      call: r.call,
-      agent: r.agent,
-      tool: r.tool,
-      args,
-      time: new Date(r.started).toISOString(),
-    };
+    const args = cap ? cutArgs(shownArgs(cap, r.args as Args, this.deps)) : namesOnly(r.args);
+    const time = new Date(r.started).toISOString();
+    const { call, agent, tool } = r;
+    r.event = { event: "call_started", server: this.info.server, call, agent, tool, args, time };
     return r.event;
-  }
-
-  /** Told of each record line as it is written: the grant the running call spent. Refuses nothing. */
-  recorded(entry: { grant?: string; kind?: string }): void {
-    const running = this.current.getStore();
-    if (running && !entry.kind && entry.grant) running.grant = entry.grant;
   }
 
   /**

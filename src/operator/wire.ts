@@ -147,3 +147,15 @@ export class LineSplitter {
     return lines;
   }
 }
+
+/**
+ * What a server's front hands its channel: how to end the sessions it holds.
+ * `ofAgent` is the hook a locked agent's other holdings are ended through
+ * (its subscriptions, once a server has them, belong here too).
+ */
+export interface SessionEnder {
+  /** ends one session by id; false when this server holds none by that id */
+  one(session: string): boolean;
+  /** ends every session of the agent (and what else it holds open); how many */
+  ofAgent(agent: string): number;
+}

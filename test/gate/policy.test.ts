@@ -20,6 +20,12 @@ describe("the policy file", () => {
     });
   });
 
+  test("reads where a confirm-list call is asked: the client or the operator", () => {
+    expect(parsePolicy('consent = "operator"').consent).toBe("operator");
+    expect(parsePolicy('consent = "client"').consent).toBe("client");
+    expect(() => parsePolicy('consent = "terminal"')).toThrow(/consent must be "client" or "operator"/);
+  });
+
   test("refuses what it cannot take, naming the key", () => {
     expect(() => parsePolicy('never = "x"')).toThrow(/never must be a list/);
     expect(() => parsePolicy('max_ttl = "soon"')).toThrow(/max_ttl/);

@@ -122,18 +122,10 @@ export class SessionRecord implements RecordSink {
   /** the start line, until it is written */
   private start: RecordEntry | undefined;
 
-  /** told of each line as it is written (the operator channel: the grant a call spent) */
-  private observers: ((entry: RecordEntry) => void)[] = [];
-
   constructor(
     private readonly record: FileRecord,
     private readonly onCall?: (entry: RecordEntry) => void,
   ) {}
-
-  /** Calls `fn` with each line written from now on. */
-  observe(fn: (entry: RecordEntry) => void): void {
-    this.observers.push(fn);
-  }
 
   /** Keeps the session's start line, written before its first other line. */
   begin(start: RecordEntry): void {
@@ -153,7 +145,6 @@ export class SessionRecord implements RecordSink {
     }
     this.record.append(entry);
     if (!entry.kind) this.onCall?.(entry);
-    for (const fn of this.observers) fn(entry);
   }
 
   /** Writes the end line, and closes the record to every later line. */
@@ -217,6 +208,5 @@ export async function openChannel(o: ServeOptions, transport: "stdio" | "http"):
     say: o.say,
     state,
   });
-  if (channel) o.record.observe((entry) => state.recorded(entry));
   return channel;
 }
