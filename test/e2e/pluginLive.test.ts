@@ -7,10 +7,11 @@
  * process is stopped.
  */
 import { describe, expect, test } from "bun:test";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { running } from "../plugins/support.ts";
+import { fixture, running } from "../plugins/support.ts";
 import { tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
 import type { Era } from "../support/mcpClient.ts";
@@ -119,4 +120,45 @@ describe("a running server takes up plugins installed and removed in another pro
         }
       }, 60_000);
     }
+});
+
+describe("a running server takes up a plugin upgraded in another process", () => {
+  test("stdio: the upgrade is told, its tool answers from the new binary, and the old one's process is stopped", async () => {
+    const data = tempDir();
+    const config = tempDir();
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config, HOME: data };
+    await installPlugin(fixture("demo"), data, { RTA_CONFIG_DIR: config, HOME: data });
+    const server = await listening("legacy", "stdio", env);
+    const demo = async () => (await server.client.listTools()).tools.find((t) => t.name === "demo_echo");
+    try {
+      expect((await demo())?.description).toContain("Say a text back");
+      const echoed = await server.client.callTool({ name: "demo_echo", arguments: { text: "one" } });
+      expect(JSON.stringify(echoed.content)).toContain("one");
+      const before = running(join(data, "plugins", "rta-plugin-demo"));
+      expect(before.length).toBeGreaterThan(0);
+
+      // version 2 says its echo in other words
+      const next = join(tempDir(), "rta-plugin-demo");
+      const text = readFileSync(fixture("demo"), "utf8");
+      writeFileSync(
+        next,
+        text.replace('"version":"1.0.0"', '"version":"2.0.0"').replace("Say a text back", "Echo a text"),
+      );
+      chmodSync(next, 0o755);
+      await installPlugin(next, data, { RTA_CONFIG_DIR: config, HOME: data });
+      // told once (what it keeps of the list is the note tools: none here)
+      await server.toldTimes(1);
+      expect(server.told).toHaveLength(1);
+      // the old binary's process is stopped before any call asks for the new one
+      for (let i = 0; i < 250 && before.some((pid) => running("rta-plugin-demo").includes(pid)); i++)
+        await Bun.sleep(20);
+      expect(running("rta-plugin-demo").filter((pid) => before.includes(pid))).toEqual([]);
+      expect((await demo())?.description).toContain("Echo a text");
+      const again = await server.client.callTool({ name: "demo_echo", arguments: { text: "two" } });
+      expect(JSON.stringify(again.content)).toContain("two");
+      expect(again.isError).toBeFalsy();
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
