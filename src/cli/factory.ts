@@ -48,6 +48,12 @@ export interface Cli {
   plugins(): readonly LoadedPlugin[];
   /** what plugin processes are held to: a server sets maxResult (--max-result) before it makes the catalogue */
   readonly pluginHosts: HostOptions;
+  /**
+   * Asked by a server before it first asks for the catalogue: the catalogue
+   * then takes up a plugin installed, upgraded or removed in another process
+   * (`rta pkg`) while it runs, as it does an upstream's approval.
+   */
+  watch(): void;
   /** stops every plugin process and upstream this command started */
   closePlugins(): void;
   /**
@@ -82,17 +88,47 @@ export function makeCli(parts: CliParts = {}): Cli {
     return hosts;
   };
   let upstreams: Upstreams | undefined;
-  const withUpstreams = (base: Catalogue): Catalogue => {
+  let watching = false;
+  let describeAgain: boolean | ((name: string) => boolean) = true;
+  const dataDir = () => dirs(io.env).data;
+  /** The catalogue the plugins and upstreams make now; `again` takes up what another process's discovery kept. */
+  const compose = (again: boolean): Catalogue => {
+    const base = load ? load.withPlugins(builtinCatalogue(), loaded, madeHosts) : builtinCatalogue();
     if (upstreams === undefined) return base;
     const taken = namesTaken(builtinCatalogue());
     for (const p of loaded) taken.add(p.name);
-    // made again when a person approves, removes or discovers an upstream in another process while this one runs
-    return upstreams.live(base, taken);
+    return again ? upstreams.retaken(base, taken) : upstreams.withUpstreams(base, taken);
   };
-  const catalogue = once(
-    parts.catalogue ??
-      (() => withUpstreams(load ? load.withPlugins(builtinCatalogue(), loaded, madeHosts) : builtinCatalogue())),
-  );
+  // one load of the plugins at a time, each after the one before: the last one made is the one offered
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reloadPlugins = (): Promise<Catalogue> => {
+    const next = reloading.then(async () => {
+      load ??= await import("../plugins/load.ts");
+      const before = loaded;
+      loaded = await load.loadPlugins(dataDir(), describeAgain, before);
+      const made = compose(true);
+      // a removed plugin's children stop, and an upgraded one's that run the binary it no longer is
+      for (const p of before) {
+        if (!p.offered) continue;
+        const now = loaded.find((q) => q.offered && q.name === p.name);
+        hosts?.retire(p.name, now?.offered ? { digest: now.sha256, file: now.file } : undefined);
+      }
+      return made;
+    });
+    reloading = next.catch(() => {});
+    return next;
+  };
+  const made = (): Catalogue => {
+    const first = compose(false);
+    if (upstreams === undefined && !watching) return first;
+    // made again when a person approves, removes or discovers an upstream, or installs or removes a plugin, in
+    // another process while this one runs
+    const { LiveCatalogue, upstreamFiles } = require("../upstreams/live.ts") as typeof import("../upstreams/live.ts");
+    const index = join(pluginsDir(dataDir()), "index.json");
+    const watched = [...(upstreams ? upstreamFiles(dataDir()) : []), ...(watching ? [index] : [])];
+    return new LiveCatalogue(first, watched, (changed) => (changed.includes(index) ? reloadPlugins() : compose(true)));
+  };
+  const catalogue = once(parts.catalogue ?? made);
   return {
     io,
     clock,
@@ -105,14 +141,17 @@ export function makeCli(parts: CliParts = {}): Cli {
     async loadPlugins(describeChanged: boolean | ((name: string) => boolean) = true) {
       // the upstreams as the last discovery kept them: a grant or lock names their tools with nothing started
       if (upstreams === undefined) await this.loadUpstreams(false);
+      describeAgain = describeChanged;
       // no index, no plugin: the plugin code is not even loaded
-      const dataDir = dirs(io.env).data;
-      if (parts.catalogue !== undefined || !existsSync(join(pluginsDir(dataDir), "index.json"))) return;
+      if (parts.catalogue !== undefined || !existsSync(join(pluginsDir(dataDir()), "index.json"))) return;
       load = await import("../plugins/load.ts");
-      loaded = await load.loadPlugins(dataDir, describeChanged);
+      loaded = await load.loadPlugins(dataDir(), describeChanged);
     },
     plugins: () => loaded,
     pluginHosts: hostOptions,
+    watch: () => {
+      watching = true;
+    },
     closePlugins: () => {
       hosts?.close();
       upstreams?.kill();

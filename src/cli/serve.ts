@@ -96,6 +96,8 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
   const limits = agentLimits(maxResult);
   // a plugin's answer is held to the same hard bound, from its frame's declared length
   cli.pluginHosts.maxResult = limits.hard;
+  // a plugin installed or removed with `rta pkg` while the server runs is taken up, and the client told
+  cli.watch();
   // each upstream is discovered before the first tools/list (one that fails or is slow is left out), its messages
   // held to the same bound, with room for their envelope
   await cli.loadUpstreams(true, limits.hard + 1024 * 1024);

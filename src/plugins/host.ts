@@ -22,10 +22,8 @@ export const CANCEL_GRACE_MS = 2000;
 /** How long a plugin has to answer `describe`. */
 export const DESCRIBE_WAIT_MS = 10_000;
 /**
- * How long a plugin has to answer a `run`, as a system tool has to end
- * (gate/spawn.ts): then it is sent `cancel` and killed the grace later. A
- * plugin that never answers would hold its long-lived child, and every call
- * queued behind it, for good.
+ * How long a plugin has to answer a `run`, as a system tool has to end (gate/spawn.ts): then it is sent `cancel` and
+ * killed the grace later. A plugin that never answers would hold its long-lived child, and every call behind it.
  */
 export const RUN_WAIT_MS = 60_000;
 /**
@@ -99,6 +97,8 @@ interface Slot {
   queue: Promise<void>;
   /** the calls sent or waiting to be: a call that finds one waits, and is asked `ready` after */
   calls: number;
+  /** its plugin was removed or upgraded: the child stops once its calls are done */
+  retired?: boolean;
 }
 
 /** The children of every plugin a server has called (a long-lived one per plugin and lane), closed with it. */
@@ -185,11 +185,13 @@ export class PluginHosts {
       if (!slot.child || slot.child.dead || slot.child.digest !== ref.digest || slot.child.file !== ref.file) {
         slot.child?.kill();
         slot.child = this.start(ref, []);
+        slot.retired = false;
       }
       return await this.exchange(slot.child, ref, params, signal, late);
     } finally {
       slot.calls--;
       done();
+      if (slot.retired && slot.calls === 0 && this.slots.delete(key)) slot.child?.kill();
       this.stopIdle();
     }
   }
@@ -204,6 +206,19 @@ export class PluginHosts {
       slot.child?.kill();
       this.slots.delete(key);
       idle--;
+    }
+  }
+
+  /** Stops plugin `name`'s children not running `keep`'s binary (all: removed), idle now, busy once done. */
+  retire(name: string, keep?: Pick<PluginRef, "digest" | "file">): void {
+    for (const [key, slot] of this.slots) {
+      if (!key.startsWith(`${name}\0`)) continue;
+      if (keep !== undefined && slot.child?.digest === keep.digest && slot.child.file === keep.file) continue;
+      if (slot.calls > 0) slot.retired = true;
+      else {
+        slot.child?.kill();
+        this.slots.delete(key);
+      }
     }
   }
 

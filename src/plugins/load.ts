@@ -45,11 +45,13 @@ export type LoadedPlugin =
  * it is offered as it was installed, on the installed digest, so a call of
  * it is refused (core.plugin.invalid) and a grant on it too
  * (core.plugin.changed). Never throws: a torn index leaves every plugin out,
- * said as one entry named by the index.
+ * said as one entry named by the index. A changed binary `known` has
+ * already described (a server loading again after `rta pkg`) is not run again.
  */
 export async function loadPlugins(
   dataDir: string,
   describeChanged: boolean | ((name: string) => boolean) = true,
+  known: readonly LoadedPlugin[] = [],
 ): Promise<LoadedPlugin[]> {
   const describes = typeof describeChanged === "function" ? describeChanged : () => describeChanged;
   let installed: ReturnType<typeof installedPlugins>;
@@ -73,6 +75,8 @@ export async function loadPlugins(
         changed: p.state === "changed",
         ...(p.state === "changed" ? { changedTo: p.sha256 } : {}),
       };
+    const was = known.find((k) => k.name === p.name && k.offered && k.sha256 === p.sha256 && k.file === p.file);
+    if (was?.offered && was.changedTo === undefined) return was;
     try {
       const described = await describePlugin(p.file, p.name, p.sha256);
       return { name: p.name, offered: true, described, sha256: p.sha256, file: p.file, changed: true };

@@ -1,12 +1,16 @@
 /**
  * A catalogue that takes up what a person did in another process while a
- * server runs: an approval (`rta upstream approve`), its removal
- * (`rta upstream remove`) or a discovery (`rta upstream refresh`). It stats
- * the approvals' and discoveries' files (their identity, never their bytes)
- * at most once every 100 ms as a list or call asks it, and, while anyone
- * listens, every 500 ms on its own; only when one changed does it read them
- * and make the catalogue again. Whoever listens is told when the tools
- * offered changed (a server sends `notifications/tools/list_changed`).
+ * server runs: an upstream's approval (`rta upstream approve`), its removal
+ * (`rta upstream remove`) or a discovery (`rta upstream refresh`), and a
+ * plugin installed, upgraded or removed (`rta pkg`). It stats the files those
+ * verbs write (their identity, never their bytes) at most once every 100 ms
+ * as a list or call asks it, and, while anyone listens, every 500 ms on its
+ * own; only when one changed does it make the catalogue again. What is made
+ * at once (the upstreams' files) is offered at once; what must wait (a
+ * plugin described) is offered once it is made, and until then the
+ * catalogue offered stays as it was, so a list or call never waits on it.
+ * Whoever listens is told when the tools offered changed (a server sends
+ * `notifications/tools/list_changed`).
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -18,46 +22,53 @@ import type { Audience } from "../core/schema.ts";
 const STAT_MS = 100;
 /** How often a catalogue someone listens to looks on its own, with no list or call to ask it. */
 const POLL_MS = 500;
-/** The files a person's verbs write, under the data dir. */
-const WATCHED = [join("upstreams", "approved.json"), join("upstreams", "discovered.json")];
 
-/** Each watched file's identity (inode, size, change time), or that it is missing. Refuses nothing. */
-function stamp(dataDir: string): string {
-  return WATCHED.map((f) => {
-    try {
-      const s = statSync(join(dataDir, f), { bigint: true });
-      return `${s.ino}:${s.size}:${s.ctimeNs}:${s.mtimeNs}`;
-    } catch {
-      return "-";
-    }
-  }).join("|");
+/** The files a person's upstream verbs write, under the data dir `dataDir`. Refuses nothing. */
+export function upstreamFiles(dataDir: string): string[] {
+  return [join(dataDir, "upstreams", "approved.json"), join(dataDir, "upstreams", "discovered.json")];
 }
 
-/** What an agent is offered: each tool's name and its definition's digest (an upstream's), in order. */
+/** A file's identity (inode, size, change and modification time), or that it is missing. Refuses nothing. */
+function stamp(file: string): string {
+  try {
+    const s = statSync(file, { bigint: true });
+    return `${s.ino}:${s.size}:${s.ctimeNs}:${s.mtimeNs}`;
+  } catch {
+    return "-";
+  }
+}
+
+/** What an agent is offered: each tool's name, its definition's digest (an upstream's or a plugin's) and its class. */
 function offered(catalogue: Catalogue): string {
   return catalogue
     .all()
-    .map((c) => `${c.tool}\t${c.upstream?.digest ?? ""}\t${c.safety}`)
+    .map((c) => `${c.tool}\t${c.upstream?.digest ?? c.plugin?.digest ?? ""}\t${c.safety}`)
     .join("\n");
 }
 
+/**
+ * Makes the catalogue again from what the files say now, told which of the watched files changed; a promise is
+ * offered once it resolves (what it resolves to is made from what is true then, so one resolved late is no older).
+ */
+export type Remake = (changed: readonly string[]) => Catalogue | Promise<Catalogue>;
+
 export class LiveCatalogue extends Catalogue {
   private current: Catalogue;
-  private seen: string;
+  private readonly seen: Map<string, string>;
   private lookedAt = 0;
   private readonly listeners = new Set<() => void>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
-  /** `make` makes the catalogue again from what the files say now; it is called only when one changed. */
+  /** `make` makes the catalogue again; it is called only when one of the `watched` files changed. */
   constructor(
     first: Catalogue,
-    private readonly dataDir: string,
-    private readonly make: () => Catalogue,
+    watched: readonly string[],
+    private readonly make: Remake,
     private readonly now: () => number = Date.now,
   ) {
     super([]);
     this.current = first;
-    this.seen = stamp(dataDir);
+    this.seen = new Map(watched.map((f) => [f, stamp(f)]));
     this.lookedAt = now();
   }
 
@@ -66,17 +77,31 @@ export class LiveCatalogue extends Catalogue {
     const at = this.now();
     if (!force && at - this.lookedAt < STAT_MS) return this.current;
     this.lookedAt = at;
-    const seen = stamp(this.dataDir);
-    if (seen === this.seen) return this.current;
-    this.seen = seen;
-    const before = offered(this.current);
+    const changed: string[] = [];
+    for (const [file, was] of this.seen) {
+      const now = stamp(file);
+      if (now === was) continue;
+      this.seen.set(file, now);
+      changed.push(file);
+    }
+    if (changed.length === 0) return this.current;
+    let made: Catalogue | Promise<Catalogue>;
     try {
-      this.current = this.make();
+      made = this.make(changed);
     } catch {
       return this.current; // what was offered stays offered; the next change tries again
     }
-    if (offered(this.current) !== before) for (const listener of this.listeners) listener();
+    if (made instanceof Catalogue) this.take(made);
+    // what was offered stays offered until it is made; one that fails leaves it, and the next change tries again
+    else made.then((c) => this.take(c)).catch(() => {});
     return this.current;
+  }
+
+  /** Offers `next`, and tells each listener when the tools offered changed with it. */
+  private take(next: Catalogue): void {
+    const before = offered(this.current);
+    this.current = next;
+    if (offered(next) !== before) for (const listener of this.listeners) listener();
   }
 
   /** Calls `listener` each time the tools offered change; returns the function that stops it. */

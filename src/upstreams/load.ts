@@ -156,16 +156,14 @@ export class Upstreams {
   }
 
   /**
-   * `base` with every found upstream's tools added, made again whenever a
-   * person approves, removes or discovers an upstream in another process
-   * (live.ts): what that discovery kept replaces what this one found.
+   * `base` with every found upstream's tools added, as a person's approvals,
+   * removals and discoveries in another process left them (live.ts makes the
+   * catalogue again with it): what that discovery kept replaces what this one
+   * found. Refuses nothing.
    */
-  live(base: Catalogue, taken: ReadonlySet<string>): Catalogue {
-    const { LiveCatalogue } = require("./live.ts") as typeof import("./live.ts");
-    return new LiveCatalogue(this.withUpstreams(base, taken), this.options.dataDir, () => {
-      this.retake();
-      return this.withUpstreams(base, taken);
-    });
+  retaken(base: Catalogue, taken: ReadonlySet<string>): Catalogue {
+    this.retake();
+    return this.withUpstreams(base, taken);
   }
 
   /** Takes what another process's discovery kept of each upstream this one found, config unchanged. */
