@@ -32,6 +32,16 @@ export async function personSaysSo(cli: Cli, what: string, action: string, asked
     await operatorApproves(cli, `${what.replace(/\n*$/, "\n")}${action}?`, asked);
     return true;
   }
+  await typedYes(cli, what, action);
+  return true;
+}
+
+/**
+ * Writes `what` on the controlling terminal and takes y or yes typed there
+ * before `action`. Refuses core.grant.noterminal with no terminal to ask on
+ * and core.grant.declined for any other answer.
+ */
+export async function typedYes(cli: Cli, what: string, action: string): Promise<void> {
   const tty = cli.io.controllingTerminal?.();
   if (tty === undefined)
     throw new RtaError(
@@ -52,5 +62,4 @@ export async function personSaysSo(cli: Cli, what: string, action: string, asked
       `nothing was done: the answer was not yes`,
       "answer y on the terminal to go ahead",
     );
-  return true;
 }

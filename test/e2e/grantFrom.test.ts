@@ -155,7 +155,12 @@ describe('grant_from = "operator", the built binary', () => {
     });
     expect(hello.pending[0].message).toContain("a grant of fs.write for agent claude would cover:");
     expect((await rta(["grant", "list", "--json"], { env })).stdout).toContain('"total":0');
-    expect((await rta(["operator", "approve", grant.id], { env })).code).toBe(0);
+    // an approval is a person's, typed on a terminal: an agent's shell tool (no terminal) cannot approve its own ask
+    const selfApproved = await noTerminal(["operator", "approve", grant.id], env, "y\n");
+    expect(selfApproved.stderr).toContain("(core.grant.noterminal)");
+    const approved = await underScript(`'${RTA}' operator approve ${grant.id}`, env, "yes\n");
+    expect(approved.screen).toContain(`approve the pending request ${grant.id}\napprove it? type yes on this terminal`);
+    expect(approved.code).toBe(0);
     const issued = await grant.ended;
     expect(issued.code).toBe(0);
     expect(issued.stdout).toMatch(/^g[0-9a-f]{8}\n$/);
@@ -172,7 +177,7 @@ describe('grant_from = "operator", the built binary', () => {
     expect((await rta(["lock", "list", "--json"], { env })).stdout).toContain('"state":"active"');
 
     const token = await waitingForOperator(["mcp", "token", "new", "--agent", "claude"], env);
-    expect((await rta(["operator", "approve", token.id], { env })).code).toBe(0);
+    expect((await underScript(`'${RTA}' operator approve ${token.id}`, env, "y\n")).code).toBe(0);
     expect((await token.ended).stdout).toMatch(/^\S{20,}\n$/);
   });
 });
