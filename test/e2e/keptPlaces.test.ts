@@ -215,7 +215,8 @@ describe("an rta data dir this server does not use", () => {
       env: otherEnv,
     });
     await second.close(); // its record and key are written
-    expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.checkpoint", "record.key"]);
+    // run/ holds the server's operator socket while it runs
+    expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.checkpoint", "record.key", "run"]);
     const s = await server(root, tempDir());
     try {
       const cases: [string, Record<string, unknown>][] = [
@@ -237,7 +238,14 @@ describe("an rta data dir this server does not use", () => {
         expect([name, args, (await s.call(name, args)).code]).toEqual([name, args, "core.path.withheld"]);
       const grep = await s.call("fs_grep", { path: "backup", pattern: "session|bob" });
       expect(grep).toMatchObject({ type: "table", rows: [] });
-      expect(readdirSync(other).sort()).toEqual(["agent-log.jsonl", "gate.db", "record.checkpoint", "record.key"]);
+      // run/ holds the server's operator socket while it runs
+      expect(readdirSync(other).sort()).toEqual([
+        "agent-log.jsonl",
+        "gate.db",
+        "record.checkpoint",
+        "record.key",
+        "run",
+      ]);
     } finally {
       await s.close();
     }

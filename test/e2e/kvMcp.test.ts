@@ -6,7 +6,7 @@
  * stdio and over HTTP, even with an identity in the config dir.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { tempDir } from "../support/fixtures.ts";
@@ -25,7 +25,7 @@ function kvHome() {
 /** Everything rta keeps in the data dir, as text: the record, its key, the grant store. */
 function dataDirText(data: string): string {
   return readdirSync(data)
-    .filter((f) => f !== "kv.age" && f !== "kv.age.bak")
+    .filter((f) => f !== "kv.age" && f !== "kv.age.bak" && statSync(join(data, f)).isFile())
     .map((f) => readFileSync(join(data, f)).toString("latin1"))
     .join("\n");
 }
