@@ -5,8 +5,10 @@
  * directory typed so far, listed through the path gate's handle for it (the
  * same an fs.list of it would open): so only within the roots, and never an
  * entry the gate withholds (rta's own places). For the card template, the
- * capability names. At most 100, names only.
+ * capability names. At most 100, names only. A path is listed only when
+ * the read's lock and rate limit let the agent list it now (gate/listingGate.ts).
  */
+import type { Capability } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import type { PathGate } from "../gate/paths/pathGate.ts";
 import { accessOf, withRoots } from "../gate/paths/stage.ts";
@@ -34,8 +36,10 @@ function capped(all: string[]): Completion {
 /**
  * The completion of `argument` for `ref`: a resource template's variable (the
  * card's, or a read's) or a prompt's argument (free text: nothing to offer).
- * `roots` is the agent's path gate as it stands. Refuses nothing: a reference
- * rta does not have, or a directory the gate will not open, has none.
+ * `roots` is the agent's path gate as it stands; `mayList` says whether the
+ * agent may be shown a listing for a read's capability now (a lock, a rate
+ * limit). Refuses nothing: a reference rta does not have, a directory the gate
+ * will not open, or a listing `mayList` refuses, has none.
  */
 export function complete(
   ref: { type: string; uri?: string; name?: string },
@@ -43,6 +47,7 @@ export function complete(
   catalogue: Catalogue,
   templates: readonly ReadTemplate[],
   roots: () => PathGate,
+  mayList: (cap: Capability) => boolean,
 ): Completion {
   if (ref.type !== "ref/resource") return NONE;
   const typed = argument.value;
@@ -61,6 +66,7 @@ export function complete(
   if (Array.isArray(schema.enum)) return capped((schema.enum as string[]).filter((v) => v.startsWith(typed)));
   if (schema.type === "boolean") return capped(["false", "true"].filter((v) => v.startsWith(typed)));
   if (template.cap.inputs[argument.name]?.path === "read") {
+    if (!mayList(template.cap)) return NONE;
     return pathCompletion(typed, withRoots(roots(), template.cap.defaultRoots));
   }
   return NONE;

@@ -12,6 +12,7 @@ import { knownAgent } from "../core/agentName.ts";
 import { EMPTY_CONFIG, usable } from "../core/config.ts";
 import { lap } from "../core/profile.ts";
 import type { Redactor } from "../core/redact.ts";
+import { mayList } from "../gate/listingGate.ts";
 import { answerCall } from "./answer.ts";
 import { boundErrors } from "./boundedErrors.ts";
 import { agentOrigin, clientInfo } from "./caller.ts";
@@ -142,8 +143,17 @@ export function createServer(ctx: ServeContext): Server {
     return (upstream as never) ?? getPrompt(req.params.name, req.params.arguments);
   });
   // a path offered is said as a result would say it (a remote client reads <root 1>, never the root itself)
-  server.setRequestHandler("completion/complete", async (req) => {
-    const offered = complete(req.params.ref, req.params.argument, ctx.catalogue, reads(), () => ctx.deps.roots);
+  // a path's names are a listing: the read's lock and rate limit hold it as they hold a call
+  server.setRequestHandler("completion/complete", async (req, reqCtx) => {
+    const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
+    const offered = complete(
+      req.params.ref,
+      req.params.argument,
+      ctx.catalogue,
+      reads(),
+      () => ctx.deps.roots,
+      (cap) => mayList(cap, origin, ctx.deps),
+    );
     return { completion: { ...offered, values: offered.values.map(shownToAgent) } };
   });
   // rta sends no log messages over MCP (its record is the log); a level is taken and kept quiet.

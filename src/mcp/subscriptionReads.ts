@@ -6,12 +6,12 @@
  *   250 ms, and the soonest end of a live grant; read again only when another
  *   process (`rta grant allow`, `rta grant revoke`) or this one committed.
  * - a read's template whose capability takes a path (`rta://fs/read/{path}`,
- *   `fs.stat`, `log.tail`): through the descriptor the path gate opened when
- *   the subscription was made, never the path again: an fstat of it every
- *   250 ms (its inode, size, change and modification times), and read again
- *   through the pipeline when one moved.
- * - any other read (a card, a read with no path, an upstream's resource): read
- *   again every 5 s.
+ *   `fs.stat`, `log.tail`) that names a file: through the descriptor the path
+ *   gate opened when the subscription was made, never the path again: an
+ *   fstat of it every 250 ms (its inode, size, change and modification times),
+ *   and read again through the pipeline when one moved.
+ * - any other read (a card, a read with no path or of a directory, an
+ *   upstream's resource): read again every 5 s.
  *
  * A read again meets the lock first (a locked agent is read nothing, and no
  * refusal is recorded for it), then the whole pipeline, grant included, as a
@@ -184,6 +184,12 @@ function fileWatcher(
   let opened = open();
   // what the read was just let see is gone or refused now: it is read again on the polled pace
   if (opened === undefined) return undefined;
+  // a directory's own times move only when an entry directly in it comes or goes, not for what changes below it
+  // (a walk's answer): it is read again on the polled pace
+  if (fstatSync(opened.descriptor()).isDirectory()) {
+    closeGated(opened);
+    return undefined;
+  }
   const stamp = (): string => {
     const s = fstatSync((opened as ReadPath).descriptor(), { bigint: true });
     return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.nlink}`;

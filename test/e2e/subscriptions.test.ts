@@ -5,7 +5,7 @@
  * the test's own time limit; none is timed.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { tempDir } from "../support/fixtures.ts";
@@ -87,6 +87,20 @@ for (const era of ["legacy", "modern"] as Era[]) {
       const read = await s.client.readResource({ uri });
       expect(JSON.stringify(read.contents)).toContain("two");
     });
+
+    test("a walk of a directory is told of a file made below its top (read again on the polled pace)", async () => {
+      const root = tempDir();
+      mkdirSync(join(root, "d", "sub"), { recursive: true });
+      const s = await connect(era, ["--agent", "claude", "--root", root]);
+      open.push(s);
+      const u = updates(s.client);
+      await subscribe(era, s.client, ["rta://fs/find?path=d"]);
+      // the directory d itself does not change: only what is below it
+      writeFileSync(join(root, "d", "sub", "new.txt"), "x\n");
+      expect(await u.nth(1)).toBe("rta://fs/find?path=d");
+      const read = await s.client.readResource({ uri: "rta://fs/find?path=d" });
+      expect((read.contents[0] as { text: string }).text).toContain("d/sub/new.txt");
+    }, 30_000); // the poll's 5 s is past the default time limit; the wait is not timed
 
     test("a URI this server does not offer, or reads back as wrong, is refused as a read of it is", async () => {
       const s = await connect(era, ["--agent", "claude"]);

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -43,6 +44,23 @@ describe("the bucket", () => {
     expect(s.takeToken("claude", "fs.read", 2, T0 + 3_600_000).taken).toBe(false);
     // another server's clock 10 s behind neither refills the bucket nor moves its time back
     expect(s.takeToken("claude", "fs.read", 2, T0 + 3_590_000)).toEqual({ taken: false, waitMs: 30_000 });
+  });
+
+  test("a bucket full again (a minute since its last call) is deleted: a name per call leaves no row for good", () => {
+    const file = join(tempDir(), "data", "gate.db");
+    const s = new GateStore(file);
+    const rows = () => new Database(file, { readonly: true }).query("SELECT count(*) AS n FROM rate_buckets").get();
+    for (let i = 0; i < 500; i++) expect(s.takeToken(`name-${i}`, "fs.read", 1, T0).taken).toBe(true);
+    expect(s.takeToken("late", "fs.read", 1, T0 + 30_000).taken).toBe(true);
+    expect(rows()).toEqual({ n: 501 });
+    // within the minute the rows are kept, and each bucket is as empty as it was
+    expect(s.takeToken("name-1", "fs.read", 1, T0 + 59_999)).toEqual({ taken: false, waitMs: 1 });
+    expect(s.takeToken("name-2", "fs.read", 1, T0 + 60_001).taken).toBe(true);
+    // a minute after, the next take deletes them: the late one, name-1 (asked at +59.999 s) and name-2 are left
+    expect(rows()).toEqual({ n: 3 });
+    expect(s.takeToken("name-2", "fs.read", 1, T0 + 60_002).taken).toBe(false);
+    expect(s.takeToken("late", "fs.read", 1, T0 + 60_002).taken).toBe(false);
+    expect(s.takeToken("name-3", "fs.read", 1, T0 + 60_002).taken).toBe(true);
   });
 
   test("one bucket per agent and capability; an agent's name whatever its case is one agent", () => {

@@ -42,7 +42,8 @@ const cap = define({
 const catalogue = new Catalogue([cap]);
 const templates = readTemplates(catalogue, toolListings(catalogue));
 const ref = { type: "ref/resource", uri: "rta://box/read/{path}{?deep,mode,note}" };
-const ask = (name: string, value: string) => complete(ref, { name, value }, catalogue, templates, () => gate);
+const free = () => true;
+const ask = (name: string, value: string) => complete(ref, { name, value }, catalogue, templates, () => gate, free);
 
 test("an enum's values and a boolean's, filtered by what is typed; nothing for free text", () => {
   expect(ask("mode", "f")).toEqual({ values: ["fast", "full"], total: 2, hasMore: false });
@@ -57,12 +58,37 @@ test("an enum's values and a boolean's, filtered by what is typed; nothing for f
       catalogue,
       templates,
       () => gate,
+      free,
     ).values,
   ).toEqual([]);
   expect(
-    complete({ type: "ref/prompt", name: "site_check" }, { name: "host", value: "" }, catalogue, templates, () => gate)
-      .values,
+    complete(
+      { type: "ref/prompt", name: "site_check" },
+      { name: "host", value: "" },
+      catalogue,
+      templates,
+      () => gate,
+      free,
+    ).values,
   ).toEqual([]);
+});
+
+test("a path the gate will not let the agent list now (a lock, a rate limit) offers nothing; an enum still completes", () => {
+  const asked: string[] = [];
+  const refused = (c: { name: string }) => {
+    asked.push(c.name);
+    return false;
+  };
+  expect(complete(ref, { name: "path", value: "" }, catalogue, templates, () => gate, refused)).toEqual({
+    values: [],
+    total: 0,
+    hasMore: false,
+  });
+  expect(asked).toEqual(["box.read"]);
+  expect(complete(ref, { name: "mode", value: "f" }, catalogue, templates, () => gate, refused).values).toEqual([
+    "fast",
+    "full",
+  ]);
 });
 
 test("a path: at most 100 names, the total counted, rta's own dir never offered", () => {

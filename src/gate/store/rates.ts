@@ -8,7 +8,10 @@
  * Counted in whole units so the sums are exact: one call costs a minute's
  * worth of milliseconds (60 000 units), a bucket refills by its calls a
  * minute in units each millisecond, and holds at most a minute of calls (the
- * burst). A bucket nobody has asked yet starts full. An agent's name is
+ * burst). A bucket nobody has asked yet starts full, and so one not asked
+ * for a minute, full again whatever its limit, is deleted (at most once a
+ * minute, with a take): a client naming itself anew each call would
+ * otherwise leave a row per name for good. An agent's name is
  * matched whatever its ASCII case, as a lock matches it, so a client cannot
  * get a fresh bucket by writing its name in capitals.
  */
@@ -39,14 +42,23 @@ ON CONFLICT (agent, capability) DO UPDATE SET
   at = max(at, $now)
 RETURNING level, spent`;
 
+/** Since its last call, how long until any bucket is full again (a minute of calls): then it is the same as no row. */
+export const FULL_AFTER_MS = 60_000;
+
+const PRUNE = "DELETE FROM rate_buckets WHERE at < $before";
+
 export class RateStore {
   private readonly take: Statement<BucketRow>;
+  private readonly prune: Statement;
+  /** when this store last deleted the buckets full again */
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     db: Database,
     private readonly writeLock: StoreWriteLock,
   ) {
     this.take = db.query(TAKE);
+    this.prune = db.query(PRUNE);
   }
 
   /**
@@ -56,7 +68,14 @@ export class RateStore {
    */
   takeToken(agent: string, capability: string, perMinute: number, now: number): Taken {
     const params = { agent, capability, now, per_minute: perMinute, cap: perMinute * CALL_UNITS };
-    const row = this.writeLock.taking(() => this.take.get(params));
+    const row = this.writeLock.taking(() => {
+      // a row whose time is ahead of this clock (another server's) is kept: it is not known to be full yet
+      if (now - this.prunedAt >= FULL_AFTER_MS) {
+        this.prune.run({ before: now - FULL_AFTER_MS });
+        this.prunedAt = now;
+      }
+      return this.take.get(params);
+    });
     if (!row || row.spent === 1) return { taken: true };
     return { taken: false, waitMs: Math.ceil((CALL_UNITS - row.level) / perMinute) };
   }
