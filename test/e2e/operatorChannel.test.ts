@@ -247,6 +247,37 @@ describe("the channel's socket", () => {
     expect(readdirSync(run)).toEqual([]);
   });
 
+  test("in $XDG_RUNTIME_DIR/rta is withheld from agents, as rta's other dirs are", { timeout: 30_000 }, async () => {
+    const home = tempDir();
+    const runtime = tempDir();
+    const env = {
+      RTA_DATA_DIR: "",
+      RTA_CONFIG_DIR: "",
+      HOME: home,
+      XDG_DATA_HOME: join(home, "data"),
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_RUNTIME_DIR: runtime,
+    };
+    const s = await connect("legacy", ["--agent", "claude", "--root", runtime], { env });
+    try {
+      const run = join(runtime, "rta");
+      const [socket] = readdirSync(run);
+      if (socket === undefined) throw new Error("no socket");
+      expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "5m", "--yes"], { env })).code).toBe(0);
+      for (const [name, args] of [
+        ["fs_list", { path: run }],
+        ["fs_rm", { path: join(run, socket) }],
+        ["fs_write", { path: join(run, "planted"), content: "x" }],
+      ] as const)
+        expect(resultJson(await s.client.callTool({ name, arguments: args }))).toMatchObject({
+          code: "core.path.withheld",
+        });
+      expect(readdirSync(run)).toEqual([socket]);
+    } finally {
+      await s.close();
+    }
+  });
+
   test("is not opened in a run dir open to others: the server serves, and says why", async () => {
     const data = tempDir();
     const run = join(data, "run");
