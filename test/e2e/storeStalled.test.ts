@@ -4,7 +4,7 @@
  * next ones are refused at once, still closed, instead of each holding the whole server up for seconds in turn.
  */
 import { describe, expect, test } from "bun:test";
-import { connect as tcp, type Server, type Socket, createServer } from "node:net";
+import { createServer, type Server, type Socket, connect as tcp } from "node:net";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { pgServer } from "../support/pg.ts";
