@@ -129,6 +129,31 @@ describe("rta operator, piped", () => {
     }
   });
 
+  test("masks in a call's arguments a value the agent stored as a secret, as the record does", {
+    timeout: 30_000,
+  }, async () => {
+    const data = tempDir();
+    const config = tempDir();
+    const identity = join(tempDir(), "id.txt");
+    Bun.spawnSync(["age-keygen", "-o", identity], { stderr: "pipe" });
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config, RTA_KV_IDENTITY: identity };
+    const s = await connect("legacy", ["--agent", "claude", "--root", data], { dataDir: data, env });
+    const op = await watchOperator(env);
+    const secret = "hunter2-very-secret-value";
+    try {
+      expect((await rta(["grant", "allow", "kv", "--agent", "claude", "--ttl", "5m", "--yes"], { env })).code).toBe(0);
+      const set = resultJson(await s.client.callTool({ name: "kv_set", arguments: { name: "api", value: secret } }));
+      expect(set.type).not.toBe("error");
+      await s.client.callTool({ name: "fs_stat", arguments: { path: join(data, secret) } });
+      const started = await op.next((e) => e.event === "call_started" && e.tool === "fs_stat");
+      expect(JSON.stringify(started)).not.toContain(secret);
+      expect(JSON.stringify(started)).toContain("***");
+    } finally {
+      await s.close();
+      await op.stop();
+    }
+  });
+
   test("with no server running, approve says so", async () => {
     const r = await rta(["operator", "approve", "deadbeef"]);
     expect(r.code).not.toBe(0);
