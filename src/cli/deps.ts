@@ -55,7 +55,7 @@ export function openStore(shared: string | undefined, local: () => GateStore): S
  * ones config.toml names; with neither, the current directory. rta's own dirs
  * (and the platform's, which an rta started without RTA_DATA_DIR and
  * RTA_CONFIG_DIR would use), the files in them that are links, its own
- * executable, the client registrations that start it (in the home and in the
+ * executable, the operator channel's run dirs (runtimeRunDirs), the client registrations that start it (in the home and in the
  * directory it was started in), the identity file RTA_KV_IDENTITY names,
  * git's config beside the home and kubectl's (kubeConfig.ts) are withheld
  * from them, and config says whether hard-linked files may be opened.
@@ -87,6 +87,7 @@ export function processDeps(
             ...kubeConfigPlaces(env),
             ...platformDirs(),
             ...ownExecutable(),
+            ...runtimeRunDirs(env),
             ...linkedOwnFiles(d),
             ...registrationFiles(env.HOME || homedir(), [process.cwd(), ...roots], env.CODEX_HOME),
           ],
@@ -97,6 +98,20 @@ export function processDeps(
     redactor: redactorFor(d, env.RTA_KV_IDENTITY),
     ...realTools,
   };
+}
+
+/**
+ * The operator channel's run dirs outside the data dir: `$XDG_RUNTIME_DIR/rta`,
+ * and the platform's `/run/user/<uid>/rta` an rta started with that variable
+ * (the operator's own shell, a waiting `rta grant allow`) would use though this
+ * process was started without it. A socket there is a person's. Refuses nothing.
+ */
+function runtimeRunDirs(env: Record<string, string | undefined>): string[] {
+  // withheld whatever RTA_DATA_DIR says here: a shell of the operator's without it uses this one
+  const found = env.XDG_RUNTIME_DIR?.startsWith("/") ? [join(env.XDG_RUNTIME_DIR, "rta")] : [];
+  const uid = process.getuid?.();
+  if (process.platform === "linux" && uid !== undefined) found.push(`/run/user/${uid}/rta`);
+  return [...new Set(found)];
 }
 
 /**

@@ -82,7 +82,7 @@ export async function watch(cli: Cli, opts: { json?: boolean }): Promise<number>
 /**
  * Answers a pending consent on whichever server holds it: `approve` accepts
  * (with `choice` for a grant asked for, its first choice by default), `deny`
- * declines. Under grant_from = "operator" an approval is typed on a terminal
+ * declines. Under grant_from (either setting) an approval is typed on a terminal
  * (core.grant.noterminal without one). Refuses core.operator.offline (no server runs),
  * core.operator.unknown (none holds that id) and an unsafe run dir.
  */
@@ -103,9 +103,9 @@ export async function answer(
         "no rta server is running for this user and data dir",
         "start one with `rta mcp serve`, or check RTA_DATA_DIR",
       );
-    // under grant_from = "operator" an approval is a person's: typed at a terminal, as grant_from = "terminal" asks,
-    // so an agent with a shell tool cannot approve what it asked for itself (`rta operator`'s own view is on one)
-    if (op === "approve" && cli.deps().policy.current().grantFrom === "operator")
+    // under grant_from an approval is a person's: typed at a terminal, as grant_from = "terminal" asks, so an agent
+    // with a shell tool cannot approve what it asked for itself (`rta operator`'s own view is on one)
+    if (op === "approve" && cli.deps().policy.current().grantFrom !== undefined)
       await typedYes(cli, `approve the pending request ${shown(id)}`, "approve it");
     const replies = await client.request(
       op === "approve" ? { op, id, ...(opts.choice ? { choice: opts.choice } : {}) } : { op, id },

@@ -109,12 +109,23 @@ export class OperatorModel {
   }
 }
 
-/** One line fitted to `width` columns: escaped, cut with an ellipsis, padded. Refuses nothing. */
+/**
+ * One line fitted to `width` columns: escaped, cut with an ellipsis, padded. Columns, not characters: a wide one (CJK,
+ * emoji) takes two, and a line of them counted as one each would wrap and scroll the screen. Refuses nothing.
+ */
 export function fit(text: string, width: number): string {
   const safe = shown(text);
-  const chars = [...safe];
-  if (chars.length <= width) return safe + " ".repeat(width - chars.length);
-  return `${chars.slice(0, Math.max(0, width - 1)).join("")}…`;
+  const used = Bun.stringWidth(safe);
+  if (used <= width) return safe + " ".repeat(width - used);
+  let cut = "";
+  let columns = 0;
+  for (const c of safe) {
+    const w = Bun.stringWidth(c);
+    if (columns + w > width - 1) break;
+    cut += c;
+    columns += w;
+  }
+  return `${cut}…${" ".repeat(Math.max(0, width - 1 - columns))}`;
 }
 
 /** A call's arguments on one line, `name=value` each. */

@@ -16,6 +16,7 @@ import { MASK } from "../core/secrets.ts";
 import type { Deps } from "./deps.ts";
 import { gateTargets } from "./locks.ts";
 import { CONSENT_TIMEOUT_MS, type Policy } from "./policy.ts";
+import { hiddenFor, maskHidden } from "./recordMask.ts";
 import { inputEntries } from "./values.ts";
 
 /** What a person is shown: the capability, what it does and the arguments it runs with, secrets masked. */
@@ -163,15 +164,30 @@ export function shownValue(v: unknown): string {
   return text;
 }
 
-/** A call's arguments as a person is shown them: a secret input's value masked, rta's own places as the agent sees them. Refuses nothing. */
+/**
+ * A call's arguments as a person is shown them: a secret input's value masked, and each value the record masks (one
+ * this process revealed to an agent or an agent stored as a secret: recordMask.ts), rta's own places as the agent sees
+ * them. Refuses nothing.
+ */
 export function shownArgs(cap: Capability, args: Args, deps: Deps): Record<string, unknown> {
   const shown: Record<string, unknown> = {};
+  const hidden = hiddenFor(deps, undefined);
   for (const [name, spec] of inputEntries(cap)) {
     const v = args[name];
     if (v === undefined) continue;
-    shown[name] = spec.secret ? MASK : typeof v === "string" ? deps.redactor.shown(spec.path ? pathShown(v) : v) : v;
+    if (spec.secret) shown[name] = MASK;
+    else if (typeof v === "string") shown[name] = maskHidden(deps.redactor.shown(spec.path ? pathShown(v) : v), hidden);
+    else shown[name] = hidden.length === 0 ? v : maskedDeep(v, hidden);
   }
   return shown;
+}
+
+/** A value with each hidden string masked in every string it holds, its keys too. Refuses nothing. */
+function maskedDeep(v: unknown, hidden: readonly string[]): unknown {
+  if (typeof v === "string") return maskHidden(v, hidden);
+  if (Array.isArray(v)) return v.map((x) => maskedDeep(x, hidden));
+  if (v === null || typeof v !== "object") return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskHidden(k, hidden), maskedDeep(x, hidden)]));
 }
 
 /**

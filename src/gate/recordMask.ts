@@ -108,6 +108,11 @@ export function maskEntry(entry: RecordEntry, hidden: readonly string[], known =
   }
 }
 
+/** The text with each hidden string masked (the text itself when none is there). Refuses nothing. */
+export function maskHidden(text: string, hidden: readonly string[]): string {
+  return hidden.length === 0 ? text : masked(text, longestFirst(hidden));
+}
+
 /** An error with each hidden string masked in its message and hint (the error itself when none is there). */
 export function maskError(e: RtaError, hidden: readonly string[]): RtaError {
   if (hidden.length === 0) return e;

@@ -11,6 +11,8 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { watchOperator } from "../support/operatorStream.ts";
 import { prepareDataDir, RTA, rta } from "../support/rta.ts";
 
 const AS_AGENT = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
@@ -86,6 +88,30 @@ describe('grant_from = "terminal", the built binary', () => {
     expect(no.code).toBe(3);
     expect(no.screen).toContain("(core.grant.declined)");
     expect(JSON.parse((await rta(["grant", "list", "--json"], { env })).stdout).total).toBe(1);
+  });
+
+  test("a consent asked at rta operator is approved only from a terminal too", { timeout: 30_000 }, async () => {
+    const { env, config, data } = strictPolicy();
+    const root = tempDir();
+    writeFileSync(
+      join(config, "policy.toml"),
+      'grant_from = "terminal"\nconfirm = ["fs.stat"]\nconsent = "operator"\n',
+    );
+    const s = await connect("legacy", ["--agent", "claude", "--root", root], { dataDir: data, env });
+    const op = await watchOperator(env);
+    try {
+      const call = s.client.callTool({ name: "fs_stat", arguments: { path: root } });
+      const pending = await op.next((e) => e.event === "consent_pending");
+      // the agent's shell tool, with no terminal, cannot approve what its own call waits on
+      const self = await noTerminal(["operator", "approve", String(pending.id)], env, "y\n");
+      expect(self.stderr).toContain("(core.grant.noterminal)");
+      const approved = await underScript(`'${RTA}' operator approve ${pending.id}`, env, "y\n");
+      expect(approved.code).toBe(0);
+      expect(resultJson(await call).type).toBe("object");
+    } finally {
+      await s.close();
+      await op.stop();
+    }
   });
 });
 

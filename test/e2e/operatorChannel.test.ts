@@ -129,6 +129,31 @@ describe("rta operator, piped", () => {
     }
   });
 
+  test("masks in a call's arguments a value the agent stored as a secret, as the record does", {
+    timeout: 30_000,
+  }, async () => {
+    const data = tempDir();
+    const config = tempDir();
+    const identity = join(tempDir(), "id.txt");
+    Bun.spawnSync(["age-keygen", "-o", identity], { stderr: "pipe" });
+    const env = { RTA_DATA_DIR: data, RTA_CONFIG_DIR: config, RTA_KV_IDENTITY: identity };
+    const s = await connect("legacy", ["--agent", "claude", "--root", data], { dataDir: data, env });
+    const op = await watchOperator(env);
+    const secret = "hunter2-very-secret-value";
+    try {
+      expect((await rta(["grant", "allow", "kv", "--agent", "claude", "--ttl", "5m", "--yes"], { env })).code).toBe(0);
+      const set = resultJson(await s.client.callTool({ name: "kv_set", arguments: { name: "api", value: secret } }));
+      expect(set.type).not.toBe("error");
+      await s.client.callTool({ name: "fs_stat", arguments: { path: join(data, secret) } });
+      const started = await op.next((e) => e.event === "call_started" && e.tool === "fs_stat");
+      expect(JSON.stringify(started)).not.toContain(secret);
+      expect(JSON.stringify(started)).toContain("***");
+    } finally {
+      await s.close();
+      await op.stop();
+    }
+  });
+
   test("with no server running, approve says so", async () => {
     const r = await rta(["operator", "approve", "deadbeef"]);
     expect(r.code).not.toBe(0);
@@ -245,6 +270,37 @@ describe("the channel's socket", () => {
     const r = await rta(["operator", "approve", "deadbeef"], { env: { RTA_DATA_DIR: data } });
     expect(r.stderr).toContain("(core.operator.unknown)");
     expect(readdirSync(run)).toEqual([]);
+  });
+
+  test("in $XDG_RUNTIME_DIR/rta is withheld from agents, as rta's other dirs are", { timeout: 30_000 }, async () => {
+    const home = tempDir();
+    const runtime = tempDir();
+    const env = {
+      RTA_DATA_DIR: "",
+      RTA_CONFIG_DIR: "",
+      HOME: home,
+      XDG_DATA_HOME: join(home, "data"),
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_RUNTIME_DIR: runtime,
+    };
+    const s = await connect("legacy", ["--agent", "claude", "--root", runtime], { env });
+    try {
+      const run = join(runtime, "rta");
+      const [socket] = readdirSync(run);
+      if (socket === undefined) throw new Error("no socket");
+      expect((await rta(["grant", "allow", "fs", "--agent", "claude", "--ttl", "5m", "--yes"], { env })).code).toBe(0);
+      for (const [name, args] of [
+        ["fs_list", { path: run }],
+        ["fs_rm", { path: join(run, socket) }],
+        ["fs_write", { path: join(run, "planted"), content: "x" }],
+      ] as const)
+        expect(resultJson(await s.client.callTool({ name, arguments: args }))).toMatchObject({
+          code: "core.path.withheld",
+        });
+      expect(readdirSync(run)).toEqual([socket]);
+    } finally {
+      await s.close();
+    }
   });
 
   test("is not opened in a run dir open to others: the server serves, and says why", async () => {

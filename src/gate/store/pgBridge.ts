@@ -7,7 +7,7 @@
  * commit. The worker is one source string (no file to ship beside the
  * compiled binary). An answer larger than the buffer is fetched again into
  * one that fits. A server that does not answer within the wait is a plain
- * Error here; pgStore.ts says it as core.store.unavailable.
+ * Error here, said again at once for a while after (SLOW_FAILURE_MS); pgStore.ts says it as core.store.unavailable.
  */
 
 /** What the worker runs: one statement, several in one transaction, or the migrations under their lock. */
@@ -67,6 +67,12 @@ self.onmessage = async (e) => {
 
 /** How long a request may wait for its answer (the connection's own timeout is 10 s). */
 const WAIT_MS = 15_000;
+/**
+ * A failure that took this long (a server that does not answer, a connection that timed out) is said again at once,
+ * for WAIT_MS, to every request after it: this thread waits on each one, so a server that hangs would otherwise hold
+ * the whole process (every call, the operator channel, a lock) up for seconds per request, one after another.
+ */
+const SLOW_FAILURE_MS = 2_000;
 /** The buffer an answer is written to; a larger one is made for an answer that does not fit. */
 const BUFFER_BYTES = 1 << 20;
 
@@ -74,6 +80,8 @@ export class SyncPg {
   private worker: Worker | undefined;
   private sab = new SharedArrayBuffer(8 + BUFFER_BYTES);
   private next = 0;
+  /** the last slow failure and until when it is said again without asking the server */
+  private stalled: { why: string; until: number } | undefined;
 
   constructor(private readonly url: string) {}
 
@@ -105,6 +113,20 @@ export class SyncPg {
   }
 
   private request(request: PgRequest): unknown {
+    const started = Date.now();
+    if (this.stalled !== undefined && started < this.stalled.until)
+      throw new Error(`${this.stalled.why} (a moment ago; not asked again until it has had time to recover)`);
+    this.stalled = undefined;
+    try {
+      return this.asked(request);
+    } catch (err) {
+      const now = Date.now();
+      if (now - started >= SLOW_FAILURE_MS) this.stalled = { why: (err as Error).message, until: now + WAIT_MS };
+      throw err;
+    }
+  }
+
+  private asked(request: PgRequest): unknown {
     this.next += 1;
     const id = this.next;
     let text = this.post({ url: this.url, request, id, sab: this.sab });

@@ -1,0 +1,73 @@
+/**
+ * End to end: a PostgreSQL store that stops answering (a hung server, a network that drops packets) behind a proxy
+ * the test freezes. The server waits on the store for every call, so once one request has waited out its time the
+ * next ones are refused at once, still closed, instead of each holding the whole server up for seconds in turn.
+ */
+import { describe, expect, test } from "bun:test";
+import { createServer, type Server, type Socket, connect as tcp } from "node:net";
+import { tempDir } from "../support/fixtures.ts";
+import { connect, resultJson } from "../support/mcpClient.ts";
+import { pgServer } from "../support/pg.ts";
+
+const pg = await pgServer();
+
+/** A loopback proxy to `target` that, once frozen, takes connections and bytes and passes nothing on. */
+async function freezable(target: URL): Promise<{ port: number; freeze(): void; close(): void }> {
+  let frozen = false;
+  const open = new Set<Socket>();
+  const server: Server = createServer((inbound) => {
+    open.add(inbound);
+    inbound.on("close", () => open.delete(inbound));
+    inbound.on("error", () => {});
+    if (frozen) return;
+    const out = tcp(Number(target.port), target.hostname);
+    open.add(out);
+    out.on("error", () => inbound.destroy());
+    inbound.on("data", (d) => {
+      if (!frozen) out.write(d);
+    });
+    out.on("data", (d) => {
+      if (!frozen) inbound.write(d);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address ? address.port : 0,
+    freeze: () => {
+      frozen = true;
+    },
+    close: () => {
+      for (const s of open) s.destroy();
+      server.close();
+    },
+  };
+}
+
+describe.skipIf(pg === null)("a shared store that stops answering", () => {
+  test("refuses the calls after the first that waited out its time at once, and closed", {
+    timeout: 90_000,
+  }, async () => {
+    const real = new URL(await (pg?.freshDb() as Promise<string>));
+    const proxy = await freezable(real);
+    const store = new URL(real);
+    store.port = String(proxy.port);
+    const data = tempDir();
+    const s = await connect("legacy", ["--agent", "claude", "--root", data, "--store", store.toString()], {
+      dataDir: data,
+    });
+    try {
+      const call = async () =>
+        resultJson(await s.client.callTool({ name: "sys_info", arguments: {} }, { timeout: 80_000 }));
+      expect((await call()).type).toBe("object");
+      proxy.freeze();
+      const answers = await Promise.all([call(), call(), call()]);
+      for (const a of answers) expect(a).toMatchObject({ type: "error", code: "core.store.unavailable" });
+      // one waited; the others were told what it found, without waiting in turn
+      expect(answers.filter((a) => String(a.message).includes("a moment ago")).length).toBe(2);
+    } finally {
+      await s.close();
+      proxy.close();
+    }
+  });
+});
