@@ -42,7 +42,7 @@ const formats: Record<string, (pins: Pin[]) => string> = {
   "requirements.txt": (pins) => pins.map(([n, v]) => `${n}==${v}\n`).join(""),
   "poetry.lock": (pins) => pins.map(([n, v]) => `[[package]]\nname = "${n}"\nversion = "${v}"\n\n`).join(""),
   "uv.lock": (pins) =>
-    `version = 1\n\n${pins.map(([n, v]) => `[[package]]\nname = "${n}"\nversion = "${v}"\nsource = { registry = "https://pypi.org/simple" }\n\n`).join("")}`,
+    `version = 1\n\n${pins.map(([n, v]) => `[[package]]\nname = "${n}"\nversion = "${v}"\nsource = { registry = "https://pypi.example.com/simple" }\n\n`).join("")}`,
   "Pipfile.lock": (pins) =>
     JSON.stringify({ default: Object.fromEntries(pins.map(([n, v]) => [n, { version: `==${v}` }])), develop: {} }),
   "go.sum": (pins) =>
@@ -50,7 +50,7 @@ const formats: Record<string, (pins: Pin[]) => string> = {
   "Cargo.lock": (pins) =>
     `version = 3\n\n${pins.map(([n, v]) => `[[package]]\nname = "${n}"\nversion = "${v}"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\n\n`).join("")}`,
   "Gemfile.lock": (pins) =>
-    `GEM\n  remote: https://rubygems.org/\n  specs:\n${pins.map(([n, v]) => `    ${n} (${v})\n`).join("")}\n`,
+    `GEM\n  remote: https://gems.example.com/\n  specs:\n${pins.map(([n, v]) => `    ${n} (${v})\n`).join("")}\n`,
   "composer.lock": (pins) => JSON.stringify({ packages: pins.map(([n, v]) => ({ name: `vendor/${n}`, version: v })) }),
   "pom.xml": (pins) =>
     `<project><dependencies>${pins.map(([n, v]) => `<dependency><groupId>org.example</groupId><artifactId>${n}</artifactId><version>${v}</version></dependency>`).join("")}</dependencies></project>`,

@@ -142,7 +142,7 @@ describe("go, ruby", () => {
     const text = "github.com/a/b v2.0.0+incompatible h1:x=\nexample.com/c v0.0.0-20210101000000-abcdef123456 h1:y=\n";
     expect(parseGoSum(text).map((d) => d.version)).toEqual(["2.0.0", "0.0.0-20210101000000-abcdef123456"]);
   });
-  test("Gemfile.lock: a GIT section's specs are not from rubygems.org", () => {
+  test("Gemfile.lock: a GIT section's specs are not from the gem server", () => {
     const text = "GIT\n  remote: https://x/y.git\n  specs:\n    y (1.0.0)\n\nGEM\n  specs:\n    z (2.0.0)\n";
     expect(parseGemfileLock(text).map((d) => d.name)).toEqual(["z"]);
   });
