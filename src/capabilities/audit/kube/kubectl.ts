@@ -4,7 +4,14 @@
  * config names), its JSON read, and its failures said as kube.* codes; the
  * findings table, with the object each finding is about.
  */
-import type { ColumnSpec, InputSpec, RowWriter } from "../../../core/capability.ts";
+import {
+  type Capability,
+  type ColumnSpec,
+  define,
+  type Example,
+  type InputSpec,
+  type RowWriter,
+} from "../../../core/capability.ts";
 import { RtaError } from "../../../core/errors.ts";
 import type { ResultValue } from "../../../core/result.ts";
 import type { Finding } from "../findings.ts";
@@ -183,4 +190,30 @@ export async function kubectlList(
 export function objectName(kind: string, o: KubeObject): string {
   const ns = o.metadata?.namespace;
   return `${kind} ${ns ? `${ns}/` : ""}${o.metadata?.name ?? "?"}`;
+}
+
+/**
+ * An audit.kube.* read over one `kubectl get <kinds>` List: the shared inputs, offsite and findings table, and a run
+ * that writes `findings` of the List; refuses what kubectlList and writeKubeFindings refuse.
+ */
+export function defineKubeAudit(decl: {
+  name: string;
+  summary: string;
+  agentText: string;
+  searchWords: readonly string[];
+  examples: readonly Example[];
+  kinds: string;
+  findings: (list: KubeObject[]) => KubeFinding[];
+}): Capability<typeof kubeInputs> {
+  const { kinds, findings, ...described } = decl;
+  return define({
+    ...described,
+    safety: "read",
+    offsite: "the cluster of kubectl's current context",
+    inputs: kubeInputs,
+    result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
+    async run(args, ctx) {
+      return writeKubeFindings(ctx.rows(), findings(await kubectlList(ctx.spawn, args, kinds)));
+    },
+  });
 }

@@ -3,17 +3,13 @@
  * context. A namespace no policy selects is open to every pod of the cluster;
  * a policy over every pod with a rule that admits every peer opens it again.
  */
-import { define } from "../../../core/capability.ts";
 import {
   auditedNamespaces,
+  defineKubeAudit,
   itemsOf,
-  KUBE_FINDING_COLUMNS,
   type KubeFinding,
   type KubeObject,
-  kubectlList,
-  kubeInputs,
   objectName,
-  writeKubeFindings,
 } from "./kubectl.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: a label selector as kubectl gives it
@@ -74,19 +70,13 @@ export function netpolFindings(list: KubeObject[]): KubeFinding[] {
   return out;
 }
 
-export const auditKubeNetpol = define({
+export const auditKubeNetpol = defineKubeAudit({
   name: "audit.kube.netpol",
   summary: "Audit a Kubernetes cluster's NetworkPolicies: namespaces with none, and policies that allow all",
   agentText:
     "Runs kubectl get namespaces,networkpolicies; the cluster's own kube-* namespaces are left out. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "network policy", "kubectl", "cluster security"],
-  safety: "read",
-  offsite: "the cluster of kubectl's current context",
-  inputs: kubeInputs,
-  result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube netpol", note: "the NetworkPolicy findings of the current context's cluster" }],
-  async run(args, ctx) {
-    const list = await kubectlList(ctx.spawn, args, "namespaces,networkpolicies");
-    return writeKubeFindings(ctx.rows(), netpolFindings(list));
-  },
+  kinds: "namespaces,networkpolicies",
+  findings: netpolFindings,
 });

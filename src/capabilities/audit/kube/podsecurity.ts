@@ -6,17 +6,13 @@
  * Security admission label. Pods of one owner (a ReplicaSet, a DaemonSet)
  * are one object: the first pod is read for them all.
  */
-import { define } from "../../../core/capability.ts";
 import {
   auditedNamespaces,
+  defineKubeAudit,
   itemsOf,
-  KUBE_FINDING_COLUMNS,
   type KubeFinding,
   type KubeObject,
-  kubectlList,
-  kubeInputs,
   SYSTEM_NAMESPACES,
-  writeKubeFindings,
 } from "./kubectl.ts";
 
 const ENFORCE = "pod-security.kubernetes.io/enforce";
@@ -132,22 +128,16 @@ export function podSecurityFindings(list: KubeObject[]): KubeFinding[] {
   return out;
 }
 
-export const auditKubePodsecurity = define({
+export const auditKubePodsecurity = defineKubeAudit({
   name: "audit.kube.podsecurity",
   summary:
     "Audit a Kubernetes cluster's pods: privileged containers, host namespaces, root users, missing limits, Pod Security labels",
   agentText:
     "Runs kubectl get namespaces,pods; the cluster's own kube-* namespaces are left out, and the pods of one owner are one object. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "pod security", "privileged", "runAsNonRoot", "kubectl", "kubescape"],
-  safety: "read",
-  offsite: "the cluster of kubectl's current context",
-  inputs: kubeInputs,
-  result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [
     { command: "rta audit kube podsecurity", note: "the pod security findings of the current context's cluster" },
   ],
-  async run(args, ctx) {
-    const list = await kubectlList(ctx.spawn, args, "namespaces,pods");
-    return writeKubeFindings(ctx.rows(), podSecurityFindings(list));
-  },
+  kinds: "namespaces,pods",
+  findings: podSecurityFindings,
 });

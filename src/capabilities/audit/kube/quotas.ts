@@ -3,17 +3,7 @@
  * with no ResourceQuota (nothing caps what the namespace may take of the
  * cluster) or no LimitRange (a container that names no limits gets none).
  */
-import { define } from "../../../core/capability.ts";
-import {
-  auditedNamespaces,
-  itemsOf,
-  KUBE_FINDING_COLUMNS,
-  type KubeFinding,
-  type KubeObject,
-  kubectlList,
-  kubeInputs,
-  writeKubeFindings,
-} from "./kubectl.ts";
+import { auditedNamespaces, defineKubeAudit, itemsOf, type KubeFinding, type KubeObject } from "./kubectl.ts";
 
 /** The findings for one List of namespaces, ResourceQuotas and LimitRanges. */
 export function quotaFindings(list: KubeObject[]): KubeFinding[] {
@@ -42,19 +32,13 @@ export function quotaFindings(list: KubeObject[]): KubeFinding[] {
   return out;
 }
 
-export const auditKubeQuotas = define({
+export const auditKubeQuotas = defineKubeAudit({
   name: "audit.kube.quotas",
   summary: "Audit a Kubernetes cluster's namespaces for a missing ResourceQuota or LimitRange",
   agentText:
     "Runs kubectl get namespaces,resourcequotas,limitranges; the cluster's own kube-* namespaces are left out. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "resource quota", "limitrange", "kubectl"],
-  safety: "read",
-  offsite: "the cluster of kubectl's current context",
-  inputs: kubeInputs,
-  result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube quotas", note: "namespaces with no quota or limit range" }],
-  async run(args, ctx) {
-    const list = await kubectlList(ctx.spawn, args, "namespaces,resourcequotas,limitranges");
-    return writeKubeFindings(ctx.rows(), quotaFindings(list));
-  },
+  kinds: "namespaces,resourcequotas,limitranges",
+  findings: quotaFindings,
 });

@@ -6,17 +6,13 @@
  * groups, service accounts of the kube-* namespaces) and roles (system:*) are
  * left out.
  */
-import { define } from "../../../core/capability.ts";
 import {
+  defineKubeAudit,
   itemsOf,
-  KUBE_FINDING_COLUMNS,
   type KubeFinding,
   type KubeObject,
-  kubectlList,
-  kubeInputs,
   objectName,
   SYSTEM_NAMESPACES,
-  writeKubeFindings,
 } from "./kubectl.ts";
 
 interface Subject {
@@ -105,20 +101,14 @@ export function rbacFindings(list: KubeObject[]): KubeFinding[] {
   return out;
 }
 
-export const auditKubeRbac = define({
+export const auditKubeRbac = defineKubeAudit({
   name: "audit.kube.rbac",
   summary:
     "Audit a Kubernetes cluster's RBAC: cluster-admin bindings, wildcard roles bound to someone, secrets readable cluster-wide",
   agentText:
     "Runs kubectl get clusterroles,clusterrolebindings,roles,rolebindings; the cluster's own system:* roles and subjects are left out. No rows: nothing was found.",
   searchWords: ["kubernetes", "k8s", "rbac", "cluster-admin", "clusterrolebinding", "kubectl"],
-  safety: "read",
-  offsite: "the cluster of kubectl's current context",
-  inputs: kubeInputs,
-  result: { shape: "table", columns: KUBE_FINDING_COLUMNS },
   examples: [{ command: "rta audit kube rbac", note: "the RBAC findings of the current context's cluster" }],
-  async run(args, ctx) {
-    const list = await kubectlList(ctx.spawn, args, "clusterroles,clusterrolebindings,roles,rolebindings");
-    return writeKubeFindings(ctx.rows(), rbacFindings(list));
-  },
+  kinds: "clusterroles,clusterrolebindings,roles,rolebindings",
+  findings: rbacFindings,
 });
