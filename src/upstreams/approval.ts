@@ -17,9 +17,10 @@ import { readRegularFileSync } from "../core/regularFile.ts";
 import { type Digest, fileDigest, rememberDigest } from "../plugins/digest.ts";
 import type { SelectedDefinition } from "./catalog.ts";
 import type { UpstreamTool } from "./discover.ts";
-import { KEPT_FILE_BYTES } from "./kept.ts";
+import { KEPT_FILE_BYTES, readUpstreamsFile } from "./kept.ts";
 
-const FILE = join("upstreams", "approved.json");
+/** Where in the data dir the approvals are kept. */
+export const APPROVALS_FILE = join("upstreams", "approved.json");
 
 /** A tool as it was approved: its definition and digest. */
 export type ApprovedTool = Omit<UpstreamTool, "fault">;
@@ -70,15 +71,7 @@ export interface Withheld {
 
 /** Every approval kept; none when the file is missing or unreadable. Refuses nothing. */
 export function readApprovals(dataDir: string): Approvals {
-  try {
-    // a FIFO put at its name would hold a running server, which reads it again as the file changes
-    const bytes = readRegularFileSync(join(dataDir, FILE), KEPT_FILE_BYTES).bytes;
-    const read = JSON.parse(Buffer.from(bytes).toString("utf8")) as { version?: unknown; upstreams?: unknown };
-    if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
-    return read.upstreams as Approvals;
-  } catch {
-    return {};
-  }
+  return readUpstreamsFile(join(dataDir, APPROVALS_FILE)) as Approvals;
 }
 
 /** Applies `change` to the approvals under the lock and writes them whole (0600); throws what the system says. */
@@ -93,7 +86,7 @@ export function updateApprovals(dataDir: string, change: (a: Approvals) => void)
   try {
     const approvals = readApprovals(dataDir);
     change(approvals);
-    const file = join(dataDir, FILE);
+    const file = join(dataDir, APPROVALS_FILE);
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify({ version: 1, upstreams: approvals }, null, 1)}\n`, { mode: 0o600 });
     renameSync(tmp, file);
