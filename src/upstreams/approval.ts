@@ -12,6 +12,7 @@ import { accessSync, constants, mkdirSync, realpathSync, renameSync, statSync, w
 import { join, resolve } from "node:path";
 import { canonical } from "../core/canonical.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
+import { RtaError } from "../core/errors.ts";
 import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
 import { readRegularFileSync } from "../core/regularFile.ts";
 import { type Digest, fileDigest, rememberDigest } from "../plugins/digest.ts";
@@ -74,13 +75,22 @@ export function readApprovals(dataDir: string): Approvals {
   return readUpstreamsFile(join(dataDir, APPROVALS_FILE)) as Approvals;
 }
 
-/** Applies `change` to the approvals under the lock and writes them whole (0600); throws what the system says. */
+/**
+ * Applies `change` to the approvals under the lock and writes them whole
+ * (0600); throws what the system says, and upstream.busy when another live
+ * rta holds the lock past the wait.
+ */
 export function updateApprovals(dataDir: string, change: (a: Approvals) => void): void {
   const dir = join(dataDir, "upstreams");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const lock = join(dir, "approved.lock");
   for (let i = 0; !tryFileLock(lock); i++) {
-    if (i > 200) throw new Error("another rta holds the approvals' lock");
+    if (i > 200)
+      throw new RtaError(
+        "upstream.busy",
+        "another rta is approving or removing an upstream",
+        "wait for it to finish, then run the command again",
+      );
     Bun.sleepSync(10);
   }
   try {
