@@ -30,6 +30,10 @@ export const storeCodes = {
   },
   "upstream.notfound": { doc: "config.toml names no upstream by that name", exit: Exit.unavailable },
   "upstream.exists": { doc: "config.toml names an upstream by that name already", exit: Exit.failure },
+  "upstream.busy": {
+    doc: "another rta held the upstream approvals' lock past the wait: it is approving or removing one",
+    exit: Exit.failure,
+  },
   "upstream.result.unsupported": {
     doc: "an upstream MCP server answered with a block rta does not pass on yet (an image, audio, a resource)",
     exit: Exit.failure,

@@ -12,14 +12,16 @@ import { accessSync, constants, mkdirSync, realpathSync, renameSync, statSync, w
 import { join, resolve } from "node:path";
 import { canonical } from "../core/canonical.ts";
 import type { UpstreamConfig } from "../core/configUpstreams.ts";
+import { RtaError } from "../core/errors.ts";
 import { releaseFileLock, tryFileLock } from "../core/fileLock.ts";
 import { readRegularFileSync } from "../core/regularFile.ts";
 import { type Digest, fileDigest, rememberDigest } from "../plugins/digest.ts";
 import type { SelectedDefinition } from "./catalog.ts";
 import type { UpstreamTool } from "./discover.ts";
-import { KEPT_FILE_BYTES } from "./kept.ts";
+import { KEPT_FILE_BYTES, readUpstreamsFile } from "./kept.ts";
 
-const FILE = join("upstreams", "approved.json");
+/** Where in the data dir the approvals are kept. */
+export const APPROVALS_FILE = join("upstreams", "approved.json");
 
 /** A tool as it was approved: its definition and digest. */
 export type ApprovedTool = Omit<UpstreamTool, "fault">;
@@ -70,30 +72,31 @@ export interface Withheld {
 
 /** Every approval kept; none when the file is missing or unreadable. Refuses nothing. */
 export function readApprovals(dataDir: string): Approvals {
-  try {
-    // a FIFO put at its name would hold a running server, which reads it again as the file changes
-    const bytes = readRegularFileSync(join(dataDir, FILE), KEPT_FILE_BYTES).bytes;
-    const read = JSON.parse(Buffer.from(bytes).toString("utf8")) as { version?: unknown; upstreams?: unknown };
-    if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
-    return read.upstreams as Approvals;
-  } catch {
-    return {};
-  }
+  return readUpstreamsFile(join(dataDir, APPROVALS_FILE)) as Approvals;
 }
 
-/** Applies `change` to the approvals under the lock and writes them whole (0600); throws what the system says. */
+/**
+ * Applies `change` to the approvals under the lock and writes them whole
+ * (0600); throws what the system says, and upstream.busy when another live
+ * rta holds the lock past the wait.
+ */
 export function updateApprovals(dataDir: string, change: (a: Approvals) => void): void {
   const dir = join(dataDir, "upstreams");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const lock = join(dir, "approved.lock");
   for (let i = 0; !tryFileLock(lock); i++) {
-    if (i > 200) throw new Error("another rta holds the approvals' lock");
+    if (i > 200)
+      throw new RtaError(
+        "upstream.busy",
+        "another rta is approving or removing an upstream",
+        "wait for it to finish, then run the command again",
+      );
     Bun.sleepSync(10);
   }
   try {
     const approvals = readApprovals(dataDir);
     change(approvals);
-    const file = join(dataDir, FILE);
+    const file = join(dataDir, APPROVALS_FILE);
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify({ version: 1, upstreams: approvals }, null, 1)}\n`, { mode: 0o600 });
     renameSync(tmp, file);

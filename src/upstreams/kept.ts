@@ -14,7 +14,8 @@ import { readRegularFileSync } from "../core/regularFile.ts";
 import type { CatalogFound } from "./catalog.ts";
 import type { UpstreamTool } from "./discover.ts";
 
-const CACHE_FILE = join("upstreams", "discovered.json");
+/** Where in the data dir the last discovery is kept. */
+export const KEPT_FILE = join("upstreams", "discovered.json");
 /** What the approvals' or discoveries' file may hold: 10,000 tools of 10 MiB for each of a few dozen upstreams. */
 export const KEPT_FILE_BYTES = 512 * 1024 * 1024;
 
@@ -31,15 +32,21 @@ export function configDigest(config: UpstreamConfig): string {
 
 /** What the data dir keeps; nothing when the file is missing or unreadable. Refuses nothing. */
 export function readKept(dataDir: string): Kept {
+  return readUpstreamsFile(join(dataDir, KEPT_FILE)) as Kept;
+}
+
+/**
+ * The `upstreams` table of a version 1 file (the discoveries' or the
+ * approvals'); empty when it is missing, unreadable or of another version.
+ * Refuses nothing.
+ */
+export function readUpstreamsFile(file: string): Record<string, unknown> {
   try {
     // a FIFO put at its name would hold a running server, which reads it again as the file changes
-    const bytes = readRegularFileSync(join(dataDir, CACHE_FILE), KEPT_FILE_BYTES).bytes;
-    const read = JSON.parse(Buffer.from(bytes).toString("utf8")) as {
-      version?: unknown;
-      upstreams?: unknown;
-    };
+    const bytes = readRegularFileSync(file, KEPT_FILE_BYTES).bytes;
+    const read = JSON.parse(Buffer.from(bytes).toString("utf8")) as { version?: unknown; upstreams?: unknown };
     if (read.version !== 1 || typeof read.upstreams !== "object" || read.upstreams === null) return {};
-    return read.upstreams as Kept;
+    return read.upstreams as Record<string, unknown>;
   } catch {
     return {};
   }
@@ -48,7 +55,7 @@ export function readKept(dataDir: string): Kept {
 /** Writes `kept` whole (0600); a failure leaves a person's command knowing fewer tools. Refuses nothing. */
 export function writeKept(dataDir: string, kept: Kept): void {
   try {
-    const file = join(dataDir, CACHE_FILE);
+    const file = join(dataDir, KEPT_FILE);
     mkdirSync(join(dataDir, "upstreams"), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ version: 1, upstreams: kept }), { mode: 0o600 });

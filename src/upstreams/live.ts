@@ -17,6 +17,8 @@ import { join } from "node:path";
 import type { Capability } from "../core/capability.ts";
 import { Catalogue, type Held, type Validate, type ValidatorSet } from "../core/catalogue.ts";
 import type { Audience } from "../core/schema.ts";
+import { APPROVALS_FILE } from "./approval.ts";
+import { KEPT_FILE } from "./kept.ts";
 
 /** How long a stat is taken as still true. */
 const STAT_MS = 100;
@@ -25,7 +27,7 @@ const POLL_MS = 500;
 
 /** The files a person's upstream verbs write, under the data dir `dataDir`. Refuses nothing. */
 export function upstreamFiles(dataDir: string): string[] {
-  return [join(dataDir, "upstreams", "approved.json"), join(dataDir, "upstreams", "discovered.json")];
+  return [join(dataDir, APPROVALS_FILE), join(dataDir, KEPT_FILE)];
 }
 
 /** A file's identity (inode, size, change and modification time), or that it is missing. Refuses nothing. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RtaError } from "../../src/core/errors.ts";
 import {
   approvalOf,
   approvalPin,
@@ -77,6 +78,24 @@ describe("approvals of upstreams", () => {
     });
     expect(readApprovals(data).files?.tools.map((t) => t.name)).toEqual(["read"]);
     expect(statSync(join(data, "upstreams", "approved.json")).mode & 0o777).toBe(0o600);
+  });
+
+  test("a lock another live rta holds past the wait is upstream.busy, and nothing is written", () => {
+    const data = tempDir();
+    mkdirSync(join(data, "upstreams"), { recursive: true });
+    // this process stands for the other rta: it is alive, so its lock is never taken over
+    writeFileSync(join(data, "upstreams", "approved.lock"), String(process.pid));
+    let thrown: unknown;
+    try {
+      updateApprovals(data, (all) => {
+        all.files = approvalOf([a], undefined, new Date(0));
+      });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(RtaError);
+    expect((thrown as RtaError).code).toBe("upstream.busy");
+    expect(readApprovals(data)).toEqual({});
   });
 
   test("the executable is found on PATH as the child finds it, and hashed", () => {
