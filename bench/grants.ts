@@ -12,6 +12,7 @@ import type { AgentOrigin } from "../src/core/call.ts";
 import { GateStore } from "../src/gate/gateStore.ts";
 import { spendGrant } from "../src/gate/grants.ts";
 import { NO_POLICY } from "../src/gate/policy.ts";
+import { benchGrant } from "./grantRow.ts";
 import { median } from "./measure.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rta-bench-grants-"));
@@ -20,37 +21,20 @@ try {
   const now = Date.now();
   const targets = ["proc.kill", "fs.write", "fs", "proc.kill", "proc"];
   for (let i = 0; i < 10_000; i++) {
-    store.issue({
-      target: targets[i % targets.length] as string,
-      record: i % 3 === 0 ? `rec-${i}` : null,
-      agent: `agent-${i % 200}`,
-      connection: null,
-      profile: null,
-      host: null,
-      args_digest: null,
-      max_uses: i % 2 === 0 ? null : 5,
-      issued_at: now,
-      expires_at: now + (i % 4 === 0 ? -1000 : 3_600_000),
-      issued_by: "bench",
-      build: "rta bench",
-      digest: null,
-    });
+    store.issue(
+      benchGrant(
+        {
+          target: targets[i % targets.length] as string,
+          record: i % 3 === 0 ? `rec-${i}` : null,
+          agent: `agent-${i % 200}`,
+          max_uses: i % 2 === 0 ? null : 5,
+          expires_at: now + (i % 4 === 0 ? -1000 : 3_600_000),
+        },
+        now,
+      ),
+    );
   }
-  store.issue({
-    target: "proc.kill",
-    record: null,
-    agent: "claude",
-    connection: null,
-    profile: null,
-    host: null,
-    args_digest: null,
-    max_uses: null,
-    issued_at: now,
-    expires_at: now + 3_600_000,
-    issued_by: "bench",
-    build: "rta bench",
-    digest: null,
-  });
+  store.issue(benchGrant({ target: "proc.kill", agent: "claude" }, now));
   // note, the example write before, is a plugin now: proc.kill is the built-in a grant is spent on here
   const cap = builtinCatalogue().byName("proc.kill");
   if (!cap) throw new Error("no proc.kill");

@@ -17,6 +17,7 @@ import { SQL } from "bun";
 import { GateStore } from "../src/gate/gateStore.ts";
 import type { GrantQuery, NewGrant } from "../src/gate/store/grants.ts";
 import { PgGateStore } from "../src/gate/store/pgStore.ts";
+import { benchGrant } from "./grantRow.ts";
 import { median } from "./measure.ts";
 
 const server = process.argv[2] ?? process.env.RTA_TEST_PG;
@@ -31,21 +32,14 @@ const GRANTS = 10_000;
 const now = Date.now();
 function grant(i: number): NewGrant {
   const targets = ["proc.kill", "fs.write", "fs", "proc"];
-  return {
-    target: targets[i % targets.length] as string,
-    record: i % 3 === 0 ? `rec-${i}` : null,
-    agent: `agent-${i % 200}`,
-    connection: null,
-    profile: null,
-    host: null,
-    args_digest: null,
-    max_uses: null,
-    issued_at: now,
-    expires_at: now + 3_600_000,
-    issued_by: "bench",
-    build: "rta bench",
-    digest: null,
-  };
+  return benchGrant(
+    {
+      target: targets[i % targets.length] as string,
+      record: i % 3 === 0 ? `rec-${i}` : null,
+      agent: `agent-${i % 200}`,
+    },
+    now,
+  );
 }
 const q: GrantQuery = {
   targets: ["fs.write", "fs"],

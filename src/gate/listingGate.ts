@@ -12,8 +12,7 @@ import { usable } from "../core/config.ts";
 import { RtaError } from "../core/errors.ts";
 import type { Deps } from "./deps.ts";
 import { checkLock } from "./locks.ts";
-import { checkRate } from "./rateLimit.ts";
-import { recordCall } from "./recordCall.ts";
+import { checkRate, refusalOnRecord } from "./rateLimit.ts";
 
 /** Whether `origin` may be shown a listing made for `cap` now: no lock stops it and its rate bucket had a call. */
 export function mayList(cap: Capability, origin: AgentOrigin, deps: Deps): boolean {
@@ -26,12 +25,7 @@ export function mayList(cap: Capability, origin: AgentOrigin, deps: Deps): boole
   }
   // on the record under the tool's name, as a call of the read is
   const call = { capability: cap.tool, args: {}, origin };
-  try {
-    checkRate(cap, call, usable(deps.config.current()), deps);
-    return true;
-  } catch (thrown) {
-    if (!(thrown instanceof RtaError)) throw thrown;
-    recordCall({ call, started, outcome: thrown.code, probe: false, error: thrown, known: true }, deps);
-    return false;
-  }
+  return (
+    refusalOnRecord(call, started, deps, () => checkRate(cap, call, usable(deps.config.current()), deps)) === undefined
+  );
 }

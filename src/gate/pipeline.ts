@@ -196,7 +196,7 @@ async function stages(
       if (runLine && !makesParents) recordOrGiveBack();
       trace.unrecordedRun = call.origin.kind === "agent" && !runLine;
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
-      const signal = options.signal ?? new AbortController().signal;
+      const signal = signalOf(options);
       // a value sent to a call that runs may be stored (a cancelled write too): masked in every later line. One refused
       // before it ran was stored nowhere and masks only its own line: else an agent with no grant could have the
       // record mask a tool's name or its own in every line after

@@ -51,13 +51,21 @@ export function checkResourceRate(
 ): RtaError | undefined {
   const perMinute = config?.limits?.calls_per_minute;
   if (perMinute === undefined) return undefined;
-  const started = deps.clock.now();
+  const call: Call = { capability: resource, args: {}, origin };
+  return refusalOnRecord(call, deps.clock.now(), deps, () => spend(origin.name, resource, "reads", perMinute, deps));
+}
+
+/**
+ * Runs `check` (a rate check) for what is not a call through the pipeline (a resource read, a completion's listing):
+ * the refusal it throws is written to the record as `call`'s outcome, started at `started`, and returned; undefined
+ * when it passes.
+ */
+export function refusalOnRecord(call: Call, started: number, deps: Deps, check: () => void): RtaError | undefined {
   try {
-    spend(origin.name, resource, "reads", perMinute, deps);
+    check();
     return undefined;
   } catch (thrown) {
     if (!(thrown instanceof RtaError)) throw thrown;
-    const call: Call = { capability: resource, args: {}, origin };
     recordCall({ call, started, outcome: thrown.code, probe: false, error: thrown, known: true }, deps);
     return thrown;
   }
