@@ -16,9 +16,8 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Catalogue } from "../core/catalogue.ts";
 import { inputEntries } from "../gate/values.ts";
+import { isModernRevision } from "./eras.ts";
 
-/** The first revision of the 2026-07-28 era. */
-const FIRST_MODERN_REVISION = "2026-07-28";
 /** The key of the roots/list input request. */
 const ROOTS_KEY = "roots";
 
@@ -43,7 +42,7 @@ export function rootsRound(
   args: Record<string, unknown>,
 ): InputRequiredResult | undefined {
   if (roots === undefined || roots.heard) return undefined;
-  if ((server.getNegotiatedProtocolVersion() ?? "") < FIRST_MODERN_REVISION) return undefined;
+  if (!isModernRevision(server.getNegotiatedProtocolVersion())) return undefined;
   const caps = (reqCtx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
     | { roots?: unknown }
     | undefined;

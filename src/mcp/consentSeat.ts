@@ -37,9 +37,8 @@ import {
 } from "../gate/consent.ts";
 import type { Deps } from "../gate/deps.ts";
 import { recordKey } from "../record/key.ts";
+import { isModernRevision } from "./eras.ts";
 
-/** The first revision of the 2026-07-28 era. */
-const FIRST_MODERN_REVISION = "2026-07-28";
 /** What the client is asked to fill: nothing; accepting or declining is the answer. */
 const NO_FIELDS = { type: "object" as const, properties: {} };
 
@@ -62,7 +61,7 @@ export interface AskedCall {
 
 /** The seat for one tools/call: pushed elicitation on 2025-11-25, an input_required round on 2026-07-28. Refuses nothing. */
 export function consentSeat(server: Server, reqCtx: ServerContext, call: AskedCall): McpSeat {
-  const modern = (server.getNegotiatedProtocolVersion() ?? "") >= FIRST_MODERN_REVISION;
+  const modern = isModernRevision(server.getNegotiatedProtocolVersion());
   return modern ? new RoundTripSeat(reqCtx, call) : new PushSeat(server, reqCtx);
 }
 

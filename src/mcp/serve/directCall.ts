@@ -30,11 +30,10 @@ import { cutMessage } from "../boundedErrors.ts";
 import { callerOf, clientInfo } from "../caller.ts";
 import { mayAsk } from "../consentSeat.ts";
 import type { DirectAnswers } from "../directAnswers.ts";
+import { isModernRevision } from "../eras.ts";
 import { answerCall, SERVER_INFO, type ServeContext, type ToolAnswer } from "../server.ts";
 import type { CallsInFlight } from "./callsInFlight.ts";
 
-/** The first revision of the 2026-07-28 era; a later one is of the same era, as the SDK holds. */
-const FIRST_MODERN_REVISION = "2026-07-28";
 /** Kinds of request (their `_meta` text) remembered as passed: a client sends one, or one per progress token. */
 const KINDS_KEPT = 8;
 /**
@@ -189,7 +188,7 @@ export class DirectCalls implements DirectAnswers {
     const stop = new AbortController();
     this.running.set(id, stop);
     const client = clientInfo(server, shape.meta);
-    const modern = (server.getNegotiatedProtocolVersion() ?? "") >= FIRST_MODERN_REVISION;
+    const modern = isModernRevision(server.getNegotiatedProtocolVersion());
     let frame: string;
     try {
       // Inside: a client's name that is not text throws here as in the SDK's handler, and is answered as it answers it.
