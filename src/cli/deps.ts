@@ -6,7 +6,7 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { CONFIG_FILE, ConfigSource, usable } from "../core/config.ts";
+import { CONFIG_FILE, ConfigSource, type ConfigState, usable } from "../core/config.ts";
 import { type Clock, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs, platformDirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
@@ -51,6 +51,22 @@ export function openStore(shared: string | undefined, local: () => GateStore): S
 }
 
 /**
+ * The shared store config.toml names, if any. A config that does not read but names a `store` at its top is
+ * refused (core.config.invalid) rather than run without: a replica falling back to its own gate.db would keep
+ * grants, uses and locks its siblings never see.
+ */
+export function configuredStore(state: ConfigState): string | undefined {
+  if (state.kind !== "unreadable") return state.config.store;
+  const top = state.text?.split(/^\s*\[/m, 1)[0];
+  if (top === undefined || !/^\s*["']?store["']?\s*=/m.test(top)) return undefined;
+  throw new RtaError(
+    "core.config.invalid",
+    `config.toml names a shared store but does not read (${state.error.message}), so no store is opened: a server on the data dir's gate.db would not share its grants and locks with the others`,
+    "`rta config check` lists every problem in it",
+  );
+}
+
+/**
  * Agents' path arguments are confined to the roots given (`--root`) and the
  * ones config.toml names; with neither, the current directory. rta's own dirs
  * (and the platform's, which an rta started without RTA_DATA_DIR and
@@ -72,7 +88,9 @@ export function processDeps(
     clock,
     host: realHost,
     record,
-    gate: once(() => openStore(env.RTA_STORE || settings?.store, () => new GateStore(join(d.data, GATE_STORE_FILE)))),
+    gate: once(() =>
+      openStore(env.RTA_STORE || configuredStore(config.current()), () => new GateStore(join(d.data, GATE_STORE_FILE))),
+    ),
     policy: PolicySource.inConfigDir(d.config),
     config,
     dirs: d,

@@ -5,7 +5,6 @@
  */
 import { join, resolve } from "node:path";
 import { optionalAgentName } from "../core/agentName.ts";
-import { usable } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { agentLimits } from "../gate/bound.ts";
@@ -16,7 +15,7 @@ import { serveStdio } from "../mcp/serve/stdio.ts";
 import { stdinSource } from "../mcp/stdinSource.ts";
 import { FileRecord } from "../record/append.ts";
 import { recordKey } from "../record/key.ts";
-import { redactorFor } from "./deps.ts";
+import { configuredStore, redactorFor } from "./deps.ts";
 import type { Cli } from "./factory.ts";
 import { checkServedPlaces, parseMaxResult } from "./mcp.ts";
 import { shown } from "./render.ts";
@@ -80,15 +79,16 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
   const deps = cli.serverDeps(sink, given);
   // A shared store (--store, RTA_STORE, config's store) is opened now: one that cannot be reached, or holds a newer
   // schema than this rta's, stops the server before it listens, saying why without the URL's password.
+  // A config that names a store but does not read stops it too (configuredStore).
   let shared: string | undefined;
-  if (io.env.RTA_STORE || usable(deps.config.current())?.store) {
-    try {
+  try {
+    if (io.env.RTA_STORE || configuredStore(deps.config.current())) {
       const gate = deps.gate();
       if (gate instanceof PgGateStore) shared = gate.label;
-    } catch (err) {
-      if (err instanceof RtaError) return reportError(io, err, false);
-      throw err;
     }
+  } catch (err) {
+    if (err instanceof RtaError) return reportError(io, err, false);
+    throw err;
   }
   // A server opens the kv store only when told to: RTA_KV_IDENTITY in its environment, or --kv. A registration always
   // carries the config dir, so the identity there would otherwise open the store for every agent unasked.

@@ -30,3 +30,22 @@ test("a person is told once, and an agent is not told at all", async () => {
     await s.close();
   }
 });
+
+test("a config naming a store that does not read stops a server and the grant verbs, rather than fall back to gate.db", async () => {
+  const config = tempDir();
+  const data = tempDir();
+  writeFileSync(join(config, "config.toml"), 'store = "mysql://ops:s3cret@127.0.0.1:1/rta"\n[limits]\n');
+  const env = { RTA_CONFIG_DIR: config, RTA_DATA_DIR: data };
+  const serve = await rta(["mcp", "serve", "--http", "127.0.0.1:0"], { env });
+  expect(serve.code).toBe(2);
+  expect(serve.stderr).toContain("config.toml names a shared store but does not read");
+  expect(serve.stderr).toContain("(core.config.invalid)");
+  expect(serve.stderr).not.toContain("listening");
+  const list = await rta(["grant", "list"], { env });
+  expect(list.code).toBe(2);
+  expect(list.stderr).toContain("(core.config.invalid)");
+  for (const r of [serve, list]) expect(r.stderr + r.stdout).not.toContain("s3cret");
+  // a config that does not read and names no store still runs without it, as before
+  writeFileSync(join(config, "config.toml"), 'roots = "not a list"\n[eol]\nstore = 1\n');
+  expect((await rta(["grant", "list"], { env })).code).toBe(0);
+});
