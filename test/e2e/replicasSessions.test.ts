@@ -169,4 +169,47 @@ describe.skipIf(pg === null)("a 2025-11-25 session across two replicas of one st
     }
     await result(await send(b, id, claude, "tools/list"));
   });
+
+  test("an older revision, and a client named with escapes, tabs and 100 KB: B goes on as A agreed", async () => {
+    const [a, b] = replicas as [RunningHttp, RunningHttp];
+    const name = "\u001b[31mred\ttab\nline";
+    const res = await fetch(a.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${claude}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "init",
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: { elicitation: { form: {} }, experimental: { x: { pad: "y".repeat(1000) } } },
+          clientInfo: { name, version: "1", title: "t".repeat(100_000) },
+        },
+      }),
+    });
+    const id = res.headers.get("mcp-session-id") as string;
+    const [answer] = await messages(res);
+    const agreed = (answer?.result as { protocolVersion: string }).protocolVersion;
+    expect(agreed).toBe("2025-06-18");
+    const row = (await rows()).find((r) => r.id === id) as Record<string, unknown>;
+    expect(row.protocol).toBe(agreed);
+    expect(JSON.parse(row.client as string)).toEqual({ name, version: "1", title: "t".repeat(256) });
+    expect(JSON.parse(row.capabilities as string)).toEqual({ elicitation: { form: {} } });
+    const onB = await fetch(b.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${claude}`,
+        "mcp-session-id": id,
+        "mcp-protocol-version": agreed,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect((((await result(onB)).tools as unknown[]) ?? []).length).toBeGreaterThan(0);
+  });
 });

@@ -33,6 +33,8 @@ import type { Refusal } from "./limits.ts";
 export const SESSIONS_PER_AGENT = 32;
 /** Sessions kept across all agents: every agent at its share would need sixteen tokens. */
 export const MAX_SESSIONS = 512;
+/** The longest session id looked up; the ones given out are UUIDs (36). */
+const MAX_ID_CHARS = 128;
 /** A session unused this long is closed. */
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 
@@ -79,6 +81,8 @@ export class LegacySessions {
    * replica) is dropped.
    */
   use(id: string, agent: string): LegacySession | { row: SessionRow } | undefined {
+    // ids are UUIDs: a longer one names no session, and is not sent to a store
+    if (id.length > MAX_ID_CHARS) return undefined;
     const session = this.byId.get(id);
     const rows = this.rows();
     if (rows) {
