@@ -44,6 +44,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE TABLE changes (id int PRIMARY KEY CHECK (id = 1), n bigint NOT NULL);
   INSERT INTO changes (id, n) VALUES (1, 0);`,
+  // the 2025-11-25 clients' HTTP sessions (pgSessions.ts): no token, no password
+  `CREATE TABLE mcp_sessions (
+    id text PRIMARY KEY, agent text NOT NULL, protocol text NOT NULL, client text NOT NULL, capabilities text NOT NULL,
+    created_at bigint NOT NULL, last_used bigint NOT NULL
+  );
+  CREATE INDEX mcp_sessions_by_agent ON mcp_sessions (agent, last_used);`,
 ];
 
 /** The connection string with its password (and any query, which can carry one) left out: for every message. */

@@ -18,6 +18,7 @@ import type { Lock, NewLock } from "./locks.ts";
 import { SyncPg } from "./pgBridge.ts";
 import { endSelectedPg, PgGrants, rowOf } from "./pgGrants.ts";
 import { migrate, safeUrl, storeFailure } from "./pgSchema.ts";
+import { PgSessionRows, type SessionRows } from "./pgSessions.ts";
 import { CALL_UNITS, type Taken } from "./rates.ts";
 import type { Token } from "./tokens.ts";
 
@@ -99,6 +100,21 @@ export class PgGateStore {
     } catch (err) {
       throw storeFailure(this.url, err);
     }
+  }
+
+  /** The 2025-11-25 clients' HTTP sessions (pgSessions.ts); each failure said as core.store.unavailable. */
+  sessionRows(): SessionRows {
+    const rows = new PgSessionRows(this.pg);
+    const run = this.run.bind(this);
+    return {
+      put: (row) => run(() => rows.put(row)),
+      touch: (id, agent, now) => run(() => rows.touch(id, agent, now)),
+      remove: (id) => run(() => rows.remove(id)),
+      removeAgent: (agent) => run(() => rows.removeAgent(agent)),
+      removeIdle: (before) => run(() => rows.removeIdle(before)),
+      count: (agent) => run(() => rows.count(agent)),
+      leastUsed: (agent, except) => run(() => rows.leastUsed(agent, except)),
+    };
   }
 
   // Grants (pgGrants.ts).

@@ -16,11 +16,15 @@
  * always refused a Host it does not find as written.
  */
 import { type AuthInfo, type JSONRPCMessage, validateOriginHeader } from "@modelcontextprotocol/server";
+import type { SessionRow } from "../../gate/store/pgSessions.ts";
 import { isRequest } from "../messageKinds.ts";
 import { holdsTooManyValues, REQUEST_LIMIT_BYTES, TOO_MANY_VALUES } from "../requestValues.ts";
 import { CLOSE, RETRY, refused, rpcError } from "./answers.ts";
 import { type InFlight, readBody, type Ticket } from "./limits.ts";
 import type { LegacySession, LegacySessions } from "./sessions.ts";
+
+/** Builds again, on this replica, the session a shared store's row holds; undefined when it cannot. */
+export type Resume = (row: SessionRow, req: Request, authInfo: AuthInfo) => Promise<LegacySession | undefined>;
 
 /** What the checks learn of one request as it passes them. */
 export interface Exchange {
@@ -181,18 +185,37 @@ export const valueLimit: Check = (x) => {
   return holdsTooManyValues(x.parsedBody) ? rpcError(400, -32600, TOO_MANY_VALUES) : undefined;
 };
 
+/** The answer when the shared store that keeps the sessions does not answer: try again. */
+export const STORE_AWAY = () => rpcError(503, -32000, "the server cannot reach its store just now: try again", RETRY);
+
 /**
  * The 2025-11-25 session a request names in Mcp-Session-Id: refuses with
  * 404 an id that is not a live session of the token's own agent; else notes
- * the session (and marks it used). A request naming none passes.
+ * the session (and marks it used). A request naming none passes. With a
+ * shared store, a session of the agent's that this replica does not hold is
+ * built from its row by `resume`; one that cannot be is refused the same way.
  */
-export function sessionCheck(sessions: LegacySessions): Check {
+export function sessionCheck(sessions: LegacySessions, resume?: Resume): Check {
+  const gone = () => rpcError(404, -32001, "no such session: start again with initialize");
   return (x) => {
     const id = x.req.headers.get("mcp-session-id");
     if (id === null) return undefined;
-    const session = sessions.use(id, x.agent as string);
-    if (!session) return rpcError(404, -32001, "no such session: start again with initialize");
-    x.session = session;
-    return undefined;
+    let found: ReturnType<LegacySessions["use"]>;
+    try {
+      found = sessions.use(id, x.agent as string);
+    } catch {
+      return STORE_AWAY();
+    }
+    if (!found) return gone();
+    if (!("row" in found)) {
+      x.session = found;
+      return undefined;
+    }
+    if (!resume) return gone();
+    return resume(found.row, x.req, x.authInfo as AuthInfo).then((session) => {
+      if (!session) return gone();
+      x.session = session;
+      return undefined;
+    });
   };
 }

@@ -31,10 +31,13 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  type JSONRPCMessage,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Deps } from "../../gate/deps.ts";
+import type { SessionRows } from "../../gate/store/pgSessions.ts";
+import { PgGateStore } from "../../gate/store/pgStore.ts";
 import { REQUEST_LIMIT_BYTES } from "../requestValues.ts";
 import { CallsInFlight } from "../serve/callsInFlight.ts";
 import { type Changing, createServer, type ServeContext } from "../server.ts";
@@ -48,13 +51,15 @@ import {
   hostCheck,
   LOOPBACK_NAMES,
   originCheck,
+  STORE_AWAY,
   sessionCheck,
   tokenCheck,
   valueLimit,
   whileServing,
 } from "./checks.ts";
 import { InFlight } from "./limits.ts";
-import { LegacySessions, watchSessions } from "./sessions.ts";
+import { keepOnAnswer, resumer } from "./sessionResume.ts";
+import { LegacySessions, MAX_SESSIONS, SESSIONS_PER_AGENT, watchSessions } from "./sessions.ts";
 
 export interface HttpFront {
   /** the fetch function the HTTP server runs */
@@ -63,8 +68,13 @@ export interface HttpFront {
   calls: CallsInFlight;
   /** From now on every request to /mcp is answered 503 and its connection closed. */
   stopAccepting: () => void;
-  /** Closes every 2025-11-25 session (their open streams included). */
+  /** Closes every 2025-11-25 session held here (their open streams included); a shared store keeps their rows. */
   closeSessions: () => void;
+  /**
+   * Sends a server-to-client message (a notification) on the GET stream of a 2025-11-25 session this replica holds;
+   * false when it holds no open stream of that session, which may then be on another replica.
+   */
+  deliverToSession: (id: string, message: JSONRPCMessage) => boolean;
 }
 
 /**
@@ -82,8 +92,13 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
   // is told through the handler, and each 2025-11-25 session on its own stream (openSession)
   const live = (ctx.catalogue as Partial<Changing>).onChange?.bind(ctx.catalogue);
   live?.(() => handler.notify.toolsChanged());
-  const sessions = new LegacySessions(ctx.deps.clock);
+  const sessions = new LegacySessions(
+    ctx.deps.clock,
+    { perAgent: SESSIONS_PER_AGENT, total: MAX_SESSIONS },
+    sharedRows(ctx.deps),
+  );
   if (ctx.operator) watchSessions(sessions, ctx.operator);
+  const resume = resumer(sessions, attach);
   let stopping = false;
   const checks: Check[] = [
     whileServing(() => stopping),
@@ -92,7 +107,7 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     tokenCheck((header) => authenticate(header, ctx.deps.gate(), ctx.deps.clock.now())?.agent),
     bodyLimit(new InFlight()),
     valueLimit,
-    sessionCheck(sessions),
+    sessionCheck(sessions, resume),
   ];
 
   const fetch = async (req: Request): Promise<Response> => {
@@ -137,7 +152,12 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
       body === undefined ? x.req : new Request(x.req.url, { method: x.req.method, headers: x.req.headers, body });
     if (session) {
       // An open GET stream lasts as long as the session: it does not make the session busy.
-      if (req.method === "GET") return session.transport.handleRequest(req, { authInfo });
+      if (req.method === "GET") {
+        const res = await session.transport.handleRequest(req, { authInfo });
+        if (!res.ok || !res.body) return res;
+        session.streams++;
+        return whenSent(res, () => session.streams--);
+      }
       session.busy++;
       let res: Response;
       try {
@@ -158,25 +178,12 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     return handler.fetch(req, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
   }
 
-  async function openSession(
-    req: Request,
-    parsedBody: unknown,
-    authInfo: NonNullable<Exchange["authInfo"]>,
-    agent: string,
-  ): Promise<Response> {
-    const session = sessions.make(
-      agent,
-      (id) =>
-        new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => id,
-          onsessionclosed: (closed) => sessions.forget(closed),
-        }),
-    );
-    if ("status" in session) return refused(session);
+  /** A session's server, connected to its transport: resource subscriptions, told when the tools change. */
+  async function attach(transport: WebStandardStreamableHTTPServerTransport): Promise<void> {
     // a session's client may subscribe to resources, as a stdio client may: it has a stream to be told on
     const subscriptions = new Subscriptions();
     const server = calls.track(createServer({ ...ctx, subscriptions }));
-    await server.connect(session.transport);
+    await server.connect(transport);
     const stop = live?.(() => void server.sendToolListChanged().catch(() => {}));
     const closed = server.onclose;
     server.onclose = () => {
@@ -184,6 +191,31 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
       subscriptions.close();
       closed?.();
     };
+  }
+
+  async function openSession(
+    req: Request,
+    parsedBody: unknown,
+    authInfo: NonNullable<Exchange["authInfo"]>,
+    agent: string,
+  ): Promise<Response> {
+    let session: ReturnType<LegacySessions["make"]>;
+    try {
+      session = sessions.make(
+        agent,
+        (id) =>
+          new WebStandardStreamableHTTPServerTransport({
+            sessionIdGenerator: () => id,
+            onsessionclosed: (closed) => sessions.forget(closed),
+          }),
+      );
+    } catch {
+      return STORE_AWAY();
+    }
+    if ("status" in session) return refused(session);
+    const { id, params } = parsedBody as { id: unknown; params: unknown };
+    keepOnAnswer(session, sessions, { id, params }, () => ctx.deps.clock.now());
+    await attach(session.transport);
     const res = await session.transport.handleRequest(req, { authInfo, parsedBody });
     // An initialize the transport did not take leaves no session behind.
     if (session.transport.sessionId === undefined) {
@@ -200,6 +232,7 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
       stopping = true;
     },
     closeSessions: () => sessions.closeAll(),
+    deliverToSession: (id, message) => sessions.deliver(id, message),
   };
 }
 
@@ -225,6 +258,23 @@ function cancelRequests(transport: WebStandardStreamableHTTPServerTransport, bod
 
 function isInitialize(body: unknown): boolean {
   return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
+}
+
+/**
+ * The shared store's session rows, once the store is open and is PostgreSQL; undefined with gate.db, where the
+ * sessions stay in memory and no request reads a store for them. Throws what opening the store threw.
+ */
+function sharedRows(deps: Deps): () => SessionRows | undefined {
+  let rows: SessionRows | undefined;
+  let known = false;
+  return () => {
+    if (!known) {
+      const gate = deps.gate();
+      rows = gate instanceof PgGateStore ? gate.sessionRows() : undefined;
+      known = true;
+    }
+    return rows;
+  };
 }
 
 /** /readyz: the grant store answers and config.toml reads. */

@@ -9,11 +9,21 @@
  * is not idle and is never evicted; an agent whose every session is busy is
  * told 429.
  *
+ * With a shared store (PostgreSQL) each session is also a row there
+ * (gate/store/pgSessions.ts), so any replica may continue it: a request
+ * naming a session checks its row (which marks it used), a session this
+ * replica does not hold is built again from its row (sessionResume.ts), and
+ * the shares count the rows, every replica's. A session ended on one replica
+ * is dropped by the others at its next use. A server that stops leaves its
+ * rows: the sessions go on elsewhere. Without a shared store nothing is read
+ * but this map.
+ *
  * Time comes from the clock it is given, so a test can move it.
  */
 import { randomUUID } from "node:crypto";
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { Clock } from "../../core/deps.ts";
+import type { SessionRow, SessionRows } from "../../gate/store/pgSessions.ts";
 import type { Refusal } from "./limits.ts";
 
 /**
@@ -23,6 +33,8 @@ import type { Refusal } from "./limits.ts";
 export const SESSIONS_PER_AGENT = 32;
 /** Sessions kept across all agents: every agent at its share would need sixteen tokens. */
 export const MAX_SESSIONS = 512;
+/** The longest session id looked up; the ones given out are UUIDs (36). */
+const MAX_ID_CHARS = 128;
 /** A session unused this long is closed. */
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 
@@ -36,6 +48,8 @@ export interface LegacySession {
   lastUsed: number;
   /** requests being answered; a session with any is not idle */
   busy: number;
+  /** GET streams open (server-to-client messages not tied to a request go there) */
+  streams: number;
 }
 
 /** The share of sessions: per agent and across agents. */
@@ -53,18 +67,60 @@ export class LegacySessions {
   constructor(
     private readonly clock: Clock,
     private readonly shares: SessionShares = { perAgent: SESSIONS_PER_AGENT, total: MAX_SESSIONS },
+    /** the shared store's session rows, given once it is known to be PostgreSQL: undefined keeps them in memory */
+    private rows: () => SessionRows | undefined = () => undefined,
   ) {}
 
   get size(): number {
     return this.byId.size;
   }
 
-  /** The session with this id, if the agent is the one that opened it; marks it used. */
-  use(id: string, agent: string): LegacySession | undefined {
+  /**
+   * The session with this id, if the agent is the one that opened it; marks it used. With a shared store, its row:
+   * the session held here if there is one, else the row to build it from; a copy whose row is gone (ended on another
+   * replica) is dropped.
+   */
+  use(id: string, agent: string): LegacySession | { row: SessionRow } | undefined {
+    // ids are UUIDs: a longer one names no session, and is not sent to a store
+    if (id.length > MAX_ID_CHARS) return undefined;
     const session = this.byId.get(id);
+    const rows = this.rows();
+    if (rows) {
+      const row = rows.touch(id, agent, this.clock.now());
+      if (!row) {
+        if (session?.agent === agent) this.close(session, false);
+        return undefined;
+      }
+      if (!session) return { row };
+    }
     if (!session || session.agent !== agent) return undefined;
     session.lastUsed = this.clock.now();
     return session;
+  }
+
+  /** Holds a session built again from its row (counted already, by its row); the one held already, if a request built it first. */
+  adopt(session: LegacySession): LegacySession {
+    const held = this.byId.get(session.id);
+    if (held) return held;
+    this.byId.set(session.id, session);
+    this.watcher?.opened(session.id, session.agent);
+    return session;
+  }
+
+  /** Keeps the row of a session whose initialize was answered (a shared store only). */
+  opened(row: SessionRow): void {
+    this.rows()?.put(row);
+  }
+
+  /**
+   * Sends a message on the GET stream of a session held here, as its server would send a notification; false when
+   * this replica holds no open stream of that session (another may). Refuses nothing.
+   */
+  deliver(id: string, message: JSONRPCMessage): boolean {
+    const session = this.byId.get(id);
+    if (!session || session.streams === 0) return false;
+    void session.transport.send(message).catch(() => {});
+    return true;
   }
 
   /**
@@ -76,6 +132,52 @@ export class LegacySessions {
    */
   make(agent: string, transport: (id: string) => WebStandardStreamableHTTPServerTransport): LegacySession | Refusal {
     this.sweep();
+    const rows = this.rows();
+    const refusal = rows ? this.roomInStore(rows, agent) : this.roomHere(agent);
+    if (refusal) return refusal;
+    const id = randomUUID();
+    const session: LegacySession = {
+      id,
+      transport: transport(id),
+      agent,
+      lastUsed: this.clock.now(),
+      busy: 0,
+      streams: 0,
+    };
+    this.byId.set(id, session);
+    this.watcher?.opened(id, agent);
+    return session;
+  }
+
+  /** Forgets a session (its client said DELETE, or it never finished its initialize), on every replica. */
+  forget(id: string): void {
+    if (this.byId.delete(id)) this.watcher?.closed(id);
+    this.rows()?.remove(id);
+  }
+
+  /** Ends one session (a person at `rta operator` asked), on every replica; false when none has that id. */
+  end(id: string): boolean {
+    const session = this.byId.get(id);
+    if (session) this.close(session, false);
+    const removed = this.rows()?.remove(id) ?? false;
+    return session !== undefined || removed;
+  }
+
+  /** Ends every session the agent opened (it was locked), on every replica, and says how many. */
+  endAgent(agent: string): number {
+    const own = [...this.byId.values()].filter((s) => s.agent === agent);
+    for (const s of own) this.close(s, false);
+    const removed = this.rows()?.removeAgent(agent) ?? [];
+    return new Set([...own.map((s) => s.id), ...removed]).size;
+  }
+
+  /** Closes every session held here: the server is stopping. A shared store keeps their rows, for another replica. */
+  closeAll(): void {
+    for (const s of [...this.byId.values()]) this.close(s, false);
+  }
+
+  /** At the agent's share, its least recently used idle session here is closed; refused when none can be. */
+  private roomHere(agent: string): Refusal | undefined {
     const own = [...this.byId.values()].filter((s) => s.agent === agent);
     if (own.length >= this.shares.perAgent) {
       const idle = own.filter((s) => s.busy === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
@@ -84,44 +186,44 @@ export class LegacySessions {
     }
     if (this.byId.size >= this.shares.total)
       return { status: 503, message: "the server holds as many sessions as it may: close one or try later" };
-    const id = randomUUID();
-    const session: LegacySession = { id, transport: transport(id), agent, lastUsed: this.clock.now(), busy: 0 };
-    this.byId.set(id, session);
-    this.watcher?.opened(id, agent);
-    return session;
+    return undefined;
   }
 
-  /** Forgets a session (its client said DELETE, or it never finished its initialize). */
-  forget(id: string): void {
-    if (this.byId.delete(id)) this.watcher?.closed(id);
+  /** The same, counting the store's rows: the session evicted is the agent's least recently used not busy here. */
+  private roomInStore(rows: SessionRows, agent: string): Refusal | undefined {
+    let { own, total } = rows.count(agent);
+    if (own >= this.shares.perAgent) {
+      const busy = [...this.byId.values()].filter((s) => s.agent === agent && s.busy > 0).map((s) => s.id);
+      const victim = rows.leastUsed(agent, busy);
+      if (victim === undefined)
+        return { status: 429, message: `this agent already has ${this.shares.perAgent} sessions, all busy` };
+      rows.remove(victim);
+      const held = this.byId.get(victim);
+      if (held) this.close(held, false);
+      total -= 1;
+    }
+    if (total >= this.shares.total)
+      return { status: 503, message: "the server holds as many sessions as it may: close one or try later" };
+    return undefined;
   }
 
-  /** Ends one session (a person at `rta operator` asked); false when none has that id. */
-  end(id: string): boolean {
-    const session = this.byId.get(id);
-    if (session) this.close(session);
-    return session !== undefined;
-  }
-
-  /** Ends every session the agent opened (it was locked) and says how many. */
-  endAgent(agent: string): number {
-    const own = [...this.byId.values()].filter((s) => s.agent === agent);
-    for (const s of own) this.close(s);
-    return own.length;
-  }
-
-  /** Closes every session: the server is stopping. */
-  closeAll(): void {
-    for (const s of [...this.byId.values()]) this.close(s);
-  }
-
+  /** Closes the sessions idle past SESSION_IDLE_MS: here, and with a shared store, the rows no replica has used since. */
   private sweep(): void {
     const now = this.clock.now();
-    for (const s of [...this.byId.values()]) if (s.busy === 0 && now - s.lastUsed > SESSION_IDLE_MS) this.close(s);
+    const rows = this.rows();
+    // a copy idle here may be in use on another replica: only the copy is dropped, and the row when it is idle too
+    for (const s of [...this.byId.values()])
+      if (s.busy === 0 && now - s.lastUsed > SESSION_IDLE_MS) this.close(s, rows === undefined);
+    for (const id of rows?.removeIdle(now - SESSION_IDLE_MS) ?? []) {
+      const held = this.byId.get(id);
+      if (held && held.busy === 0) this.close(held, false);
+    }
   }
 
-  private close(session: LegacySession): void {
+  /** Closes a session held here; `everywhere` removes its row too (a shared store). */
+  private close(session: LegacySession, everywhere = true): void {
     if (this.byId.delete(session.id)) this.watcher?.closed(session.id);
+    if (everywhere) this.rows()?.remove(session.id);
     void session.transport.close().catch(() => {});
   }
 }

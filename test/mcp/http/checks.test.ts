@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import type { SessionRows } from "../../../src/gate/store/pgSessions.ts";
 import {
   bodyLimit,
   type Check,
@@ -7,13 +8,14 @@ import {
   hostCheck,
   LOOPBACK_NAMES,
   originCheck,
+  type Resume,
   sessionCheck,
   tokenCheck,
   valueLimit,
   whileServing,
 } from "../../../src/mcp/http/checks.ts";
 import { InFlight } from "../../../src/mcp/http/limits.ts";
-import { LegacySessions } from "../../../src/mcp/http/sessions.ts";
+import { type LegacySession, LegacySessions } from "../../../src/mcp/http/sessions.ts";
 import { REQUEST_LIMIT_BYTES, REQUEST_VALUE_LIMIT } from "../../../src/mcp/requestValues.ts";
 
 const allowed = new Set([...LOOPBACK_NAMES, "rta.example", "fe80::1"]);
@@ -206,5 +208,63 @@ describe("sessionCheck", () => {
         retryAfter: null,
         error: { code: -32001, message: "no such session: start again with initialize" },
       });
+  });
+  test("with a shared store: a row not held here is built by resume; one it cannot build is 404; a store away is 503", async () => {
+    const row = {
+      id: "r1",
+      agent: "claude",
+      protocol: "2025-11-25",
+      client: {},
+      capabilities: {},
+      createdAt: 0,
+      lastUsed: 0,
+    };
+    let away = false;
+    const rows = {
+      touch: (id: string, agent: string) => {
+        if (away) throw new Error("the store is away");
+        return id === row.id && agent === row.agent ? row : undefined;
+      },
+    } as unknown as SessionRows;
+    const sessions = new LegacySessions({ now: () => 0 }, undefined, () => rows);
+    const built = { id: "r1" } as LegacySession;
+    const asked: string[] = [];
+    const resume: Resume = async (r) => {
+      asked.push(r.id);
+      return asked.length === 1 ? built : undefined;
+    };
+    const x: Exchange = {
+      ...exchange({ "mcp-session-id": "r1" }),
+      agent: "claude",
+      authInfo: { token: "-", clientId: "claude", scopes: [] },
+    };
+    expect(await outcome(sessionCheck(sessions, resume), x)).toBe("pass");
+    expect(x.session).toBe(built);
+    const gone = {
+      status: 404,
+      connection: null,
+      retryAfter: null,
+      error: { code: -32001, message: "no such session: start again with initialize" },
+    };
+    expect(
+      await outcome(sessionCheck(sessions, resume), { ...exchange({ "mcp-session-id": "r1" }), agent: "claude" }),
+    ).toEqual(gone);
+    expect(
+      await outcome(sessionCheck(sessions, resume), { ...exchange({ "mcp-session-id": "r1" }), agent: "cursor" }),
+    ).toEqual(gone);
+    expect(
+      await outcome(sessionCheck(sessions, resume), {
+        ...exchange({ "mcp-session-id": "x".repeat(200) }),
+        agent: "claude",
+      }),
+    ).toEqual(gone);
+    expect(asked).toEqual(["r1", "r1"]);
+    away = true;
+    expect(
+      await outcome(sessionCheck(sessions, resume), { ...exchange({ "mcp-session-id": "r1" }), agent: "claude" }),
+    ).toMatchObject({
+      status: 503,
+      retryAfter: "5",
+    });
   });
 });

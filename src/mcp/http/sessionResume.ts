@@ -1,0 +1,130 @@
+/**
+ * A 2025-11-25 session carried between replicas of one shared store: its row
+ * is written as its initialize is answered, and a replica that does not hold
+ * a session a request names builds it again from that row. The rebuilt
+ * session is the SDK's own: a new transport whose session id is the stored
+ * one and a new server, primed by replaying the client's initialize (its
+ * revision, clientInfo and capabilities) into them, its answer dropped, as
+ * the SDK's public API takes it. Nothing of the SDK is patched.
+ */
+import {
+  type AuthInfo,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import { keptClient, type SessionRow } from "../../gate/store/pgSessions.ts";
+import type { LegacySession, LegacySessions } from "./sessions.ts";
+
+/** What a session's transport is given once it is made: its server, connected to it. */
+export type Attach = (transport: WebStandardStreamableHTTPServerTransport) => Promise<void>;
+
+/** The id the replayed initialize carries; its answer is read by no client. */
+const REPLAY_ID = "rta-session-resume";
+
+/**
+ * Keeps the session's row once its initialize is answered: the answer's revision, and the client's info and
+ * capabilities from `params`, written before the answer leaves, so the client's next request finds the row on any
+ * replica. A store that cannot keep it turns the answer into an error and the session is forgotten. Refuses nothing.
+ */
+export function keepOnAnswer(
+  session: LegacySession,
+  sessions: LegacySessions,
+  initialize: { id: unknown; params: unknown },
+  now: () => number,
+): void {
+  const transport = session.transport;
+  const send = transport.send.bind(transport);
+  let kept = false;
+  transport.send = async (message: JSONRPCMessage, options) => {
+    if (!kept && isJSONRPCResultResponse(message) && message.id === initialize.id) {
+      kept = true;
+      const protocol = (message.result as { protocolVersion?: unknown }).protocolVersion;
+      try {
+        if (typeof protocol !== "string") throw new Error("the initialize answer names no revision");
+        const at = now();
+        const row = { id: session.id, agent: session.agent, protocol, createdAt: at, lastUsed: at };
+        sessions.opened({ ...row, ...keptClient(initialize.params) });
+      } catch {
+        try {
+          sessions.forget(session.id);
+        } catch {
+          // the store that could not keep the row cannot remove it either: there is none
+        }
+        const failed: JSONRPCMessage = {
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32603, message: "the server could not keep the session: try again" },
+        };
+        return send(failed, options).finally(() => void transport.close().catch(() => {}));
+      }
+    }
+    return send(message, options);
+  };
+}
+
+/**
+ * The session a row holds, built again on this replica and held by `sessions`: undefined when the replay was not
+ * taken (the session is then not held, and its row is left for the replica that can). Requests for one id at once
+ * share one rebuild.
+ */
+export function resumer(
+  sessions: LegacySessions,
+  attach: Attach,
+): (row: SessionRow, req: Request, authInfo: AuthInfo) => Promise<LegacySession | undefined> {
+  const building = new Map<string, Promise<LegacySession | undefined>>();
+  return (row, req, authInfo) => {
+    let made = building.get(row.id);
+    if (!made) {
+      made = rebuild(row, req, authInfo, sessions, attach).finally(() => building.delete(row.id));
+      building.set(row.id, made);
+    }
+    return made;
+  };
+}
+
+async function rebuild(
+  row: SessionRow,
+  req: Request,
+  authInfo: AuthInfo,
+  sessions: LegacySessions,
+  attach: Attach,
+): Promise<LegacySession | undefined> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => row.id,
+    onsessionclosed: (closed) => sessions.forget(closed),
+  });
+  await attach(transport);
+  const initialize = {
+    jsonrpc: "2.0",
+    id: REPLAY_ID,
+    method: "initialize",
+    params: { protocolVersion: row.protocol, capabilities: row.capabilities, clientInfo: row.client },
+  };
+  const replay = new Request(req.url, {
+    method: "POST",
+    headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+  });
+  let answered = false;
+  try {
+    const res = await transport.handleRequest(replay, { authInfo, parsedBody: initialize });
+    answered = res.ok && (await res.text()).includes(`"protocolVersion":${JSON.stringify(row.protocol)}`);
+  } catch {
+    answered = false;
+  }
+  if (!answered || transport.sessionId !== row.id) {
+    void transport.close().catch(() => {});
+    return undefined;
+  }
+  const session: LegacySession = {
+    id: row.id,
+    transport,
+    agent: row.agent,
+    lastUsed: row.lastUsed,
+    busy: 0,
+    streams: 0,
+  };
+  const held = sessions.adopt(session);
+  if (held !== session) void transport.close().catch(() => {});
+  return held;
+}
