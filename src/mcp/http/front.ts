@@ -62,8 +62,11 @@ import { keepOnAnswer, resumer } from "./sessionResume.ts";
 import { LegacySessions, MAX_SESSIONS, SESSIONS_PER_AGENT, watchSessions } from "./sessions.ts";
 
 export interface HttpFront {
-  /** the fetch function the HTTP server runs */
-  fetch: (req: Request) => Promise<Response>;
+  /**
+   * The fetch function the HTTP server runs. `server`, Bun's, lets a request that passed every check outlast the
+   * server's idle timeout: a long call's answer, or a session's GET stream, may be silent for longer.
+   */
+  fetch: (req: Request, server?: { timeout(req: Request, seconds: number): void }) => Promise<Response>;
   /** tool calls under way, for a stopping server to let finish */
   calls: CallsInFlight;
   /** From now on every request to /mcp is answered 503 and its connection closed. */
@@ -110,7 +113,7 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     sessionCheck(sessions, resume),
   ];
 
-  const fetch = async (req: Request): Promise<Response> => {
+  const fetch: HttpFront["fetch"] = async (req, server) => {
     let url: URL;
     try {
       url = new URL(req.url);
@@ -129,7 +132,13 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
         answer = said instanceof Promise ? await said : said;
         if (answer) break;
       }
-      answer ??= await serve(x);
+      if (!answer) {
+        // Bun cuts a connection silent for its idle timeout (10 s), a request in wait for its answer included: a
+        // call that runs longer, or a stream with nothing to say yet, is not idle. Before here (a body still coming,
+        // no token yet) the timeout stands.
+        server?.timeout(req, 0);
+        answer = await serve(x);
+      }
       // The body's bytes and the agent's slot are given back once the answer (a refusal or the handler's) is sent.
       return x.ticket ? whenSent(answer, () => x.ticket?.release()) : answer;
     } catch (err) {

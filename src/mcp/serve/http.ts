@@ -65,7 +65,7 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
     server = Bun.serve({
       hostname: o.address.hostname,
       port: o.address.port,
-      fetch: front.fetch,
+      fetch: (req, srv) => front.fetch(req, srv),
       // Bun's development page shows the source and the working directory: never, whatever NODE_ENV says.
       development: false,
       error(thrown) {
