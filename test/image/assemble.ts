@@ -11,7 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { copyOf, envOf, execForm, ROOT, type Stage } from "./dockerfile.ts";
+import { copyOf, envOf, execForm, type Instruction, ROOT, type Stage } from "./dockerfile.ts";
 
 /**
  * The distroless base's accounts (its /etc/passwd and /etc/group): root,
@@ -67,30 +67,7 @@ export function assembleFinalStage(stages: Stage[], dir: string, libraries: stri
   try {
     const rootfs = buildah("mount", container);
     standInBase(rootfs, libraries);
-    const config: string[] = [];
-    for (const ins of final.instructions) {
-      if (ins.op === "COPY") {
-        const copy = copyOf(ins);
-        if (copy.from !== "build") throw new Error(`Dockerfile:${ins.line}: only COPY --from=build is assembled`);
-        for (const source of copy.sources) put(fromBuild(source), join(rootfs, copy.dest), copy.chown);
-      } else if (ins.op === "ENV")
-        config.push(
-          ...Object.entries(envOf({ ...final, instructions: [ins] })).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
-        );
-      else if (ins.op === "VOLUME")
-        config.push(...(execForm(ins) ?? ins.args.split(/\s+/)).flatMap((v) => ["--volume", v]));
-      else if (ins.op === "WORKDIR") {
-        mkdirSync(join(rootfs, ins.args), { recursive: true });
-        config.push("--workingdir", ins.args);
-      } else if (ins.op === "USER") config.push("--user", ins.args);
-      else if (ins.op === "EXPOSE")
-        config.push(...ins.args.split(/\s+/).flatMap((p) => ["--port", p.includes("/") ? p : `${p}/tcp`]));
-      else if (ins.op === "ENTRYPOINT" || ins.op === "CMD") {
-        const form = execForm(ins);
-        if (!form) throw new Error(`Dockerfile:${ins.line}: ${ins.op} is assembled in exec form only`);
-        config.push(ins.op === "CMD" ? "--cmd" : "--entrypoint", JSON.stringify(form));
-      } else throw new Error(`Dockerfile:${ins.line}: ${ins.op} is not assembled here`);
-    }
+    const config = final.instructions.flatMap((ins) => apply(ins, rootfs, fromBuild));
     buildah("umount", container);
     buildah("config", ...config, container);
     const image = `localhost/rta-image-check:${process.pid}`;
@@ -98,6 +75,43 @@ export function assembleFinalStage(stages: Stage[], dir: string, libraries: stri
     return { image, buildah };
   } finally {
     buildah("rm", container);
+  }
+}
+
+/**
+ * Applies one final-stage instruction: a COPY into `rootfs` now, a WORKDIR
+ * made there; the rest as the `buildah config` flags it comes to. Throws on
+ * an instruction it does not know, and on a COPY from anything but the build
+ * stage.
+ */
+function apply(ins: Instruction, rootfs: string, fromBuild: (path: string) => string): string[] {
+  switch (ins.op) {
+    case "COPY": {
+      const copy = copyOf(ins);
+      if (copy.from !== "build") throw new Error(`Dockerfile:${ins.line}: only COPY --from=build is assembled`);
+      for (const source of copy.sources) put(fromBuild(source), join(rootfs, copy.dest), copy.chown);
+      return [];
+    }
+    case "WORKDIR":
+      mkdirSync(join(rootfs, ins.args), { recursive: true });
+      return ["--workingdir", ins.args];
+    case "ENV":
+      return Object.entries(envOf({ from: "", instructions: [ins] })).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
+    case "VOLUME":
+      return (execForm(ins) ?? ins.args.split(/\s+/)).flatMap((v) => ["--volume", v]);
+    case "USER":
+      return ["--user", ins.args];
+    case "EXPOSE":
+      // as Docker records it: a port with no protocol is TCP
+      return ins.args.split(/\s+/).flatMap((p) => ["--port", p.includes("/") ? p : `${p}/tcp`]);
+    case "ENTRYPOINT":
+    case "CMD": {
+      const form = execForm(ins);
+      if (!form) throw new Error(`Dockerfile:${ins.line}: ${ins.op} is assembled in exec form only`);
+      return [ins.op === "CMD" ? "--cmd" : "--entrypoint", JSON.stringify(form)];
+    }
+    default:
+      throw new Error(`Dockerfile:${ins.line}: ${ins.op} is not assembled here`);
   }
 }
 
