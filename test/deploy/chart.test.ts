@@ -315,11 +315,29 @@ describe.skipIf(!HELM)("helm template renders the same objects", () => {
     ["default values", {}],
     ["the override", OVERRIDE],
     ["a store URL and a config", { replicaCount: 2, store: { url: "postgres://a:b@c/d" }, config: "[limits]\n" }],
+    [
+      "odd text: tabs, newlines, escape codes, quotes, line separators, long names",
+      {
+        config: 'a\tb\x1b[31mred\u00e9\u2028\u{1f600}\x7f "q" \\ \n[limits]\n',
+        podAnnotations: { "x/y": "a: b", n: "0755", t: "true", e: "", z: "\x1b]0;title\x07" },
+        serverDefaults: { allowHosts: ['h"ost', "yes", "a\nb"], extraArgs: ["--max-result", 8, "--verbose"] },
+        nameOverride: "Weird-Name-That-Is-Quite-Long-And-Goes-On-Beyond-Sixty-Three-Chars-For-Sure",
+        nodeSelector: { "kubernetes.io/os": "linux" },
+        tolerations: [{ key: "k", operator: "Exists" }],
+        imagePullSecrets: [{ name: "reg" }],
+      },
+    ],
   ];
   for (const [name, override] of cases)
     test(name, () => {
       const file = join(tempDir(), "values.json");
-      writeFileSync(file, JSON.stringify(override));
+      // every rune past ASCII escaped (YAML's \U for one past 0xFFFF): helm's YAML reader refuses a raw DEL or line
+      // separator in a values file, and a surrogate pair
+      const ascii = JSON.stringify(override).replace(/[\u007f-\u{10ffff}]/gu, (c) => {
+        const cp = c.codePointAt(0) as number;
+        return cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, "0")}` : `\\U${cp.toString(16).padStart(8, "0")}`;
+      });
+      writeFileSync(file, ascii);
       const ran = Bun.spawnSync([HELM as string, "template", "team", CHART, "--namespace", "tools", "-f", file]);
       expect(ran.stderr.toString()).toBe("");
       const theirs = ran.stdout

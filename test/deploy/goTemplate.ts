@@ -394,9 +394,34 @@ function equal(a: unknown, b: unknown, at: string): boolean {
   return compare(a, b, at) === 0;
 }
 
-/** Go's %q for what a chart quotes: printable text as is, the rest escaped. */
+const SHORT_ESCAPES: Record<string, string> = {
+  "\x07": "\\a",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\v": "\\v",
+  "\\": "\\\\",
+  '"': '\\"',
+};
+
+/**
+ * Go's %q (strconv.Quote): a printable rune (strconv.IsPrint: a letter, mark, number, punctuation, symbol or the
+ * ASCII space) as is, the short escapes, a control below 0x80 as \xHH, any other as \uHHHH or \UHHHHHHHH.
+ */
 function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/\\u007f/g, "\\x7f");
+  let out = '"';
+  for (const ch of s) {
+    const short = SHORT_ESCAPES[ch];
+    const cp = ch.codePointAt(0) as number;
+    if (short) out += short;
+    else if (/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) out += ch;
+    else if (cp < 0x80) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, "0")}`;
+    else out += `\\U${cp.toString(16).padStart(8, "0")}`;
+  }
+  return `${out}"`;
 }
 
 /** Go's fmt for the verbs a chart's printf uses: %s, %d, %v and %%. */
@@ -424,7 +449,7 @@ function scalar(v: unknown): string {
   if (v === null || v === undefined) return "null";
   if (typeof v === "string") {
     const plain = /^[A-Za-z_/][\w./-]*$/.test(v) && !/^(true|false|yes|no|on|off|null|y|n|~)$/i.test(v);
-    return plain ? v : JSON.stringify(v);
+    return plain ? v : goQuote(v);
   }
   return String(v);
 }
