@@ -304,6 +304,7 @@ describe("the chart rendered with an override", () => {
     expect(failure({ serverDefaults: { extraArgs: ["--http", "0.0.0.0:9000"] } })).toContain("may not hold --http");
     expect(failure({ serverDefaults: { extraArgs: ["--max-result", "300"] } })).toContain("between 1 and 256");
     expect(failure({ serverDefaults: { extraArgs: ["--max-result"] } })).toContain("no value");
+    expect(failure({ resources: { limits: { memory: "1Gi" } } })).toContain("resources may not set memory");
   });
 });
 

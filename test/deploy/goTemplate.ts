@@ -497,6 +497,7 @@ const ARITY: Record<string, number> = {
   sub: 2,
   hasPrefix: 2,
   contains: 2,
+  hasKey: 2,
   sha256sum: 1,
   toYaml: 1,
   len: 1,
@@ -557,6 +558,10 @@ const FUNCS: Record<string, Fn> = {
     return s.startsWith(prefix) ? s.slice(prefix.length) : s;
   },
   hasPrefix: (v, _at) => str(v[1]).startsWith(str(v[0])),
+  hasKey: (v, at) => {
+    if (!isMap(v[0])) throw new TemplateError(`${at}: hasKey of a ${typeName(v[0])}`);
+    return Object.hasOwn(v[0], str(v[1]));
+  },
   contains: (v, _at) => str(v[1]).includes(str(v[0])),
   sha256sum: (v, _at) => createHash("sha256").update(str(v[0])).digest("hex"),
   toYaml: (v, _at) => toYaml(v[0]),
