@@ -7,13 +7,14 @@
  * without one that comparison is skipped, and the run says so.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { chownSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import type { Cli } from "../../src/cli/factory.ts";
 import { addMcpCommands } from "../../src/cli/mcpCommands.ts";
-import { removeTempDirs, tempDir } from "../support/fixtures.ts";
+import { canBindMount, removeTempDirs, tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
+import { nobodyBase } from "../support/nobody.ts";
 import { KNOWN_FUNCTIONS, TemplateError, TemplateFail, Templates } from "./goTemplate.ts";
 import { CHART, defaultValues, renderChart, templateFiles, type Values } from "./renderChart.ts";
 
@@ -239,6 +240,100 @@ describe("the chart rendered with its default values", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+/** Whether this run may make a mount namespace with a read-only root, as a pod with readOnlyRootFilesystem has. */
+function canMakeReadOnlyRoot(): boolean {
+  return canBindMount() && Bun.which("unshare") !== null && Bun.which("setpriv") !== null;
+}
+
+describe.skipIf(!canMakeReadOnlyRoot())("the rendered server as the pod runs it", () => {
+  test("as its UID, on a read-only root, with only its data dir and root writable: it starts, answers its probes and serves", async () => {
+    const { base, bin } = nobodyBase();
+    const data = join(base, "data");
+    const root = join(base, "work");
+    const pod = renderChart({ serverDefaults: { root } });
+    const d = deploymentOf(pod);
+    const uid = Number(((((d.spec as Obj).template as Obj).spec as Obj).securityContext as Obj).runAsUser);
+    const as = ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups"];
+    for (const dir of [data, root]) {
+      mkdirSync(dir);
+      chownSync(dir, uid, uid);
+    }
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: "/nonexistent",
+      RTA_DATA_DIR: data,
+      RTA_CONFIG_DIR: join(base, "config"),
+    };
+    const made = Bun.spawnSync([...as, bin, "mcp", "token", "new", "--agent", "claude"], { env });
+    expect(made.exitCode).toBe(0);
+    const token = made.stdout.toString().trim();
+    const args = (containerOf(d).args as string[]).slice(4);
+    // a private mount namespace: the data dir and the root stay writable as volumes are, everything else is read-only
+    const script = [
+      "set -e",
+      `mount --bind '${data}' '${data}'`,
+      `mount --bind '${root}' '${root}'`,
+      "mount -o remount,bind,ro /",
+      'exec "$@"',
+    ].join("\n");
+    const proc = Bun.spawn(
+      [
+        "unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        script,
+        "sh",
+        ...as,
+        bin,
+        "mcp",
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        ...args,
+      ],
+      { env, stdout: "ignore", stderr: "pipe" },
+    );
+    try {
+      let err = "";
+      let port = 0;
+      const reader = (proc.stderr as ReadableStream<Uint8Array>).getReader();
+      while (!port) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the server did not start: ${err}`);
+        err += new TextDecoder().decode(value);
+        port = Number(err.match(/listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/)?.[1] ?? 0);
+      }
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      const init = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: "POST",
+        headers: {
+          host: "rta.default.svc.cluster.local:8722",
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
+        }),
+      });
+      expect(init.status).toBe(200);
+      await init.body?.cancel();
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+    // what it wrote is in its data dir, as its user
+    expect(statSync(join(data, "agent-log.jsonl")).uid).toBe(uid);
   });
 });
 
