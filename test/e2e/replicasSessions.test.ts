@@ -193,7 +193,7 @@ describe.skipIf(pg === null)("a 2025-11-25 session across two replicas of one st
     });
     const id = res.headers.get("mcp-session-id") as string;
     const [answer] = await messages(res);
-    const agreed = (answer?.result as { protocolVersion?: string } | undefined)?.protocolVersion;
+    const agreed = (answer?.result as { protocolVersion?: string } | undefined)?.protocolVersion ?? "";
     expect(agreed).toBe("2025-06-18");
     const row = (await rows()).find((r) => r.id === id) as Record<string, unknown>;
     expect(row.protocol).toBe(agreed);
