@@ -85,7 +85,7 @@ export class SharedWatching {
    * Starts this replica's part: LISTENs for changes told, and renews, sweeps and claims every second. Refuses
    * (core.store.unavailable, without the password) a store it cannot listen on.
    */
-  static async start(url: string, place: ReadPlace, session: string): Promise<SharedWatching> {
+  static async start(url: string, place: ReadPlace, session: string, timers = true): Promise<SharedWatching> {
     const sql = new SQL(url, { max: 2, idleTimeout: 60, connectionTimeout: 10 });
     const owner = `${hostname()} ${session}`;
     const shared = new SharedWatching(new PgLeases(sql, owner), sql, place, session, () => place.deps.clock.now());
@@ -95,7 +95,9 @@ export class SharedWatching {
       await sql.close().catch(() => {});
       throw storeFailure(url, err);
     }
-    shared.timers = [setInterval(() => void shared.beat(), RENEW_MS), setInterval(() => void shared.look(), TICK_MS)];
+    // without timers (a test), beat() and look() are called by hand
+    if (timers)
+      shared.timers = [setInterval(() => void shared.beat(), RENEW_MS), setInterval(() => void shared.look(), TICK_MS)];
     for (const t of shared.timers) t.unref?.();
     return shared;
   }
@@ -125,7 +127,7 @@ export class SharedWatching {
       const mine = this.local.get(id) ?? new Map<string, Local>();
       this.local.set(id, mine);
       mine.set(sub, { uri, tell });
-      if (claimed !== undefined) this.run(claimed);
+      if (claimed !== undefined) void this.run(claimed, false);
       const watcher: Watcher = {
         every: Number.POSITIVE_INFINITY,
         moved: () => false,
@@ -150,13 +152,21 @@ export class SharedWatching {
     for (const t of this.timers) clearInterval(t);
     this.stop.abort();
     await this.beating;
-    await Promise.allSettled([...this.pending]);
+    await this.idle();
     const leases = [...this.workers.values()].map((w) => w.lease);
     for (const w of this.workers.values()) w.watcher.close();
     this.workers.clear();
+    // the sessions' streams end with this replica: their subscriptions go (a watcher left with none too), and the
+    // leases of the watchers still wanted are given up to the other replicas
+    await this.store.leave().catch(() => {});
     await this.store.release(leases).catch(() => {});
     await this.unlisten?.().catch(() => {});
     await this.sql.close().catch(() => {});
+  }
+
+  /** Resolves once the store's writes and the first reads of leases taken over, under way now, are over. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
   }
 
   /** A change told of watcher `id`: each subscription held here to it is told. */
@@ -171,8 +181,11 @@ export class SharedWatching {
     return p;
   }
 
-  /** One second's work: renew, hold, sweep, claim. A store that fails is tried again the next second. */
-  private beat(): Promise<void> {
+  /**
+   * One second's work (the timer's): renew this replica's leases (a worker refused stops), hold its subscriptions,
+   * sweep those of replicas gone, claim the leases that ran out. A store that fails is tried again the next second.
+   */
+  beat(): Promise<void> {
     if (this.beating !== undefined || this.stopped) return Promise.resolve();
     this.beating = (async () => {
       try {
@@ -185,7 +198,9 @@ export class SharedWatching {
         await this.store.hold(now);
         await this.store.sweep(now);
         if (this.stopped) return;
-        for (const row of await this.store.claimExpired(now, MAX_WORKERS - this.workers.size)) this.run(row);
+        const claimed = await this.store.claimExpired(now, MAX_WORKERS - this.workers.size);
+        // read in the background: a slow read (an upstream's) never holds the renewals up
+        for (const row of claimed) void this.track(this.run(row, true));
       } catch {
         // the store did not answer: leases not renewed for 15 s are another replica's, and their workers refused
       } finally {
@@ -195,8 +210,12 @@ export class SharedWatching {
     return this.beating;
   }
 
-  /** Runs the watcher of a lease just claimed, read at once: a change while no replica watched it is told. */
-  private run(row: WatcherRow): void {
+  /**
+   * Runs the watcher of a lease just claimed. One taken over (`readNow`) is read at once, and resolves once that
+   * read is told: a change while no replica watched it is told. One claimed as it was subscribed starts from the
+   * subscriber's first read.
+   */
+  private async run(row: WatcherRow, readNow: boolean): Promise<void> {
     if (this.stopped) return;
     const origin: AgentOrigin = {
       kind: "agent",
@@ -212,9 +231,10 @@ export class SharedWatching {
       return; // what it names cannot be watched here now: the lease runs out, and another replica tries
     }
     this.workers.get(row.id)?.watcher.close();
-    const worker = { lease: { id: row.id, fence: row.fence }, watcher, digest: row.digest, lookedAt: 0, busy: false };
-    this.workers.set(row.id, { ...worker, missed: true });
-    void this.look();
+    const lease = { id: row.id, fence: row.fence };
+    const worker = { lease, watcher, digest: row.digest, lookedAt: this.now(), busy: false, missed: false };
+    this.workers.set(row.id, worker);
+    if (readNow) await this.reread(row.id, worker);
   }
 
   /** A worker refused or its lease lost: it stops watching. */
@@ -224,8 +244,11 @@ export class SharedWatching {
     w.watcher.close();
   }
 
-  /** Looks at each worker whose time came, reads again those that moved, and tells the changed ones. */
-  private look(): Promise<void> {
+  /**
+   * Looks at each worker whose time came (the timer's work, every 250 ms), reads again those that moved, and tells
+   * the changed ones; a worker whose telling is refused stops. Resolves once those reads and writes are over.
+   */
+  look(): Promise<void> {
     const at = this.now();
     const reads: Promise<void>[] = [];
     for (const [id, w] of this.workers) {

@@ -183,20 +183,28 @@ export class PgLeases {
    * with none; returns how many subscriptions it dropped.
    */
   async sweep(now: number): Promise<number> {
+    return await this.drop("held_until <= $1::bigint", [now]);
+  }
+
+  /** Drops every subscription this replica holds (it is stopping: their streams end), and each watcher left with none. */
+  async leave(): Promise<number> {
+    return await this.drop("holder = $1", [this.owner]);
+  }
+
+  /** Drops the subscriptions `where` selects, their watchers locked first (in one order), and the watchers left bare. */
+  private async drop(where: string, params: unknown[]): Promise<number> {
     return await this.sql.begin(async (tx) => {
-      const stale = await tx.unsafe(
-        `SELECT id FROM watchers WHERE id IN (SELECT watcher FROM watch_subscriptions WHERE held_until <= $1::bigint)
+      const touched = await tx.unsafe(
+        `SELECT id FROM watchers WHERE id IN (SELECT watcher FROM watch_subscriptions WHERE ${where})
          ORDER BY id FOR UPDATE`,
-        [now],
+        params,
       );
-      if (stale.length === 0) return 0;
-      const gone = await tx.unsafe("DELETE FROM watch_subscriptions WHERE held_until <= $1::bigint RETURNING id", [
-        now,
-      ]);
+      if (touched.length === 0) return 0;
+      const gone = await tx.unsafe(`DELETE FROM watch_subscriptions WHERE ${where} RETURNING id`, params);
       await tx.unsafe(
         `DELETE FROM watchers w WHERE w.id IN (SELECT value FROM jsonb_array_elements_text($1::text::jsonb))
            AND NOT EXISTS (SELECT 1 FROM watch_subscriptions s WHERE s.watcher = w.id)`,
-        [JSON.stringify([...stale].map((r: { id: string }) => r.id))],
+        [JSON.stringify([...touched].map((r: { id: string }) => r.id))],
       );
       return gone.length;
     });
