@@ -116,8 +116,13 @@ export class SharedWatching {
     return async (uri, origin, signal) => {
       const first = JSON.stringify((await readUri(place, uri, origin, signal)).contents);
       const sub = randomUUID();
-      const id = watcherId(origin.name, uri);
-      const wanted = { agent: origin.name, uri, client: origin.client, digest: digestOf(first) };
+      // PostgreSQL's text holds no NUL, which a client's reported name may
+      const [agent, client] = [origin.name, origin.client].map((t) => t.replaceAll("\u0000", "\ufffd")) as [
+        string,
+        string,
+      ];
+      const id = watcherId(agent, uri);
+      const wanted = { agent, uri, client, digest: digestOf(first) };
       let claimed: WatcherRow | undefined;
       try {
         claimed = await this.track(this.store.subscribe(sub, wanted, this.now(), this.workers.size < MAX_WORKERS));

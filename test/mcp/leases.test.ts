@@ -51,13 +51,13 @@ async function replicas() {
   };
   const [a, b] = [await start("a"), await start("b")];
   /** A connection on `shared`, subscribed through it, and what it is told. */
-  const connection = async (shared: SharedWatching) => {
+  const connection = async (shared: SharedWatching, origin = claude) => {
     const subs = new Subscriptions(() => clock.now());
     subs.use(shared.watch(place, (uri) => subs.tell(uri)));
     opened.push(subs);
     const told: string[] = [];
     subs.onUpdate((uri) => told.push(uri));
-    await subs.subscribe(URI, claude);
+    await subs.subscribe(URI, origin);
     return told;
   };
   return { file: join(root, "notes.txt"), clock, a, b, connection };
@@ -121,5 +121,14 @@ describe.skipIf(pg === null)("shared watching across replicas", () => {
     clock.set(clock.now() + 250);
     await a.look();
     expect(await until(onA, 1)).toEqual([URI]);
+  });
+
+  test("a client whose reported name holds a NUL (which PostgreSQL's text cannot) is subscribed and told", async () => {
+    const { file, clock, a, connection } = await replicas();
+    const told = await connection(a, { ...claude, client: "odd\u0000client 1" });
+    appendFileSync(file, "two\n");
+    clock.set(clock.now() + 250);
+    await a.look();
+    expect(await until(told, 1)).toEqual([URI]);
   });
 });
