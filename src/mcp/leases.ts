@@ -17,11 +17,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { ProtocolError } from "@modelcontextprotocol/server";
 import { SQL } from "bun";
 import type { AgentOrigin } from "../core/call.ts";
 import { type Lease, PgLeases, RENEW_MS, type WatcherRow, watcherId } from "../gate/store/pgLeases.ts";
 import { storeFailure } from "../gate/store/pgSchema.ts";
+import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
 import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
 import { digestOf, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
 
@@ -29,12 +29,6 @@ import { digestOf, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts"
 export const MAX_WORKERS = 256;
 /** How often a worker whose read again was refused (a lock) reads again, moved or not. */
 const MISSED_MS = 5000;
-
-/** A subscription this replica holds the client's stream for. */
-interface Local {
-  uri: string;
-  tell: (uri: string) => void;
-}
 
 /** A watcher this replica holds the lease of. */
 interface Worker {
@@ -46,22 +40,6 @@ interface Worker {
   missed: boolean;
 }
 
-/**
- * Hands a change of a watcher to one subscription held here: the one way a notice reaches a client's stream,
- * whichever replica's worker saw it.
- */
-function deliver(local: Local): void {
-  local.tell(local.uri);
-}
-
-/** What the store's refusal is to a client subscribing: the store unnamed (it is the operator's). */
-function unavailable(): ProtocolError {
-  return new ProtocolError(-32000, "this server's shared store did not answer, so the subscription was not made", {
-    code: "core.store.unavailable",
-    hint: "subscribe again in a moment",
-  });
-}
-
 export class SharedWatching {
   private readonly workers = new Map<string, Worker>();
   private readonly local = new Map<string, Map<string, Local>>();
@@ -69,7 +47,7 @@ export class SharedWatching {
   private timers: ReturnType<typeof setInterval>[] = [];
   private beating: Promise<void> | undefined;
   private pending = new Set<Promise<unknown>>();
-  private unlisten: (() => Promise<void>) | undefined;
+  private listening: Listening | undefined;
   private stopped = false;
 
   private constructor(
@@ -90,7 +68,11 @@ export class SharedWatching {
     const owner = `${hostname()} ${session}`;
     const shared = new SharedWatching(new PgLeases(sql, owner), sql, place, session, () => place.deps.clock.now());
     try {
-      shared.unlisten = await shared.store.listen((id) => shared.heard(id));
+      shared.listening = await Listening.start(
+        url,
+        (id) => shared.heard(id),
+        () => shared.hint(),
+      );
     } catch (err) {
       await sql.close().catch(() => {});
       throw storeFailure(url, err);
@@ -165,13 +147,18 @@ export class SharedWatching {
     // leases of the watchers still wanted are given up to the other replicas
     await this.store.leave().catch(() => {});
     await this.store.release(leases).catch(() => {});
-    await this.unlisten?.().catch(() => {});
+    await this.listening?.close();
     await this.sql.close().catch(() => {});
   }
 
   /** Resolves once the store's writes and the first reads of leases taken over, under way now, are over. */
   async idle(): Promise<void> {
     await Promise.allSettled([...this.pending]);
+  }
+
+  /** The LISTEN was made again after a drop, which may have lost notices: each subscription held here is told. */
+  private hint(): void {
+    for (const held of this.local.values()) for (const local of held.values()) deliver(local);
   }
 
   /** A change told of watcher `id`: each subscription held here to it is told. */
@@ -201,6 +188,7 @@ export class SharedWatching {
         );
         for (const [id, w] of this.workers) if (!kept.has(id)) this.drop(id, w);
         await this.store.hold(now);
+        await this.listening?.back();
         await this.store.sweep(now);
         if (this.stopped) return;
         const claimed = await this.store.claimExpired(now, MAX_WORKERS - this.workers.size);
@@ -208,6 +196,7 @@ export class SharedWatching {
         for (const row of claimed) void this.track(this.run(row, true));
       } catch {
         // the store did not answer: leases not renewed for 15 s are another replica's, and their workers refused
+        this.listening?.lost();
       } finally {
         this.beating = undefined;
       }

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SQL } from "bun";
 import { builtins } from "../../src/capabilities/builtins.ts";
 import type { AgentOrigin } from "../../src/core/call.ts";
 import { EMPTY_CONFIG } from "../../src/core/config.ts";
@@ -17,6 +18,7 @@ import { LEASE_MS } from "../../src/gate/store/pgLeases.ts";
 import { PgGateStore } from "../../src/gate/store/pgStore.ts";
 import { toolListings } from "../../src/mcp/describe.ts";
 import { SharedWatching } from "../../src/mcp/leases.ts";
+import { Listening } from "../../src/mcp/leasesListen.ts";
 import { Subscriptions } from "../../src/mcp/subscriptions.ts";
 import { readTemplates } from "../../src/mcp/templates.ts";
 import { fixedClock, tempDir, testDeps } from "../support/fixtures.ts";
@@ -60,7 +62,7 @@ async function replicas() {
     await subs.subscribe(URI, origin);
     return told;
   };
-  return { file: join(root, "notes.txt"), clock, a, b, connection };
+  return { url, file: join(root, "notes.txt"), clock, a, b, connection };
 }
 
 /** Waits for `told` to hold `n` notices: NOTIFY comes back on its own connection (bounded by the test's limit). */
@@ -130,5 +132,35 @@ describe.skipIf(pg === null)("shared watching across replicas", () => {
     clock.set(clock.now() + 250);
     await a.look();
     expect(await until(told, 1)).toEqual([URI]);
+  });
+
+  test("its LISTEN connection dropped and made again, each subscription held here is told it may have changed", async () => {
+    const { url, connection, a } = await replicas();
+    const told = await connection(a);
+    const admin = new SQL(url, { max: 1 });
+    opened.push(admin);
+    const ended = await admin.unsafe(
+      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'",
+    );
+    expect(ended.length).toBeGreaterThan(0);
+    expect(await until(told, 1)).toEqual([URI]);
+  });
+
+  test("a LISTEN not made again by the time the store answers is made anew, and its subscribers hinted", async () => {
+    const url = await (pg?.freshDb() as Promise<string>);
+    let hinted = 0;
+    const listening = await Listening.start(
+      url,
+      () => {},
+      () => hinted++,
+    );
+    opened.push(listening);
+    await listening.back(); // never lost: nothing
+    expect(hinted).toBe(0);
+    listening.lost();
+    await listening.back();
+    expect(hinted).toBe(1);
+    await listening.back(); // found again: nothing more
+    expect(hinted).toBe(1);
   });
 });

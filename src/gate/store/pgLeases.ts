@@ -209,10 +209,4 @@ export class PgLeases {
       return gone.length;
     });
   }
-
-  /** Hears each change told, by any replica, as its watcher's id; returns what stops hearing. */
-  async listen(heard: (id: string) => void): Promise<() => Promise<void>> {
-    const sub = await this.sql.listen(CHANNEL, heard);
-    return () => sub.unlisten();
-  }
 }

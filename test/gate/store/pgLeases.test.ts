@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { LEASE_MS, PgLeases, watcherId } from "../../../src/gate/store/pgLeases.ts";
+import { CHANNEL, LEASE_MS, PgLeases, watcherId } from "../../../src/gate/store/pgLeases.ts";
 import { PgGateStore } from "../../../src/gate/store/pgStore.ts";
 import { pgServer } from "../../support/pg.ts";
 
@@ -72,7 +72,9 @@ describe.skipIf(pg === null)("watcher leases in PostgreSQL", () => {
     expect(taken?.fence).toBeGreaterThan(old.fence);
     expect(taken?.digest).toBe("d0");
     const heard: string[] = [];
-    const stop = await replica(url, "c").listen((id) => heard.push(id));
+    const listener = new SQL(url, { max: 1 });
+    pools.push(listener);
+    const listening = await listener.listen(CHANNEL, (id) => heard.push(id));
     // the superseded worker: its renewal and its change are refused, and nothing is told
     expect([...(await a.renew([old], NOW + LEASE_MS + 1))]).toEqual([]);
     expect(await a.tell(old, "d1", NOW + LEASE_MS + 1)).toBe(false);
@@ -80,7 +82,7 @@ describe.skipIf(pg === null)("watcher leases in PostgreSQL", () => {
     const current = { id: taken?.id as string, fence: taken?.fence as number };
     expect(await b.tell(current, "d2", NOW + LEASE_MS + 2)).toBe(true);
     for (let i = 0; i < 50 && heard.length === 0; i++) await Bun.sleep(20);
-    await stop();
+    await listening.unlisten();
     expect(heard).toEqual([old.id]);
     expect(await rows(url, "SELECT owner, digest FROM watchers")).toEqual([{ owner: "b", digest: "d2" }]);
     // its own lease run out, a holder's writes are refused too, though nobody claimed it
