@@ -10,6 +10,7 @@ import type { Deps } from "../gate/deps.ts";
 import type { ServerState } from "../operator/state.ts";
 import type { Selections } from "../upstreams/selections.ts";
 import type { RootsInCall } from "./callRoots.ts";
+import type { SharedWatching } from "./leases.ts";
 import type { Subscriptions } from "./subscriptions.ts";
 
 export interface ServeContext {
@@ -31,6 +32,8 @@ export interface ServeContext {
   onSdkCall?: (server: Server, id: string | number) => void;
   /** the connection's resource subscriptions (stdio); left out, resources/subscribe is not offered */
   subscriptions?: Subscriptions;
+  /** on a shared (PostgreSQL) store, over HTTP: the subscriptions' watchers are leased across replicas (leases.ts) */
+  leases?: SharedWatching;
   /** the upstreams' selected resources, templates and prompts (config's `select`), each read through the pipeline */
   upstreams?: Selections;
   /** the operator channel's view of this server: each call is watched through it (src/operator/) */

@@ -21,7 +21,7 @@ import { complete } from "./completion.ts";
 import { consentSeat } from "./consentSeat.ts";
 import { instructions, toolListings } from "./describe.ts";
 import { getPrompt, page, promptList, resourceList, templateList } from "./resources.ts";
-import { checkUri, readUri, watchIn } from "./subscriptionReads.ts";
+import { checkUri, type ReadPlace, readUri, watchIn } from "./subscriptionReads.ts";
 import { plainEntries, readTemplates, templateEntries } from "./templates.ts";
 import { getUpstreamPrompt } from "./upstreamReads.ts";
 
@@ -85,11 +85,8 @@ export function createServer(ctx: ServeContext): Server {
   });
 
   // The reads as templates, from the tool list as it stands: what the agent sees of each read's inputs.
-  const reads = () => {
-    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
-    const tools = toolListings(ctx.catalogue, config, shownToAgent);
-    return readTemplates(ctx.catalogue, tools);
-  };
+  const place = readPlace(ctx, shownToAgent);
+  const { reads } = place;
   server.setRequestHandler("resources/list", async (req) => {
     const own = resourceList(plainEntries(reads()));
     const p = page([...own, ...(ctx.upstreams?.resources() ?? [])], req.params?.cursor, (r) => r.uri);
@@ -100,14 +97,15 @@ export function createServer(ctx: ServeContext): Server {
     const p = page(all, req.params?.cursor, (r) => r.uriTemplate);
     return p.nextCursor ? { resourceTemplates: p.items, nextCursor: p.nextCursor } : { resourceTemplates: p.items };
   });
-  const place = { ...ctx, reads };
   server.setRequestHandler("resources/read", async (req, reqCtx) => {
     const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
     return (await readUri(place, req.params.uri, origin, reqCtx.mcpReq.signal)) as never;
   });
   const subs = ctx.subscriptions;
   if (subs) {
-    subs.use(watchIn(place), (uri) => checkUri(place, uri));
+    // on a shared store the watchers are leased across the replicas, and their changes come from whichever runs one
+    const watch = ctx.leases ? ctx.leases.watch(place, (uri) => subs.tell(uri)) : watchIn(place);
+    subs.use(watch, (uri) => checkUri(place, uri));
     server.setRequestHandler("resources/subscribe", async (req, reqCtx) => {
       await subs.subscribe(req.params.uri, agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx));
       return {};
@@ -209,6 +207,19 @@ export interface Changing {
 
 /** The agent's redaction as one function per redactor, the key describe.ts keeps a tool list made with it by. */
 const shownBy = new WeakMap<Redactor, (text: string) => string>();
+
+/**
+ * Where a resource is read for `ctx`: its context, and the reads as templates from the tool list as it stands
+ * (what the agent sees of each read's inputs, through `shown`). A shared store's replica reads its leased
+ * watchers here (leases.ts), as each connection's server reads its own.
+ */
+export function readPlace(ctx: ServeContext, shown = agentShown(ctx.deps.redactor)): ReadPlace {
+  const reads = () => {
+    const config = usable(ctx.deps.config.current()) ?? EMPTY_CONFIG;
+    return readTemplates(ctx.catalogue, toolListings(ctx.catalogue, config, shown));
+  };
+  return { ...ctx, reads };
+}
 
 function agentShown(redactor: Redactor): (text: string) => string {
   let shown = shownBy.get(redactor);

@@ -107,23 +107,28 @@ export function checkUri(place: ReadPlace, uri: string): void {
 /** The Watch a connection's subscriptions make their watchers with. */
 export function watchIn(place: ReadPlace): Watch {
   return async (uri, origin, signal) => {
-    const again = (s: AbortSignal) =>
-      readUri(place, uri, origin, s, false).then(
-        (r) => JSON.stringify(r.contents),
-        (err: unknown) => {
-          // the gate's refusal of the caller tells nothing; a read that now fails (the file is gone) is a change
-          const code = (err as { data?: { code?: unknown } }).data?.code;
-          if (typeof code !== "string" || CALLER_REFUSED.test(code)) throw err;
-          return JSON.stringify({ error: code });
-        },
-      );
     const first = JSON.stringify((await readUri(place, uri, origin, signal)).contents);
-    const watcher =
-      uri === GRANTS_URI
-        ? grantsWatcher(place, origin)
-        : (fileWatcher(place, uri, origin, again) ?? polled(place, uri, origin, again));
-    return { watcher, first };
+    return { watcher: watcherOf(place, uri, origin), first };
   };
+}
+
+/**
+ * The watcher of `uri` for `origin`, made without reading it first (a replica taking over a shared store's
+ * watcher: mcp/leases.ts): its reads again spend nothing of a rate limit, and say its answer as the first read did.
+ */
+export function watcherOf(place: ReadPlace, uri: string, origin: AgentOrigin): Watcher {
+  const again = (s: AbortSignal) =>
+    readUri(place, uri, origin, s, false).then(
+      (r) => JSON.stringify(r.contents),
+      (err: unknown) => {
+        // the gate's refusal of the caller tells nothing; a read that now fails (the file is gone) is a change
+        const code = (err as { data?: { code?: unknown } }).data?.code;
+        if (typeof code !== "string" || CALLER_REFUSED.test(code)) throw err;
+        return JSON.stringify({ error: code });
+      },
+    );
+  if (uri === GRANTS_URI) return grantsWatcher(place, origin);
+  return fileWatcher(place, uri, origin, again) ?? polled(place, uri, origin, again);
 }
 
 /** Whether a lock a person set stops every call of this agent's (what a read of rta's own resources is held to). */

@@ -55,7 +55,7 @@ interface Held {
 const MISSED_MS = 5000;
 
 /** The digest an answer is compared by. */
-function digestOf(text: string): string {
+export function digestOf(text: string): string {
   return createHash("sha256").update(text).digest("base64url");
 }
 
@@ -138,6 +138,15 @@ export class Subscriptions {
     }
     this.timer ??= setInterval(() => void this.tick(), TICK_MS);
     this.timer.unref?.();
+  }
+
+  /**
+   * Tells the client that `uri`'s answer changed, as its own watcher would: the shared store's watcher of it
+   * (mcp/leases.ts), on whichever replica holds that, said so. A URI not subscribed here is let be.
+   */
+  tell(uri: string): void {
+    if (this.closed || !this.held.has(uri)) return;
+    for (const send of this.senders) send(uri);
   }
 
   /** Stops watching `uri`; one not held is let be. */

@@ -50,6 +50,21 @@ export const MIGRATIONS: readonly string[] = [
     created_at bigint NOT NULL, last_used bigint NOT NULL
   );
   CREATE INDEX mcp_sessions_by_agent ON mcp_sessions (agent, last_used);`,
+  // The watchers of resource subscriptions (pgLeases.ts): one per agent and URI, leased to one replica at a time
+  // (owner, until expires_at) under a fencing token drawn from watch_fences at each claim; digest is the answer last
+  // told. A subscription is held by the replica with the client's stream, renewed while it holds it.
+  `CREATE SEQUENCE watch_fences;
+  CREATE TABLE watchers (
+    id text PRIMARY KEY, agent text NOT NULL, uri text NOT NULL, client text NOT NULL, owner text,
+    fence bigint NOT NULL, expires_at bigint NOT NULL, digest text
+  );
+  CREATE INDEX watchers_by_expiry ON watchers (expires_at);
+  CREATE TABLE watch_subscriptions (
+    id text PRIMARY KEY, watcher text NOT NULL REFERENCES watchers (id) ON DELETE CASCADE, holder text NOT NULL,
+    held_until bigint NOT NULL
+  );
+  CREATE INDEX watch_subscriptions_by_watcher ON watch_subscriptions (watcher);
+  CREATE INDEX watch_subscriptions_by_holder ON watch_subscriptions (holder, held_until);`,
 ];
 
 /** The connection string with its password (and any query, which can carry one) left out: for every message. */

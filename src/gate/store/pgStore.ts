@@ -84,6 +84,14 @@ export class PgGateStore {
     return undefined;
   }
 
+  /**
+   * The store's URL, password included, for a connection of this process's own beside the gate's (a replica's
+   * watcher leases and LISTEN: mcp/leases.ts). Never to be said: label is what may be shown.
+   */
+  connectionUrl(): string {
+    return this.url;
+  }
+
   /** The store as it may be shown: its URL without the password. */
   get label(): string {
     return safeUrl(this.url);

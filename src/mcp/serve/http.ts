@@ -5,10 +5,14 @@
  * end line. A remote client is told nothing of where the server keeps what it
  * serves: the deps it is given carry the redactor that says so.
  */
+import { usable } from "../../core/config.ts";
 import { Exit, RtaError } from "../../core/errors.ts";
 import { listTokens } from "../../gate/operator/tokens.ts";
+import { PgGateStore } from "../../gate/store/pgStore.ts";
 import { rpcError } from "../http/answers.ts";
 import { httpFront } from "../http/front.ts";
+import type { SharedWatching } from "../leases.ts";
+import { readPlace, type ServeContext } from "../server.ts";
 import { CANCEL_GRACE_MS, finishCalls } from "./callsInFlight.ts";
 import {
   endSession,
@@ -59,6 +63,12 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
   const stopSignal = o.stopSignal ?? untilStopped;
   const channel = await openChannel(o, "http");
   const ctx = serverContext(o, "http", channel?.state);
+  try {
+    ctx.leases = await sharedWatching(o, ctx);
+  } catch (err) {
+    channel?.close();
+    throw err;
+  }
   const front = httpFront(ctx, o.allowHosts);
   let server: ReturnType<typeof Bun.serve>;
   try {
@@ -75,6 +85,7 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
     });
   } catch (err) {
     channel?.close();
+    await ctx.leases?.close();
     throw listenRefusal(o.address, err);
   }
   // Set before the banner, so a signal as soon as it is seen still ends the session with its end line.
@@ -96,10 +107,26 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
   // The answers of the calls that finished are still on their way: let them go out (a session's open stream
   // lasts as long as the session, so sessions are closed first), within a bound.
   front.closeSessions();
+  // the sessions' subscriptions are dropped from the store, and this replica's watchers given up to the others
+  await ctx.leases?.close();
   channel?.close();
   await Promise.race([drained, Bun.sleep(CANCEL_GRACE_MS)]);
   void server.stop(true);
   return { status: Exit.ok, exit: true };
+}
+
+/**
+ * On a shared (PostgreSQL) store, this replica's part in the subscriptions' leased watchers (leases.ts, loaded
+ * only then); undefined on gate.db, where each connection watches its own. Refuses (core.store.unavailable) a
+ * store it cannot listen on.
+ */
+async function sharedWatching(o: ServeOptions, ctx: ServeContext): Promise<SharedWatching | undefined> {
+  // gate.db is opened where it was, not here: only a store the command line opened already is asked
+  if (!(o.env?.RTA_STORE || usable(o.deps.config.current())?.store)) return undefined;
+  const gate = ctx.deps.gate();
+  if (!(gate instanceof PgGateStore)) return undefined;
+  const { SharedWatching } = await import("../leases.ts");
+  return await SharedWatching.start(gate.connectionUrl(), readPlace(ctx), ctx.session);
 }
 
 /** Whether the store holds no live token, so every request would be refused; a store in trouble is said where a call meets it. */

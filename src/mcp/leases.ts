@@ -1,0 +1,286 @@
+/**
+ * Resource subscriptions across a server's replicas, on a PostgreSQL store
+ * (store/pgLeases.ts holds the rows and their rules). A client's subscription
+ * is read once where it is made, as on one server, then recorded in the store
+ * against the watcher of its agent and URI. Each watcher is run by the one
+ * replica holding its lease: this replica's workers look at theirs as
+ * subscriptionReads.ts's watchers do (a file's fstat, the grants, a poll),
+ * read again through the gate when one moved, and tell a change by a fenced
+ * write that NOTIFYs every replica. Each replica LISTENs, and hands the notice
+ * to the subscriptions it holds of that watcher (deliver()). Every second it
+ * renews its leases (a worker refused stops), renews the subscriptions whose
+ * streams it holds, drops the subscriptions of a replica gone, and claims the
+ * leases that ran out, a crashed replica's watchers included, up to its
+ * bound. A claimed watcher is read at once and compared with the digest last
+ * told, so a change made while no replica watched is told. Loaded only when
+ * `mcp serve --http` runs on a PostgreSQL store: without one nothing here runs.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { SQL } from "bun";
+import type { AgentOrigin } from "../core/call.ts";
+import { type Lease, PgLeases, RENEW_MS, type WatcherRow, watcherId } from "../gate/store/pgLeases.ts";
+import { storeFailure } from "../gate/store/pgSchema.ts";
+import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
+import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
+import { digestOf, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
+
+/** The most watchers one replica runs at once; past it, a watcher waits for a replica with room. */
+export const MAX_WORKERS = 256;
+/** How often a worker whose read again was refused (a lock) reads again, moved or not. */
+const MISSED_MS = 5000;
+
+/** A watcher this replica holds the lease of. */
+interface Worker {
+  lease: Lease;
+  watcher: Watcher;
+  digest: string | null;
+  lookedAt: number;
+  busy: boolean;
+  missed: boolean;
+}
+
+export class SharedWatching {
+  private readonly workers = new Map<string, Worker>();
+  private readonly local = new Map<string, Map<string, Local>>();
+  private readonly stop = new AbortController();
+  private timers: ReturnType<typeof setInterval>[] = [];
+  private beating: Promise<void> | undefined;
+  private pending = new Set<Promise<unknown>>();
+  private listening: Listening | undefined;
+  private stopped = false;
+
+  private constructor(
+    private readonly store: PgLeases,
+    private readonly sql: SQL,
+    /** where a claimed watcher reads, as this replica's own server would */
+    private readonly place: ReadPlace,
+    private readonly session: string,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Starts this replica's part: LISTENs for changes told, and renews, sweeps and claims every second. Refuses
+   * (core.store.unavailable, without the password) a store it cannot listen on.
+   */
+  static async start(url: string, place: ReadPlace, session: string, timers = true): Promise<SharedWatching> {
+    const sql = new SQL(url, { max: 2, idleTimeout: 60, connectionTimeout: 10 });
+    const owner = `${hostname()} ${session}`;
+    const shared = new SharedWatching(new PgLeases(sql, owner), sql, place, session, () => place.deps.clock.now());
+    try {
+      shared.listening = await Listening.start(
+        url,
+        (id) => shared.heard(id),
+        () => shared.hint(),
+      );
+    } catch (err) {
+      await sql.close().catch(() => {});
+      throw storeFailure(url, err);
+    }
+    // without timers (a test), beat() and look() are called by hand
+    if (timers)
+      shared.timers = [setInterval(() => void shared.beat(), RENEW_MS), setInterval(() => void shared.look(), TICK_MS)];
+    for (const t of shared.timers) t.unref?.();
+    return shared;
+  }
+
+  /** How many watchers this replica runs now. */
+  get running(): number {
+    return this.workers.size;
+  }
+
+  /**
+   * The Watch of one connection's subscriptions: `place` reads each URI once as resources/read would (and refuses
+   * as it would); the subscription is then recorded in the store, and its changes, from whichever replica's
+   * worker, handed to `tell`. This replica claims a new watcher while it has room.
+   */
+  watch(place: ReadPlace, tell: (uri: string) => void): Watch {
+    return async (uri, origin, signal) => {
+      const first = JSON.stringify((await readUri(place, uri, origin, signal)).contents);
+      const sub = randomUUID();
+      // PostgreSQL's text holds no NUL, which a client's reported name may
+      const [agent, client] = [origin.name, origin.client].map((t) => t.replaceAll("\u0000", "\ufffd")) as [
+        string,
+        string,
+      ];
+      const id = watcherId(agent, uri);
+      const wanted = { agent, uri, client, digest: digestOf(first) };
+      let claimed: WatcherRow | undefined;
+      try {
+        claimed = await this.track(this.store.subscribe(sub, wanted, this.now(), this.workers.size < MAX_WORKERS));
+      } catch {
+        throw unavailable();
+      }
+      const mine = this.local.get(id) ?? new Map<string, Local>();
+      this.local.set(id, mine);
+      mine.set(sub, { uri, tell });
+      if (claimed !== undefined) void this.run(claimed, false);
+      const watcher: Watcher = {
+        every: Number.POSITIVE_INFINITY,
+        moved: () => false,
+        read: async () => undefined,
+        close: () => {
+          mine.delete(sub);
+          if (mine.size === 0 && this.local.get(id) === mine) this.local.delete(id);
+          void this.track(this.store.unsubscribe(sub)).catch(() => {});
+        },
+      };
+      return { watcher, first };
+    };
+  }
+
+  /**
+   * Stops this replica's part: its leases are given up at once (another replica claims them at its next sweep),
+   * the store's writes under way are let finish, and the connections closed.
+   */
+  async close(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.stop.abort();
+    await this.beating;
+    await this.idle();
+    const leases = [...this.workers.values()].map((w) => w.lease);
+    for (const w of this.workers.values()) w.watcher.close();
+    this.workers.clear();
+    // the sessions' streams end with this replica: their subscriptions go (a watcher left with none too), and the
+    // leases of the watchers still wanted are given up to the other replicas
+    await this.store.leave().catch(() => {});
+    await this.store.release(leases).catch(() => {});
+    await this.listening?.close();
+    await this.sql.close().catch(() => {});
+  }
+
+  /** Resolves once the store's writes and the first reads of leases taken over, under way now, are over. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+
+  /** The LISTEN was made again after a drop, which may have lost notices: each subscription held here is told. */
+  private hint(): void {
+    for (const held of this.local.values()) for (const local of held.values()) deliver(local);
+  }
+
+  /** A change told of watcher `id`: each subscription held here to it is told. */
+  private heard(id: string): void {
+    for (const local of this.local.get(id)?.values() ?? []) deliver(local);
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.pending.add(p);
+    const done = () => this.pending.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /**
+   * One second's work (the timer's): renew this replica's leases (a worker refused stops), hold its subscriptions,
+   * sweep those of replicas gone, claim the leases that ran out. A store that fails is tried again the next second.
+   */
+  beat(): Promise<void> {
+    if (this.beating !== undefined || this.stopped) return Promise.resolve();
+    this.beating = (async () => {
+      try {
+        const now = this.now();
+        const kept = await this.store.renew(
+          [...this.workers.values()].map((w) => w.lease),
+          now,
+        );
+        for (const [id, w] of this.workers) if (!kept.has(id)) this.drop(id, w);
+        await this.store.hold(now);
+        await this.listening?.back();
+        await this.store.sweep(now);
+        if (this.stopped) return;
+        const claimed = await this.store.claimExpired(now, MAX_WORKERS - this.workers.size);
+        // read in the background: a slow read (an upstream's) never holds the renewals up
+        for (const row of claimed) void this.track(this.run(row, true));
+      } catch {
+        // the store did not answer: leases not renewed for 15 s are another replica's, and their workers refused
+        this.listening?.lost();
+      } finally {
+        this.beating = undefined;
+      }
+    })();
+    return this.beating;
+  }
+
+  /**
+   * Runs the watcher of a lease just claimed. One taken over (`readNow`) is read at once, and resolves once that
+   * read is told: a change while no replica watched it is told. One claimed as it was subscribed starts from the
+   * subscriber's first read.
+   */
+  private async run(row: WatcherRow, readNow: boolean): Promise<void> {
+    if (this.stopped) return;
+    const origin: AgentOrigin = {
+      kind: "agent",
+      name: row.agent,
+      client: row.client,
+      session: this.session,
+      transport: "http",
+    };
+    let watcher: Watcher;
+    try {
+      watcher = watcherOf(this.place, row.uri, origin);
+    } catch {
+      return; // what it names cannot be watched here now: the lease runs out, and another replica tries
+    }
+    this.workers.get(row.id)?.watcher.close();
+    const lease = { id: row.id, fence: row.fence };
+    const worker = { lease, watcher, digest: row.digest, lookedAt: this.now(), busy: false, missed: false };
+    this.workers.set(row.id, worker);
+    if (readNow) await this.reread(row.id, worker);
+  }
+
+  /** A worker refused or its lease lost: it stops watching. */
+  private drop(id: string, w: Worker): void {
+    if (this.workers.get(id) !== w) return;
+    this.workers.delete(id);
+    w.watcher.close();
+  }
+
+  /**
+   * Looks at each worker whose time came (the timer's work, every 250 ms), reads again those that moved, and tells
+   * the changed ones; a worker whose telling is refused stops. Resolves once those reads and writes are over.
+   */
+  look(): Promise<void> {
+    const at = this.now();
+    const reads: Promise<void>[] = [];
+    for (const [id, w] of this.workers) {
+      if (w.busy || at - w.lookedAt < (w.missed ? MISSED_MS : w.watcher.every)) continue;
+      w.lookedAt = at;
+      let moved: boolean;
+      try {
+        moved = w.watcher.moved();
+      } catch {
+        moved = true;
+      }
+      if (moved || w.missed) reads.push(this.reread(id, w));
+    }
+    return Promise.all(reads).then(() => {});
+  }
+
+  private async reread(id: string, w: Worker): Promise<void> {
+    w.busy = true;
+    let text: string | undefined;
+    try {
+      text = await w.watcher.read(this.stop.signal);
+    } catch {
+      text = undefined;
+    } finally {
+      w.busy = false;
+    }
+    w.missed = text === undefined;
+    if (text === undefined || this.workers.get(id) !== w) return;
+    const digest = digestOf(text);
+    if (digest === w.digest) return;
+    let told: boolean;
+    try {
+      told = await this.track(this.store.tell(w.lease, digest, this.now()));
+    } catch {
+      w.missed = true; // the store did not answer: read again, and told then
+      return;
+    }
+    if (told) w.digest = digest;
+    else this.drop(id, w);
+  }
+}

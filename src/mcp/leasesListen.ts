@@ -1,0 +1,97 @@
+/**
+ * A replica's LISTEN for the changes its subscribers' watchers tell (leases.ts), on a connection of its own. Bun's
+ * client makes a dropped LISTEN connection again by itself, backing off; the notices sent while it was down are
+ * lost. So each time the LISTEN is made again (`again`), every subscription held here is told its resource may
+ * have changed (a hint, as every notice is), and a LISTEN not back by the time the store answers again is made anew
+ * at once, rather than after a backoff grown through a long outage. deliver() is the one way a notice reaches a
+ * client's stream held here, whichever replica's worker saw the change.
+ */
+import { ProtocolError } from "@modelcontextprotocol/server";
+import { SQL } from "bun";
+import { CHANNEL } from "../gate/store/pgLeases.ts";
+
+/** A subscription this replica holds the client's stream for. */
+export interface Local {
+  uri: string;
+  tell: (uri: string) => void;
+}
+
+/**
+ * Hands a change of a watcher to one subscription held here: the one way a notice reaches a client's stream,
+ * whichever replica's worker saw it.
+ */
+export function deliver(local: Local): void {
+  local.tell(local.uri);
+}
+
+/** What the store's refusal is to a client subscribing: the store unnamed (it is the operator's); nothing thrown. */
+export function unavailable(): ProtocolError {
+  return new ProtocolError(-32000, "this server's shared store did not answer, so the subscription was not made", {
+    code: "core.store.unavailable",
+    hint: "subscribe again in a moment",
+  });
+}
+
+export class Listening {
+  private sql: SQL | undefined;
+  private stop: (() => Promise<void>) | undefined;
+  private listens = 0;
+  /** the LISTEN count when the store was last found unreachable; undefined while it answers */
+  private lostAt: number | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly url: string,
+    private readonly heard: (id: string) => void,
+    private readonly again: () => void,
+  ) {}
+
+  /**
+   * LISTENs on `url` for changes told: `heard` is handed each watcher's id; `again` is called each time the LISTEN
+   * is made again after a drop. Throws what the store refused.
+   */
+  static async start(url: string, heard: (id: string) => void, again: () => void): Promise<Listening> {
+    const listening = new Listening(url, heard, again);
+    await listening.open();
+    return listening;
+  }
+
+  /** The store did not answer: the LISTEN may be down too. */
+  lost(): void {
+    this.lostAt ??= this.listens;
+  }
+
+  /** The store answers again: a LISTEN not made again since it was lost is made anew now. */
+  async back(): Promise<void> {
+    const since = this.lostAt;
+    this.lostAt = undefined;
+    if (since === undefined || this.listens > since || this.closed) return;
+    const old = this.sql;
+    await this.open().catch(() => {
+      this.lostAt = since; // not yet: tried again at the next answer
+    });
+    if (this.sql !== old) void old?.close().catch(() => {});
+  }
+
+  /** Stops listening, and closes its connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.stop?.().catch(() => {});
+    await this.sql?.close().catch(() => {});
+  }
+
+  private async open(): Promise<void> {
+    const sql = new SQL(this.url, { max: 1, connectionTimeout: 10 });
+    try {
+      const sub = await sql.listen(CHANNEL, this.heard, () => {
+        this.listens += 1;
+        if (this.listens > 1) this.again();
+      });
+      this.stop = () => sub.unlisten();
+      this.sql = sql;
+    } catch (err) {
+      await sql.close().catch(() => {});
+      throw err;
+    }
+  }
+}
