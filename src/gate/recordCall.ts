@@ -76,7 +76,7 @@ export function recordRun(trace: CallTrace, deps: Deps): void | Promise<void> {
   lap("record: entry");
   try {
     const p = deps.record.append({ ...entry, kind: "run", outcome: "run", duration_ms: 0 });
-    if (p) return p.catch(() => Promise.reject(runUnrecorded()));
+    if (p instanceof Promise) return p.catch(() => Promise.reject(runUnrecorded()));
   } catch {
     throw runUnrecorded();
   }
@@ -102,7 +102,7 @@ export function recordCall(trace: CallTrace, deps: Deps): boolean | Promise<bool
   lap("record: entry");
   try {
     const p = deps.record.append(entry);
-    if (p) return p.then(committed, uncommitted);
+    if (p instanceof Promise) return p.then(committed, uncommitted);
     return true;
   } catch {
     return false;

@@ -147,7 +147,7 @@ export class SessionRecord implements RecordSink {
       const start = this.start;
       const p = this.record.append(start);
       this.start = undefined;
-      if (p) {
+      if (p instanceof Promise) {
         // queued with the start line, so committed with it; a start that was not is tried again by the next line
         const q = this.record.append(entry);
         const starting = p.then(
@@ -165,7 +165,7 @@ export class SessionRecord implements RecordSink {
       }
     }
     const p = this.record.append(entry);
-    if (p) return p.then(() => this.told(entry));
+    if (p instanceof Promise) return p.then(() => this.told(entry));
     this.told(entry);
   }
 
@@ -177,7 +177,7 @@ export class SessionRecord implements RecordSink {
   end(entry: RecordEntry): void | Promise<void> {
     const p = markSession(this, entry);
     this.ended = true;
-    if (p) return p.then(() => this.record.close());
+    if (p instanceof Promise) return p.then(() => this.record.close());
     return this.record.close();
   }
 }
@@ -208,7 +208,7 @@ export function endSession(o: ServeOptions, transport: string, unstopped: number
 function markSession(record: RecordSink, entry: RecordEntry): void | Promise<void> {
   try {
     const p = record.append(entry);
-    if (p) return p.catch(() => {});
+    if (p instanceof Promise) return p.catch(() => {});
   } catch {
     // said once by the record's onFailure
   }
