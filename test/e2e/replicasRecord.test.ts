@@ -13,7 +13,7 @@ import { SQL } from "bun";
 import { tempDir } from "../support/fixtures.ts";
 import { type RunningHttp, startHttp } from "../support/httpServer.ts";
 import { pgServer } from "../support/pg.ts";
-import { rta } from "../support/rta.ts";
+import { RTA, rta } from "../support/rta.ts";
 
 const pg = await pgServer();
 
@@ -172,6 +172,80 @@ describe.skipIf(pg === null)("the record of replicas on one PostgreSQL store", (
     expect(said.stdout).toMatch(
       /^reordered: line \d+ \(session \w+\) holds line 4 of session \w+ in the place of line 3/m,
     );
+  });
+
+  test("a session's checkpoint altered in SQL is replaced; lines past it are forged; the key removed is replaced", async () => {
+    const first = "(SELECT min(session) FROM record_sessions)";
+    let said = await tampered([`UPDATE record_sessions SET last_mac = md5('x') WHERE session = ${first}`]);
+    expect(said.stdout).toMatch(/^replaced: .*the session's checkpoint holds another line than its last$/m);
+    said = await tampered([`UPDATE record_sessions SET last_seq = last_seq - 1 WHERE session = ${first}`]);
+    expect(said.stdout).toMatch(/^forged: .*lines past the session's checkpoint/m);
+    said = await tampered(["DELETE FROM record_key"]);
+    expect(said.stdout).toMatch(/^replaced: the store holds no record key/m);
+    expect(said.code).toBe(1);
+  });
+
+  test("a store that cannot take the record refuses the call and gives its use back; --follow sees the calls after", async () => {
+    const r = await replica();
+    const token = JSON.parse((await person(["mcp", "token", "new", "--agent", "once", "--json"])).stdout).token;
+    expect(
+      (await person(["grant", "allow", "fs.write", "--agent", "once", "--ttl", "10m", "--max-uses", "1"])).code,
+    ).toBe(0);
+    const follower = Bun.spawn([RTA, "agent", "log", "--follow", "--json", "--agent", "once", "--store", store], {
+      env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const c = await client(r, token);
+      const write = async () => {
+        const res = await c.callTool({ name: "fs_write", arguments: { path: "out/once.txt", content: "x" } });
+        return res.isError
+          ? (JSON.parse((res.content as { text: string }[])[0]?.text ?? "{}") as { code: string }).code
+          : "ok";
+      };
+      const sql = new SQL(store, { max: 1 });
+      await sql.unsafe("ALTER TABLE record_lines RENAME TO record_lines_away");
+      expect(await write()).toBe("core.record.unavailable");
+      await sql.unsafe("ALTER TABLE record_lines_away RENAME TO record_lines");
+      await sql.close();
+      const grants = JSON.parse((await person(["grant", "list", "--json", "--agent", "once"])).stdout).grants;
+      expect(grants.map((g: { uses: number }) => g.uses)).toEqual([0]);
+      expect(await write()).toBe("ok");
+      expect(await write()).toBe("core.grant.required");
+      expect(r.stderr()).toContain("rta: the record cannot be written, so agent calls are refused");
+      expect(r.stderr().split("rta: the record cannot be written").length).toBe(2);
+      // the follower prints each call once it is committed, one JSON object a line
+      let out = "";
+      const reader = (follower.stdout as ReadableStream<Uint8Array>).getReader();
+      while (out.split("\n").filter(Boolean).length < 2) out += new TextDecoder().decode((await reader.read()).value);
+      const followed = out
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Line);
+      expect(followed.map((l) => l.outcome)).toEqual(["ok", "core.grant.required"]);
+    } finally {
+      follower.kill("SIGINT");
+      expect(await follower.exited).toBe(130);
+    }
+    await r.stop();
+    const verified = await person(["agent", "log", "--verify"]);
+    expect(verified.code).toBe(0);
+  });
+
+  test("the store's password is in no output of agent log, --verify, --follow or overview", async () => {
+    const secret = "postgres://rta:Pa55-w0rd-xyz@127.0.0.1:1/none";
+    for (const args of [
+      ["agent", "log"],
+      ["agent", "log", "--verify"],
+      ["agent", "log", "--follow"],
+      ["agent", "overview"],
+    ]) {
+      const ran = await rta(args, { env: { RTA_STORE: secret } });
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toContain("rta: error: the shared store at postgres://rta@127.0.0.1:1/none could not be used");
+      expect(ran.stderr + ran.stdout).not.toContain("Pa55-w0rd-xyz");
+    }
   });
 
   test("a replica killed in the middle of a call: the call is a run line without its outcome, and --verify accepts", async () => {

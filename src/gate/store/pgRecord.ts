@@ -97,6 +97,8 @@ export class PgRecord implements RecordSink {
         await this.commit(batch.map((p) => p.entry));
         for (const p of batch) p.done();
       } catch (err) {
+        // A commit whose answer was lost may have gone through: its sessions' tips are read again from the store.
+        for (const p of batch) this.tips.delete(p.entry.session);
         this.options.onFailure?.(storeFailure(this.url, err));
         for (const p of batch) p.failed(unavailable());
       }
@@ -113,6 +115,15 @@ export class PgRecord implements RecordSink {
       this.key = Buffer.from(row.key, "hex");
     }
     const key = this.key;
+    const unknown = [...new Set(entries.filter((e) => !this.tips.has(e.session)).map((e) => e.session))];
+    if (unknown.length > 0) {
+      // sessions this process has written before a failed batch: their tips as the store has them
+      const rows = await sql.unsafe(
+        "SELECT session, last_seq::text AS seq, last_mac FROM record_sessions WHERE session = ANY($1::text[])",
+        [unknown],
+      );
+      for (const r of rows) this.tips.set(r.session, { seq: Number(r.seq), mac: String(r.last_mac) });
+    }
     const fresh = entries.find((e) => !this.tips.has(e.session));
     if (fresh === undefined) {
       const sealed = this.seal(key, entries, new Map());
