@@ -2,8 +2,9 @@
  * The record in a PostgreSQL store (pgRecord.ts) read back, for `rta agent
  * log --store …`, `agent overview` and `--verify`: through the synchronous
  * bridge (pgBridge.ts), a page of lines at a time, so a record larger than
- * memory is still read. Lines are listed in the order they were committed;
- * --verify walks each session's chain in the order the sessions started.
+ * memory is still read. Lines are listed in the order the store numbered
+ * them as they were written; --verify walks each session's chain in the
+ * order the sessions started.
  */
 
 import { chainMac } from "../../record/chain.ts";
