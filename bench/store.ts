@@ -6,6 +6,15 @@
  * machine's noise falls on both. Prints the median of the round medians.
  * Target: spend <= 1 ms median on PostgreSQL.
  *
+ * Then the record's append, the file record (agent-log.jsonl, its checkpoint
+ * under gate.db's lock) against the PostgreSQL record (pgRecord.ts, lines of
+ * concurrent calls committed in one statement a batch), in rounds interleaved
+ * file, PostgreSQL: one append at a time awaited (the latency a call sees),
+ * and APPENDERS appenders at once, each awaiting its line before the next
+ * (appends a second). After each concurrent run the store is counted: every
+ * append that resolved must be a row (nothing acknowledged lost).
+ * Target: >= 5,000 appends/s on PostgreSQL.
+ *
  * `bun bench/store.ts postgres://user@127.0.0.1:5432/postgres` (or RTA_TEST_PG):
  * a server on which the user may create a database; the bench makes its own
  * and drops it at the end.
@@ -16,7 +25,10 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { GateStore } from "../src/gate/gateStore.ts";
 import type { GrantQuery, NewGrant } from "../src/gate/store/grants.ts";
+import { PgRecord } from "../src/gate/store/pgRecord.ts";
 import { PgGateStore } from "../src/gate/store/pgStore.ts";
+import { FileRecord, type RecordEntry, type RecordSink } from "../src/record/append.ts";
+import { recordKey } from "../src/record/key.ts";
 import { benchGrant } from "./grantRow.ts";
 import { median } from "./measure.ts";
 
@@ -91,8 +103,86 @@ try {
     console.log(`${k.padEnd(14)} median ${median(v).toFixed(3)} ms  (rounds: ${v.map((x) => x.toFixed(3)).join(" ")})`);
   lite.close();
   pg.close();
+  await records(u.toString());
 } finally {
   await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName}`).catch(() => {});
   await admin.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+async function records(url: string): Promise<void> {
+  const APPENDERS = 64;
+  const EACH = 100;
+  const SINGLE = 1000;
+  const recDir = mkdtempSync(join(tmpdir(), "rta-bench-record-"));
+  const gate = new GateStore(join(recDir, "gate.db"));
+  const file = new FileRecord(join(recDir, "agent-log.jsonl"), {
+    key: () => recordKey(recDir),
+    checkpoints: () => gate,
+  });
+  const store = new PgRecord(url);
+  const count = new SQL(url, { max: 1 });
+  const entry = (session: string, i: number): RecordEntry => ({
+    time: new Date().toISOString(),
+    session,
+    agent: "bench",
+    client: "bench 1",
+    transport: "http",
+    capability: "fs_write",
+    outcome: "ok",
+    duration_ms: i % 7,
+    args: ["path", "content"],
+  });
+  const single = async (sink: RecordSink, session: string): Promise<number> => {
+    const times: number[] = [];
+    for (let i = 0; i < SINGLE; i++) {
+      const t = performance.now();
+      const p = sink.append(entry(session, i));
+      if (p) await p;
+      times.push(performance.now() - t);
+    }
+    return median(times) * 1000;
+  };
+  const concurrent = async (sink: RecordSink, session: string): Promise<{ rate: number; acked: number }> => {
+    let acked = 0;
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: APPENDERS }, async () => {
+        for (let i = 0; i < EACH; i++) {
+          const p = sink.append(entry(session, i));
+          if (p) await p;
+          acked++;
+        }
+      }),
+    );
+    return { rate: (APPENDERS * EACH) / ((performance.now() - t) / 1000), acked };
+  };
+  const got: Record<string, number[]> = { "file µs": [], "pg µs": [], "file /s": [], "pg /s": [] };
+  let lost = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const session = `bench${round}`;
+    got["file µs"]?.push(await single(file, session));
+    got["pg µs"]?.push(await single(store, session));
+    got["file /s"]?.push((await concurrent(file, session)).rate);
+    const before = Number((await count.unsafe("SELECT count(*)::text AS n FROM record_lines"))[0].n);
+    const run = await concurrent(store, session);
+    const after = Number((await count.unsafe("SELECT count(*)::text AS n FROM record_lines"))[0].n);
+    lost += run.acked - (after - before);
+    got["pg /s"]?.push(run.rate);
+  }
+  const fmtRounds = (v: number[]) => v.map((x) => x.toFixed(0)).join(" ");
+  for (const k of ["file µs", "pg µs"])
+    console.log(
+      `append ${k.replace(" µs", "").padEnd(5)} one at a time: median ${median(got[k] ?? []).toFixed(1)} µs (rounds: ${fmtRounds(got[k] ?? [])})`,
+    );
+  for (const k of ["file /s", "pg /s"])
+    console.log(
+      `append ${k.replace(" /s", "").padEnd(5)} ${APPENDERS} at once: median ${median(got[k] ?? []).toFixed(0)} appends/s (rounds: ${fmtRounds(got[k] ?? [])})`,
+    );
+  console.log(`acknowledged appends missing from the store: ${lost}`);
+  await store.close();
+  await count.close();
+  file.close();
+  gate.close();
+  rmSync(recDir, { recursive: true, force: true });
 }

@@ -2,14 +2,14 @@
  * `rta agent log` (agentLog.ts) and `rta agent overview`: what agents did,
  * read back from the record. Never tools.
  */
-import { Exit } from "../core/errors.ts";
+import { Exit, RtaError } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
-import { eachRecordLine } from "../record/read.ts";
-import { recordFile } from "./agentLog.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
 import { plainCell } from "./plain.ts";
+import { type RecordSource, recordSource } from "./recordSource.ts";
 import { renderHuman, shown } from "./render.ts";
+import { reportError } from "./report.ts";
 
 export { humanLine, log, recordFile } from "./agentLog.ts";
 
@@ -33,8 +33,26 @@ interface SessionSummary {
  * piped, JSON with --json. Refuses only a record it cannot read.
  */
 export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): number {
+  let source: RecordSource;
+  try {
+    source = recordSource(cli);
+  } catch (err) {
+    return reportError(cli.io, err as RtaError, opts.json === true);
+  }
+  try {
+    return overviewOf(cli, source, opts);
+  } catch (err) {
+    // a store that cannot be read is said as itself, with no trace of its password
+    if (source.store && err instanceof RtaError) return reportError(cli.io, err, opts.json === true);
+    throw err;
+  } finally {
+    source.close();
+  }
+}
+
+function overviewOf(cli: Cli, source: RecordSource, opts: { detail?: boolean; json?: boolean }): number {
   const { io } = cli;
-  const file = recordFile(cli);
+  const file = source.where;
   const sessions = new Map<string, SessionSummary>();
   const refusals: Record<string, number> = {};
   const agents = new Set<string>();
@@ -42,7 +60,7 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
   let calls = 0;
   let probes = 0;
   let grants = 0;
-  eachRecordLine(file, (l) => {
+  source.each((l) => {
     if (!l) return;
     const s = sessions.get(l.session) ?? {
       session: l.session,
@@ -93,7 +111,14 @@ export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): 
   };
   const form = outputForm(io, opts.json);
   if (form === "json") {
-    io.out(jsonText(io, opts.detail ? { ...summary, file, each_session: [...sessions.values()] } : summary));
+    io.out(
+      jsonText(
+        io,
+        opts.detail
+          ? { ...summary, ...(source.file ? { file } : { store: file }), each_session: [...sessions.values()] }
+          : summary,
+      ),
+    );
     return Exit.ok;
   }
   if (form === "plain") {

@@ -10,16 +10,20 @@ import { join } from "node:path";
 import { namesAgent, optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { parseDuration } from "../core/duration.ts";
-import { Exit, type RtaError } from "../core/errors.ts";
+import { Exit, RtaError } from "../core/errors.ts";
 import type { RecordLine } from "../record/append.ts";
 import { eachRecordLine, parseRecord } from "../record/read.ts";
+import { Batched, lineFor } from "./agentLogLines.ts";
+import { followStore } from "./agentLogStore.ts";
 import type { Cli } from "./factory.ts";
 import { type Form, outputForm } from "./io.ts";
 import { readerLeft } from "./listing.ts";
-import { plainCell } from "./plain.ts";
-import { verifyRecord } from "./recordVerify.ts";
+import { type RecordSource, recordSource } from "./recordSource.ts";
+import { verifyRecord, verifyStore } from "./recordVerify.ts";
 import { jsonShown, shown } from "./render.ts";
 import { reportError } from "./report.ts";
+
+export { humanLine } from "./agentLogLines.ts";
 
 export interface LogOptions {
   /** an id, or true for the latest session */
@@ -47,19 +51,40 @@ export function recordFile(cli: Cli): string {
  * chain is checked instead.
  */
 export async function log(cli: Cli, opts: LogOptions): Promise<number> {
+  let source: RecordSource;
+  try {
+    source = recordSource(cli);
+  } catch (err) {
+    return reportError(cli.io, err as RtaError, opts.json === true);
+  }
+  try {
+    return await logFrom(cli, source, opts);
+  } catch (err) {
+    // a store that cannot be read is said as itself, with no trace of its password
+    if (source.store && err instanceof RtaError) return reportError(cli.io, err, opts.json === true);
+    throw err;
+  } finally {
+    source.close();
+  }
+}
+
+async function logFrom(cli: Cli, source: RecordSource, opts: LogOptions): Promise<number> {
   const { io } = cli;
-  const file = recordFile(cli);
-  if (opts.verify) return verifyRecord(cli, file, opts.json === true);
+  const file = source.where;
+  if (opts.verify)
+    return source.store
+      ? verifyStore(cli, source.store, opts.json === true)
+      : verifyRecord(cli, file, opts.json === true);
   let match: (l: RecordLine) => boolean;
   let session: string | undefined;
   try {
-    session = opts.session === true ? latestSession(file, opts.agent) : opts.session || undefined;
+    session = opts.session === true ? latestSession(source.each, opts.agent) : opts.session || undefined;
     match = filter({ ...opts, session }, Date.now());
   } catch (err) {
     return reportError(io, err as RtaError, opts.json === true);
   }
   if (opts.session === true && session === undefined) {
-    io.err(`no sessions${opts.agent ? ` of agent ${shown(opts.agent)}` : ""} in ${file} yet\n`);
+    io.err(`no sessions${opts.agent ? ` of agent ${shown(opts.agent)}` : ""} in ${shown(file)} yet\n`);
     if (!opts.follow) return Exit.ok;
     match = () => false; // a session that starts later is not the latest one there was
   }
@@ -68,20 +93,20 @@ export async function log(cli: Cli, opts: LogOptions): Promise<number> {
   // The record is read and shown a line at a time: an agent can make it larger than memory (see read.ts).
   if (!opts.follow) {
     try {
-      listOnce(cli, file, match, form, said);
+      listOnce(cli, source, match, form, said);
     } catch (err) {
       // the reader went away (`| head`): it had what it wanted, which is no failure
       if (!readerLeft(err)) throw err;
     }
     return Exit.ok;
   }
-  return follow(cli, file, match, form);
+  return source.store ? followStore(cli, source.store, match, form) : follow(cli, file, match, form);
 }
 
 /** Prints the matching lines once, gathered into large writes; refuses only a record it cannot read. */
 function listOnce(
   cli: Cli,
-  file: string,
+  source: RecordSource,
   match: (l: RecordLine) => boolean,
   form: Form,
   said: LogOptions & { session?: string },
@@ -92,21 +117,15 @@ function listOnce(
   // --json is one array; on a terminal one element a line, so a long record is still read as it comes.
   const [open, comma, close] = io.stdoutIsTTY ? ["[\n", ",\n", "\n]\n"] : ["[", ",", "]\n"];
   if (form === "json") out.add(open);
-  eachRecordLine(file, (l) => {
+  source.each((l) => {
     if (!l || !match(l)) return;
     out.add(form === "json" ? `${count > 0 ? comma : ""}${jsonShown(l)}` : `${lineFor(form, l)}\n`);
     count++;
   });
   if (form === "json") out.add(count > 0 ? close : "]\n");
   // piped, no calls is no lines, as grep says no match; on a terminal it is said, with where it looked
-  else if (count === 0 && form === "terminal") out.add(`no calls in ${file}${describeFilter(said)}\n`);
+  else if (count === 0 && form === "terminal") out.add(`no calls in ${shown(source.where)}${describeFilter(said)}\n`);
   out.flush();
-}
-
-/** A record line for the form: fields two spaces apart on a terminal, tab-separated piped, one object with --json. */
-function lineFor(form: Form, l: RecordLine): string {
-  if (form === "json") return jsonShown(l);
-  return form === "terminal" ? humanLine(l) : plainLine(l);
 }
 
 /**
@@ -168,16 +187,21 @@ async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean,
  * The id of the session that started last: the latest time a start line
  * gives (a server writes its start line at its first call, with the time it
  * started), the later line on a tie; where no line is a start line, the
- * session of the last line. Undefined for an empty record. With `agent`, only
+ * session of the last line. Undefined for an empty record. `from` is the
+ * record's file, or a walk of its lines (a store's). With `agent`, only
  * the sessions that agent called in count (a start line names no agent yet),
  * so `--agent claude --session` is claude's latest session. Refuses only a
  * record it cannot read.
  */
-export function latestSession(file: string, agent?: string): string | undefined {
+export function latestSession(
+  from: string | ((fn: (l: RecordLine | undefined) => void) => void),
+  agent?: string,
+): string | undefined {
+  const walk = typeof from === "string" ? (fn: (l: RecordLine | undefined) => void) => eachRecordLine(from, fn) : from;
   const startedAt = new Map<string, number>();
   let started: { session: string; at: number } | undefined;
   let last: string | undefined;
-  eachRecordLine(file, (l) => {
+  walk((l) => {
     if (!l) return;
     if (l.kind === "start") startedAt.set(l.session, Date.parse(l.time) || 0);
     if (agent !== undefined && (l.kind || !namesAgent(agent, l.agent))) return;
@@ -186,45 +210,6 @@ export function latestSession(file: string, agent?: string): string | undefined 
     if (at !== undefined && (started === undefined || at >= started.at)) started = { session: l.session, at };
   });
   return started?.session ?? last;
-}
-
-/** One record line as a pipe takes it: time (ISO), session, agent, capability, outcome, ms, grant, probe; tab-separated. */
-function plainLine(l: RecordLine): string {
-  const time = l.time.replace(/\.\d+Z$/, "Z");
-  const cells = [
-    time,
-    l.session,
-    l.agent,
-    l.capability,
-    l.outcome,
-    l.duration_ms,
-    l.grant ?? null,
-    l.probe ? "probe" : null,
-  ];
-  return cells.map((c) => plainCell(c as string | number | null)).join("\t");
-}
-
-/** How much output is gathered before it is written: one write a line would cost a system call each. */
-const OUTPUT_BATCH_CHARS = 64 * 1024;
-
-/** Output gathered into writes of about OUTPUT_BATCH_CHARS. */
-class Batched {
-  private parts: string[] = [];
-  private size = 0;
-
-  constructor(private readonly io: Cli["io"]) {}
-
-  add(text: string): void {
-    this.parts.push(text);
-    this.size += text.length;
-    if (this.size >= OUTPUT_BATCH_CHARS) this.flush();
-  }
-
-  flush(): void {
-    if (this.parts.length > 0) this.io.out(this.parts.join(""));
-    this.parts = [];
-    this.size = 0;
-  }
 }
 
 function filter(opts: LogOptions & { session?: string }, now: number): (l: RecordLine) => boolean {
@@ -246,19 +231,6 @@ function describeFilter(opts: LogOptions & { session?: string }): string {
     opts.since && `the last ${opts.since}`,
   ].filter(Boolean);
   return parts.length ? ` for ${parts.join(", ")}` : "";
-}
-
-/** One record line as a person reads it, every field escaped; refuses nothing. */
-export function humanLine(l: RecordLine): string {
-  const extras = [l.grant && `grant ${l.grant}`, l.probe && "probe", l.via === "resource" && "as resource read"]
-    .filter(Boolean)
-    .join("  ");
-  // Every field is shown escaped: the record holds what an agent chose (its name, its tool names) and what
-  // anyone who wrote the file put there.
-  const fields = [l.time.replace(/\.\d+Z$/, "Z"), l.session, l.agent, l.capability, l.outcome].map((f) =>
-    shown(String(f)),
-  );
-  return `${fields.join("  ")}  ${shown(String(l.duration_ms))} ms${extras ? `  ${shown(extras)}` : ""}`;
 }
 
 /**

@@ -165,7 +165,9 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
     } catch {
       add("record", "fail", `${record} cannot be appended to`, `make it yours: chown "$USER" ${record}`);
     }
-  } else add("record", "note", `${record} does not exist yet`, "nothing to do: the first agent call makes it");
+  } else if (!isPostgresUrl(cli.io.env.RTA_STORE || sharedStore || ""))
+    // with a PostgreSQL store the servers write the record there (said under "shared store")
+    add("record", "note", `${record} does not exist yet`, "nothing to do: the first agent call makes it");
   // The record's checkpoint, beside it: said only when it stops calls, as the record is.
   const checkpoint = join(d.data, RECORD_CHECKPOINT_FILE);
   const checkpointStat = dataStat?.isDirectory() ? lstatSync(checkpoint, { throwIfNoEntry: false }) : undefined;
@@ -220,11 +222,7 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
     // named without its password, as every message of the shared store is
     try {
       const store = new PgGateStore(shared);
-      add(
-        "shared store",
-        "ok",
-        `${store.label}: grants, locks, tokens and rate buckets (the record stays in the data dir)`,
-      );
+      add("shared store", "ok", `${store.label}: grants, locks, tokens, rate buckets and the record`);
       store.close();
     } catch (err) {
       add("shared store", "fail", (err as Error).message, (err as RtaError).hint ?? "check the store's URL");

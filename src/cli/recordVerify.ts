@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { dirs } from "../core/dirs.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import { GATE_STORE_FILE, GateStore } from "../gate/gateStore.ts";
+import type { PgRecordReader } from "../gate/store/pgRecordRead.ts";
 import { RECORD_KEY_FILE, readRecordKey } from "../record/key.ts";
 import { type Verdict, type VerifyOptions, verifyFile } from "../record/verify.ts";
 import type { Cli } from "./factory.ts";
@@ -26,16 +27,37 @@ export function verifyRecord(cli: Cli, file: string, json: boolean): number {
   } catch (err) {
     return reportError(cli.io, err as RtaError, json);
   }
+  return sayVerdict(cli, { file }, verdict, json);
+}
+
+/**
+ * `rta agent log --verify --store postgres://…`: checks each session's chain in the store against the store's key,
+ * its checkpoint and the chain of session starts, and says each problem found, as verifyRecord does. Exits 1 on
+ * any problem; a store that cannot be read is core.store.unavailable, without its password.
+ */
+export function verifyStore(cli: Cli, store: PgRecordReader, json: boolean): number {
+  let verdict: Verdict;
+  try {
+    verdict = store.verify();
+  } catch (err) {
+    return reportError(cli.io, err as RtaError, json);
+  }
+  return sayVerdict(cli, { store: store.label }, verdict, json);
+}
+
+function sayVerdict(cli: Cli, where: { file: string } | { store: string }, verdict: Verdict, json: boolean): number {
   // Piped, the verdict is the same sentence (a script reads the exit status); JSON only with --json.
-  if (json) cli.io.out(jsonText(cli.io, { file, ...verdict }));
+  if (json) cli.io.out(jsonText(cli.io, { ...where, ...verdict }));
   else if (verdict.problems.length === 0) {
     const open = verdict.open.length > 0 ? `, ${verdict.open.length} still open` : "";
-    cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${shown(file)})\n`);
+    const named = "file" in where ? where.file : where.store;
+    cli.io.out(`record verified: ${verdict.lines} lines in ${verdict.sessions} sessions${open} (${shown(named)})\n`);
   } else {
     for (const p of verdict.problems) {
       // a problem of the whole record (line 0) is its own sentence: "the data dir holds no checkpoint …"
-      const where = p.line === 0 ? "" : `line ${p.line}${p.session ? ` (session ${shown(p.session)})` : ""} `;
-      cli.io.out(`${p.kind}: ${where}${p.what}\n`);
+      const place = p.line === 0 ? "" : `line ${p.line}${p.session ? ` (session ${shown(p.session)})` : ""} `;
+      // a store's problem can quote a session id a line claimed: escaped
+      cli.io.out(`${p.kind}: ${place}${"file" in where ? p.what : shown(p.what)}\n`);
     }
   }
   return verdict.problems.length === 0 ? Exit.ok : Exit.failure;

@@ -5,10 +5,13 @@
  */
 import { join, resolve } from "node:path";
 import { optionalAgentName } from "../core/agentName.ts";
+import { ConfigSource, usable } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { agentLimits } from "../gate/bound.ts";
-import { PgGateStore } from "../gate/store/pgStore.ts";
+import { PgRecord } from "../gate/store/pgRecord.ts";
+import { safeUrl } from "../gate/store/pgSchema.ts";
+import { isPostgresUrl, PgGateStore } from "../gate/store/pgStore.ts";
 import type { HttpAddress } from "../mcp/serve/http.ts";
 import { newSessionId, type ServeEnd, type ServeOptions, SessionRecord } from "../mcp/serve/session.ts";
 import { serveStdio } from "../mcp/serve/stdio.ts";
@@ -56,18 +59,20 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
   const dataDir = dirs(io.env).data;
   const recordFile = join(dataDir, RECORD_FILE);
   let warned = false;
-  const record = new FileRecord(recordFile, {
-    key: () => recordKey(dataDir),
-    checkpoints: () => deps.gate(),
-    // Said once, not per call: an agent retrying must not fill the operator's terminal either.
-    onFailure: (err) => {
-      if (warned) return;
-      warned = true;
-      io.err(
-        `rta: the record cannot be written, so agent calls are refused (core.record.unavailable) until it can: ${shown((err as Error).message)}\n`,
-      );
-    },
-  });
+  // Said once, not per call: an agent retrying must not fill the operator's terminal either.
+  const onFailure = (err: unknown) => {
+    if (warned) return;
+    warned = true;
+    io.err(
+      `rta: the record cannot be written, so agent calls are refused (core.record.unavailable) until it can: ${shown((err as Error).message)}\n`,
+    );
+  };
+  // With a PostgreSQL store the record is in it too (pgRecord.ts), its lines committed in batches.
+  const storeUrl = io.env.RTA_STORE || usable(ConfigSource.inConfigDir(dirs(io.env).config).current())?.store;
+  const inStore = storeUrl !== undefined && isPostgresUrl(storeUrl);
+  const record = inStore
+    ? new PgRecord(storeUrl, { onFailure })
+    : new FileRecord(recordFile, { key: () => recordKey(dataDir), checkpoints: () => deps.gate(), onFailure });
   // With --verbose every agent call is also one short line on stderr: tool, outcome, duration, never the arguments.
   const sink = new SessionRecord(
     record,
@@ -105,7 +110,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     catalogue: cli.catalogue,
     deps,
     record: sink,
-    recordFile,
+    recordFile: inStore ? `the shared store ${safeUrl(storeUrl)}` : recordFile,
     session,
     limits,
     ...(agent ? { agent } : {}),

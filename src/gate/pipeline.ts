@@ -81,7 +81,8 @@ export async function runCall(
 ): Promise<Outcome> {
   const trace: CallTrace = { call, started: deps.clock.now(), outcome: "ok", probe: false };
   const ran = await stages(call, catalogue, deps, options, trace);
-  const kept = recordCall(trace, deps);
+  let kept = recordCall(trace, deps);
+  if (kept !== true && kept !== false) kept = await kept;
   lap("record: outcome line");
   if (trace.grant !== undefined) options.onSpent?.(trace.grant);
   // A call that ran with no `run` line is on the record by its outcome line alone: unwritten, nothing is told.
@@ -175,15 +176,24 @@ async function stages(
     const makesParents = mayMakeParents(cap, args);
     const runLine = call.origin.kind === "agent" && (grant !== undefined || !aimsNowhere(cap));
     lap("resolve, shape, declaration, fill, grant, profile");
-    const recordOrGiveBack = () => {
+    // A sink that commits in batches (a PostgreSQL store's) gives a promise: awaited only then.
+    const recordOrGiveBack = (): void | Promise<void> => {
+      let p: void | Promise<void>;
       try {
-        recordRun(trace, deps);
+        p = recordRun(trace, deps);
       } catch (err) {
         throw givenBack(err);
       }
+      if (p)
+        return p.catch((err) => {
+          throw givenBack(err);
+        });
       lap("record: run line");
     };
-    if (makesParents) recordOrGiveBack();
+    if (makesParents) {
+      const p = recordOrGiveBack();
+      if (p) await p;
+    }
     let paths: Record<string, OpenedPath>;
     try {
       paths = openPaths(cap, args, gate);
@@ -193,7 +203,10 @@ async function stages(
       throw makesParents ? err : givenBack(err);
     }
     try {
-      if (runLine && !makesParents) recordOrGiveBack();
+      if (runLine && !makesParents) {
+        const p = recordOrGiveBack();
+        if (p) await p;
+      }
       trace.unrecordedRun = call.origin.kind === "agent" && !runLine;
       const limits = call.origin.kind === "agent" ? (options.limits ?? agentLimits()) : UNBOUNDED;
       const signal = signalOf(options);

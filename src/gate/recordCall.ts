@@ -67,38 +67,50 @@ type CallerChosen = Pick<RecordEntry, "agent" | "client" | "capability" | "args"
 /**
  * Writes the line that says an agent's call is about to run. Refuses with
  * core.record.unavailable when it cannot be written: the call must not run.
+ * A sink that commits in batches gives a promise, rejected so, to be awaited
+ * before the call runs.
  */
-export function recordRun(trace: CallTrace, deps: Deps): void {
+export function recordRun(trace: CallTrace, deps: Deps): void | Promise<void> {
   const entry = entryFor(trace, deps);
   if (!entry) return;
   lap("record: entry");
   try {
-    deps.record.append({ ...entry, kind: "run", outcome: "run", duration_ms: 0 });
+    const p = deps.record.append({ ...entry, kind: "run", outcome: "run", duration_ms: 0 });
+    if (p instanceof Promise) return p.catch(() => Promise.reject(runUnrecorded()));
   } catch {
-    throw new RtaError(
-      "core.record.unavailable",
-      "the call was not run: its line cannot be written to the record",
-      "a person must make the record writable again; the call can then be sent again",
-    );
+    throw runUnrecorded();
   }
+}
+
+function runUnrecorded(): RtaError {
+  return new RtaError(
+    "core.record.unavailable",
+    "the call was not run: its line cannot be written to the record",
+    "a person must make the record writable again; the call can then be sent again",
+  );
 }
 
 /**
  * Writes an agent call's outcome, before it is answered; false when it could not be written (said once on the
  * server's stderr by the sink). A call with a `run` line is on the record as one that ran either way; one without
- * (trace.unrecordedRun) must then have its answer withheld.
+ * (trace.unrecordedRun) must then have its answer withheld. A sink that commits in batches gives a promise of the
+ * same, never rejected, to be awaited before the call is answered.
  */
-export function recordCall(trace: CallTrace, deps: Deps): boolean {
+export function recordCall(trace: CallTrace, deps: Deps): boolean | Promise<boolean> {
   const entry = entryFor(trace, deps);
   if (!entry) return true;
   lap("record: entry");
   try {
-    deps.record.append(entry);
+    const p = deps.record.append(entry);
+    if (p instanceof Promise) return p.then(committed, uncommitted);
     return true;
   } catch {
     return false;
   }
 }
+
+const committed = () => true;
+const uncommitted = () => false;
 
 /** What an agent is told in place of the answer of a free read whose outcome line could not be written. */
 export function withheld(): RtaError {

@@ -64,8 +64,12 @@ export interface CheckpointStore {
 }
 
 export interface RecordSink {
-  /** Appends one line; throws core.record.unavailable when it cannot be written. */
-  append(entry: RecordEntry): void;
+  /**
+   * Appends one line; throws core.record.unavailable when it cannot be written. A sink that commits lines in
+   * batches (a PostgreSQL store's) returns a promise instead, settled once the line's batch is committed, and
+   * rejected with core.record.unavailable when it was not: whoever answers a call awaits it first.
+   */
+  append(entry: RecordEntry): void | Promise<void>;
 }
 
 /** A session's opening or closing line. */

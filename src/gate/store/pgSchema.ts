@@ -65,6 +65,23 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX watch_subscriptions_by_watcher ON watch_subscriptions (watcher);
   CREATE INDEX watch_subscriptions_by_holder ON watch_subscriptions (holder, held_until);`,
+  // the record (pgRecord.ts). Each server process's session is its own chain: `record_sessions` keeps its
+  // checkpoint (last_seq, last_mac), moved in the statement that adds its lines; a session's first line is chained to
+  // the first line of the session before it (by `ord`), and `record_head` holds the last of those, so a session cut out
+  // whole shows. The key is made here, once, under the migration's lock: 64 hex digits from two random UUIDs
+  // (244 random bits).
+  `CREATE TABLE record_key (id int PRIMARY KEY CHECK (id = 1), key text NOT NULL);
+  INSERT INTO record_key (id, key)
+    VALUES (1, replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
+  CREATE TABLE record_head (id int PRIMARY KEY CHECK (id = 1), sessions bigint NOT NULL, mac text NOT NULL);
+  INSERT INTO record_head (id, sessions, mac) VALUES (1, 0, '');
+  CREATE TABLE record_sessions (
+    session text PRIMARY KEY, ord bigint NOT NULL UNIQUE, prev_mac text NOT NULL, last_seq bigint NOT NULL,
+    last_mac text NOT NULL
+  );
+  CREATE TABLE record_lines (
+    id bigserial PRIMARY KEY, session text NOT NULL, seq bigint NOT NULL, line text NOT NULL, UNIQUE (session, seq)
+  );`,
 ];
 
 /** The connection string with its password (and any query, which can carry one) left out: for every message. */

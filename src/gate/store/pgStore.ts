@@ -6,9 +6,11 @@
  * need no change. Opening runs the schema's migrations (pgSchema.ts). A lock or
  * a revoke bumps the change counter in its statement, and each call reads that
  * one row, so a lock set through any replica stops the next call on all of
- * them. The record stays in the replica's data dir this phase: its checkpoint
- * is kept by that dir's gate.db, as without a shared store. Every failure is
- * core.store.unavailable naming the store without its password.
+ * them. A server's record goes to the store too (pgRecord.ts, its own
+ * connection, awaited); the checkpoint methods below are for a file record
+ * kept beside this store (a test's, a bench's), by the data dir's gate.db.
+ * Every failure is core.store.unavailable naming the store without its
+ * password.
  */
 import type { RecordCheckpoint } from "../../record/append.ts";
 import type { Chosen } from "./db.ts";

@@ -103,7 +103,7 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServeEnd> {
   const again = stopSignal();
   sayStopping(o, front.calls.size);
   const unstopped = await finishCalls(front.calls, again);
-  endSession(o, "http", unstopped);
+  await endSession(o, "http", unstopped);
   // The answers of the calls that finished are still on their way: let them go out (a session's open stream
   // lasts as long as the session, so sessions are closed first), within a bound.
   front.closeSessions();

@@ -14,7 +14,7 @@ import type { Deps } from "../../gate/deps.ts";
 import { OperatorChannel } from "../../operator/channel.ts";
 import { runDirOf } from "../../operator/runDir.ts";
 import { ServerState } from "../../operator/state.ts";
-import { type FileRecord, type RecordEntry, type RecordSink, sessionMark } from "../../record/append.ts";
+import { type RecordEntry, type RecordSink, sessionMark } from "../../record/append.ts";
 import type { ServeContext } from "../server.ts";
 import { SHUTDOWN_GRACE_MS } from "./callsInFlight.ts";
 
@@ -121,9 +121,11 @@ export class SessionRecord implements RecordSink {
   private ended = false;
   /** the start line, until it is written */
   private start: RecordEntry | undefined;
+  /** a batching sink's start line on its way: the session's other lines wait for it */
+  private starting: Promise<void> | undefined;
 
   constructor(
-    private readonly record: FileRecord,
+    private readonly record: ClosableSink,
     private readonly onCall?: (entry: RecordEntry) => void,
   ) {}
 
@@ -135,24 +137,54 @@ export class SessionRecord implements RecordSink {
   /**
    * Writes a line, the start line first if it is not yet written; refuses (core.record.unavailable) once the
    * session has ended, and when the start line cannot be written: a session's lines never come before its start.
+   * With a sink that commits in batches, a promise settled as the line's batch is.
    */
-  append(entry: RecordEntry): void {
+  append(entry: RecordEntry): void | Promise<void> {
     // A call that would start after the end has no line to run under, so it does not run.
     if (this.ended) throw new RtaError("core.record.unavailable", "the session has ended", "start the server again");
+    if (this.starting) return this.starting.then(() => this.append(entry));
     if (this.start) {
-      this.record.append(this.start);
+      const start = this.start;
+      const p = this.record.append(start);
       this.start = undefined;
+      if (p instanceof Promise) {
+        // queued with the start line, so committed with it; a start that was not is tried again by the next line
+        const q = this.record.append(entry);
+        const starting = p.then(
+          () => {
+            this.starting = undefined;
+          },
+          (err) => {
+            this.starting = undefined;
+            this.start ??= start;
+            throw err;
+          },
+        );
+        this.starting = starting;
+        return Promise.all([starting, q]).then(() => this.told(entry));
+      }
     }
-    this.record.append(entry);
+    const p = this.record.append(entry);
+    if (p instanceof Promise) return p.then(() => this.told(entry));
+    this.told(entry);
+  }
+
+  private told(entry: RecordEntry): void {
     if (!entry.kind) this.onCall?.(entry);
   }
 
-  /** Writes the end line, and closes the record to every later line. */
-  end(entry: RecordEntry): void {
-    markSession(this, entry);
+  /** Writes the end line, and closes the record to every later line (a batching sink once its lines are in). */
+  end(entry: RecordEntry): void | Promise<void> {
+    const p = markSession(this, entry);
     this.ended = true;
-    this.record.close();
+    if (p instanceof Promise) return p.then(() => this.record.close());
+    return this.record.close();
   }
+}
+
+/** A record sink that is closed when its session ends: a batching one's close waits for its lines. */
+export interface ClosableSink extends RecordSink {
+  close(): void | Promise<void>;
 }
 
 /**
@@ -163,16 +195,20 @@ export function startSession(o: ServeOptions, transport: string): void {
   o.record.begin(sessionMark("start", o.session, new Date(o.deps.clock.now()), transport));
 }
 
-/** Writes a session's end line once its calls are recorded; a call that did not stop is said first. */
-export function endSession(o: ServeOptions, transport: string, unstopped: number): void {
+/**
+ * Writes a session's end line once its calls are recorded; a call that did not stop is said first. A promise when
+ * the record commits in batches: the process must not end before it settles.
+ */
+export function endSession(o: ServeOptions, transport: string, unstopped: number): void | Promise<void> {
   if (unstopped > 0) o.say(`rta: ${unstopped} call(s) did not stop when cancelled; ending without their record lines`);
-  o.record.end(sessionMark("end", o.session, new Date(o.deps.clock.now()), transport));
+  return o.record.end(sessionMark("end", o.session, new Date(o.deps.clock.now()), transport));
 }
 
 /** Writes a session's start or end; a record that cannot take it has been said on stderr, and calls are refused. */
-function markSession(record: RecordSink, entry: RecordEntry): void {
+function markSession(record: RecordSink, entry: RecordEntry): void | Promise<void> {
   try {
-    record.append(entry);
+    const p = record.append(entry);
+    if (p instanceof Promise) return p.catch(() => {});
   } catch {
     // said once by the record's onFailure
   }

@@ -128,7 +128,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
     const unstopped = await finishCalls(calls, again);
     await Promise.race([handle.close(), Bun.sleep(CANCEL_GRACE_MS)]);
     subscriptions.close();
-    endSession(o, "stdio", unstopped);
+    await endSession(o, "stdio", unstopped);
     closeChannel();
     // The finished calls' answers are written; let them leave before the process does.
     await Promise.race([
@@ -142,7 +142,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   await handle.close();
   subscriptions.close();
   await calls.settled(CANCEL_GRACE_MS);
-  endSession(o, "stdio", calls.size);
+  await endSession(o, "stdio", calls.size);
   closeChannel();
   if (why === "operator") o.say("rta: a person ended this session through the operator channel");
   return { status: transport.endedOnLimit ? Exit.failure : Exit.ok, exit: why === "operator" };

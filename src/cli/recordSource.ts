@@ -1,0 +1,50 @@
+/**
+ * Where `rta agent log` and `agent overview` read the record: the data dir's
+ * file, or, with a PostgreSQL store (--store, RTA_STORE or config's store),
+ * the store, where its servers wrote it (gate/store/pgRecord.ts). Named to a
+ * person without the store's password.
+ */
+import { join } from "node:path";
+import { ConfigSource, usable } from "../core/config.ts";
+import { dirs, RECORD_FILE } from "../core/dirs.ts";
+import { RtaError } from "../core/errors.ts";
+import { PgRecordReader } from "../gate/store/pgRecordRead.ts";
+import { isPostgresUrl } from "../gate/store/pgStore.ts";
+import type { RecordLine } from "../record/line.ts";
+import { eachRecordLine } from "../record/read.ts";
+import type { Cli } from "./factory.ts";
+
+/** The record's lines in the order they were written, and its place; a file's or a store's. */
+export interface RecordSource {
+  /** where the record is, as a person is told: the file's path, or the store's URL without its password */
+  where: string;
+  /** the file's path; undefined for a store */
+  file?: string;
+  /** each line (undefined for one that is no record line) and its place from 1 */
+  each(fn: (line: RecordLine | undefined, at: number) => void): void;
+  /** a store's reader, for --follow and --verify */
+  store?: PgRecordReader;
+  close(): void;
+}
+
+/**
+ * The record the environment names: the store's when it is a PostgreSQL one, else the data dir's file. Refuses
+ * (core.store.unavailable) a store that is no postgres:// URL, without repeating it (it may carry a password).
+ */
+export function recordSource(cli: Cli): RecordSource {
+  const env = cli.io.env;
+  const d = dirs(env);
+  const shared = env.RTA_STORE || usable(ConfigSource.inConfigDir(d.config).current())?.store;
+  if (shared) {
+    if (!isPostgresUrl(shared))
+      throw new RtaError(
+        "core.store.unavailable",
+        "the shared store (--store, RTA_STORE or config's store) is not a postgres:// URL",
+        "name it as postgres://user@host:5432/db, or leave it unset to read the record in the data dir",
+      );
+    const store = new PgRecordReader(shared);
+    return { where: store.label, each: (fn) => store.eachLine(fn), store, close: () => store.close() };
+  }
+  const file = join(d.data, RECORD_FILE);
+  return { where: file, file, each: (fn) => eachRecordLine(file, fn), close: () => {} };
+}

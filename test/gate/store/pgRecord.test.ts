@@ -1,0 +1,108 @@
+/**
+ * The record in PostgreSQL (pgRecord.ts, pgRecordRead.ts) against a real server (test/support/pg.ts): lines appended
+ * in the same turn go in one statement, at most 512 to one; every line acknowledged is a row; a batch the store
+ * refuses is refused to each of its lines as core.record.unavailable and the session goes on after it; two writers'
+ * sessions each verify, chained into one chain of session starts.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { PgRecord } from "../../../src/gate/store/pgRecord.ts";
+import { PgRecordReader } from "../../../src/gate/store/pgRecordRead.ts";
+import { PgGateStore } from "../../../src/gate/store/pgStore.ts";
+import type { RecordEntry } from "../../../src/record/line.ts";
+import { pgServer } from "../../support/pg.ts";
+
+const pg = await pgServer();
+const closing: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of closing.splice(0)) await c();
+});
+
+const entry = (session: string, i: number): RecordEntry => ({
+  time: new Date(1_800_000_000_000 + i).toISOString(),
+  session,
+  agent: "claude",
+  client: "test 1",
+  transport: "http",
+  capability: "fs_write",
+  outcome: "ok",
+  duration_ms: i,
+  args: ["path"],
+});
+
+/** A fresh store, migrated, and a record on it whose statements are counted. */
+async function fresh(): Promise<{ url: string; record: PgRecord; statements: () => number }> {
+  const url = await (pg?.freshDb() as Promise<string>);
+  new PgGateStore(url).close();
+  const record = new PgRecord(url);
+  closing.push(() => record.close());
+  let statements = 0;
+  const commit = (record as unknown as { commit: (e: RecordEntry[]) => Promise<void> }).commit.bind(record);
+  (record as unknown as { commit: (e: RecordEntry[]) => Promise<void> }).commit = (e) => {
+    statements++;
+    return commit(e);
+  };
+  return { url, record, statements: () => statements };
+}
+
+function verdict(url: string) {
+  const reader = new PgRecordReader(url);
+  try {
+    return reader.verify();
+  } finally {
+    reader.close();
+  }
+}
+
+describe.skipIf(pg === null)("the record in PostgreSQL", () => {
+  test("lines appended in one turn are one batch, at most 512 to one, and each acknowledged line is a row", async () => {
+    const { url, record, statements } = await fresh();
+    await Promise.all(Array.from({ length: 200 }, (_, i) => record.append(entry("s1", i))));
+    expect(statements()).toBe(1);
+    await Promise.all(Array.from({ length: 1000 }, (_, i) => record.append(entry("s1", 200 + i))));
+    expect(statements()).toBe(3);
+    const sql = new SQL(url, { max: 1 });
+    const [row] = await sql.unsafe("SELECT count(*)::int AS n, max(seq)::int AS top FROM record_lines");
+    const [tip] = await sql.unsafe("SELECT last_seq::int AS seq FROM record_sessions WHERE session = 's1'");
+    await sql.close();
+    expect({ n: row.n, top: row.top, checkpoint: tip.seq }).toEqual({ n: 1200, top: 1200, checkpoint: 1200 });
+    expect(verdict(url)).toMatchObject({ sessions: 1, lines: 1200, problems: [] });
+  });
+
+  test("a batch the store refuses is refused to each of its lines, and the session goes on after it", async () => {
+    const { url, record } = await fresh();
+    await record.append(entry("s1", 0));
+    const sql = new SQL(url, { max: 1 });
+    await sql.unsafe("ALTER TABLE record_lines RENAME TO away");
+    const refused = await Promise.allSettled([record.append(entry("s1", 1)), record.append(entry("s1", 2))]);
+    expect(refused.map((r) => (r.status === "rejected" ? (r.reason as { code: string }).code : "ok"))).toEqual([
+      "core.record.unavailable",
+      "core.record.unavailable",
+    ]);
+    await sql.unsafe("ALTER TABLE away RENAME TO record_lines");
+    await record.append(entry("s1", 3));
+    const lines = await sql.unsafe("SELECT seq::int AS seq, line FROM record_lines ORDER BY seq");
+    await sql.close();
+    expect(lines.map((l: { seq: number; line: string }) => [l.seq, JSON.parse(l.line).duration_ms])).toEqual([
+      [1, 0],
+      [2, 3],
+    ]);
+    expect(verdict(url).problems).toEqual([]);
+  });
+
+  test("two writers' sessions at once each verify, chained into one chain of session starts", async () => {
+    const { url, record } = await fresh();
+    const other = new PgRecord(url);
+    closing.push(() => other.close());
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? record : other).append(entry(i % 2 ? "a" : "b", i))),
+    );
+    await Promise.all([record.append(entry("c", 0)), other.append(entry("d", 0))]);
+    const v = verdict(url);
+    expect(v).toMatchObject({ sessions: 4, lines: 102, problems: [] });
+    const sql = new SQL(url, { max: 1 });
+    const [head] = await sql.unsafe("SELECT sessions::int AS n FROM record_head");
+    await sql.close();
+    expect(head.n).toBe(4);
+  });
+});
