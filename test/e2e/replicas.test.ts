@@ -4,7 +4,7 @@
  * uses are spent across both and never past its count, and a lock set while both run stops the next call on each.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SQL } from "bun";
@@ -46,6 +46,7 @@ describe.skipIf(pg === null)("two replicas on one PostgreSQL store", () => {
     store = await (pg?.freshDb() as Promise<string>);
     root = tempDir();
     mkdirSync(join(root, "out"));
+    writeFileSync(join(root, "seen.txt"), "seen\n");
     replicas = await Promise.all([0, 1].map(() => startHttp(["--root", root, "--store", store])));
     token = JSON.parse((await person(["mcp", "token", "new", "--agent", "claude", "--json"])).stdout).token;
   });
@@ -62,7 +63,7 @@ describe.skipIf(pg === null)("two replicas on one PostgreSQL store", () => {
     for (const r of replicas) expect(r.stderr()).not.toContain("error");
   });
 
-  test("a grant of 20 uses and 200 calls, 60 at a time split between the replicas: exactly 20 succeed", async () => {
+  test("a grant of 20 uses and 200 calls at once split between the replicas: exactly 20 succeed", async () => {
     const issued = await person([
       "grant",
       "allow",
@@ -76,22 +77,21 @@ describe.skipIf(pg === null)("two replicas on one PostgreSQL store", () => {
     ]);
     expect(issued.code).toBe(0);
     const [a, b] = await Promise.all(replicas.map(client));
-    // An agent may have 32 requests in flight on each server, and each call now waits for its record line's commit:
-    // 30 at a time on each replica, 60 at once in all, until the 200 are sent.
-    const outcomes: string[] = [];
-    let next = 0;
-    const worker = async (c: Client | undefined) => {
-      for (let i = next++; i < 200; i = next++) {
-        const r = await c?.callTool({
-          name: "fs_write",
-          arguments: { path: `out/${i}.txt`, content: "x" },
-        });
-        outcomes.push(r?.isError ? (resultJson(r) as { code: string }).code : "ok");
-      }
-    };
-    await Promise.all(Array.from({ length: 60 }, (_, w) => worker(w % 2 === 0 ? a : b)));
+    // All 200 are sent at once. An agent may have 32 requests in flight on each server and each call waits for its
+    // record line's commit, so some are told 429 (try again) before the gate sees them: they spend nothing.
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        (i % 2 === 0 ? a : b)?.callTool({ name: "fs_write", arguments: { path: `out/${i}.txt`, content: "x" } }).then(
+          (r) => (r.isError ? (resultJson(r) as { code: string }).code : "ok"),
+          (err: Error) => (/requests in flight/.test(err.message) ? "429" : err.message),
+        ),
+      ),
+    );
+    const other = outcomes.filter((o) => o !== "ok" && o !== "core.grant.required" && o !== "429");
+    expect(other).toEqual([]);
     const count = (what: string) => outcomes.filter((o) => o === what).length;
-    expect({ ok: count("ok"), required: count("core.grant.required") }).toEqual({ ok: 20, required: 180 });
+    expect(count("ok")).toBe(20);
+    expect(count("core.grant.required")).toBeGreaterThan(0);
     const listed = JSON.parse((await person(["grant", "list", "--json"])).stdout);
     expect(listed.grants.map((g: { uses: number; state: string }) => [g.uses, g.state])).toEqual([[20, "spent"]]);
   });
@@ -100,7 +100,7 @@ describe.skipIf(pg === null)("two replicas on one PostgreSQL store", () => {
     const [a, b] = await Promise.all(replicas.map(client));
     const read = (c: Client | undefined) =>
       c
-        ?.callTool({ name: "fs_read", arguments: { path: "out/0.txt" } })
+        ?.callTool({ name: "fs_read", arguments: { path: "seen.txt" } })
         .then((r) => (r.isError ? resultJson(r) : "ok"));
     expect([await read(a), await read(b)]).toEqual(["ok", "ok"]);
     expect((await person(["lock", "--agent", "claude"])).code).toBe(0);
