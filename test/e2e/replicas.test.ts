@@ -99,9 +99,7 @@ describe.skipIf(pg === null)("two replicas on one PostgreSQL store", () => {
   test("a lock set while both run stops the next call on each; lifted, both serve again", async () => {
     const [a, b] = await Promise.all(replicas.map(client));
     const read = (c: Client | undefined) =>
-      c
-        ?.callTool({ name: "fs_read", arguments: { path: "seen.txt" } })
-        .then((r) => (r.isError ? resultJson(r) : "ok"));
+      c?.callTool({ name: "fs_read", arguments: { path: "seen.txt" } }).then((r) => (r.isError ? resultJson(r) : "ok"));
     expect([await read(a), await read(b)]).toEqual(["ok", "ok"]);
     expect((await person(["lock", "--agent", "claude"])).code).toBe(0);
     for (const refused of [await read(a), await read(b)])
