@@ -74,7 +74,7 @@ export function agentOutcome(
       limits: ctx.limits,
       signal,
       onUnexpected: ctx.onUnexpected,
-      ...(seat ? { consent: seat } : {}),
+      consent: seat,
     });
   // watched by the operator channel: said as it starts and ends, cancelled when a person locks the agent, and a
   // person at `rta operator` asked when the policy says so or the client cannot ask
@@ -86,7 +86,7 @@ export function agentOutcome(
       signal: watched,
       onSpent,
       onUnexpected: ctx.onUnexpected,
-      ...(consent ? { consent } : {}),
+      consent,
     }),
   );
 }

@@ -34,10 +34,21 @@ interface Running {
   stop: AbortController;
   started: number;
   grant?: string;
-  /** resolves once the call has ended and been said */
-  done?: Promise<unknown>;
+  /** told once the call has ended and been said: set only while someone waits for that (stopAgent) */
+  ended?: () => void;
   /** its call_started event, once made */
   event?: CallStarted;
+}
+
+/** Resolves once the call under way `r` has ended and been said; made only when someone waits for it. */
+function endOf(r: Running): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const before = r.ended;
+    r.ended = () => {
+      before?.();
+      resolve();
+    };
+  });
 }
 
 /** How long a locked agent's cancelled calls have to stop before its sessions end regardless. */
@@ -118,10 +129,6 @@ export class ServerState {
     const running: Running = { call: id, agent: origin.name, tool, args, stop, started: this.deps.clock.now() };
     this.calls.set(id, running);
     if (this.watched()) this.broadcast(this.startedEvent(running));
-    let ended: () => void = () => {};
-    running.done = new Promise<void>((resolve) => {
-      ended = resolve;
-    });
     try {
       // one signal for the call, told of the caller's, whose onabort is free: cheaper than AbortSignal.any
       const forward = () => stop.abort(signal.reason);
@@ -148,7 +155,7 @@ export class ServerState {
       return outcome;
     } finally {
       this.calls.delete(id);
-      ended();
+      running.ended?.();
     }
   }
 
@@ -273,7 +280,7 @@ export class ServerState {
     for (const [id, r] of this.calls) {
       if (r.agent !== agent) continue;
       cancelled++;
-      if (r.done) stopping.push(r.done);
+      stopping.push(endOf(r));
       const why = `a person locked agent ${agent}, so its call under way was cancelled`;
       this.broadcast(this.stamp({ event: "call_cancelled", call: id, agent, tool: r.tool, why }));
       r.stop.abort(new RtaError("core.lock.locked", why, "do not retry; the person who locked it lifts the lock"));
