@@ -115,7 +115,9 @@ export class ServerState {
 
   /**
    * Runs one agent call watched: said as it starts and ends, cancelled when a
-   * person locks its agent (through the signal `run` is handed). Refuses nothing.
+   * person locks its agent (through the signal `run` is handed). A caller that
+   * made `signal` for this call alone may hand its controller (`own`): it is
+   * then the one a person's lock aborts, and no second one is made. Refuses nothing.
    */
   async watch(
     origin: AgentOrigin,
@@ -123,18 +125,21 @@ export class ServerState {
     args: Record<string, unknown>,
     signal: AbortSignal,
     run: (signal: AbortSignal, onSpent: (grant: string) => void) => Promise<Outcome>,
+    own?: AbortController,
   ): Promise<Outcome> {
     const id = `${this.info.server}-${++this.seq}`;
-    const stop = new AbortController();
+    const stop = own?.signal === signal ? own : new AbortController();
     const running: Running = { call: id, agent: origin.name, tool, args, stop, started: this.deps.clock.now() };
     this.calls.set(id, running);
     if (this.watched()) this.broadcast(this.startedEvent(running));
     try {
       // one signal for the call, told of the caller's, whose onabort is free: cheaper than AbortSignal.any
-      const forward = () => stop.abort(signal.reason);
-      if (signal.aborted) forward();
-      else if (signal.onabort === null) signal.onabort = forward;
-      else signal.addEventListener("abort", forward, { once: true });
+      if (stop !== own) {
+        const forward = () => stop.abort(signal.reason);
+        if (signal.aborted) forward();
+        else if (signal.onabort === null) signal.onabort = forward;
+        else signal.addEventListener("abort", forward, { once: true });
+      }
       const outcome = await run(stop.signal, (grant) => {
         running.grant = grant;
       });

@@ -196,7 +196,7 @@ export class DirectCalls implements DirectAnswers {
       // Inside: a client's name that is not text throws here as in the SDK's handler, and is answered as it answers it.
       const origin = callerOf(this.ctx, client);
       // with no seat the answer is never a question: a call on a confirm list is refused, never run
-      const result = (await answerCall(this.ctx, shape.name, shape.args, origin, stop.signal, version)) as ToolAnswer;
+      const result = (await answerCall(this.ctx, shape.name, shape.args, origin, stop, version)) as ToolAnswer;
       this.calls.left(stop);
       frame = resultFrame(id, result, isModernRevision(version));
       lap("answer frame JSON");
