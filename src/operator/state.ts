@@ -66,7 +66,7 @@ export class ServerState {
   /** set by the front */
   sessionEnder: SessionEnder | undefined;
   private readonly sessions = new Map<string, string>();
-  private readonly calls = new Map<string, Running>();
+  private readonly calls = new Set<Running>();
   private readonly pending = new Map<string, Waiting>();
   private seq = 0;
 
@@ -94,7 +94,7 @@ export class ServerState {
       ...this.info,
       sessions: [...this.sessions].map(([session, agent]) => ({ session, agent })),
       pending: [...this.pending.values()].map((w) => w.event),
-      calls: [...this.calls.values()].map((r) => this.startedEvent(r)),
+      calls: [...this.calls].map((r) => this.startedEvent(r)),
     };
   }
 
@@ -130,7 +130,7 @@ export class ServerState {
     const id = `${this.info.server}-${++this.seq}`;
     const stop = own?.signal === signal ? own : new AbortController();
     const running: Running = { call: id, agent: origin.name, tool, args, stop, started: this.deps.clock.now() };
-    this.calls.set(id, running);
+    this.calls.add(running);
     if (this.watched()) this.broadcast(this.startedEvent(running));
     try {
       // one signal for the call, told of the caller's, whose onabort is free: cheaper than AbortSignal.any
@@ -159,7 +159,7 @@ export class ServerState {
       this.broadcast(ended);
       return outcome;
     } finally {
-      this.calls.delete(id);
+      this.calls.delete(running);
       running.ended?.();
     }
   }
@@ -255,7 +255,7 @@ export class ServerState {
   private async stopAgents(agent: string | undefined): Promise<{ cancelled: number; ended: number }> {
     const agents = agent
       ? [agent]
-      : new Set([...[...this.calls.values()].map((r) => r.agent), ...this.sessions.values()]);
+      : new Set([...[...this.calls].map((r) => r.agent), ...this.sessions.values()]);
     let cancelled = 0;
     let ended = 0;
     for (const a of agents) {
@@ -282,7 +282,8 @@ export class ServerState {
     if (!locked) return { cancelled: 0, ended: 0 };
     let cancelled = 0;
     const stopping: Promise<unknown>[] = [];
-    for (const [id, r] of this.calls) {
+    for (const r of this.calls) {
+      const id = r.call;
       if (r.agent !== agent) continue;
       cancelled++;
       stopping.push(endOf(r));
