@@ -201,6 +201,25 @@ export function seatWithOperator(
   deps: Deps,
 ): ConsentSeat | undefined {
   if (operator === undefined) return client;
+  // the operator's seat alone (the stdio direct path's calls, which have no client seat) is made once per operator
+  if (client === undefined) {
+    const made = operatorSeats.get(operator);
+    if (made?.deps === deps) return made.seat;
+    const seat = withOperator(client, operator, deps);
+    operatorSeats.set(operator, { deps, seat });
+    return seat;
+  }
+  return withOperator(client, operator, deps);
+}
+
+/** The operator's own seat, by operator, with the deps it was made for. */
+const operatorSeats = new WeakMap<object, { deps: Deps; seat: ConsentSeat }>();
+
+function withOperator(
+  client: ConsentSeat | undefined,
+  operator: ConsentSeat & { watched(): boolean },
+  deps: Deps,
+): ConsentSeat {
   return {
     async ask(prompt, signal) {
       let where: "client" | "operator" = "client";

@@ -7,7 +7,7 @@
  * What it throws that is not an RtaError becomes `core.internal` in the
  * pipeline, with a bare message.
  */
-import type { GatedPath } from "../core/access.ts";
+import type { GatedPath, NetAccess, Offsite, Spawn } from "../core/access.ts";
 import type { Call } from "../core/call.ts";
 import type { Args, ArgsOf, Capability, Inputs, PathsOf, RunContext } from "../core/capability.ts";
 import { identityFile } from "../core/dirs.ts";
@@ -30,23 +30,43 @@ export interface RunInputs {
   progress?: RunContext["progress"];
 }
 
-/** Runs the capability with what stage 10 opened; refuses nothing itself (the run's own errors pass through). */
+/**
+ * Runs the capability with what stage 10 opened; refuses nothing itself (the run's own errors pass through).
+ * The network, the offsite client, the spawn, the identity file's path and the row writer's columns are made
+ * when the run first asks for them: most runs ask for none, and each was an object or two made per call.
+ */
 export function execute(cap: Capability, args: Args, run: RunInputs): Promise<ResultValue> {
   const { call, deps, limits, grant } = run;
-  const declared = cap.result.columns?.map((c) => c.name) ?? [];
   const agent = call.origin.kind === "agent" ? call.origin.name : undefined;
+  let net: NetAccess | undefined;
+  let offsite: Offsite | undefined;
+  let spawn: Spawn | undefined;
+  let identity: { file: string | undefined } | undefined;
   const ctx: RunContext = {
     signal: run.signal,
-    rows: (columns = declared, kind = "table") => new TableWriter([...columns], kind, limits),
+    rows: (columns, kind = "table") =>
+      new TableWriter(columns === undefined ? declaredColumns(cap) : [...columns], kind, limits),
     paths: run.paths as PathsOf<Inputs>,
-    net: deps.net({ agent, grantHost: grant?.host, capability: cap.name }, run.signal),
-    offsite: offsiteFor(cap, args, { dataDir: deps.dirs.data, clock: deps.clock, signal: run.signal }),
-    spawn: deps.spawn(run.signal),
+    get net() {
+      net ??= deps.net({ agent, grantHost: grant?.host, capability: cap.name }, run.signal);
+      return net;
+    },
+    get offsite() {
+      offsite ??= offsiteFor(cap, args, { dataDir: deps.dirs.data, clock: deps.clock, signal: run.signal });
+      return offsite;
+    },
+    get spawn() {
+      spawn ??= deps.spawn(run.signal);
+      return spawn;
+    },
     budget: limits.model,
     clock: deps.clock,
     host: deps.host,
     dataDir: deps.dirs.data,
-    identityFile: identityFile(deps.dirs),
+    get identityFile() {
+      identity ??= { file: identityFile(deps.dirs) };
+      return identity.file;
+    },
   };
   // Set one by one, not spread in: a spread copies an object per call.
   if (run.progress && call.origin.kind === "person") ctx.progress = run.progress;
@@ -61,4 +81,9 @@ export function execute(cap: Capability, args: Args, run: RunInputs): Promise<Re
     ctx.lane = origin.name;
   }
   return cap.run(args as ArgsOf<Inputs>, ctx);
+}
+
+/** The columns a capability declares for its rows, a new list each time (a writer may keep what it is handed). */
+function declaredColumns(cap: Capability): string[] {
+  return cap.result.columns?.map((c) => c.name) ?? [];
 }

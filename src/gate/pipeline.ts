@@ -28,7 +28,7 @@
  *   13 redact       rta's own places and any secret, out of what an agent is told (the agent's own words kept)
  *   14 record       every agent call, refusals and probes included, with the error as it was written
  */
-import type { Call, Outcome } from "../core/call.ts";
+import type { AgentOrigin, Call, Outcome } from "../core/call.ts";
 import { type Args, aimsNowhere, type RunContext } from "../core/capability.ts";
 import type { Catalogue } from "../core/catalogue.ts";
 import { usable } from "../core/config.ts";
@@ -96,6 +96,37 @@ export async function runCall(
   return shown;
 }
 
+/**
+ * A call refused after the grant stage and before it runs (a profile's fence, an input still missing, a path the
+ * gate refuses, a record that cannot be written) did nothing the grant was for: the use is given back, or a one-use
+ * grant would be lost to a typo. Returns what it is handed, to be thrown.
+ */
+function givenBack(err: unknown, grant: Grant | undefined, trace: CallTrace, deps: Deps): unknown {
+  if (grant) {
+    deps.gate().giveBack(grant.id);
+    trace.grant = undefined;
+  }
+  return err;
+}
+
+/**
+ * The call's `run` line, written before it runs; throws (or, from a sink that commits in batches, a PostgreSQL
+ * store's, rejects) with what stops it, the grant's use given back. A promise only from such a sink.
+ */
+function recordOrGiveBack(grant: Grant | undefined, trace: CallTrace, deps: Deps): void | Promise<void> {
+  let p: void | Promise<void>;
+  try {
+    p = recordRun(trace, deps);
+  } catch (err) {
+    throw givenBack(err, grant, trace, deps);
+  }
+  if (p)
+    return p.catch((err) => {
+      throw givenBack(err, grant, trace, deps);
+    });
+  lap("record: run line");
+}
+
 /** The call's signal, or one never aborted. */
 function signalOf(options: PipelineOptions): AbortSignal {
   return options.signal ?? new AbortController().signal;
@@ -133,23 +164,13 @@ async function stages(
     const filled = fill(cap, sent, config);
     let grant: Grant | undefined;
     if (named.origin.kind === "agent") {
-      const agentCall = { ...named, origin: named.origin };
+      const agentCall = named as Call & { origin: AgentOrigin };
       // stage 6, and with ask_for_grants a person asked for the grant the call lacks (consentGrant.ts)
       const spend = () => spendGrant(cap, agentCall, filled, deps.gate(), deps.policy, deps.clock.now());
       const spent = spendOrAsk(spend, cap, agentCall, filled, deps, catalogue, options.consent, signalOf(options));
       grant = spent instanceof Promise ? await spent : spent;
       trace.grant = grant?.id;
     }
-    // A call refused after the grant stage and before it runs (a profile's fence, an input still missing, a path
-    // the gate refuses, a record that cannot be written) did nothing the grant was for: the use is given back, or
-    // a one-use grant would be lost to a typo. Returns what it is handed, to be thrown.
-    const givenBack = (err: unknown): unknown => {
-      if (grant) {
-        deps.gate().giveBack(grant.id);
-        trace.grant = undefined;
-      }
-      return err;
-    };
     let args: Args;
     try {
       checkRate(cap, named, read, deps);
@@ -167,7 +188,7 @@ async function stages(
         if (grant && deps.gate().get(grant.id)?.revoked_at != null) throw revokedWhileAsked(grant);
       }
     } catch (err) {
-      throw givenBack(err);
+      throw givenBack(err, grant, trace, deps);
     }
     const gate = call.origin.kind === "agent" ? accessOf(withRoots(deps.roots, cap.defaultRoots)) : personAccess();
     // A call with effects runs only once the record holds a line saying so (see recordCall.ts). A walk that makes
@@ -176,22 +197,8 @@ async function stages(
     const makesParents = mayMakeParents(cap, args);
     const runLine = call.origin.kind === "agent" && (grant !== undefined || !aimsNowhere(cap));
     lap("resolve, shape, declaration, fill, grant, profile");
-    // A sink that commits in batches (a PostgreSQL store's) gives a promise: awaited only then.
-    const recordOrGiveBack = (): void | Promise<void> => {
-      let p: void | Promise<void>;
-      try {
-        p = recordRun(trace, deps);
-      } catch (err) {
-        throw givenBack(err);
-      }
-      if (p)
-        return p.catch((err) => {
-          throw givenBack(err);
-        });
-      lap("record: run line");
-    };
     if (makesParents) {
-      const p = recordOrGiveBack();
+      const p = recordOrGiveBack(grant, trace, deps);
       if (p) await p;
     }
     let paths: Record<string, OpenedPath>;
@@ -200,11 +207,11 @@ async function stages(
       lap("path gate, open and close");
     } catch (err) {
       // A walk that makes parents may have made some before it was refused: that call changed something.
-      throw makesParents ? err : givenBack(err);
+      throw makesParents ? err : givenBack(err, grant, trace, deps);
     }
     try {
       if (runLine && !makesParents) {
-        const p = recordOrGiveBack();
+        const p = recordOrGiveBack(grant, trace, deps);
         if (p) await p;
       }
       trace.unrecordedRun = call.origin.kind === "agent" && !runLine;

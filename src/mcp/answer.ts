@@ -35,7 +35,7 @@ export async function answerCall(
   name: string,
   args: Record<string, unknown>,
   origin: AgentOrigin,
-  signal: AbortSignal,
+  signal: AbortSignal | AbortController,
   version?: string,
   seat?: McpSeat,
 ): Promise<ToolAnswer | InputRequiredResult> {
@@ -59,34 +59,46 @@ export async function answerCall(
   return { content: [{ type: "text", text: JSON.stringify(answer) }], isError: true };
 }
 
-/** One agent call through the pipeline, with the server's bounds: what a tools/call and a resource read both run. */
+/**
+ * One agent call through the pipeline, with the server's bounds: what a
+ * tools/call and a resource read both run. It stops when `stop` (a signal,
+ * or the controller of one made for this call alone) is aborted.
+ */
 export function agentOutcome(
   ctx: ServeContext,
   name: string,
   args: Record<string, unknown>,
   origin: AgentOrigin,
-  signal: AbortSignal,
+  stop: AbortSignal | AbortController,
   seat?: McpSeat,
 ): Promise<Outcome> {
+  const own = stop instanceof AbortController ? stop : undefined;
+  const signal = own ? own.signal : (stop as AbortSignal);
   const operator = ctx.operator;
   if (operator === undefined)
     return runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
       limits: ctx.limits,
       signal,
       onUnexpected: ctx.onUnexpected,
-      ...(seat ? { consent: seat } : {}),
+      consent: seat,
     });
   // watched by the operator channel: said as it starts and ends, cancelled when a person locks the agent, and a
   // person at `rta operator` asked when the policy says so or the client cannot ask
   if (ctx.transport === "stdio") operator.sessionStarted(ctx.session, origin.name);
   const consent = seatWithOperator(seat, operator, ctx.deps);
-  return operator.watch(origin, name, args, signal, (watched, onSpent) =>
-    runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
-      limits: ctx.limits,
-      signal: watched,
-      onSpent,
-      onUnexpected: ctx.onUnexpected,
-      ...(consent ? { consent } : {}),
-    }),
+  return operator.watch(
+    origin,
+    name,
+    args,
+    signal,
+    (watched, onSpent) =>
+      runCall({ capability: name, args, origin }, ctx.catalogue, ctx.deps, {
+        limits: ctx.limits,
+        signal: watched,
+        onSpent,
+        onUnexpected: ctx.onUnexpected,
+        consent,
+      }),
+    own,
   );
 }

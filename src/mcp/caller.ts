@@ -51,14 +51,45 @@ export function agentOrigin(ctx: CallerPlace, client: Implementation | undefined
   return callerOf(ctx, client, (reqCtx.http?.authInfo?.extra as { agent?: string } | undefined)?.agent);
 }
 
-/** Who is calling, from the client's reported name and version and, over HTTP, the agent its token names. */
+/** The caller last made, and what it was made from: a client reports the same name and version every call. */
+let last:
+  | { place: CallerPlace; agent?: string; session: string; tokenAgent?: string; client: unknown[]; origin: AgentOrigin }
+  | undefined;
+
+/**
+ * Who is calling, from the client's reported name and version and, over HTTP,
+ * the agent its token names. The same caller as the last is the same value:
+ * a caller is never changed once made.
+ */
 export function callerOf(ctx: CallerPlace, client: Implementation | undefined, tokenAgent?: string): AgentOrigin {
-  const reported = client?.name?.trim() || "unknown";
-  return {
+  const name = client?.name;
+  const version = client?.version;
+  if (
+    last !== undefined &&
+    last.place === ctx &&
+    last.agent === ctx.agent &&
+    last.session === ctx.session &&
+    last.tokenAgent === tokenAgent &&
+    last.client[0] === (client !== undefined) &&
+    last.client[1] === name &&
+    last.client[2] === version
+  )
+    return last.origin;
+  const reported = name?.trim() || "unknown";
+  const origin: AgentOrigin = {
     kind: "agent",
     name: tokenAgent ?? ctx.agent ?? agentNameOf(reported),
-    client: client ? `${reported} ${client.version ?? ""}`.trim() : "unknown",
+    client: client ? `${reported} ${version ?? ""}`.trim() : "unknown",
     session: ctx.session,
     transport: ctx.transport,
   };
+  last = {
+    place: ctx,
+    agent: ctx.agent,
+    session: ctx.session,
+    tokenAgent,
+    client: [client !== undefined, name, version],
+    origin,
+  };
+  return origin;
 }

@@ -86,7 +86,9 @@ class StdinReader implements ByteSource {
     if (!reader) return;
     this.cancel = () => void reader.cancel().catch(() => {});
     for (;;) {
-      if (!(await this.unpaused())) return;
+      // waited for only while paused: an await of nothing costs a turn of the microtask queue per read
+      if (this.paused && !(await this.unpaused())) return;
+      if (this.stopped) return;
       let read: Awaited<ReturnType<typeof reader.read>>;
       try {
         read = await reader.read();
@@ -100,7 +102,8 @@ class StdinReader implements ByteSource {
       // Handed on a Node stream's read at a time, each once not paused: a read of a file or of a pipe the client
       // made larger is up to 256 KiB, and every request handed on is answered even to a client that reads nothing.
       for (let at = 0; at < read.value.length; at += HANDED_BYTES) {
-        if (at > 0 && !(await this.unpaused())) return;
+        if (at > 0 && this.paused && !(await this.unpaused())) return;
+        if (this.stopped) return;
         on.data(read.value.subarray(at, at + HANDED_BYTES));
       }
     }

@@ -34,10 +34,21 @@ interface Running {
   stop: AbortController;
   started: number;
   grant?: string;
-  /** resolves once the call has ended and been said */
-  done?: Promise<unknown>;
+  /** told once the call has ended and been said: set only while someone waits for that (stopAgent) */
+  ended?: () => void;
   /** its call_started event, once made */
   event?: CallStarted;
+}
+
+/** Resolves once the call under way `r` has ended and been said; made only when someone waits for it. */
+function endOf(r: Running): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const before = r.ended;
+    r.ended = () => {
+      before?.();
+      resolve();
+    };
+  });
 }
 
 /** How long a locked agent's cancelled calls have to stop before its sessions end regardless. */
@@ -55,7 +66,7 @@ export class ServerState {
   /** set by the front */
   sessionEnder: SessionEnder | undefined;
   private readonly sessions = new Map<string, string>();
-  private readonly calls = new Map<string, Running>();
+  private readonly calls = new Set<Running>();
   private readonly pending = new Map<string, Waiting>();
   private seq = 0;
 
@@ -83,7 +94,7 @@ export class ServerState {
       ...this.info,
       sessions: [...this.sessions].map(([session, agent]) => ({ session, agent })),
       pending: [...this.pending.values()].map((w) => w.event),
-      calls: [...this.calls.values()].map((r) => this.startedEvent(r)),
+      calls: [...this.calls].map((r) => this.startedEvent(r)),
     };
   }
 
@@ -104,7 +115,9 @@ export class ServerState {
 
   /**
    * Runs one agent call watched: said as it starts and ends, cancelled when a
-   * person locks its agent (through the signal `run` is handed). Refuses nothing.
+   * person locks its agent (through the signal `run` is handed). A caller that
+   * made `signal` for this call alone may hand its controller (`own`): it is
+   * then the one a person's lock aborts, and no second one is made. Refuses nothing.
    */
   async watch(
     origin: AgentOrigin,
@@ -112,22 +125,21 @@ export class ServerState {
     args: Record<string, unknown>,
     signal: AbortSignal,
     run: (signal: AbortSignal, onSpent: (grant: string) => void) => Promise<Outcome>,
+    own?: AbortController,
   ): Promise<Outcome> {
     const id = `${this.info.server}-${++this.seq}`;
-    const stop = new AbortController();
+    const stop = own?.signal === signal ? own : new AbortController();
     const running: Running = { call: id, agent: origin.name, tool, args, stop, started: this.deps.clock.now() };
-    this.calls.set(id, running);
+    this.calls.add(running);
     if (this.watched()) this.broadcast(this.startedEvent(running));
-    let ended: () => void = () => {};
-    running.done = new Promise<void>((resolve) => {
-      ended = resolve;
-    });
     try {
       // one signal for the call, told of the caller's, whose onabort is free: cheaper than AbortSignal.any
-      const forward = () => stop.abort(signal.reason);
-      if (signal.aborted) forward();
-      else if (signal.onabort === null) signal.onabort = forward;
-      else signal.addEventListener("abort", forward, { once: true });
+      if (stop !== own) {
+        const forward = () => stop.abort(signal.reason);
+        if (signal.aborted) forward();
+        else if (signal.onabort === null) signal.onabort = forward;
+        else signal.addEventListener("abort", forward, { once: true });
+      }
       const outcome = await run(stop.signal, (grant) => {
         running.grant = grant;
       });
@@ -147,8 +159,8 @@ export class ServerState {
       this.broadcast(ended);
       return outcome;
     } finally {
-      this.calls.delete(id);
-      ended();
+      this.calls.delete(running);
+      running.ended?.();
     }
   }
 
@@ -243,7 +255,7 @@ export class ServerState {
   private async stopAgents(agent: string | undefined): Promise<{ cancelled: number; ended: number }> {
     const agents = agent
       ? [agent]
-      : new Set([...[...this.calls.values()].map((r) => r.agent), ...this.sessions.values()]);
+      : new Set([...[...this.calls].map((r) => r.agent), ...this.sessions.values()]);
     let cancelled = 0;
     let ended = 0;
     for (const a of agents) {
@@ -270,10 +282,11 @@ export class ServerState {
     if (!locked) return { cancelled: 0, ended: 0 };
     let cancelled = 0;
     const stopping: Promise<unknown>[] = [];
-    for (const [id, r] of this.calls) {
+    for (const r of this.calls) {
+      const id = r.call;
       if (r.agent !== agent) continue;
       cancelled++;
-      if (r.done) stopping.push(r.done);
+      stopping.push(endOf(r));
       const why = `a person locked agent ${agent}, so its call under way was cancelled`;
       this.broadcast(this.stamp({ event: "call_cancelled", call: id, agent, tool: r.tool, why }));
       r.stop.abort(new RtaError("core.lock.locked", why, "do not retry; the person who locked it lifts the lock"));

@@ -36,8 +36,8 @@ interface HandlerTable {
 }
 
 export class CallsInFlight {
-  /** each call under way, with what cancels it */
-  private readonly running = new Map<Promise<unknown>, AbortController>();
+  /** what cancels each call under way */
+  private readonly running = new Set<AbortController>();
   private waiters: (() => void)[] = [];
   /** cancel() was called: a call that starts after it starts cancelled */
   private cancelled = false;
@@ -87,15 +87,33 @@ export class CallsInFlight {
    * path's): `stop` hears cancel(), and starts aborted once it was called.
    */
   run<T>(stop: AbortController, start: () => Promise<T>): Promise<T> {
-    if (this.cancelled && !stop.signal.aborted) stop.abort();
-    const call = start();
-    this.running.set(call, stop);
-    const done = () => {
-      this.running.delete(call);
-      if (this.running.size === 0 && this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
-    };
+    this.entered(stop);
+    let call: Promise<T>;
+    try {
+      call = start();
+    } catch (err) {
+      this.left(stop);
+      throw err;
+    }
+    const done = () => this.left(stop);
     call.then(done, done);
     return call;
+  }
+
+  /**
+   * Counts a call from now until left(stop) is called, once it has ended:
+   * run() without a promise to wait on (the stdio direct path's, which
+   * awaits its own). `stop` hears cancel(), and starts aborted once it was called.
+   */
+  entered(stop: AbortController): void {
+    if (this.cancelled && !stop.signal.aborted) stop.abort();
+    this.running.add(stop);
+  }
+
+  /** The call `stop` cancels has ended: a stopping server waiting for none under way is told so. Refuses nothing. */
+  left(stop: AbortController): void {
+    this.running.delete(stop);
+    if (this.running.size === 0 && this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
   }
 
   /** Resolves true once no call is under way, or false when `ms` pass first. */
@@ -117,7 +135,7 @@ export class CallsInFlight {
    */
   cancel(): void {
     this.cancelled = true;
-    for (const stop of this.running.values()) stop.abort();
+    for (const stop of this.running) stop.abort();
   }
 }
 

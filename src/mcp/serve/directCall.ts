@@ -188,18 +188,20 @@ export class DirectCalls implements DirectAnswers {
     const stop = new AbortController();
     this.running.set(id, stop);
     const client = clientInfo(server, shape.meta);
-    const modern = isModernRevision(server.getNegotiatedProtocolVersion());
+    const version = server.getNegotiatedProtocolVersion();
     let frame: string;
+    // counted among the calls under way until it has ended, as the SDK's handler's calls are (CallsInFlight.run)
+    this.calls.entered(stop);
     try {
       // Inside: a client's name that is not text throws here as in the SDK's handler, and is answered as it answers it.
       const origin = callerOf(this.ctx, client);
       // with no seat the answer is never a question: a call on a confirm list is refused, never run
-      const result = (await this.calls.run(stop, () =>
-        answerCall(this.ctx, shape.name, shape.args, origin, stop.signal, server.getNegotiatedProtocolVersion()),
-      )) as ToolAnswer;
-      frame = resultFrame(id, result, modern);
+      const result = (await answerCall(this.ctx, shape.name, shape.args, origin, stop, version)) as ToolAnswer;
+      this.calls.left(stop);
+      frame = resultFrame(id, result, isModernRevision(version));
       lap("answer frame JSON");
     } catch (err) {
+      this.calls.left(stop);
       frame = errorFrame(id, err as Error & { code?: unknown; data?: unknown });
     }
     // A call its client cancelled, or that the session's end stopped, is not answered, as the SDK does.
@@ -253,10 +255,8 @@ function resultFrame(id: string | number, result: ToolAnswer, modern: boolean): 
   const error = result.isError === true ? ',"isError":true' : "";
   // the id is a string or a safe integer (shapeOf): JSON of it is what JSON of the frame holds
   // an upstream's image or audio blocks follow the text, as the SDK's handler sends them
-  const media = result.content
-    .slice(1)
-    .map((b) => `,${JSON.stringify(b)}`)
-    .join("");
+  let media = "";
+  for (let i = 1; i < result.content.length; i++) media += `,${JSON.stringify(result.content[i])}`;
   return `{"result":{"content":[{"type":"text","text":${JSON.stringify(result.content[0].text)}}${media}]${error}${tail}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`;
 }
 

@@ -90,3 +90,34 @@ describe("CallsInFlight", () => {
     expect(calls.size).toBe(0);
   });
 });
+
+describe("CallsInFlight without a promise (the direct path's calls)", () => {
+  test("a call entered is counted and cancelled until it has left; a stopping server waits for it", async () => {
+    const calls = new CallsInFlight();
+    const stop = new AbortController();
+    calls.entered(stop);
+    expect(calls.size).toBe(1);
+    let settled: boolean | undefined;
+    const waiting = calls.settled(5_000).then((s) => {
+      settled = s;
+    });
+    await Bun.sleep(5);
+    expect(settled).toBeUndefined();
+    calls.cancel();
+    expect(stop.signal.aborted).toBe(true);
+    calls.left(stop);
+    await waiting;
+    expect(settled).toBe(true);
+    expect(calls.size).toBe(0);
+  });
+
+  test("a call entered after cancel() starts aborted", () => {
+    const calls = new CallsInFlight();
+    calls.cancel();
+    const stop = new AbortController();
+    calls.entered(stop);
+    expect(stop.signal.aborted).toBe(true);
+    calls.left(stop);
+    expect(calls.size).toBe(0);
+  });
+});
