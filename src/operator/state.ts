@@ -253,9 +253,7 @@ export class ServerState {
 
   /** stopAgent for the one agent named, else for every agent with a call or session here. */
   private async stopAgents(agent: string | undefined): Promise<{ cancelled: number; ended: number }> {
-    const agents = agent
-      ? [agent]
-      : new Set([...[...this.calls].map((r) => r.agent), ...this.sessions.values()]);
+    const agents = agent ? [agent] : new Set([...[...this.calls].map((r) => r.agent), ...this.sessions.values()]);
     let cancelled = 0;
     let ended = 0;
     for (const a of agents) {
