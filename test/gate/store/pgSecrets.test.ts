@@ -4,6 +4,7 @@
  * is not there, a database that does not exist and a password the server refuses each name the store without it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { maskSecrets } from "../../../src/core/secrets.ts";
 import { safeUrl, secretsOf, storeFailure } from "../../../src/gate/store/pgSchema.ts";
 import { PgGateStore } from "../../../src/gate/store/pgStore.ts";
 import { pgServer } from "../../support/pg.ts";
@@ -54,6 +55,11 @@ describe("a message that repeats the store's URL or password", () => {
     const brokenSaid = storeFailure(broken, new Error(`Invalid URL ${broken} Br0ken/Pw3`)).message;
     expect(brokenSaid).not.toContain("Br0ken");
     expect(brokenSaid).toContain("(a store address that does not parse)");
+  });
+
+  test("a command line that carries it, as an agent may see one in a process list, is masked whole", () => {
+    const line = "rta mcp serve --store postgres://rta:p@ss@w0rd9@127.0.0.1:5432/db?password=QueryPw7 --http :8722";
+    expect(maskSecrets(line)).toBe("rta mcp serve --store postgres://***@127.0.0.1:5432/db?password=*** --http :8722");
   });
 
   test("a URL with no password has no secret, and its words are left as they are", () => {
