@@ -129,4 +129,14 @@ describe("a server that refuses the password and says it back", () => {
       }
     }
   });
+
+  test("a password kept out of the URL in PGPASSWORD is sent, and not said back either", async () => {
+    const url = `postgres://rta@127.0.0.1:${echo.port}/teamdb`;
+    for (const args of [["doctor"], ["grant", "list"]]) {
+      const ran = await rta(args, { env: { ...dirs(), RTA_STORE: url, PGPASSWORD: "Env/Pg@Pw2" } });
+      expect(ran.code).not.toBe(0);
+      expect(ran.stdout + ran.stderr).toContain("password authentication failed: the client sent ***");
+      for (const word of ["Env", "Pg@Pw2", "Pg%40Pw2"]) expect(ran.stdout + ran.stderr).not.toContain(word);
+    }
+  });
 });

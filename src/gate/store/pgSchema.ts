@@ -92,11 +92,16 @@ export function secretsOf(url: string): string[] {
   return [...new Set(found.filter((f) => f.length > 0))].sort((a, b) => b.length - a.length);
 }
 
-/** A failure to reach or use the store at `url`, as core.store.unavailable, with no trace of the password. */
+/**
+ * A failure to reach or use the store at `url`, as core.store.unavailable, with no trace of the password: the URL's,
+ * or PGPASSWORD's, which the client sends when the URL carries none.
+ */
 export function storeFailure(url: string, err: unknown): RtaError {
   if (err instanceof RtaError) return err;
   let why = err instanceof Error ? err.message : String(err);
-  for (const secret of [url, ...secretsOf(url)]) why = why.split(secret).join("***");
+  const fromEnv = process.env.PGPASSWORD ? [process.env.PGPASSWORD, encodeURIComponent(process.env.PGPASSWORD)] : [];
+  const secrets = [...secretsOf(url), ...fromEnv].sort((a, b) => b.length - a.length);
+  for (const secret of [url, ...secrets]) why = why.split(secret).join("***");
   return new RtaError(
     "core.store.unavailable",
     `the shared store at ${safeUrl(url)} could not be used: ${why}`,
