@@ -2,8 +2,8 @@
  * The gate's store on SQLite (gate.db) against PostgreSQL, in one run: the
  * grant check plus spend, and the per-call lock check (PostgreSQL: the change
  * counter read), each timed one call at a time over 2,000 calls with 10,000
- * grants in each store, in rounds interleaved SQLite, PostgreSQL, ... so the
- * machine's noise falls on both. Prints the median of the round medians.
+ * grants in each store, in rounds interleaved SQLite, PostgreSQL, ... (every
+ * other call in the opposite order) so the machine's noise falls on both. Prints the median of the round medians.
  * Target: spend <= 1 ms median on PostgreSQL.
  *
  * `bun bench/store.ts postgres://user@127.0.0.1:5432/postgres` (or RTA_TEST_PG):
@@ -108,8 +108,9 @@ try {
   const times = new Map<string, number[]>(rows.map(([name]) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const per = new Map<string, number[]>(rows.map(([name]) => [name, []]));
+    // every other call in the opposite order, so no store always follows the same one
     for (let i = 0; i < CALLS; i++)
-      for (const [name, work, spends] of rows) {
+      for (const [name, work, spends] of i % 2 === 0 ? rows : [...rows].reverse()) {
         const t = performance.now();
         if (!work() && spends) throw new Error(`no grant spent (${name})`);
         per.get(name)?.push(performance.now() - t);
