@@ -3,8 +3,9 @@
  * grant check plus spend, and the per-call lock check (PostgreSQL: the change
  * counter read), each timed one call at a time over 2,000 calls with 10,000
  * grants in each store, in rounds interleaved SQLite, PostgreSQL, ... (every
- * other call in the opposite order) so the machine's noise falls on both. Prints the median of the round medians.
- * Target: spend <= 1 ms median on PostgreSQL.
+ * other call in the opposite order) so the machine's noise falls on both.
+ * Prints the median of the round medians. Target: spend <= 1 ms median on
+ * PostgreSQL.
  *
  * `bun bench/store.ts postgres://user@127.0.0.1:5432/postgres` (or RTA_TEST_PG):
  * a server on which the user may create a database; the bench makes its own
