@@ -17,22 +17,31 @@ export type PgRequest =
   | { op: "migrate"; lock: number; migrations: readonly string[] };
 
 /**
- * What every connection of the bridge is set to as it starts (each new one too: the client reconnects after an idle
- * minute). Each statement is prepared once per connection (Bun.SQL names and keeps one per text); planned generic,
- * it is never planned again, where PostgreSQL's own choice can settle, from the table's statistics at its first five
- * runs, on planning every spend anew (a tenth of a millisecond or more, as long as the connection lasts). Every
- * statement here finds its rows by an index on its parameters, which a generic plan uses as well. PostgreSQL 12 and
- * later know the setting.
+ * What every connection of the bridge is set to before its first statement (each new one too: the client connects
+ * again after an idle minute or a lost connection). Each statement is prepared once per connection (Bun.SQL names
+ * and keeps one per text); planned generic, it is never planned again, where PostgreSQL's own choice can settle,
+ * from the table's statistics at its first five runs, on planning every spend anew (a tenth of a millisecond or
+ * more, as long as the connection lasts). Every statement here finds its rows by an index on its parameters, which
+ * a generic plan uses as well. It is a SET, not a startup parameter, which a pooler in front (PgBouncer) would
+ * refuse; a server older than PostgreSQL 12, which does not know it, plans as it chooses.
  */
-const SESSION = { plan_cache_mode: "force_generic_plan", application_name: "rta" };
+const SET_UP = "SET plan_cache_mode = force_generic_plan";
 
 /**
  * The worker: runs each request and writes its answer, as JSON, into the buffer it was last sent (a message carries
  * one only when it is new: the first, and after a larger one was made), with one encoder for every answer.
  */
 const WORKER = `
-const SESSION = ${JSON.stringify(SESSION)};
 let sql, sab, ctl, bytes;
+let fresh = true;
+async function setUp() {
+  try {
+    await sql.unsafe(${JSON.stringify(SET_UP)});
+  } catch (err) {
+    if (!String(err && err.message).includes("plan_cache_mode")) throw err;
+  }
+  fresh = false;
+}
 const kept = new Map();
 const encoder = new TextEncoder();
 function answer(text) {
@@ -70,7 +79,11 @@ self.onmessage = async (e) => {
   if (m.close) { await sql?.close().catch(() => {}); answer("{}"); return; }
   let text;
   try {
-    sql ??= new Bun.SQL(m.url, { max: 1, idleTimeout: 60, connectionTimeout: 10, connection: SESSION });
+    sql ??= new Bun.SQL(m.url, {
+      max: 1, idleTimeout: 60, connectionTimeout: 10, connection: { application_name: "rta" },
+      onclose: () => { fresh = true; },
+    });
+    if (fresh) await setUp();
     text = JSON.stringify({ ok: await run(m.request) }, (k, v) => (typeof v === "bigint" ? String(v) : v));
   } catch (err) {
     text = JSON.stringify({ err: String((err && err.message) || err) });

@@ -169,15 +169,28 @@ describe.skipIf(pg === null)("on a PostgreSQL server", () => {
     const bridge = new SyncPg(url);
     try {
       const spend = "UPDATE grants SET uses = uses + 1 WHERE agent = $1 AND target = $2 RETURNING uses";
+      const plans = () =>
+        bridge.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", [spend]);
       for (let i = 1; i <= 8; i++) expect(bridge.query(spend, ["claude", "fs.read"])).toEqual([{ uses: String(i) }]);
-      const [plans] = bridge.query<{ generic_plans: string; custom_plans: string }>(
-        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1",
-        [spend],
-      );
-      expect(plans).toEqual({ generic_plans: "8", custom_plans: "0" });
+      expect(plans()).toEqual([{ generic_plans: "8", custom_plans: "0" }]);
       expect(bridge.query("SELECT application_name AS a FROM pg_stat_activity WHERE pid = pg_backend_pid()")).toEqual([
         { a: "rta" },
       ]);
+      // the connection is ended by the server: the client connects again, and the next statements plan generic too
+      const [{ pid }] = bridge.query<{ pid: number }>("SELECT pg_backend_pid() AS pid") as [{ pid: number }];
+      const admin = new SQL(url, { max: 1 });
+      await admin.unsafe(`SELECT pg_terminate_backend(${Number(pid)})`);
+      await admin.close();
+      let again: number | undefined;
+      for (let tries = 0; again === undefined && tries < 3; tries++)
+        try {
+          again = Number(bridge.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")[0]?.pid);
+        } catch {
+          // the statement that found the connection gone
+        }
+      expect(again).not.toBe(pid);
+      for (let i = 9; i <= 16; i++) expect(bridge.query(spend, ["claude", "fs.read"])).toEqual([{ uses: String(i) }]);
+      expect(plans()).toEqual([{ generic_plans: "8", custom_plans: "0" }]);
     } finally {
       bridge.close();
     }
