@@ -18,12 +18,14 @@ const CREDENTIAL_HEADERS =
 
 /**
  * URL userinfo, its slashes as JSON may escape them too
- * (`https:\/\/user:pass@host`). A scheme is at most 32 characters
+ * (`https:\/\/user:pass@host`), up to the last `@` before the host, as a
+ * URL parser takes it: a password with a raw `@` in it is masked whole.
+ * A scheme is at most 32 characters
  * (`git+ssh`, `postgresql`): unbounded, a text like `a.a.a.a…` that an agent
  * can have echoed back (a path it sent) would be scanned to its end from
  * every dot, in time that grows with the square of its length.
  */
-const USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:(?:\/|\\\/){2})([^\s/@"'<>]+)@/gi;
+const USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:(?:\/|\\\/){2})([^\s/?#"'<>]+)@/gi;
 const QUERY_TOKEN = new RegExp(`([?&;#](?:${TOKEN_PARAMS})=)[^&;#\\s"'<>]*`, "gi");
 /**
  * Keys that, as `key: value` or `"key": "value"`, all but always hold a

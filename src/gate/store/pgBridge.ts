@@ -16,19 +16,41 @@ export type PgRequest =
   | { op: "tx"; statements: [string, unknown[]][] }
   | { op: "migrate"; lock: number; migrations: readonly string[] };
 
-/** The worker: runs each request and writes its answer, as JSON, into the buffer it was sent with. */
+/**
+ * What every connection of the bridge is set to before its first statement (each new one too: the client connects
+ * again after an idle minute or a lost connection). Each statement is prepared once per connection (Bun.SQL names
+ * and keeps one per text); planned generic, it is never planned again, where PostgreSQL's own choice can settle,
+ * from the table's statistics at its first five runs, on planning every spend anew (a tenth of a millisecond or
+ * more, as long as the connection lasts). Every statement here finds its rows by an index on its parameters, which
+ * a generic plan uses as well. It is a SET, not a startup parameter, which a pooler in front (PgBouncer) would
+ * refuse; a server older than PostgreSQL 12, which does not know it, plans as it chooses.
+ */
+const SET_UP = "SET plan_cache_mode = force_generic_plan";
+
+/**
+ * The worker: runs each request and writes its answer, as JSON, into the buffer it was last sent (a message carries
+ * one only when it is new: the first, and after a larger one was made), with one encoder for every answer.
+ */
 const WORKER = `
-let sql;
+let sql, sab, ctl, bytes;
+let fresh = true;
+async function setUp() {
+  try {
+    await sql.unsafe(${JSON.stringify(SET_UP)});
+  } catch (err) {
+    if (!String(err && err.message).includes("plan_cache_mode")) throw err;
+  }
+  fresh = false;
+}
 const kept = new Map();
-function answer(sab, text) {
-  const ctl = new Int32Array(sab, 0, 2);
-  const bytes = new Uint8Array(sab, 8);
-  const enc = new TextEncoder().encode(text);
-  if (enc.length <= bytes.length) bytes.set(enc);
-  Atomics.store(ctl, 1, enc.length);
+const encoder = new TextEncoder();
+function answer(text) {
+  const put = encoder.encodeInto(text, bytes);
+  const n = put.read < text.length ? encoder.encode(text).length : put.written;
+  Atomics.store(ctl, 1, n);
   Atomics.store(ctl, 0, 1);
   Atomics.notify(ctl, 0);
-  return enc;
+  return n;
 }
 async function run(r) {
   if (r.op === "query") return [...(await sql.unsafe(r.text, r.params))];
@@ -52,17 +74,21 @@ async function run(r) {
 }
 self.onmessage = async (e) => {
   const m = e.data;
-  if (m.again !== undefined) { answer(m.sab, kept.get(m.again) ?? "null"); kept.delete(m.again); return; }
-  if (m.close) { await sql?.close().catch(() => {}); answer(m.sab, "{}"); return; }
+  if (m.sab) [sab, ctl, bytes] = [m.sab, new Int32Array(m.sab, 0, 2), new Uint8Array(m.sab, 8)];
+  if (m.again !== undefined) { answer(kept.get(m.again) ?? "null"); kept.delete(m.again); return; }
+  if (m.close) { await sql?.close().catch(() => {}); answer("{}"); return; }
   let text;
   try {
-    sql ??= new Bun.SQL(m.url, { max: 1, idleTimeout: 60, connectionTimeout: 10 });
+    sql ??= new Bun.SQL(m.url, {
+      max: 1, idleTimeout: 60, connectionTimeout: 10, connection: { application_name: "rta" },
+      onclose: () => { fresh = true; },
+    });
+    if (fresh) await setUp();
     text = JSON.stringify({ ok: await run(m.request) }, (k, v) => (typeof v === "bigint" ? String(v) : v));
   } catch (err) {
     text = JSON.stringify({ err: String((err && err.message) || err) });
   }
-  const enc = answer(m.sab, text);
-  if (enc.length > m.sab.byteLength - 8) kept.set(m.id, text);
+  if (answer(text) > bytes.length) kept.set(m.id, text);
 };`;
 
 /** How long a request may wait for its answer (the connection's own timeout is 10 s). */
@@ -79,6 +105,9 @@ const BUFFER_BYTES = 1 << 20;
 export class SyncPg {
   private worker: Worker | undefined;
   private sab = new SharedArrayBuffer(8 + BUFFER_BYTES);
+  /** whether the worker holds this.sab: else the next message carries it */
+  private sabSent = false;
+  private readonly decoder = new TextDecoder();
   private next = 0;
   /** the last slow failure and until when it is said again without asking the server */
   private stalled: { why: string; until: number } | undefined;
@@ -104,7 +133,7 @@ export class SyncPg {
   close(): void {
     if (!this.worker) return;
     try {
-      this.post({ close: true, sab: this.sab });
+      this.post({ close: true });
     } catch {
       // a worker that does not answer is ended all the same
     }
@@ -129,29 +158,35 @@ export class SyncPg {
   private asked(request: PgRequest): unknown {
     this.next += 1;
     const id = this.next;
-    let text = this.post({ url: this.url, request, id, sab: this.sab });
+    let text = this.post({ url: this.url, request, id });
     if (text === undefined) {
       // the answer did not fit: a buffer its size, and the answer sent again
       const size = Atomics.load(new Int32Array(this.sab, 0, 2), 1);
       this.sab = new SharedArrayBuffer(8 + size);
-      text = this.post({ again: id, sab: this.sab }) as string;
+      this.sabSent = false;
+      text = this.post({ again: id }) as string;
     }
     const said = JSON.parse(text) as { ok?: unknown; err?: string };
     if (said.err !== undefined) throw new Error(said.err);
     return said.ok;
   }
 
-  /** Sends one message and waits for its answer; undefined when it did not fit the buffer. */
+  /**
+   * Sends one message and waits for its answer; undefined when it did not fit the buffer. The buffer goes with the
+   * message only when the worker does not hold it yet: a shared buffer sent is a handle made again on the other side.
+   */
   private post(message: Record<string, unknown>): string | undefined {
     if (!this.worker) {
       this.worker = new Worker(URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" })));
       // this thread waits on it only while it asks: the worker alone never keeps a finished command running
       this.worker.unref();
+      this.sabSent = false;
     }
-    const sab = message.sab as SharedArrayBuffer;
+    const sab = this.sab;
     const ctl = new Int32Array(sab, 0, 2);
     Atomics.store(ctl, 0, 0);
-    this.worker.postMessage(message);
+    this.worker.postMessage(this.sabSent ? message : { ...message, sab });
+    this.sabSent = true;
     if (Atomics.wait(ctl, 0, 0, WAIT_MS) === "timed-out") {
       // the worker may still be waiting on the server: end it, so a late answer writes nowhere
       this.worker.terminate();
@@ -160,6 +195,6 @@ export class SyncPg {
     }
     const n = Atomics.load(ctl, 1);
     if (n > sab.byteLength - 8) return undefined;
-    return new TextDecoder().decode(new Uint8Array(sab, 8, n).slice());
+    return this.decoder.decode(new Uint8Array(sab, 8, n).slice());
   }
 }

@@ -21,10 +21,14 @@ const LIVE = "revoked_at IS NULL AND expires_at > $12::bigint AND (max_uses IS N
 const NARROWEST_FIRST = `ORDER BY host IS NULL, args_digest IS NULL, record IS NULL, connection IS NULL,
   target IS DISTINCT FROM $2, expires_at ASC, seq ASC`;
 
+/** A grant's columns as a Grant has them: not the arguments an --args grant keeps, which a spend has no use for. */
+const GRANT_COLUMNS = `id, target, record, agent, connection, profile, host, args_digest, max_uses, uses, issued_at,
+  expires_at, issued_by, build, digest, revoked_at`;
+
 /** One statement: the narrowest live grant, locked, gets one more use, unless it has none left by then. */
 const SPEND = `UPDATE grants SET uses = uses + 1
   WHERE id = (SELECT id FROM grants WHERE ${MATCH} AND ${LIVE} ${NARROWEST_FIRST} LIMIT 1 FOR UPDATE)
-  AND (max_uses IS NULL OR uses < max_uses) RETURNING *`;
+  AND (max_uses IS NULL OR uses < max_uses) RETURNING ${GRANT_COLUMNS}`;
 const FIND_ANY = `SELECT * FROM grants WHERE ${MATCH} ORDER BY issued_at DESC, seq DESC LIMIT 1`;
 const FIND_STALE = `SELECT * FROM grants WHERE ${MATCH_ANY_ARTIFACT} AND digest IS DISTINCT FROM $11 AND ${LIVE}
   ORDER BY issued_at DESC, seq DESC LIMIT 1`;

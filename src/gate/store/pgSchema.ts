@@ -96,21 +96,50 @@ export function safeUrl(url: string): string {
   }
 }
 
-/** The password a connection string carries, decoded, or "" when none. */
-function passwordOf(url: string): string {
+/** `text` percent-decoded, or as it is where it does not decode. */
+function decoded(text: string): string {
   try {
-    return decodeURIComponent(new URL(url).password);
+    return decodeURIComponent(text);
   } catch {
-    return "";
+    return text;
   }
 }
 
-/** A failure to reach or use the store at `url`, as core.store.unavailable, with no trace of the password. */
+/**
+ * Every spelling of the secrets a connection string carries, longest first: its password as written (up to the
+ * last `@` before the query, as a URL parser takes it, so a raw `@` stays in it), as a URL parser reads it, decoded
+ * and encoded; and the value of each query parameter that names a password (`?password=`, `?sslpassword=`), which a
+ * client may send too. Spelt so, a client's or a server's message that repeats one can be said without it.
+ */
+export function secretsOf(url: string): string[] {
+  const found: string[] = [];
+  const rest = url.slice(url.indexOf("://") + 3);
+  const head = rest.split("?")[0] as string;
+  const colon = head.indexOf(":");
+  const at = head.lastIndexOf("@");
+  if (colon >= 0 && at > colon) found.push(head.slice(colon + 1, at));
+  try {
+    const u = new URL(url);
+    found.push(u.password);
+    for (const [key, value] of u.searchParams) if (/pass/i.test(key)) found.push(value);
+  } catch {
+    // a string no URL parser reads: its raw spelling above is all there is
+  }
+  for (const raw of [...found]) found.push(decoded(raw));
+  for (const plain of [...found]) found.push(encodeURIComponent(plain));
+  return [...new Set(found.filter((f) => f.length > 0))].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * A failure to reach or use the store at `url`, as core.store.unavailable, with no trace of the password: the URL's,
+ * or PGPASSWORD's, which the client sends when the URL carries none.
+ */
 export function storeFailure(url: string, err: unknown): RtaError {
   if (err instanceof RtaError) return err;
   let why = err instanceof Error ? err.message : String(err);
-  for (const secret of [url, passwordOf(url), encodeURIComponent(passwordOf(url))])
-    if (secret.length > 0) why = why.split(secret).join("***");
+  const fromEnv = process.env.PGPASSWORD ? [process.env.PGPASSWORD, encodeURIComponent(process.env.PGPASSWORD)] : [];
+  const secrets = [...secretsOf(url), ...fromEnv].sort((a, b) => b.length - a.length);
+  for (const secret of [url, ...secrets]) why = why.split(secret).join("***");
   return new RtaError(
     "core.store.unavailable",
     `the shared store at ${safeUrl(url)} could not be used: ${why}`,

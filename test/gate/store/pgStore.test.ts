@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import type { NewGrant } from "../../../src/gate/gateStore.ts";
+import { SyncPg } from "../../../src/gate/store/pgBridge.ts";
 import { MIGRATIONS } from "../../../src/gate/store/pgSchema.ts";
 import { isPostgresUrl, PgGateStore } from "../../../src/gate/store/pgStore.ts";
 import { pgServer } from "../../support/pg.ts";
@@ -162,10 +163,44 @@ describe.skipIf(pg === null)("on a PostgreSQL server", () => {
     expect(b.takeToken("claude", "fs.read", 2, NOW + 30_000)).toEqual({ taken: true });
   });
 
+  test("the bridge's statements are prepared once and planned generic from their first run, on every connection", async () => {
+    const url = await (pg?.freshDb() as Promise<string>);
+    open(url).issue(grant({ target: "fs.read", max_uses: 100 }));
+    const bridge = new SyncPg(url);
+    try {
+      const spend = "UPDATE grants SET uses = uses + 1 WHERE agent = $1 AND target = $2 RETURNING uses";
+      const plans = () =>
+        bridge.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", [spend]);
+      for (let i = 1; i <= 8; i++) expect(bridge.query(spend, ["claude", "fs.read"])).toEqual([{ uses: String(i) }]);
+      expect(plans()).toEqual([{ generic_plans: "8", custom_plans: "0" }]);
+      expect(bridge.query("SELECT application_name AS a FROM pg_stat_activity WHERE pid = pg_backend_pid()")).toEqual([
+        { a: "rta" },
+      ]);
+      // the connection is ended by the server: the client connects again, and the next statements plan generic too
+      const [{ pid }] = bridge.query<{ pid: number }>("SELECT pg_backend_pid() AS pid") as [{ pid: number }];
+      const admin = new SQL(url, { max: 1 });
+      await admin.unsafe(`SELECT pg_terminate_backend(${Number(pid)})`);
+      await admin.close();
+      let again: number | undefined;
+      for (let tries = 0; again === undefined && tries < 3; tries++)
+        try {
+          again = Number(bridge.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")[0]?.pid);
+        } catch {
+          // the statement that found the connection gone
+        }
+      expect(again).not.toBe(pid);
+      for (let i = 9; i <= 16; i++) expect(bridge.query(spend, ["claude", "fs.read"])).toEqual([{ uses: String(i) }]);
+      expect(plans()).toEqual([{ generic_plans: "8", custom_plans: "0" }]);
+    } finally {
+      bridge.close();
+    }
+  });
+
   test("an answer larger than the bridge's buffer comes whole", async () => {
     const url = await (pg?.freshDb() as Promise<string>);
     const a = open(url);
-    const args = JSON.stringify({ path: "x".repeat(1000) });
+    // a character of two bytes in each, so the answer's size in bytes is not its length
+    const args = JSON.stringify({ path: `é${"x".repeat(1000)}` });
     for (let i = 0; i < 1200; i++) a.issue(grant({ target: "fs.read", args_digest: `d${i}` }), args);
     const texts = a.grantArgs();
     expect(texts.size).toBe(1200);
