@@ -135,7 +135,7 @@ try {
   lite.close();
   pg.close();
   before?.close();
-  await records(u.toString());
+  await records(dbUrl(dbName));
 } finally {
   for (const name of dbNames) await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
   await admin.close();
