@@ -25,7 +25,7 @@ async function bannerOf(args: string[]): Promise<string> {
   });
   const reader = proc.stderr.getReader();
   let text = "";
-  while (!text.includes("the shared store")) {
+  while (!text.includes("grants, locks and tokens: the shared store")) {
     const { value, done } = await reader.read();
     if (done) break;
     text += new TextDecoder().decode(value);
