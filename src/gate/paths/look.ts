@@ -10,7 +10,7 @@
  * times in ms), so a look can be held against a Stats taken before; were
  * they ever spelled otherwise, a look would only ever say "changed".
  */
-import { constants, lstatSync, openSync, type Stats, statSync } from "node:fs";
+import { constants, fstatSync, lstatSync, openSync, Stats, statSync } from "node:fs";
 import {
   AT_FDCWD,
   AT_SYMLINK_NOFOLLOW,
@@ -19,6 +19,7 @@ import {
   openAt,
   pathOf,
   STATX_BASIC_STATS,
+  STATX_BTIME,
   STATX_MNT_ID,
   STATX_TYPE_INO_SIZE,
   statxAt,
@@ -84,6 +85,36 @@ export function isMountRoot(fd: number): boolean {
   const v = statxAt(null, 0, 0, fd);
   return v !== undefined && stx.mountRoot(v);
 }
+
+/**
+ * An opened descriptor's Stats, as fstat gives them, and whether it is the root of a mount of its own (see
+ * isMountRoot), from one statx: what a walk asks of the file it opened. Where statx cannot be asked, fstat answers
+ * and the mount is asked apart. Throws what fstat throws.
+ */
+export function openedStat(fd: number): { stat: Stats; mountRoot: boolean } {
+  const v = hasStatx() ? statxAt(null, 0, STATX_BASIC_STATS | STATX_BTIME, fd) : undefined;
+  if (v === undefined) return { stat: fstatSync(fd), mountRoot: isMountRoot(fd) };
+  const stat = new (Stats as unknown as StatsMaker)(
+    stx.dev(v),
+    stx.mode(v),
+    stx.nlink(v),
+    stx.uid(v),
+    stx.gid(v),
+    stx.rdev(v),
+    stx.blksize(v),
+    stx.ino(v),
+    stx.size(v),
+    stx.blocks(v),
+    stx.atimeMs(v),
+    stx.mtimeMs(v),
+    stx.ctimeMs(v),
+    (stx.mask(v) & STATX_BTIME) !== 0 ? stx.birthtimeMs(v) : 0,
+  );
+  return { stat, mountRoot: stx.mountRoot(v) };
+}
+
+/** node:fs's Stats as made from its numbers, in the order fstat fills them. */
+type StatsMaker = new (...numbers: number[]) => Stats;
 
 /**
  * Whether `path` (made by cPath) is still the directory or file of device `dev` and inode `ino`, unchanged since

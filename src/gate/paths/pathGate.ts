@@ -51,9 +51,9 @@ export class PathGate extends Roots implements Keeper {
 
   /**
    * rta's own places and the way to them, as they stand now (worked out again only when they may have moved);
-   * `looked`, a directory this open just looked at by its path, is not looked at again.
+   * `looked`, directories this open just looked at by their paths, are not looked at again.
    */
-  own(looked?: LookedDir): OwnPlaces {
+  own(looked?: readonly LookedDir[]): OwnPlaces {
     return placesMemo(this.rules).now(looked);
   }
 

@@ -75,9 +75,9 @@ export class PlacesMemo {
 
   /**
    * The places as they stand now: the last working-out while every directory it looked in is as it was. `looked`,
-   * a directory just looked at by its path, is not looked at again.
+   * a directory or directories just looked at by their paths, are not looked at again.
    */
-  now(looked?: LookedDir): OwnPlaces {
+  now(looked?: LookedDir | readonly LookedDir[]): OwnPlaces {
     const kept = this.kept;
     if (kept !== undefined && allUnchanged(kept.seen, looked) && kept.found.every(still)) return kept.own;
     const began = this.clock();
@@ -101,18 +101,26 @@ export class PlacesMemo {
 
 /**
  * Whether every directory looked in is still the one seen, unchanged since: one look each, building no Stats, but
- * for the one `looked` already looked at. One that cannot be looked at (gone, or no longer searched the same way:
+ * for those `looked` already looked at. One that cannot be looked at (gone, or no longer searched the same way:
  * its mode, a parent's) has changed.
  */
-function allUnchanged(seen: readonly Seen[], looked: LookedDir | undefined): boolean {
+function allUnchanged(seen: readonly Seen[], looked: LookedDir | readonly LookedDir[] | undefined): boolean {
   for (const s of seen) {
+    const l = looked === undefined ? undefined : lookedAt(looked, s.name);
     const same =
-      looked !== undefined && s.name === looked.name
-        ? s.dev === looked.dev && s.ino === looked.ino && s.ctimeMs === looked.ctimeMs
+      l !== undefined
+        ? s.dev === l.dev && s.ino === l.ino && s.ctimeMs === l.ctimeMs
         : stillAt(s.dir, s.dev, s.ino, s.ctimeMs);
     if (!same) return false;
   }
   return true;
+}
+
+/** The look among `looked` at the directory `name`, if one was taken. */
+function lookedAt(looked: LookedDir | readonly LookedDir[], name: string): LookedDir | undefined {
+  if (!Array.isArray(looked)) return (looked as LookedDir).name === name ? (looked as LookedDir) : undefined;
+  for (const l of looked as readonly LookedDir[]) if (l.name === name) return l;
+  return undefined;
 }
 
 /** Whether a place found is still the inode it was: a mount over it, or over the way to it, makes it another. */

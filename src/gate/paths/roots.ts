@@ -13,6 +13,7 @@ import { cPath, type Look, look, lookOf, mountOf, sameLook } from "./look.ts";
 import { idOf, isUnder } from "./ownPlaces.ts";
 import type { LookedDir } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
+import { type WayDir, wayHolds, wayTo } from "./rootWay.ts";
 import { OUTSIDE_HINT, pathError, type RootFacts } from "./rules.ts";
 
 const { O_RDONLY, O_DIRECTORY } = constants;
@@ -85,9 +86,11 @@ export class Roots {
     if (held !== undefined) {
       const now = look(held.path);
       keptRoots.delete(root);
-      if (now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st)) {
+      // a way that changed may have moved the root: opened again by its path, its real path read again
+      if (now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st) && wayHolds(held.way)) {
         keptRoots.set(root, held); // last in the order, as the one used last
         held.lookedNow = true;
+        held.realNow = held.way !== undefined;
         return held;
       }
       closeSync(held.fd);
@@ -123,6 +126,7 @@ export class Roots {
     if (real === undefined) return { fd: rootFd, st };
     // made from the descriptor's fstat, not a look by its path: no look to share in this open (lookedNow)
     const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), name: root, seen, facts: {}, real };
+    kept.way = wayTo(real, openedAt);
     if (keptRoots.size >= MAX_KEPT_ROOTS) forgetOldest();
     keptRoots.set(root, kept);
     return kept;
@@ -152,6 +156,11 @@ export interface OpenedRoot {
    * places' check may take that look for its own of the same path (placesMemo.ts), asked in the same instant
    */
   lookedNow?: boolean;
+  /**
+   * the kept root's real path holds in this open: the root and every directory on its real path were looked at by
+   * path and found unchanged since it was read (see KeptRoot's way)
+   */
+  realNow?: boolean;
 }
 
 /**
@@ -174,6 +183,14 @@ export interface OpenedRoot {
  */
 interface KeptRoot extends OpenedRoot {
   kept: true;
+  /**
+   * each directory on the root's real path above it (`/`, `/srv`, … for `/srv/x`) as looked at by its path once the
+   * real path was read, each unchanged since well before the root was opened; none when one was not. Renaming the
+   * root or any of them, or putting a link or a mount in place of one, changes the ctime of the directory it is in,
+   * or what its path finds: while every one is found as it was, the root's real path is the one read. Where there
+   * are none, the kernel is asked the real path of what a walk opens (open.ts).
+   */
+  way?: WayDir[];
   /** the root's path, as statx takes it */
   path: Uint8Array;
   /** the root as given, the text of `path` */
@@ -187,10 +204,11 @@ interface KeptRoot extends OpenedRoot {
  * The look at a kept root by its path that served it in this open, for the places' check (placesMemo.ts): none for
  * a root opened anew, whose look is its descriptor's. Refuses nothing.
  */
-export function lookedNow(opened: OpenedRoot): LookedDir | undefined {
+export function lookedNow(opened: OpenedRoot): LookedDir[] | undefined {
   if (opened.lookedNow !== true) return undefined;
-  const { name, seen } = opened as KeptRoot;
-  return { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
+  const { name, seen, way } = opened as KeptRoot;
+  const root = { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
+  return way === undefined ? [root] : [root, ...way];
 }
 
 /** The roots kept, by path, shared by every gate in the process (a person's "/" and a server's roots). */
