@@ -86,8 +86,9 @@ export class Roots {
     if (held !== undefined) {
       const now = look(held.path);
       keptRoots.delete(root);
-      // a way that changed may have moved the root: opened again by its path, its real path read again
-      if (now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st) && wayHolds(held.way)) {
+      // a way that changed, or a real path read again that differs, may have moved the root: opened again by its path
+      const same = now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st);
+      if (same && wayHolds(held.way) && (held.way !== undefined || wayAgain(held))) {
         keptRoots.set(root, held); // last in the order, as the one used last
         held.lookedNow = true;
         held.realNow = held.way !== undefined;
@@ -127,6 +128,7 @@ export class Roots {
     // made from the descriptor's fstat, not a look by its path: no look to share in this open (lookedNow)
     const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), name: root, seen, facts: {}, real };
     kept.way = wayTo(real, openedAt);
+    kept.wayAskedAt = openedAt;
     if (keptRoots.size >= MAX_KEPT_ROOTS) forgetOldest();
     keptRoots.set(root, kept);
     return kept;
@@ -191,6 +193,8 @@ interface KeptRoot extends OpenedRoot {
    * are none, the kernel is asked the real path of what a walk opens (open.ts).
    */
   way?: WayDir[];
+  /** when its way was last looked for (Date.now()) */
+  wayAskedAt?: number;
   /** the root's path, as statx takes it */
   path: Uint8Array;
   /** the root as given, the text of `path` */
@@ -210,6 +214,24 @@ export function lookedNow(opened: OpenedRoot): LookedDir[] | undefined {
   const root = { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
   return way === undefined ? [root] : [root, ...way];
 }
+
+/**
+ * A kept root's way looked for again, at most every WAY_AGAIN_MS, where one of its directories had changed too near
+ * the root's opening to be taken: its real path is read again first, and the way kept when all now lie well before
+ * that. False when the real path is not the one kept (the root moved): it is then opened again by its path.
+ */
+function wayAgain(held: KeptRoot): boolean {
+  const at = Date.now();
+  if (at - (held.wayAskedAt ?? 0) < WAY_AGAIN_MS) return true;
+  held.wayAskedAt = at;
+  const real = realOf(held.fd);
+  if (real === undefined || real !== held.real) return false;
+  held.way = wayTo(real, at);
+  return true;
+}
+
+/** How often an unsettled way is looked for again: as often as a change is sure to move a ctime (recheck.ts). */
+const WAY_AGAIN_MS = 100;
 
 /** The roots kept, by path, shared by every gate in the process (a person's "/" and a server's roots). */
 const keptRoots = new Map<string, KeptRoot>();

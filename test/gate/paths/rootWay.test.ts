@@ -77,3 +77,27 @@ function ancestors(path: string): string[] {
     out.push(end === 0 ? "/" : path.slice(0, end));
   return out;
 }
+
+/** The gate's own opening of a root, as a walk is handed it. */
+class RootOpener extends PathGate {
+  root(root: string) {
+    return this.openRoot("f.txt", root);
+  }
+}
+
+test("a root kept while a directory above it had just changed has its way looked for again, its real path read first", async () => {
+  const base = realpathSync(tempDir());
+  const root = join(base, "a", "root");
+  mkdirSync(root, { recursive: true });
+  await Bun.sleep(300);
+  writeFileSync(join(base, "a", "beside"), ""); // the root is settled, the directory above it not
+  const gate = new RootOpener([root], agentRules({ data: join(base, "data"), config: join(base, "cfg") }));
+  expect(gate.root(root).kept).toBe(true);
+  expect(gate.root(root).realNow).toBe(false);
+  await Bun.sleep(200);
+  expect(gate.root(root).realNow).toBe(true);
+  expect(gate.root(root).realNow).toBe(true);
+  // a change above it again: opened again by its path, and its way not taken until it settles
+  writeFileSync(join(base, "a", "beside2"), "");
+  expect(gate.root(root).realNow).toBeFalsy();
+});
