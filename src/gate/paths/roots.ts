@@ -195,6 +195,8 @@ interface KeptRoot extends OpenedRoot {
   way?: WayDir[];
   /** when its way was last looked for (Date.now()) */
   wayAskedAt?: number;
+  /** the root's look and its way's, as lookedNow hands them out */
+  looks?: readonly LookedDir[];
   /** the root's path, as statx takes it */
   path: Uint8Array;
   /** the root as given, the text of `path` */
@@ -208,11 +210,16 @@ interface KeptRoot extends OpenedRoot {
  * The look at a kept root by its path that served it in this open, for the places' check (placesMemo.ts): none for
  * a root opened anew, whose look is its descriptor's. Refuses nothing.
  */
-export function lookedNow(opened: OpenedRoot): LookedDir[] | undefined {
+export function lookedNow(opened: OpenedRoot): readonly LookedDir[] | undefined {
   if (opened.lookedNow !== true) return undefined;
-  const { name, seen, way } = opened as KeptRoot;
-  const root = { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
-  return way === undefined ? [root] : [root, ...way];
+  const kept = opened as KeptRoot;
+  const { name, seen, way } = kept;
+  // made once for the root's look and way as kept: both are found as they were whenever the root is served
+  if (kept.looks === undefined || kept.looks.length !== 1 + (way?.length ?? 0)) {
+    const root = { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
+    kept.looks = way === undefined ? [root] : [root, ...way];
+  }
+  return kept.looks;
 }
 
 /**
