@@ -129,7 +129,8 @@ function placesMemo(rules: GateRules): PlacesMemo {
 function refuseMalformed(sent: string): void {
   if (sent.includes("\0"))
     throw pathError("invalid", sent.replaceAll("\0", "\\0"), "holds a NUL byte", "send the path without it");
-  if (Buffer.byteLength(sent) > MAX_PATH_BYTES)
+  // a UTF-16 unit is at most 3 bytes of UTF-8: a short path is not measured
+  if (sent.length * 3 > MAX_PATH_BYTES && Buffer.byteLength(sent) > MAX_PATH_BYTES)
     throw pathError(
       "invalid",
       `${sent.slice(0, 40)}...`,

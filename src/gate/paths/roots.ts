@@ -67,7 +67,7 @@ export class Roots {
       if (this.roots.length === 0) throw pathError("outside", sent, "is outside the roots", OUTSIDE_HINT);
       return { root: this.roots[0] as string, parts: sent.split("/") };
     }
-    const clean = sent.replace(/\/+/g, "/");
+    const clean = sent.includes("//") ? sent.replace(/\/+/g, "/") : sent;
     for (const root of this.roots) {
       for (const base of rootNames(root)) {
         if (isUnder(clean, base)) return { root, parts: clean.slice(base === "/" ? 1 : base.length).split("/") };
