@@ -9,6 +9,7 @@ import type { OpenOptions, PathIntent } from "../../core/access.ts";
 import { confirmOpened, type Walk } from "./confirm.ts";
 import { underGitDir } from "./gitDirs.ts";
 import type { OpenedPath } from "./handles.ts";
+import { watchMounts } from "./mounts.ts";
 import { walk } from "./open.ts";
 import { type OwnPlaces, wayTo } from "./ownPlaces.ts";
 import { type LookedDir, PlacesMemo } from "./placesMemo.ts";
@@ -27,6 +28,8 @@ export class PathGate extends Roots implements Keeper {
     pins?: Map<string, string>,
   ) {
     super(roots, pins);
+    // a gate that keeps places watches the mount table from now on (placesMemo.ts)
+    if (rules.withheld.length > 0) watchMounts();
   }
 
   /**
