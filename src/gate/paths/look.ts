@@ -69,6 +69,28 @@ export function look(path: Uint8Array, noFollow = false): Look | undefined {
   };
 }
 
+/**
+ * Whether a look at `path` (made by cPath), following a link at its end, finds what `seen` says (sameLook), with
+ * nothing made of it; false when it cannot be looked at. Refuses nothing.
+ */
+export function looksAsSeen(path: Uint8Array, seen: Look): boolean {
+  if (!hasStatx()) {
+    const now = fromNode(path, false);
+    return now !== undefined && sameLook(now, seen);
+  }
+  const v = statxAt(path, 0, STATX_BASIC_STATS | STATX_MNT_ID);
+  return (
+    v !== undefined &&
+    stx.ino(v) === seen.ino &&
+    stx.dev(v) === seen.dev &&
+    stx.ctimeMs(v) === seen.ctimeMs &&
+    stx.mode(v) === seen.mode &&
+    stx.uid(v) === seen.uid &&
+    stx.gid(v) === seen.gid &&
+    stx.mountId(v) === seen.mount
+  );
+}
+
 /** The mount an opened descriptor was reached through, where the kernel says (see Look's `mount`). */
 export function mountOf(fd: number): number | undefined {
   if (!hasStatx()) return undefined;

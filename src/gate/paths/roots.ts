@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { settledBefore } from "../../core/recheck.ts";
-import { cPath, type Look, look, lookOf, mountOf, sameLook } from "./look.ts";
+import { cPath, type Look, lookOf, looksAsSeen, mountOf } from "./look.ts";
 import { idOf, isUnder } from "./ownPlaces.ts";
 import type { LookedDir } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
@@ -84,10 +84,9 @@ export class Roots {
   protected openRoot(sent: string, root: string): OpenedRoot {
     const held = keptRoots.get(root);
     if (held !== undefined) {
-      const now = look(held.path);
       keptRoots.delete(root);
       // a way that changed, or a real path read again that differs, may have moved the root: opened again by its path
-      const same = now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st);
+      const same = looksAsSeen(held.path, held.seen) && this.pinned(root, held.st);
       if (same && wayHolds(held.way) && (held.way !== undefined || wayAgain(held))) {
         keptRoots.set(root, held); // last in the order, as the one used last
         held.lookedNow = true;

@@ -3,8 +3,17 @@
  * node:fs's own in every field, date, method and key order, and whether the file is a mount's root.
  */
 import { expect, test } from "bun:test";
-import { closeSync, fstatSync, openSync, Stats } from "node:fs";
-import { isMountRoot, openedStat } from "../../../src/gate/paths/look.ts";
+import { closeSync, fstatSync, openSync, Stats, writeFileSync } from "node:fs";
+import {
+  cPath,
+  isMountRoot,
+  type Look,
+  look,
+  looksAsSeen,
+  openedStat,
+  sameLook,
+} from "../../../src/gate/paths/look.ts";
+import { tempDir } from "../../support/fixtures.ts";
 
 const METHODS = ["isFile", "isDirectory", "isSymbolicLink", "isFIFO", "isSocket", "isCharacterDevice", "isBlockDevice"];
 
@@ -24,4 +33,18 @@ test.each(["/", "/tmp", "/dev/null", "/proc/self/status", import.meta.path])("%s
   } finally {
     closeSync(fd);
   }
+});
+
+test("a kept look is checked against a new one with nothing made of it, as sameLook checks two", async () => {
+  const dir = tempDir();
+  const path = cPath(dir);
+  const seen = look(path) as Look;
+  expect(looksAsSeen(path, seen)).toBe(true);
+  expect(looksAsSeen(path, { ...seen, mount: (seen.mount ?? 0) + 1 })).toBe(false);
+  expect(looksAsSeen(path, { ...seen, uid: seen.uid + 1 })).toBe(false);
+  expect(looksAsSeen(cPath(`${dir}/none`), seen)).toBe(false);
+  await Bun.sleep(20);
+  writeFileSync(`${dir}/new`, "");
+  expect(looksAsSeen(path, seen)).toBe(sameLook(look(path) as Look, seen));
+  expect(looksAsSeen(path, seen)).toBe(false);
 });
