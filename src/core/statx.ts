@@ -24,6 +24,8 @@ export const AT_SYMLINK_NOFOLLOW = 0x100;
 export const AT_EMPTY_PATH = 0x1000;
 /** STATX_BASIC_STATS: type, mode, nlink, uid, gid, times, ino, size, blocks */
 export const STATX_BASIC_STATS = 0x7ff;
+/** STATX_BTIME: the file's creation time, where its file system keeps one */
+export const STATX_BTIME = 0x800;
 /** STATX_MNT_ID: the id of the mount the file was reached through (Linux 5.8) */
 export const STATX_MNT_ID = 0x1000;
 /** STATX_ATTR_MOUNT_ROOT: in stx_attributes, the file is the root of a mount */
@@ -130,14 +132,25 @@ export const stx = {
   ino: (v: DataView) => u64(v, 0x20),
   size: (v: DataView) => u64(v, 0x28),
   /** the last change to the inode, in ms: its seconds (signed, 64 bits) and nanoseconds */
-  ctimeMs: (v: DataView) =>
-    (v.getUint32(0x60, true) + v.getInt32(0x64, true) * 0x100000000) * 1000 + v.getUint32(0x68, true) / 1e6,
+  ctimeMs: (v: DataView) => timeMs(v, 0x60),
+  /** the last access, the birth and the last write, in ms, as node:fs gives them */
+  atimeMs: (v: DataView) => timeMs(v, 0x40),
+  birthtimeMs: (v: DataView) => timeMs(v, 0x50),
+  mtimeMs: (v: DataView) => timeMs(v, 0x70),
+  blksize: (v: DataView) => v.getUint32(0x04, true),
+  blocks: (v: DataView) => u64(v, 0x30),
+  rdev: (v: DataView) => makedev(v.getUint32(0x80, true), v.getUint32(0x84, true)),
   dev: (v: DataView) => makedev(v.getUint32(0x88, true), v.getUint32(0x8c, true)),
   /** whether the file is the root of a mount, where the kernel says it knows (STATX_ATTR_MOUNT_ROOT, Linux 5.8) */
   mountRoot: (v: DataView) => (v.getUint32(0x38, true) & v.getUint32(0x08, true) & STATX_ATTR_MOUNT_ROOT) !== 0,
   /** the mount's id, where the mask says the kernel gave it (STATX_MNT_ID) */
   mountId: (v: DataView) => ((v.getUint32(0, true) & STATX_MNT_ID) !== 0 ? u64(v, 0x90) : undefined),
 };
+
+/** A statx timestamp at `at` in ms: its seconds (signed, 64 bits) and nanoseconds. */
+function timeMs(v: DataView, at: number): number {
+  return (v.getUint32(at, true) + v.getInt32(at + 4, true) * 0x100000000) * 1000 + v.getUint32(at + 8, true) / 1e6;
+}
 
 /** glibc's makedev, as node:fs spells a device number. */
 function makedev(major: number, minor: number): number {

@@ -5,11 +5,11 @@
  */
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import { join } from "node:path";
 import { define } from "../../core/capability.ts";
 import type { HostFiles } from "../../core/deps.ts";
 import { object } from "../../core/result.ts";
 import { durationWords } from "../../core/words.ts";
+import { bootSeconds } from "./bootClock.ts";
 import { readProcText } from "./procFile.ts";
 
 export const sysInfo = define({
@@ -86,13 +86,18 @@ export function readOsName(host: HostFiles): string | undefined {
 }
 
 function readUptime(host: HostFiles): number | undefined {
-  const first = readProcText(join(host.procRoot, "uptime"))?.split(SPACES, 1)[0];
+  // the machine's own proc: its boot clock, with no file read (bootClock.ts)
+  if (host.procRoot === "/proc") {
+    const seconds = bootSeconds();
+    if (seconds !== undefined) return seconds;
+  }
+  const first = readProcText(`${host.procRoot}/uptime`)?.split(SPACES, 1)[0];
   const seconds = Number(first);
   return first && Number.isFinite(seconds) ? seconds : undefined;
 }
 
 function readLoad(host: HostFiles): number[] | undefined {
-  const fields = readProcText(join(host.procRoot, "loadavg"))?.split(SPACES, 3).map(Number);
+  const fields = readProcText(`${host.procRoot}/loadavg`)?.split(SPACES, 3).map(Number);
   return fields && fields.length === 3 && fields.every(Number.isFinite) ? fields : undefined;
 }
 
@@ -108,7 +113,7 @@ function kib(body: string | undefined, re: RegExp): number | undefined {
 
 /** Memory in bytes; `used` is what is not available, as `free` counts it. */
 export function readMemory(host: HostFiles): { total: number; available: number; used: number } {
-  const body = readProcText(join(host.procRoot, "meminfo"));
+  const body = readProcText(`${host.procRoot}/meminfo`);
   const total = kib(body, MEM_TOTAL) ?? os.totalmem();
   const available = kib(body, MEM_AVAILABLE) ?? os.freemem();
   return { total, available, used: total - available };

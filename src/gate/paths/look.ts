@@ -10,7 +10,7 @@
  * times in ms), so a look can be held against a Stats taken before; were
  * they ever spelled otherwise, a look would only ever say "changed".
  */
-import { constants, lstatSync, openSync, type Stats, statSync } from "node:fs";
+import { constants, fstatSync, lstatSync, openSync, Stats, statSync } from "node:fs";
 import {
   AT_FDCWD,
   AT_SYMLINK_NOFOLLOW,
@@ -19,6 +19,7 @@ import {
   openAt,
   pathOf,
   STATX_BASIC_STATS,
+  STATX_BTIME,
   STATX_MNT_ID,
   STATX_TYPE_INO_SIZE,
   statxAt,
@@ -68,6 +69,28 @@ export function look(path: Uint8Array, noFollow = false): Look | undefined {
   };
 }
 
+/**
+ * Whether a look at `path` (made by cPath), following a link at its end, finds what `seen` says (sameLook), with
+ * nothing made of it; false when it cannot be looked at. Refuses nothing.
+ */
+export function looksAsSeen(path: Uint8Array, seen: Look): boolean {
+  if (!hasStatx()) {
+    const now = fromNode(path, false);
+    return now !== undefined && sameLook(now, seen);
+  }
+  const v = statxAt(path, 0, STATX_BASIC_STATS | STATX_MNT_ID);
+  return (
+    v !== undefined &&
+    stx.ino(v) === seen.ino &&
+    stx.dev(v) === seen.dev &&
+    stx.ctimeMs(v) === seen.ctimeMs &&
+    stx.mode(v) === seen.mode &&
+    stx.uid(v) === seen.uid &&
+    stx.gid(v) === seen.gid &&
+    stx.mountId(v) === seen.mount
+  );
+}
+
 /** The mount an opened descriptor was reached through, where the kernel says (see Look's `mount`). */
 export function mountOf(fd: number): number | undefined {
   if (!hasStatx()) return undefined;
@@ -84,6 +107,50 @@ export function isMountRoot(fd: number): boolean {
   const v = statxAt(null, 0, 0, fd);
   return v !== undefined && stx.mountRoot(v);
 }
+
+/**
+ * An opened descriptor's Stats, as fstat gives them, and whether it is the root of a mount of its own (see
+ * isMountRoot), from one statx: what a walk asks of the file it opened. Where statx cannot be asked, fstat answers
+ * and the mount is asked apart. Throws what fstat throws.
+ */
+export function openedStat(fd: number): { stat: Stats; mountRoot: boolean } {
+  const v = hasStatx() ? statxAt(null, 0, STATX_BASIC_STATS | STATX_BTIME, fd) : undefined;
+  if (v === undefined) return { stat: fstatSync(fd), mountRoot: isMountRoot(fd) };
+  const born = (stx.mask(v) & STATX_BTIME) !== 0 ? stx.birthtimeMs(v) : 0;
+  const stat = new StatxStats(stx.dev(v), stx.ino(v), stx.mode(v), stx.nlink(v), stx.uid(v), stx.gid(v), stx.rdev(v));
+  stat.size = stx.size(v);
+  stat.blksize = stx.blksize(v);
+  stat.blocks = stx.blocks(v);
+  stat.atimeMs = stx.atimeMs(v);
+  stat.mtimeMs = stx.mtimeMs(v);
+  stat.ctimeMs = stx.ctimeMs(v);
+  stat.birthtimeMs = born;
+  return { stat: stat as unknown as Stats, mountRoot: stx.mountRoot(v) };
+}
+
+/**
+ * A Stats made from statx's numbers, with node:fs's fields in node:fs's order and Stats's own methods and dates (its
+ * prototype): Stats's own constructor costs about ten times as much.
+ */
+class StatxStats {
+  size = 0;
+  blksize = 0;
+  blocks = 0;
+  atimeMs = 0;
+  mtimeMs = 0;
+  ctimeMs = 0;
+  birthtimeMs = 0;
+  constructor(
+    public dev: number,
+    public ino: number,
+    public mode: number,
+    public nlink: number,
+    public uid: number,
+    public gid: number,
+    public rdev: number,
+  ) {}
+}
+Object.setPrototypeOf(StatxStats.prototype, Stats.prototype);
 
 /**
  * Whether `path` (made by cPath) is still the directory or file of device `dev` and inode `ino`, unchanged since

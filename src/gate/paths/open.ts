@@ -5,8 +5,9 @@
  * Each step looks at and opens the next component under the directory already opened (statx and openat, or
  * `/proc/self/fd/<dirfd>/<name>`), with O_NOFOLLOW: a path swapped for a symlink meanwhile is not followed. A symlink
  * is read and followed by the gate itself, only while it stays inside the root; `..` pops the directory actually
- * entered and may not climb above the root. What was finally opened is confirmed by its descriptor: fstat and the
- * real path the kernel reports for it. The check and the open are one operation, so there is nothing to race.
+ * entered and may not climb above the root. What was finally opened is confirmed by its descriptor: its statx and
+ * its real path (the kernel's, or in a kept root whose own holds, the root's and its name: rootWay.ts). The check
+ * and the open are one operation, so there is nothing to race.
  *
  * rta's own places are worked out when a path is opened (ownPlaces.ts): what lies inside them is not opened, and no
  * write may land on the way to one, so a place cannot be moved, planted or relinked before it exists. A git dir is
@@ -31,10 +32,11 @@ import { isAbsolute } from "node:path";
 import { confirmOpened, confirmParent, confirmPlace, confirmTarget, undoIfGitDir, type Walk } from "./confirm.ts";
 import { GIT_DIR_NAME, isGitDir } from "./gitDirs.ts";
 import { type OpenedPath, ReadPath, WritePath } from "./handles.ts";
-import { type EntryStat, entryAt, openIn } from "./look.ts";
+import { type EntryStat, entryAt, openedStat, openIn } from "./look.ts";
 import { isUnder, MAX_LINK_HOPS } from "./ownPlaces.ts";
 import { inFd, O_PATH } from "./procFd.ts";
 import type { OpenedRoot } from "./roots.ts";
+import { realEntry } from "./rootWay.ts";
 import {
   changed,
   gitDirWithheld,
@@ -76,17 +78,15 @@ class Walker {
   /** links followed (and entries looked at again), against MAX_LINK_HOPS */
   private hops = 0;
 
-  /** the root's descriptor is kept for later calls (roots.ts): never closed, nor handed to a handle */
-  private readonly rootKept: boolean;
   constructor(
     private readonly at: Walk,
-    root: OpenedRoot,
+    /** a kept root's descriptor (roots.ts) is never closed, nor handed to a handle */
+    private readonly root: OpenedRoot,
     private readonly keeper: Keeper,
     parts: string[],
     private readonly makeParents: boolean,
   ) {
     this.stack = [root.fd];
-    this.rootKept = root.kept === true;
     this.queue = parts.filter((p) => p !== "" && p !== ".");
   }
 
@@ -100,7 +100,7 @@ class Walker {
       }
       return this.atRoot();
     } finally {
-      this.leave(this.rootKept ? 1 : 0);
+      this.leave(this.root.kept === true ? 1 : 0);
     }
   }
 
@@ -264,28 +264,27 @@ class Walker {
       confirmTarget(this.at, this.top, name, st.isDirectory());
       return this.writeHandle(name, st as Stats); // a write's entry is lstat's (step)
     }
-    // What is neither a file nor a directory (a device, a FIFO, a socket) is opened as a name only: opening a
-    // device for reading has its own effects (a watchdog armed, a tape rewound), a FIFO's writer is let go, and
-    // no capability reads one.
+    // Neither a file nor a directory (a device, a FIFO, a socket) is opened as a name only: opening a device has its
+    // own effects (a watchdog armed, a tape rewound), a FIFO's writer is let go, and no capability reads one.
     const flags = st.isFile() || st.isDirectory() ? O_RDONLY | O_NONBLOCK : O_PATH;
     let fd: number;
     try {
       fd = openIn(this.top, name, flags | O_NOFOLLOW | (st.isDirectory() ? O_DIRECTORY : 0));
     } catch (err) {
       const e = (err as NodeJS.ErrnoException).code;
-      if (e === "ENOENT") throw notFound(sent);
-      if (e === "EACCES") throw unreadable(sent);
-      throw changed(sent);
+      throw e === "ENOENT" ? notFound(sent) : e === "EACCES" ? unreadable(sent) : changed(sent);
     }
-    const opened = fstatSync(fd);
     try {
-      if (opened.dev !== st.dev || opened.ino !== st.ino) throw changed(sent);
-      confirmOpened(this.at, fd, opened);
+      const { stat, mountRoot } = openedStat(fd);
+      if (stat.dev !== st.dev || stat.ino !== st.ino) throw changed(sent);
+      // in the root itself, its real path is the root's and its name, where the root's is known to hold now
+      const known = this.root.realNow && this.stack.length === 1 ? realEntry(this.at.rootReal, name) : undefined;
+      confirmOpened(this.at, fd, stat, known, { mountRoot });
+      return new ReadPath(sent, [...rel, name].join("/"), fd, stat, root, this.keeper);
     } catch (err) {
       closeSync(fd);
       throw err;
     }
-    return new ReadPath(sent, [...rel, name].join("/"), fd, opened, root, this.keeper);
   }
 
   /** The handle of a write: the directory it lands in is taken off the stack, to be closed with the handle. */
@@ -293,7 +292,7 @@ class Walker {
     const { sent, root } = this.at;
     const rel = [...this.rel, name].join("/");
     // a kept root stays kept: the handle is given its own descriptor of the same directory
-    const keep = this.stack.length === 1 && this.rootKept;
+    const keep = this.stack.length === 1 && this.root.kept === true;
     const parentFd = keep ? openSync(inFd(this.top), O_RDONLY | O_DIRECTORY) : (this.stack.pop() as number);
     return new WritePath(sent, rel, parentFd, name, existing, root, this.keeper);
   }

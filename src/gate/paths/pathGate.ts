@@ -9,6 +9,7 @@ import type { OpenOptions, PathIntent } from "../../core/access.ts";
 import { confirmOpened, type Walk } from "./confirm.ts";
 import { underGitDir } from "./gitDirs.ts";
 import type { OpenedPath } from "./handles.ts";
+import { watchMounts } from "./mounts.ts";
 import { walk } from "./open.ts";
 import { type OwnPlaces, wayTo } from "./ownPlaces.ts";
 import { type LookedDir, PlacesMemo } from "./placesMemo.ts";
@@ -27,6 +28,8 @@ export class PathGate extends Roots implements Keeper {
     pins?: Map<string, string>,
   ) {
     super(roots, pins);
+    // a gate that keeps places watches the mount table from now on (placesMemo.ts)
+    if (rules.withheld.length > 0) watchMounts();
   }
 
   /**
@@ -51,9 +54,9 @@ export class PathGate extends Roots implements Keeper {
 
   /**
    * rta's own places and the way to them, as they stand now (worked out again only when they may have moved);
-   * `looked`, a directory this open just looked at by its path, is not looked at again.
+   * `looked`, directories this open just looked at by their paths, are not looked at again.
    */
-  own(looked?: LookedDir): OwnPlaces {
+  own(looked?: readonly LookedDir[]): OwnPlaces {
     return placesMemo(this.rules).now(looked);
   }
 
@@ -129,7 +132,8 @@ function placesMemo(rules: GateRules): PlacesMemo {
 function refuseMalformed(sent: string): void {
   if (sent.includes("\0"))
     throw pathError("invalid", sent.replaceAll("\0", "\\0"), "holds a NUL byte", "send the path without it");
-  if (Buffer.byteLength(sent) > MAX_PATH_BYTES)
+  // a UTF-16 unit is at most 3 bytes of UTF-8: a short path is not measured
+  if (sent.length * 3 > MAX_PATH_BYTES && Buffer.byteLength(sent) > MAX_PATH_BYTES)
     throw pathError(
       "invalid",
       `${sent.slice(0, 40)}...`,

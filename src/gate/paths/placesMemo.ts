@@ -12,8 +12,9 @@
  * one of them is not the same directory with the same ctime. Each place
  * there is is known by its device and inode too (a bind mount elsewhere of
  * the same directory is withheld by them), and a mount over a place gives it
- * others while its directory's ctime stays: so each call also looks at each
- * place found, and works the places out again when one is another inode.
+ * others while its directory's ctime stays: so each call also asks whether the
+ * mount table changed (mounts.ts), or, where that cannot be asked, looks at
+ * each place found, and works the places out again when one is another inode.
  *
  * A ctime is taken from a clock the kernel moves at each tick, so a second
  * change in the tick of the first leaves it as it was. A working-out is therefore kept only when
@@ -28,6 +29,7 @@
 import type { Stats } from "node:fs";
 import { settledBefore } from "../../core/recheck.ts";
 import { cPath, sameInode, stillAt } from "./look.ts";
+import { mountChanges } from "./mounts.ts";
 import { type OwnPlaces, ownPlacesNow } from "./ownPlaces.ts";
 
 interface Seen {
@@ -61,7 +63,7 @@ export interface LookedDir {
 
 /** One set of places, worked out again only when a directory looked in has changed (see above). */
 export class PlacesMemo {
-  private kept: { own: OwnPlaces; seen: Seen[]; found: Found[] } | undefined;
+  private kept: { own: OwnPlaces; seen: Seen[]; found: Found[]; mounts: number | undefined } | undefined;
 
   /** `places` and `system` as ownPlacesNow takes them; `clock` the time in ms, the real one but in a test. */
   constructor(
@@ -75,11 +77,13 @@ export class PlacesMemo {
 
   /**
    * The places as they stand now: the last working-out while every directory it looked in is as it was. `looked`,
-   * a directory just looked at by its path, is not looked at again.
+   * a directory or directories just looked at by their paths, are not looked at again.
    */
-  now(looked?: LookedDir): OwnPlaces {
+  now(looked?: LookedDir | readonly LookedDir[]): OwnPlaces {
     const kept = this.kept;
-    if (kept !== undefined && allUnchanged(kept.seen, looked) && kept.found.every(still)) return kept.own;
+    if (kept !== undefined && allUnchanged(kept.seen, looked) && foundStill(kept)) return kept.own;
+    // taken before the working-out: a mount made while it looks is seen at the next call
+    const mounts = mountChanges();
     const began = this.clock();
     this.workedOut++;
     const seen: Seen[] = [];
@@ -94,25 +98,44 @@ export class PlacesMemo {
         found.push({ place: cPath(place), dev: st.dev, ino: st.ino });
       },
     );
-    this.kept = seen.every((s) => settledBefore(s.ctimeMs, began)) ? { own: frozen(own), seen, found } : undefined;
+    const settled = seen.every((s) => settledBefore(s.ctimeMs, began));
+    this.kept = settled ? { own: frozen(own), seen, found, mounts } : undefined;
     return own;
   }
 }
 
 /**
  * Whether every directory looked in is still the one seen, unchanged since: one look each, building no Stats, but
- * for the one `looked` already looked at. One that cannot be looked at (gone, or no longer searched the same way:
+ * for those `looked` already looked at. One that cannot be looked at (gone, or no longer searched the same way:
  * its mode, a parent's) has changed.
  */
-function allUnchanged(seen: readonly Seen[], looked: LookedDir | undefined): boolean {
+function allUnchanged(seen: readonly Seen[], looked: LookedDir | readonly LookedDir[] | undefined): boolean {
   for (const s of seen) {
+    const l = looked === undefined ? undefined : lookedAt(looked, s.name);
     const same =
-      looked !== undefined && s.name === looked.name
-        ? s.dev === looked.dev && s.ino === looked.ino && s.ctimeMs === looked.ctimeMs
+      l !== undefined
+        ? s.dev === l.dev && s.ino === l.ino && s.ctimeMs === l.ctimeMs
         : stillAt(s.dir, s.dev, s.ino, s.ctimeMs);
     if (!same) return false;
   }
   return true;
+}
+
+/** The look among `looked` at the directory `name`, if one was taken. */
+function lookedAt(looked: LookedDir | readonly LookedDir[], name: string): LookedDir | undefined {
+  if (!Array.isArray(looked)) return (looked as LookedDir).name === name ? (looked as LookedDir) : undefined;
+  for (const l of looked as readonly LookedDir[]) if (l.name === name) return l;
+  return undefined;
+}
+
+/**
+ * Whether each place found is still the inode it was. Only a mount gives a place's path another inode while every
+ * directory looked in is unchanged: where the mount table can be watched (mounts.ts), one ask of it answers for all
+ * of them, and any change to it has the places worked out again; elsewhere each place is looked at.
+ */
+function foundStill(kept: { found: readonly Found[]; mounts: number | undefined }): boolean {
+  if (kept.mounts !== undefined) return mountChanges() === kept.mounts;
+  return kept.found.every(still);
 }
 
 /** Whether a place found is still the inode it was: a mount over it, or over the way to it, makes it another. */

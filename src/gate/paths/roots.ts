@@ -9,10 +9,11 @@
 import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { settledBefore } from "../../core/recheck.ts";
-import { cPath, type Look, look, lookOf, mountOf, sameLook } from "./look.ts";
+import { cPath, type Look, lookOf, looksAsSeen, mountOf } from "./look.ts";
 import { idOf, isUnder } from "./ownPlaces.ts";
 import type { LookedDir } from "./placesMemo.ts";
 import { inFd } from "./procFd.ts";
+import { type WayDir, wayHolds, wayTo } from "./rootWay.ts";
 import { OUTSIDE_HINT, pathError, type RootFacts } from "./rules.ts";
 
 const { O_RDONLY, O_DIRECTORY } = constants;
@@ -66,7 +67,7 @@ export class Roots {
       if (this.roots.length === 0) throw pathError("outside", sent, "is outside the roots", OUTSIDE_HINT);
       return { root: this.roots[0] as string, parts: sent.split("/") };
     }
-    const clean = sent.replace(/\/+/g, "/");
+    const clean = sent.includes("//") ? sent.replace(/\/+/g, "/") : sent;
     for (const root of this.roots) {
       for (const base of rootNames(root)) {
         if (isUnder(clean, base)) return { root, parts: clean.slice(base === "/" ? 1 : base.length).split("/") };
@@ -83,11 +84,13 @@ export class Roots {
   protected openRoot(sent: string, root: string): OpenedRoot {
     const held = keptRoots.get(root);
     if (held !== undefined) {
-      const now = look(held.path);
       keptRoots.delete(root);
-      if (now !== undefined && sameLook(now, held.seen) && this.pinned(root, held.st)) {
+      // a way that changed, or a real path read again that differs, may have moved the root: opened again by its path
+      const same = looksAsSeen(held.path, held.seen) && this.pinned(root, held.st);
+      if (same && wayHolds(held.way) && (held.way !== undefined || wayAgain(held))) {
         keptRoots.set(root, held); // last in the order, as the one used last
         held.lookedNow = true;
+        held.realNow = held.way !== undefined;
         return held;
       }
       closeSync(held.fd);
@@ -123,6 +126,8 @@ export class Roots {
     if (real === undefined) return { fd: rootFd, st };
     // made from the descriptor's fstat, not a look by its path: no look to share in this open (lookedNow)
     const kept: KeptRoot = { fd: rootFd, st, kept: true, path: cPath(root), name: root, seen, facts: {}, real };
+    kept.way = wayTo(real, openedAt);
+    kept.wayAskedAt = openedAt;
     if (keptRoots.size >= MAX_KEPT_ROOTS) forgetOldest();
     keptRoots.set(root, kept);
     return kept;
@@ -152,6 +157,11 @@ export interface OpenedRoot {
    * places' check may take that look for its own of the same path (placesMemo.ts), asked in the same instant
    */
   lookedNow?: boolean;
+  /**
+   * the kept root's real path holds in this open: the root and every directory on its real path were looked at by
+   * path and found unchanged since it was read (see KeptRoot's way)
+   */
+  realNow?: boolean;
 }
 
 /**
@@ -174,6 +184,18 @@ export interface OpenedRoot {
  */
 interface KeptRoot extends OpenedRoot {
   kept: true;
+  /**
+   * each directory on the root's real path above it (`/`, `/srv`, … for `/srv/x`) as looked at by its path once the
+   * real path was read, each unchanged since well before the root was opened; none when one was not. Renaming the
+   * root or any of them, or putting a link or a mount in place of one, changes the ctime of the directory it is in,
+   * or what its path finds: while every one is found as it was, the root's real path is the one read. Where there
+   * are none, the kernel is asked the real path of what a walk opens (open.ts).
+   */
+  way?: WayDir[];
+  /** when its way was last looked for (Date.now()) */
+  wayAskedAt?: number;
+  /** the root's look and its way's, as lookedNow hands them out */
+  looks?: readonly LookedDir[];
   /** the root's path, as statx takes it */
   path: Uint8Array;
   /** the root as given, the text of `path` */
@@ -187,11 +209,35 @@ interface KeptRoot extends OpenedRoot {
  * The look at a kept root by its path that served it in this open, for the places' check (placesMemo.ts): none for
  * a root opened anew, whose look is its descriptor's. Refuses nothing.
  */
-export function lookedNow(opened: OpenedRoot): LookedDir | undefined {
+export function lookedNow(opened: OpenedRoot): readonly LookedDir[] | undefined {
   if (opened.lookedNow !== true) return undefined;
-  const { name, seen } = opened as KeptRoot;
-  return { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
+  const kept = opened as KeptRoot;
+  const { name, seen, way } = kept;
+  // made once for the root's look and way as kept: both are found as they were whenever the root is served
+  if (kept.looks === undefined || kept.looks.length !== 1 + (way?.length ?? 0)) {
+    const root = { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
+    kept.looks = way === undefined ? [root] : [root, ...way];
+  }
+  return kept.looks;
 }
+
+/**
+ * A kept root's way looked for again, at most every WAY_AGAIN_MS, where one of its directories had changed too near
+ * the root's opening to be taken: its real path is read again first, and the way kept when all now lie well before
+ * that. False when the real path is not the one kept (the root moved): it is then opened again by its path.
+ */
+function wayAgain(held: KeptRoot): boolean {
+  const at = Date.now();
+  if (at - (held.wayAskedAt ?? 0) < WAY_AGAIN_MS) return true;
+  held.wayAskedAt = at;
+  const real = realOf(held.fd);
+  if (real === undefined || real !== held.real) return false;
+  held.way = wayTo(real, at);
+  return true;
+}
+
+/** How often an unsettled way is looked for again: as often as a change is sure to move a ctime (recheck.ts). */
+const WAY_AGAIN_MS = 100;
 
 /** The roots kept, by path, shared by every gate in the process (a person's "/" and a server's roots). */
 const keptRoots = new Map<string, KeptRoot>();

@@ -31,17 +31,21 @@ export interface GateRules {
   system: boolean;
 }
 
-/** What the gate asked of a root's descriptor: whether it is on a kernel file system, and holds an rta data dir's marks. */
+/**
+ * What the gate asked of a root's descriptor: whether it is on a kernel file system, and holds an rta data dir's
+ * marks; or of a file just opened, whether it is a mount's root (asked with its fstat, in the same statx).
+ */
 export interface RootFacts {
   kernelFs?: boolean;
   dataDirShaped?: boolean;
+  mountRoot?: boolean;
 }
 
 /** What a handle asks of the gate that opened it: its rules, and rta's places as they stood for this call. */
 export interface Keeper {
   readonly rules: GateRules;
-  /** rta's places as they stand now; `looked`, a directory this open just looked at by its path (placesMemo.ts) */
-  own(looked?: LookedDir): OwnPlaces;
+  /** rta's places as they stand now; `looked`, directories this open just looked at by their paths (placesMemo.ts) */
+  own(looked?: readonly LookedDir[]): OwnPlaces;
 }
 
 /**
@@ -99,7 +103,8 @@ export function withheld(
   const at = fd === undefined ? real : inFd(fd);
   const opened = fd === undefined ? undefined : (st ?? fstatSync(fd));
   if (isInside(real, own) || (opened === undefined ? isPlaceAt(real, own) : isPlace(opened, own))) return true;
-  if (fd !== undefined && opened !== undefined && fileMountWithheld(rules, own, fd, opened)) return true;
+  if (fd !== undefined && opened !== undefined && fileMountWithheld(rules, own, fd, opened, facts.mountRoot))
+    return true;
   if (rules.system && !notKernel) {
     facts.kernelFs ??= isKernelFs(at);
     if (facts.kernelFs) return true;
@@ -116,8 +121,14 @@ export function withheld(
  * identity says where it lies, and a bind mount of record.key or gate.db into a root would be read as any file
  * there. Withheld, as the safe way to be wrong; a file mounted from elsewhere (a container's /etc/hosts) is read.
  */
-function fileMountWithheld(rules: GateRules, own: OwnPlaces, fd: number, opened: Pick<Stats, "isDirectory" | "dev">) {
-  if (!keepsStores(rules) || opened.isDirectory() || !isMountRoot(fd)) return false;
+function fileMountWithheld(
+  rules: GateRules,
+  own: OwnPlaces,
+  fd: number,
+  opened: Pick<Stats, "isDirectory" | "dev">,
+  mountRoot?: boolean,
+) {
+  if (!keepsStores(rules) || opened.isDirectory() || !(mountRoot ?? isMountRoot(fd))) return false;
   const dev = `${opened.dev}:`;
   for (const id of own.ids) if (id.startsWith(dev)) return true;
   return false;

@@ -32,7 +32,7 @@ export class CallPaths implements Keeper {
     return this.gate.rules;
   }
 
-  own(looked?: LookedDir): OwnPlaces {
+  own(looked?: readonly LookedDir[]): OwnPlaces {
     this.places ??= this.gate.own(looked);
     return this.places;
   }
