@@ -12,7 +12,8 @@
  * every replica LISTENing hears it once the write commits, and only then.
  * A subscription row is held by the replica holding the client's stream and
  * renewed by it; one no longer held is dropped, and with the last one the
- * watcher. Asynchronous, on a connection of its own (Bun.SQL): no call waits
+ * watcher. A 2025-11-25 session's row is `<session> <watcher>`: the replica
+ * its stream moves to takes it back, and it ends with the session. Asynchronous, on a connection of its own (Bun.SQL): no call waits
  * on it. Times are the replicas' clocks, in ms.
  */
 import { createHash } from "node:crypto";
