@@ -6,12 +6,12 @@
  * replica holding its lease: this replica's workers look at theirs as
  * subscriptionReads.ts's watchers do (a file's fstat, the grants, a poll),
  * read again through the gate when one moved, and tell a change by a fenced
- * write that NOTIFYs every replica. Each replica LISTENs, and hands the notice
- * to the subscriptions it holds of that watcher (deliver()). Every second it
- * renews its leases (a worker refused stops), renews the subscriptions whose
- * streams it holds, drops the subscriptions of a replica gone, and claims the
- * leases that ran out, a crashed replica's watchers included, up to its
- * bound. A claimed watcher is read at once and compared with the digest last
+ * write that NOTIFYs every replica. Each replica LISTENs, and tells each
+ * subscription whose stream it holds (deliver(); leasesSessions.ts for a
+ * session's, wherever it was made). Every second it
+ * renews its leases (a worker refused stops) and the subscriptions whose
+ * streams it holds, drops those of a replica gone, and claims the leases that
+ * ran out, a crashed replica's watchers included, up to its bound. A claimed watcher is read at once and compared with the digest last
  * told, so a change made while no replica watched is told. Loaded only when
  * `mcp serve --http` runs on a PostgreSQL store: without one nothing here runs.
  */
@@ -201,7 +201,7 @@ export class SharedWatching {
           now,
         );
         for (const [id, w] of this.workers) if (!kept.has(id)) this.drop(id, w);
-        await this.store.hold(now);
+        await Promise.all([this.store.hold(now), this.sessions.hold()]);
         await this.listening?.back();
         await this.store.sweep(now);
         if (this.stopped) return;

@@ -74,6 +74,14 @@ export class SessionSubscriptions {
     }
   }
 
+  /**
+   * Renews the subscriptions of the sessions whose stream is here (the beat's work), wherever they were made: a
+   * replica that made one and then let it go leaves it held. Throws what the store threw.
+   */
+  async hold(): Promise<void> {
+    await this.store.holdSessions(this.reach?.streaming() ?? [], this.now());
+  }
+
   /** Session `session`'s copy here closed: its subscriptions are kept for the replica it goes on through. */
   letGo(session: string): void {
     void this.track(this.store.letGo(session)).catch(() => {});

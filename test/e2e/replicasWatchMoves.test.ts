@@ -27,9 +27,13 @@ afterEach(async () => {
   for (const r of running.splice(0)) if (r.proc.exitCode === null && r.proc.signalCode === null) await r.stop();
 });
 
-/** A load balancer of one target at a time: `to` switches it; `cut` ends the GET streams it carries now. */
+/**
+ * A load balancer of one target at a time (one for GETs, one for the rest): `to` switches both, `streamTo` the GETs'
+ * only; `cut` ends the GET streams it carries now.
+ */
 function balancer(first: RunningHttp) {
   let target = first;
+  let streamTarget = first;
   const streams = new Set<AbortController>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -43,7 +47,8 @@ function balancer(first: RunningHttp) {
       const body = req.method === "POST" ? await req.arrayBuffer() : undefined;
       if (req.method === "GET") streams.add(abort);
       try {
-        return await fetch(`http://127.0.0.1:${target.port}${url.pathname}`, {
+        const port = (req.method === "GET" ? streamTarget : target).port;
+        return await fetch(`http://127.0.0.1:${port}${url.pathname}`, {
           method: req.method,
           headers,
           body,
@@ -59,6 +64,10 @@ function balancer(first: RunningHttp) {
     url: `http://127.0.0.1:${server.port}/mcp`,
     to: (next: RunningHttp) => {
       target = next;
+      streamTarget = next;
+    },
+    streamTo: (next: RunningHttp) => {
+      streamTarget = next;
     },
     cut: () => {
       for (const a of streams) a.abort();
@@ -163,19 +172,49 @@ describe.skipIf(pg === null)("a session's subscriptions follow its stream across
     const { store, file, a, b, token, lb } = await twoReplicas();
     const sub = await subscriber(lb.url, token);
     await sub.client.subscribeResource({ uri: URI });
-    await heldBy(store, a);
+    // told on its stream on A: the stream is open
+    appendFileSync(file, "two\n");
+    expect(await sub.nth(1)).toBe(URI);
     lb.to(b);
     await a.stop();
     // A's stream ended with it; the client opened it again through the balancer, on B, which took the row back
     await heldBy(store, b);
-    appendFileSync(file, "two\n");
-    expect(await sub.nth(1)).toBe(URI);
+    appendFileSync(file, "three\n");
+    expect(await sub.nth(2)).toBe(URI);
     const read = await sub.client.readResource({ uri: URI });
-    expect(JSON.stringify(read.contents)).toContain("two");
+    expect(JSON.stringify(read.contents)).toContain("three");
     // the client ends its session: its subscription ends with it
     await sub.transport.terminateSession();
     while ((await count(store, "watchers")) > 0) await Bun.sleep(50);
     expect(await count(store, "watch_subscriptions")).toBe(0);
+  }, 60_000);
+});
+
+describe.skipIf(pg === null)("a session's subscriptions made where its stream is not", () => {
+  test("subscribed through A while its stream is on B, A stopped: B holds the subscription on, and tells it", async () => {
+    const { store, file, a, b, token, lb } = await twoReplicas();
+    const other = join(file, "..", "other.txt");
+    writeFileSync(other, "one\n");
+    const sub = await subscriber(lb.url, token);
+    await sub.client.subscribeResource({ uri: URI });
+    // told on its stream on A: the stream is open
+    appendFileSync(file, "two\n");
+    expect(await sub.nth(1)).toBe(URI);
+    // the stream moves to B; the requests still go to A
+    lb.streamTo(b);
+    lb.cut();
+    await heldBy(store, b);
+    await sub.client.subscribeResource({ uri: "rta://fs/read/other.txt" });
+    appendFileSync(other, "two\n");
+    expect(await sub.nth(2)).toBe("rta://fs/read/other.txt");
+    // A, where the second was made, stops and lets it go: B, holding the stream, holds it on (never swept)
+    lb.to(b);
+    await a.stop();
+    await heldBy(store, b, 2);
+    appendFileSync(file, "three\n");
+    expect(await sub.nth(3)).toBe(URI);
+    appendFileSync(other, "three\n");
+    expect(await sub.nth(4)).toBe("rta://fs/read/other.txt");
   }, 60_000);
 });
 

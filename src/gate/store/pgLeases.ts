@@ -202,6 +202,16 @@ export class PgLeases {
     return [...rows].map((r: { id: string; uri: string }) => ({ sub: String(r.id), uri: String(r.uri) }));
   }
 
+  /** Holds the subscriptions of `sessions` (each one's stream is here), renewed like this replica's own. */
+  async holdSessions(sessions: readonly string[], now: number): Promise<void> {
+    if (sessions.length === 0) return;
+    await this.sql.unsafe(
+      `UPDATE watch_subscriptions SET holder = $1, held_until = $2::bigint
+       WHERE position(' ' in id) > 0 AND split_part(id, ' ', 1) IN (SELECT jsonb_array_elements_text($3::text::jsonb))`,
+      [this.owner, now + LEASE_MS, JSON.stringify(sessions)],
+    );
+  }
+
   /**
    * Stops holding the subscriptions of `session` (of every session, when undefined): they are kept for the replica
    * its client's stream moves to, and dropped by a sweep when none takes them back within 15 s.
