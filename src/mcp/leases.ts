@@ -6,12 +6,12 @@
  * replica holding its lease: this replica's workers look at theirs as
  * subscriptionReads.ts's watchers do (a file's fstat, the grants, a poll),
  * read again through the gate when one moved, and tell a change by a fenced
- * write that NOTIFYs every replica. Each replica LISTENs, and hands the notice
- * to the subscriptions it holds of that watcher (deliver()). Every second it
- * renews its leases (a worker refused stops), renews the subscriptions whose
- * streams it holds, drops the subscriptions of a replica gone, and claims the
- * leases that ran out, a crashed replica's watchers included, up to its
- * bound. A claimed watcher is read at once and compared with the digest last
+ * write that NOTIFYs every replica. Each replica LISTENs, and tells each
+ * subscription whose stream it holds (deliver(); leasesSessions.ts for a
+ * session's, wherever it was made). Every second it
+ * renews its leases (a worker refused stops) and the subscriptions whose
+ * streams it holds, drops those of a replica gone, and claims the leases that
+ * ran out, a crashed replica's watchers included, up to its bound. A claimed watcher is read at once and compared with the digest last
  * told, so a change made while no replica watched is told. Loaded only when
  * `mcp serve --http` runs on a PostgreSQL store: without one nothing here runs.
  */
@@ -19,9 +19,10 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { SQL } from "bun";
 import type { AgentOrigin } from "../core/call.ts";
-import { type Lease, PgLeases, RENEW_MS, type WatcherRow, watcherId } from "../gate/store/pgLeases.ts";
+import { type Lease, PgLeases, RENEW_MS, type Wanted, type WatcherRow, watcherId } from "../gate/store/pgLeases.ts";
 import { storeFailure } from "../gate/store/pgSchema.ts";
 import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
+import { SessionSubscriptions } from "./leasesSessions.ts";
 import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
 import { digestOf, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
 
@@ -49,6 +50,8 @@ export class SharedWatching {
   private pending = new Set<Promise<unknown>>();
   private listening: Listening | undefined;
   private stopped = false;
+  /** the HTTP front's 2025-11-25 sessions' subscriptions, told on whichever replica holds each one's stream */
+  readonly sessions: SessionSubscriptions;
 
   private constructor(
     private readonly store: PgLeases,
@@ -57,7 +60,9 @@ export class SharedWatching {
     private readonly place: ReadPlace,
     private readonly session: string,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.sessions = new SessionSubscriptions(store, now, this);
+  }
 
   /**
    * Starts this replica's part: LISTENs for changes told, and renews, sweeps and claims every second. Refuses
@@ -92,29 +97,25 @@ export class SharedWatching {
   /**
    * The Watch of one connection's subscriptions: `place` reads each URI once as resources/read would (and refuses
    * as it would); the subscription is then recorded in the store, and its changes, from whichever replica's
-   * worker, handed to `tell`. This replica claims a new watcher while it has room.
+   * worker, handed to `tell`, or a 2025-11-25 session's to its stream, on whichever replica holds that. This
+   * replica claims a new watcher while it has room.
    */
   watch(place: ReadPlace, tell: (uri: string) => void): Watch {
-    return async (uri, origin, signal) => {
+    return async (uri, origin, signal, of) => {
       const first = JSON.stringify((await readUri(place, uri, origin, signal)).contents);
-      const sub = randomUUID();
       // PostgreSQL's text holds no NUL, which a client's reported name may
-      const [agent, client] = [origin.name, origin.client].map((t) => t.replaceAll("\u0000", "\ufffd")) as [
-        string,
-        string,
-      ];
+      const agent = origin.name.replaceAll("\u0000", "\ufffd");
+      const client = origin.client.replaceAll("\u0000", "\ufffd");
       const id = watcherId(agent, uri);
+      // a session's subscription is one row however many replicas it was made through, and outlives its stream here
+      const byId = of !== undefined && this.sessions.reached;
+      const sub = byId ? `${of} ${id}` : randomUUID();
       const wanted = { agent, uri, client, digest: digestOf(first) };
-      let claimed: WatcherRow | undefined;
-      try {
-        claimed = await this.track(this.store.subscribe(sub, wanted, this.now(), this.workers.size < MAX_WORKERS));
-      } catch {
-        throw unavailable();
-      }
+      await this.record(sub, wanted);
+      if (byId) return { watcher: this.sessions.watcher(sub, wanted), first };
       const mine = this.local.get(id) ?? new Map<string, Local>();
       this.local.set(id, mine);
       mine.set(sub, { uri, tell });
-      if (claimed !== undefined) void this.run(claimed, false);
       const watcher: Watcher = {
         every: Number.POSITIVE_INFINITY,
         moved: () => false,
@@ -127,6 +128,17 @@ export class SharedWatching {
       };
       return { watcher, first };
     };
+  }
+
+  /** Records subscription `sub` (held here), claiming its watcher when new and there is room; refuses unavailable(). */
+  async record(sub: string, wanted: Wanted): Promise<void> {
+    let claimed: WatcherRow | undefined;
+    try {
+      claimed = await this.track(this.store.subscribe(sub, wanted, this.now(), this.workers.size < MAX_WORKERS));
+    } catch {
+      throw unavailable();
+    }
+    if (claimed !== undefined) void this.run(claimed, false);
   }
 
   /**
@@ -143,8 +155,8 @@ export class SharedWatching {
     const leases = [...this.workers.values()].map((w) => w.lease);
     for (const w of this.workers.values()) w.watcher.close();
     this.workers.clear();
-    // the sessions' streams end with this replica: their subscriptions go (a watcher left with none too), and the
-    // leases of the watchers still wanted are given up to the other replicas
+    // the sessions' subscriptions are kept for where they go on (leasesSessions.ts), any other's goes; leases given up
+    await this.store.letGo().catch(() => {});
     await this.store.leave().catch(() => {});
     await this.store.release(leases).catch(() => {});
     await this.listening?.close();
@@ -159,14 +171,16 @@ export class SharedWatching {
   /** The LISTEN was made again after a drop, which may have lost notices: each subscription held here is told. */
   private hint(): void {
     for (const held of this.local.values()) for (const local of held.values()) deliver(local);
+    this.sessions.tell(null);
   }
 
-  /** A change told of watcher `id`: each subscription held here to it is told. */
+  /** A change told of watcher `id`: each subscription to it whose stream is here is told. */
   private heard(id: string): void {
     for (const local of this.local.get(id)?.values() ?? []) deliver(local);
+    this.sessions.tell(id);
   }
 
-  private track<T>(p: Promise<T>): Promise<T> {
+  track<T>(p: Promise<T>): Promise<T> {
     this.pending.add(p);
     const done = () => this.pending.delete(p);
     p.then(done, done);
@@ -187,7 +201,7 @@ export class SharedWatching {
           now,
         );
         for (const [id, w] of this.workers) if (!kept.has(id)) this.drop(id, w);
-        await this.store.hold(now);
+        await Promise.all([this.store.hold(now), this.sessions.hold()]);
         await this.listening?.back();
         await this.store.sweep(now);
         if (this.stopped) return;

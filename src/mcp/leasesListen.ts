@@ -4,9 +4,11 @@
  * lost. So each time the LISTEN is made again (`again`), every subscription held here is told its resource may
  * have changed (a hint, as every notice is), and a LISTEN not back by the time the store answers again is made anew
  * at once, rather than after a backoff grown through a long outage. deliver() is the one way a notice reaches a
- * client's stream held here, whichever replica's worker saw the change.
+ * client's stream held here, whichever replica's worker saw the change: a 2025-11-25 session's through the HTTP
+ * front's sessions (its GET stream may be on any replica, whichever its subscription was made through), else the
+ * connection's own subscriptions.
  */
-import { ProtocolError } from "@modelcontextprotocol/server";
+import { type JSONRPCMessage, ProtocolError } from "@modelcontextprotocol/server";
 import { SQL } from "bun";
 import { CHANNEL } from "../gate/store/pgLeases.ts";
 
@@ -16,12 +18,31 @@ export interface Local {
   tell: (uri: string) => void;
 }
 
+/** The HTTP front's 2025-11-25 sessions, as a notice reaches them. */
+export interface Reach {
+  /** the sessions whose GET stream is open on this replica */
+  streaming(): string[];
+  /** sends `message` on the session's GET stream if it is here; false when it is not */
+  deliver(session: string, message: JSONRPCMessage): boolean;
+}
+
+/** A subscription of a session's, told on whichever replica holds its stream. */
+export interface Subscriber {
+  session: string;
+  uri: string;
+}
+
 /**
- * Hands a change of a watcher to one subscription held here: the one way a notice reaches a client's stream,
- * whichever replica's worker saw it.
+ * Hands a change of a watcher to one subscription: the one way a notice reaches a client's stream, whichever
+ * replica's worker saw it. A session's goes through `reach` to its stream, if that is here (false when not).
  */
-export function deliver(local: Local): void {
-  local.tell(local.uri);
+export function deliver(to: Local | Subscriber, reach?: Reach): boolean {
+  if ("tell" in to) {
+    to.tell(to.uri);
+    return true;
+  }
+  const message = { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: to.uri } } as const;
+  return reach?.deliver(to.session, message) ?? false;
 }
 
 /** What the store's refusal is to a client subscribing: the store unnamed (it is the operator's); nothing thrown. */

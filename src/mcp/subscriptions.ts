@@ -30,6 +30,10 @@ export interface Watcher {
   read(signal: AbortSignal): Promise<string | undefined>;
   /** lets go of what it keeps open */
   close(): void;
+  /** the client unsubscribed (a shared store's subscription: its row goes, on every replica); before close() */
+  drop?(): void;
+  /** subscribed again while held (a shared store's: its row may have gone through another replica) */
+  again?(): Promise<void>;
 }
 
 /**
@@ -40,6 +44,8 @@ export type Watch = (
   uri: string,
   origin: AgentOrigin,
   signal: AbortSignal,
+  /** the 2025-11-25 HTTP session the connection is, if it is one */
+  session?: string,
 ) => Promise<{ watcher: Watcher; first: string }>;
 
 interface Held {
@@ -71,7 +77,11 @@ export class Subscriptions {
   /** the way the latest server made for this connection watches a URI (each the same: made from one context) */
   private watch: Watch | undefined;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** the 2025-11-25 HTTP session these are of, if any: a shared store keeps them by it */
+    readonly session?: string,
+  ) {}
 
   /** refuses a URI this server does not offer, reading nothing (see subscriptionReads.ts checkUri) */
   private check: ((uri: string) => void) | undefined;
@@ -122,12 +132,14 @@ export class Subscriptions {
    * whatever resources/read would refuse. Subscribing again to a URI held is no new subscription.
    */
   async subscribe(uri: string, origin: AgentOrigin): Promise<void> {
-    if (this.closed || this.held.has(uri)) return;
+    if (this.closed) return;
+    const held = this.held.get(uri);
+    if (held) return await held.watcher.again?.();
     this.checkRoom([uri]);
     this.pending.add(uri);
     try {
       if (this.watch === undefined) throw new Error("no server watches this connection's subscriptions");
-      const { watcher, first } = await this.watch(uri, origin, this.stop.signal);
+      const { watcher, first } = await this.watch(uri, origin, this.stop.signal, this.session);
       if (this.closed || this.held.has(uri)) {
         watcher.close();
         return;
@@ -141,6 +153,20 @@ export class Subscriptions {
   }
 
   /**
+   * Holds `uri` as subscribed, watched by `watcher`, reading nothing: a shared store's subscription of this session
+   * made through another replica, taken back here. A URI held already (or past the limit) is let be, and its
+   * watcher closed.
+   */
+  adopt(uri: string, watcher: Watcher): void {
+    if (this.closed || this.held.has(uri) || this.held.size >= MAX_SUBSCRIPTIONS) {
+      watcher.close();
+      return;
+    }
+    // its watcher is run by the replica holding its lease: nothing here looks at it
+    this.held.set(uri, { watcher, digest: "", lookedAt: this.now(), busy: false, missed: false });
+  }
+
+  /**
    * Tells the client that `uri`'s answer changed, as its own watcher would: the shared store's watcher of it
    * (mcp/leases.ts), on whichever replica holds that, said so. A URI not subscribed here is let be.
    */
@@ -149,8 +175,14 @@ export class Subscriptions {
     for (const send of this.senders) send(uri);
   }
 
-  /** Stops watching `uri`; one not held is let be. */
+  /** Stops watching `uri` (the client unsubscribed); one not held is let be. */
   unsubscribe(uri: string): void {
+    this.held.get(uri)?.watcher.drop?.();
+    this.release(uri);
+  }
+
+  /** Lets go of `uri`'s watcher here. */
+  private release(uri: string): void {
     const held = this.held.get(uri);
     if (!held) return;
     this.held.delete(uri);
@@ -165,7 +197,8 @@ export class Subscriptions {
   close(): void {
     this.closed = true;
     this.stop.abort();
-    for (const uri of [...this.held.keys()]) this.unsubscribe(uri);
+    // a shared store's subscriptions outlive the connection here: its session may go on through another replica
+    for (const uri of [...this.held.keys()]) this.release(uri);
     this.senders.clear();
   }
 

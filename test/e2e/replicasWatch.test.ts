@@ -121,6 +121,9 @@ describe.skipIf(pg === null)("resource subscriptions across two replicas on one 
     await onA.client.subscribeResource({ uri: URI });
     const [held] = await lease(store);
     expect(held?.owner).toBe(sessionOf(b));
+    // B's client ends its session (a session's subscriptions outlive a replica stopping, for the replica its
+    // stream moves to: replicasWatchMoves.test.ts), then B stops
+    await (onB.client.transport as StreamableHTTPClientTransport).terminateSession();
     await onB.client.close();
     await b.stop();
     appendFileSync(file, "two\n");

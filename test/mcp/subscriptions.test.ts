@@ -200,3 +200,53 @@ describe("the limit", () => {
     expect(c.subs.size).toBe(MAX_SUBSCRIPTIONS);
   });
 });
+
+describe("a shared store's subscriptions (a session's, kept by the session)", () => {
+  /** A Watch whose watchers say what was asked of them: a session's subscription on a shared store. */
+  function sharedConnection() {
+    const asked: string[] = [];
+    const sessions: (string | undefined)[] = [];
+    const watcher = (uri: string): Watcher => ({
+      every: Number.POSITIVE_INFINITY,
+      moved: () => false,
+      read: async () => undefined,
+      close: () => asked.push(`close ${uri}`),
+      drop: () => asked.push(`drop ${uri}`),
+      again: async () => {
+        asked.push(`again ${uri}`);
+      },
+    });
+    const subs = new Subscriptions(Date.now, "session-1");
+    subs.use(async (uri, _origin, _signal, session) => {
+      sessions.push(session);
+      return { watcher: watcher(uri), first: "{}" };
+    });
+    open.push(subs);
+    return { subs, asked, sessions, watcher };
+  }
+
+  test("the Watch is told the session; an unsubscribe drops the row, the connection closing only lets go", async () => {
+    const c = sharedConnection();
+    await c.subs.subscribe("rta://a", claude);
+    await c.subs.subscribe("rta://b", claude);
+    expect(c.sessions).toEqual(["session-1", "session-1"]);
+    c.subs.unsubscribe("rta://a");
+    expect(c.asked).toEqual(["drop rta://a", "close rta://a"]);
+    c.subs.close();
+    expect(c.asked).toEqual(["drop rta://a", "close rta://a", "close rta://b"]);
+  });
+
+  test("subscribing again to a URI held records it again; one taken back from another replica is held unread", async () => {
+    const c = sharedConnection();
+    await c.subs.subscribe("rta://a", claude);
+    await c.subs.subscribe("rta://a", claude);
+    expect(c.asked).toEqual(["again rta://a"]);
+    c.subs.adopt("rta://b", c.watcher("rta://b"));
+    c.subs.adopt("rta://a", c.watcher("rta://a-copy"));
+    expect(c.asked).toEqual(["again rta://a", "close rta://a-copy"]);
+    expect([c.subs.size, c.subs.has("rta://b")]).toEqual([2, true]);
+    expect(c.sessions).toEqual(["session-1"]);
+    c.subs.unsubscribe("rta://b");
+    expect(c.asked.slice(-2)).toEqual(["drop rta://b", "close rta://b"]);
+  });
+});

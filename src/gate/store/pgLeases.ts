@@ -12,7 +12,8 @@
  * every replica LISTENing hears it once the write commits, and only then.
  * A subscription row is held by the replica holding the client's stream and
  * renewed by it; one no longer held is dropped, and with the last one the
- * watcher. Asynchronous, on a connection of its own (Bun.SQL): no call waits
+ * watcher. A 2025-11-25 session's row is `<session> <watcher>`: the replica
+ * its stream moves to takes it back, and it ends with the session. Asynchronous, on a connection of its own (Bun.SQL): no call waits
  * on it. Times are the replicas' clocks, in ms.
  */
 import { createHash } from "node:crypto";
@@ -78,7 +79,8 @@ export class PgLeases {
   ) {}
 
   /**
-   * Records subscription `sub`, held by this replica, to the watcher of `w`, making the watcher when none is. A
+   * Records subscription `sub`, held by this replica, to the watcher of `w`, making the watcher when none is (a
+   * subscription recorded already, by a session's id, is held here from now on). A
    * watcher made here is claimed by this replica when `claim` (its row is returned, lease and all); else it is left
    * for a sweep. Undefined when the watcher was there already, or not claimed.
    */
@@ -94,7 +96,8 @@ export class PgLeases {
         [id, w.agent, w.uri, w.client, claim ? this.owner : null, claim ? now + LEASE_MS : 0, w.digest],
       );
       await tx.unsafe(
-        "INSERT INTO watch_subscriptions (id, watcher, holder, held_until) VALUES ($1, $2, $3, $4::bigint)",
+        `INSERT INTO watch_subscriptions (id, watcher, holder, held_until) VALUES ($1, $2, $3, $4::bigint)
+         ON CONFLICT (id) DO UPDATE SET holder = EXCLUDED.holder, held_until = EXCLUDED.held_until`,
         [sub, id, this.owner, now + LEASE_MS],
       );
       return claim && row?.fresh === true ? rowOf(row) : undefined;
@@ -184,6 +187,60 @@ export class PgLeases {
    */
   async sweep(now: number): Promise<number> {
     return await this.drop("held_until <= $1::bigint", [now]);
+  }
+
+  /**
+   * Holds from now on the subscriptions of session `session` (ids `<session> <watcher>`): its stream is here now.
+   * Returns each one's URI.
+   */
+  async takeBack(session: string, now: number): Promise<{ sub: string; uri: string }[]> {
+    const rows = await this.sql.unsafe(
+      `UPDATE watch_subscriptions s SET holder = $1, held_until = $2::bigint FROM watchers w
+       WHERE w.id = s.watcher AND starts_with(s.id, $3) RETURNING s.id, w.uri`,
+      [this.owner, now + LEASE_MS, `${session} `],
+    );
+    return [...rows].map((r: { id: string; uri: string }) => ({ sub: String(r.id), uri: String(r.uri) }));
+  }
+
+  /** Holds the subscriptions of `sessions` (each one's stream is here), renewed like this replica's own. */
+  async holdSessions(sessions: readonly string[], now: number): Promise<void> {
+    if (sessions.length === 0) return;
+    await this.sql.unsafe(
+      `UPDATE watch_subscriptions SET holder = $1, held_until = $2::bigint
+       WHERE position(' ' in id) > 0 AND split_part(id, ' ', 1) IN (SELECT jsonb_array_elements_text($3::text::jsonb))`,
+      [this.owner, now + LEASE_MS, JSON.stringify(sessions)],
+    );
+  }
+
+  /**
+   * Stops holding the subscriptions of `session` (of every session, when undefined): they are kept for the replica
+   * its client's stream moves to, and dropped by a sweep when none takes them back within 15 s.
+   */
+  async letGo(session?: string): Promise<void> {
+    await this.sql.unsafe(
+      `UPDATE watch_subscriptions SET holder = '' WHERE holder = $1 AND position(' ' in id) > 0
+         AND ($2::text IS NULL OR starts_with(id, $2))`,
+      [this.owner, session === undefined ? null : `${session} `],
+    );
+  }
+
+  /** Drops every subscription of `session` (it ended, on every replica), and each watcher left with none. */
+  async endSession(session: string): Promise<number> {
+    return await this.drop("starts_with(id, $1)", [`${session} `]);
+  }
+
+  /**
+   * The sessions subscribed to watcher `id` (or, with `sessions`, those of these sessions to any watcher), each
+   * with the URI it subscribed to: whichever replica holds its stream tells it.
+   */
+  async subscribers(id: string | null, sessions: readonly string[] = []): Promise<{ session: string; uri: string }[]> {
+    const rows = await this.sql.unsafe(
+      `SELECT split_part(s.id, ' ', 1) AS session, w.uri FROM watch_subscriptions s JOIN watchers w ON w.id = s.watcher
+       WHERE position(' ' in s.id) > 0 AND ($1::text IS NULL OR s.watcher = $1)
+         AND ($1::text IS NOT NULL OR split_part(s.id, ' ', 1) IN (SELECT jsonb_array_elements_text($2::text::jsonb)))`,
+      [id, JSON.stringify(sessions)],
+    );
+    return [...rows].map((r: { session: string; uri: string }) => ({ session: String(r.session), uri: String(r.uri) }));
   }
 
   /** Drops every subscription this replica holds (it is stopping: their streams end), and each watcher left with none. */

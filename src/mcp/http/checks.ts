@@ -107,14 +107,24 @@ export function originCheck(allowed: Set<string>): Check {
   };
 }
 
+/** The answer when the shared store (the tokens, the sessions) does not answer: try again. */
+export const STORE_AWAY = () => rpcError(503, -32000, "the server cannot reach its store just now: try again", RETRY);
+
 /**
  * The bearer token: refuses with 401 (and WWW-Authenticate) a request whose
  * Authorization header `agentOf` does not take, saying nothing of what
- * exists; else notes the agent the token names.
+ * exists; else notes the agent the token names. A token that cannot be
+ * checked (the store does not answer: `agentOf` threw) gets 503 with
+ * Retry-After: it may be good, so its client tries again.
  */
 export function tokenCheck(agentOf: (authorization: string | null) => string | undefined): Check {
   return (x) => {
-    const agent = agentOf(x.req.headers.get("authorization"));
+    let agent: string | undefined;
+    try {
+      agent = agentOf(x.req.headers.get("authorization"));
+    } catch {
+      return STORE_AWAY();
+    }
     if (agent === undefined)
       return rpcError(401, -32001, "unauthorized", { ...CLOSE, "www-authenticate": 'Bearer realm="rta"' });
     x.agent = agent;
@@ -184,9 +194,6 @@ export const valueLimit: Check = (x) => {
   }
   return holdsTooManyValues(x.parsedBody) ? rpcError(400, -32600, TOO_MANY_VALUES) : undefined;
 };
-
-/** The answer when the shared store that keeps the sessions does not answer: try again. */
-export const STORE_AWAY = () => rpcError(503, -32000, "the server cannot reach its store just now: try again", RETRY);
 
 /**
  * The 2025-11-25 session a request names in Mcp-Session-Id: refuses with

@@ -36,8 +36,6 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Deps } from "../../gate/deps.ts";
-import type { SessionRows } from "../../gate/store/pgSessions.ts";
-import { PgGateStore } from "../../gate/store/pgStore.ts";
 import { REQUEST_LIMIT_BYTES } from "../requestValues.ts";
 import { CallsInFlight } from "../serve/callsInFlight.ts";
 import { type Changing, createServer, type ServeContext } from "../server.ts";
@@ -58,7 +56,7 @@ import {
   whileServing,
 } from "./checks.ts";
 import { InFlight } from "./limits.ts";
-import { keepOnAnswer, resumer } from "./sessionResume.ts";
+import { keepOnAnswer, resumer, sharedRows } from "./sessionResume.ts";
 import { LegacySessions, MAX_SESSIONS, SESSIONS_PER_AGENT, watchSessions } from "./sessions.ts";
 
 export interface HttpFront {
@@ -101,6 +99,11 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     sharedRows(ctx.deps),
   );
   if (ctx.operator) watchSessions(sessions, ctx.operator);
+  // on a shared store a session's subscriptions are told wherever its stream is, and end with the session
+  const shared = ctx.leases?.sessions;
+  shared?.use({ streaming: () => sessions.streaming(), deliver: (id, message) => sessions.deliver(id, message) });
+  if (shared) sessions.ended = (id) => shared.ended(id);
+  const subscriptionsOf = new WeakMap<WebStandardStreamableHTTPServerTransport, Subscriptions>();
   const resume = resumer(sessions, attach);
   let stopping = false;
   const checks: Check[] = [
@@ -165,6 +168,8 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
         const res = await session.transport.handleRequest(req, { authInfo });
         if (!res.ok || !res.body) return res;
         session.streams++;
+        // its subscriptions are held where its stream is
+        void shared?.takeBack(session.id, subscriptionsOf.get(session.transport));
         return whenSent(res, () => session.streams--);
       }
       session.busy++;
@@ -187,17 +192,23 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     return handler.fetch(req, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
   }
 
-  /** A session's server, connected to its transport: resource subscriptions, told when the tools change. */
-  async function attach(transport: WebStandardStreamableHTTPServerTransport): Promise<void> {
+  /**
+   * Session `id`'s server, connected to its transport: resource subscriptions, told when the tools change. One
+   * built again (`resumed`) holds the subscriptions its client made through other replicas (a shared store).
+   */
+  async function attach(transport: WebStandardStreamableHTTPServerTransport, id: string, resumed = false) {
     // a session's client may subscribe to resources, as a stdio client may: it has a stream to be told on
-    const subscriptions = new Subscriptions();
+    const subscriptions = new Subscriptions(undefined, id);
+    subscriptionsOf.set(transport, subscriptions);
     const server = calls.track(createServer({ ...ctx, subscriptions }));
     await server.connect(transport);
+    if (resumed) await shared?.takeBack(id, subscriptions);
     const stop = live?.(() => void server.sendToolListChanged().catch(() => {}));
     const closed = server.onclose;
     server.onclose = () => {
       stop?.();
       subscriptions.close();
+      shared?.letGo(id);
       closed?.();
     };
   }
@@ -224,7 +235,7 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
     if ("status" in session) return refused(session);
     const { id, params } = parsedBody as { id: unknown; params: unknown };
     keepOnAnswer(session, sessions, { id, params }, () => ctx.deps.clock.now());
-    await attach(session.transport);
+    await attach(session.transport, session.id);
     const res = await session.transport.handleRequest(req, { authInfo, parsedBody });
     // An initialize the transport did not take leaves no session behind.
     if (session.transport.sessionId === undefined) {
@@ -267,23 +278,6 @@ function cancelRequests(transport: WebStandardStreamableHTTPServerTransport, bod
 
 function isInitialize(body: unknown): boolean {
   return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
-}
-
-/**
- * The shared store's session rows, once the store is open and is PostgreSQL; undefined with gate.db, where the
- * sessions stay in memory and no request reads a store for them. Throws what opening the store threw.
- */
-function sharedRows(deps: Deps): () => SessionRows | undefined {
-  let rows: SessionRows | undefined;
-  let known = false;
-  return () => {
-    if (!known) {
-      const gate = deps.gate();
-      rows = gate instanceof PgGateStore ? gate.sessionRows() : undefined;
-      known = true;
-    }
-    return rows;
-  };
 }
 
 /** /readyz: the grant store answers and config.toml reads. */

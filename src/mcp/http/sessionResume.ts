@@ -13,11 +13,17 @@ import {
   type JSONRPCMessage,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { keptClient, type SessionRow } from "../../gate/store/pgSessions.ts";
+import type { Deps } from "../../gate/deps.ts";
+import { keptClient, type SessionRow, type SessionRows } from "../../gate/store/pgSessions.ts";
+import { PgGateStore } from "../../gate/store/pgStore.ts";
 import type { LegacySession, LegacySessions } from "./sessions.ts";
 
-/** What a session's transport is given once it is made: its server, connected to it. */
-export type Attach = (transport: WebStandardStreamableHTTPServerTransport) => Promise<void>;
+/** What a session's transport is given once it is made: its server, connected to it; `resumed` for one built again. */
+export type Attach = (
+  transport: WebStandardStreamableHTTPServerTransport,
+  id: string,
+  resumed?: boolean,
+) => Promise<void>;
 
 /** The id the replayed initialize carries; its answer is read by no client. */
 const REPLAY_ID = "rta-session-resume";
@@ -94,7 +100,7 @@ async function rebuild(
     sessionIdGenerator: () => row.id,
     onsessionclosed: (closed) => sessions.forget(closed),
   });
-  await attach(transport);
+  await attach(transport, row.id, true);
   const initialize = {
     jsonrpc: "2.0",
     id: REPLAY_ID,
@@ -127,4 +133,21 @@ async function rebuild(
   const held = sessions.adopt(session);
   if (held !== session) void transport.close().catch(() => {});
   return held;
+}
+
+/**
+ * The shared store's session rows, once the store is open and is PostgreSQL; undefined with gate.db, where the
+ * sessions stay in memory and no request reads a store for them. Throws what opening the store threw.
+ */
+export function sharedRows(deps: Deps): () => SessionRows | undefined {
+  let rows: SessionRows | undefined;
+  let known = false;
+  return () => {
+    if (!known) {
+      const gate = deps.gate();
+      rows = gate instanceof PgGateStore ? gate.sessionRows() : undefined;
+      known = true;
+    }
+    return rows;
+  };
 }

@@ -63,6 +63,8 @@ export class LegacySessions {
   private readonly byId = new Map<string, LegacySession>();
   /** told of each session opened and closed (the operator channel) */
   watcher: { opened(id: string, agent: string): void; closed(id: string): void } | undefined;
+  /** told of each session ended on every replica, by this one (a shared store: its subscriptions end with it) */
+  ended: ((id: string) => void) | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -123,6 +125,11 @@ export class LegacySessions {
     return true;
   }
 
+  /** The sessions whose GET stream is open here. */
+  streaming(): string[] {
+    return [...this.byId.values()].filter((s) => s.streams > 0).map((s) => s.id);
+  }
+
   /**
    * Makes room for one more session of this agent and returns the id it will
    * have: closes sessions idle past SESSION_IDLE_MS, then, at the agent's
@@ -153,6 +160,7 @@ export class LegacySessions {
   forget(id: string): void {
     if (this.byId.delete(id)) this.watcher?.closed(id);
     this.rows()?.remove(id);
+    this.ended?.(id);
   }
 
   /** Ends one session (a person at `rta operator` asked), on every replica; false when none has that id. */
@@ -160,6 +168,7 @@ export class LegacySessions {
     const session = this.byId.get(id);
     if (session) this.close(session, false);
     const removed = this.rows()?.remove(id) ?? false;
+    if (removed) this.ended?.(id);
     return session !== undefined || removed;
   }
 
@@ -168,6 +177,7 @@ export class LegacySessions {
     const own = [...this.byId.values()].filter((s) => s.agent === agent);
     for (const s of own) this.close(s, false);
     const removed = this.rows()?.removeAgent(agent) ?? [];
+    for (const id of removed) this.ended?.(id);
     return new Set([...own.map((s) => s.id), ...removed]).size;
   }
 
@@ -198,6 +208,7 @@ export class LegacySessions {
       if (victim === undefined)
         return { status: 429, message: `this agent already has ${this.shares.perAgent} sessions, all busy` };
       rows.remove(victim);
+      this.ended?.(victim);
       const held = this.byId.get(victim);
       if (held) this.close(held, false);
       total -= 1;
@@ -215,6 +226,7 @@ export class LegacySessions {
     for (const s of [...this.byId.values()])
       if (s.busy === 0 && now - s.lastUsed > SESSION_IDLE_MS) this.close(s, rows === undefined);
     for (const id of rows?.removeIdle(now - SESSION_IDLE_MS) ?? []) {
+      this.ended?.(id);
       const held = this.byId.get(id);
       if (held && held.busy === 0) this.close(held, false);
     }
@@ -223,7 +235,10 @@ export class LegacySessions {
   /** Closes a session held here; `everywhere` removes its row too (a shared store). */
   private close(session: LegacySession, everywhere = true): void {
     if (this.byId.delete(session.id)) this.watcher?.closed(session.id);
-    if (everywhere) this.rows()?.remove(session.id);
+    if (everywhere && this.rows()) {
+      this.rows()?.remove(session.id);
+      this.ended?.(session.id);
+    }
     void session.transport.close().catch(() => {});
   }
 }

@@ -111,6 +111,19 @@ describe("tokenCheck", () => {
       expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "unauthorized" } });
     }
   });
+  test("a token the store cannot check (it threw) gets 503 with Retry-After, its agent not noted", async () => {
+    const away = tokenCheck(() => {
+      throw new Error("connection refused");
+    });
+    const x = exchange({ authorization: "Bearer good" });
+    expect(await outcome(away, x)).toEqual({
+      status: 503,
+      connection: "close",
+      retryAfter: "5",
+      error: { code: -32000, message: "the server cannot reach its store just now: try again" },
+    });
+    expect(x.agent).toBeUndefined();
+  });
 });
 
 describe("bodyLimit", () => {
