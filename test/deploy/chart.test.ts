@@ -6,19 +6,17 @@
  * are rendered by `helm template` too and must parse to the same objects;
  * without one that comparison is skipped, and the run says so.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chownSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import type { Cli } from "../../src/cli/factory.ts";
 import { addMcpCommands } from "../../src/cli/mcpCommands.ts";
-import { canBindMount, removeTempDirs, tempDir } from "../support/fixtures.ts";
+import { canBindMount, tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
 import { nobodyBase } from "../support/nobody.ts";
 import { KNOWN_FUNCTIONS, TemplateError, TemplateFail, Templates } from "./goTemplate.ts";
 import { CHART, defaultValues, renderChart, templateFiles, type Values } from "./renderChart.ts";
-
-afterAll(removeTempDirs);
 
 type Obj = Record<string, unknown>;
 
