@@ -110,11 +110,18 @@ export function originCheck(allowed: Set<string>): Check {
 /**
  * The bearer token: refuses with 401 (and WWW-Authenticate) a request whose
  * Authorization header `agentOf` does not take, saying nothing of what
- * exists; else notes the agent the token names.
+ * exists; else notes the agent the token names. A store that cannot be asked
+ * (a shared one gone away) gets 503 with Retry-After, as a replica that cannot
+ * reach its store answers everything else.
  */
 export function tokenCheck(agentOf: (authorization: string | null) => string | undefined): Check {
   return (x) => {
-    const agent = agentOf(x.req.headers.get("authorization"));
+    let agent: string | undefined;
+    try {
+      agent = agentOf(x.req.headers.get("authorization"));
+    } catch {
+      return STORE_AWAY();
+    }
     if (agent === undefined)
       return rpcError(401, -32001, "unauthorized", { ...CLOSE, "www-authenticate": 'Bearer realm="rta"' });
     x.agent = agent;
