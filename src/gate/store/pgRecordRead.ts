@@ -11,7 +11,7 @@ import { chainMac } from "../../record/chain.ts";
 import type { RecordLine } from "../../record/line.ts";
 import type { Problem, Verdict } from "../../record/verdict.ts";
 import { SyncPg } from "./pgBridge.ts";
-import { safeUrl, storeFailure } from "./pgSchema.ts";
+import { refuseUnencoded, safeUrl, storeFailure } from "./pgSchema.ts";
 
 /** Lines asked for at once: a line is at most about 23 KiB. */
 const PAGE = 500;
@@ -32,6 +32,7 @@ export class PgRecordReader {
   private readonly seen = new Map<string, number>();
 
   constructor(private readonly url: string) {
+    refuseUnencoded(url);
     this.pg = new SyncPg(url);
   }
 
