@@ -15,6 +15,7 @@ import { maskSecrets } from "../core/secrets.ts";
 import { checkedSetting } from "../gate/fill.ts";
 import { baseUrlRefusal } from "../gate/net/offsite.ts";
 import { POLICY_FILE } from "../gate/policy.ts";
+import { safeUrl } from "../gate/store/pgSchema.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm } from "./io.ts";
 import { printResult } from "./printResult.ts";
@@ -50,8 +51,11 @@ export function configShow(cli: Cli, opts: { json?: boolean }): number {
   const state = source.current();
   if (state.kind !== "ok") return reportError(cli.io, state.error, opts.json === true);
   const masked = JSON.parse(
-    // a secret under any name is masked by its shape too: a URL's password, a token in a query, a credential header
-    JSON.stringify(state.config, (k, v) => (typeof v !== "string" ? v : SECRET_KEY.test(k) ? "***" : maskSecrets(v))),
+    // a secret under any name is masked by its shape too: a URL's password, a token in a query, a credential header;
+    // the store's URL is said as every other message says it, which leaves out a password whatever it holds
+    JSON.stringify(state.config, (k, v) =>
+      typeof v !== "string" ? v : k === "store" ? safeUrl(v) : SECRET_KEY.test(k) ? "***" : maskSecrets(v),
+    ),
   );
   // --json is the config itself; otherwise as any object result is printed: nested tables indented on a terminal,
   // dotted `key<TAB>value` lines piped, every string someone chose escaped

@@ -46,6 +46,19 @@ test("masks every secret, whatever it is called and wherever it sits, and leaves
   expect(shown.profiles.p.set.method).toBe("GET");
 });
 
+test("the store's URL shows no part of its password, one with a / left unencoded included", async () => {
+  for (const password of ["S3cr3tPw", "1234/S3cr3tPw"]) {
+    const config = tempDir();
+    writeFileSync(join(config, "config.toml"), `store = "postgres://rta:${password}@db.example:5432/rta"\n`);
+    for (const json of [true, false]) {
+      const r = await runCli(["config", "show", ...(json ? ["--json"] : [])], { env: { RTA_CONFIG_DIR: config } });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain("S3cr3tPw");
+      expect(r.stdout).not.toContain("1234");
+    }
+  }
+});
+
 test("a value holding C1 controls or a bidi override is shown escaped, on a terminal and piped", async () => {
   const config = tempDir();
   // TOML's \u escapes put the raw characters in the value: CSI as one C1 character, a right-to-left override

@@ -16,6 +16,8 @@ type PollFn = (fds: Uint8Array, nfds: number, timeout: number) => number;
 
 /** POLLPRI and POLLERR: what the kernel sets on a mount table's descriptor when the table changed. */
 const CHANGED = 0x2 | 0x8;
+/** POLLNVAL: the descriptor is not open (closed under the watch), so no poll of it can tell a change. */
+const NOT_OPEN = 0x20;
 
 let watched: { poll: PollFn; fds: Uint8Array; view: DataView } | null | undefined;
 /** How many changes of the mount table were seen since the descriptor was opened. */
@@ -70,6 +72,9 @@ export function mountChanges(): number | undefined {
   w.view.setInt16(6, 0, true);
   const n = w.poll(w.fds, 1, 0);
   if (n < 0) return undefined;
-  if (n > 0 && (w.view.getInt16(6, true) & CHANGED) !== 0) changes++;
+  const seen = w.view.getInt16(6, true);
+  // a descriptor lost is never told of a change: said as a table that cannot be watched, so each place is looked at
+  if (n > 0 && (seen & NOT_OPEN) !== 0) return undefined;
+  if (n > 0 && (seen & CHANGED) !== 0) changes++;
   return changes;
 }

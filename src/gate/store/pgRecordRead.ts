@@ -11,7 +11,10 @@ import { chainMac } from "../../record/chain.ts";
 import type { RecordLine } from "../../record/line.ts";
 import type { Problem, Verdict } from "../../record/verdict.ts";
 import { SyncPg } from "./pgBridge.ts";
-import { safeUrl, storeFailure } from "./pgSchema.ts";
+import { MIGRATIONS, refuseUnencoded, safeUrl, storeFailure } from "./pgSchema.ts";
+
+/** The schema version whose migration made the record's tables. */
+const RECORD_VERSION = MIGRATIONS.findIndex((m) => m.includes("CREATE TABLE record_lines")) + 1;
 
 /** Lines asked for at once: a line is at most about 23 KiB. */
 const PAGE = 500;
@@ -32,6 +35,7 @@ export class PgRecordReader {
   private readonly seen = new Map<string, number>();
 
   constructor(private readonly url: string) {
+    refuseUnencoded(url);
     this.pg = new SyncPg(url);
   }
 
@@ -50,6 +54,14 @@ export class PgRecordReader {
     } catch (err) {
       throw storeFailure(this.url, err);
     }
+  }
+
+  /** The newest schema version the store says it ran; 0 for a store with no rta schema. */
+  private schemaVersion(): number {
+    const [t] = this.ask<{ t: string | null }>("SELECT to_regclass('rta_schema')::text AS t");
+    if (t?.t == null) return 0;
+    const [row] = this.ask<{ v: string | null }>("SELECT max(version)::text AS v FROM rta_schema");
+    return Number(row?.v ?? 0);
   }
 
   /** Whether the store has the record's tables (a store made before them, or no rta store at all, has not). */
@@ -116,7 +128,17 @@ export class PgRecordReader {
   /** The store's record checked against its key, each session's checkpoint and the chain of session starts. */
   verify(): Verdict {
     const verdict: Verdict = { sessions: 0, lines: 0, problems: [], open: [], unkeyed: 0 };
-    if (!this.hasRecord()) return verdict;
+    if (!this.hasRecord()) {
+      // a store made before the record's tables has none; one whose schema made them and has them no more lost them
+      if (this.schemaVersion() >= RECORD_VERSION)
+        verdict.problems.push({
+          kind: "replaced",
+          session: "",
+          line: 0,
+          what: `the store's schema is at version ${RECORD_VERSION} or later, which made the record's tables, and they are gone: no line can be proved`,
+        });
+      return verdict;
+    }
     const [keyRow] = this.ask<{ key: string }>("SELECT key FROM record_key WHERE id = 1");
     const [head] = this.ask<{ sessions: string; mac: string }>(
       "SELECT sessions::text AS sessions, mac FROM record_head WHERE id = 1",

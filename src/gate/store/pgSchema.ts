@@ -84,16 +84,47 @@ export const MIGRATIONS: readonly string[] = [
   );`,
 ];
 
-/** The connection string with its password (and any query, which can carry one) left out: for every message. */
+/**
+ * The connection string with its password (and any query, which can carry one) left out: for every message. An `@`
+ * past the host (a password with a `/`, `?` or `#` that was not percent-encoded: the host and port are then read from
+ * the password's first part) says nothing but that it does not parse, so no part of that password shows.
+ */
 export function safeUrl(url: string): string {
+  const unparsed = "postgres://(a store address that does not parse)";
   try {
     const u = new URL(url);
+    if (atPastHost(u)) return unparsed;
     u.password = "";
     u.search = "";
+    u.hash = "";
     return u.toString();
   } catch {
-    return "postgres://(a store address that does not parse)";
+    return unparsed;
   }
+}
+
+function atPastHost(u: URL): boolean {
+  return `${u.pathname}${u.search}${u.hash}`.includes("@");
+}
+
+/**
+ * Refuses (core.store.unavailable), before any connection, a URL with an `@` past its host: its password holds a
+ * `/`, `?` or `#` that was not percent-encoded, so the host and port would be read from the password's first part,
+ * and the connection would go there.
+ */
+export function refuseUnencoded(url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return;
+  }
+  if (atPastHost(u))
+    throw new RtaError(
+      "core.store.unavailable",
+      `the shared store at ${safeUrl(url)} could not be used: it has an @ past its host`,
+      "percent-encode the password's /, ?, # and @ (%2F, %3F, %23, %40) in the store's URL",
+    );
 }
 
 /** `text` percent-decoded, or as it is where it does not decode. */

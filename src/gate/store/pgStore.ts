@@ -19,7 +19,7 @@ import type { Grant, GrantQuery, NewGrant } from "./grants.ts";
 import type { Lock, NewLock } from "./locks.ts";
 import { SyncPg } from "./pgBridge.ts";
 import { endSelectedPg, PgGrants, rowOf } from "./pgGrants.ts";
-import { migrate, safeUrl, storeFailure } from "./pgSchema.ts";
+import { migrate, refuseUnencoded, safeUrl, storeFailure } from "./pgSchema.ts";
 import { PgSessionRows, type SessionRows } from "./pgSessions.ts";
 import { CALL_UNITS, type Taken } from "./rates.ts";
 import type { Token } from "./tokens.ts";
@@ -69,6 +69,7 @@ export class PgGateStore {
       throw new Error("this store keeps no record");
     },
   ) {
+    refuseUnencoded(url);
     this.pg = new SyncPg(url);
     this.grants = new PgGrants(this.pg);
     try {

@@ -47,3 +47,29 @@ test.skipIf(!canUnshare)(
     expect(out.moved).toBe(true);
   },
 );
+
+const lostScript = `
+const { closeSync, readdirSync, readlinkSync } = require("node:fs");
+const { mountChanges, watchMounts } = await import(${JSON.stringify(join(src, "mounts.ts"))});
+watchMounts();
+const before = mountChanges();
+// the table's descriptor closed under it (a stray close of its number): no poll of it can say a mount changed
+for (const fd of readdirSync("/proc/self/fd")) {
+  let to = "";
+  try { to = readlinkSync("/proc/self/fd/" + fd); } catch {}
+  if (to.endsWith("/mountinfo")) closeSync(Number(fd));
+}
+console.log(JSON.stringify({ before, after: mountChanges() }));
+`;
+
+test.skipIf(process.platform !== "linux")(
+  "a mount table's descriptor that was closed says the table cannot be watched, not that nothing changed",
+  () => {
+    const r = Bun.spawnSync([process.execPath, "-e", lostScript]);
+    expect(r.stderr.toString()).toBe("");
+    const out = JSON.parse(r.stdout.toString());
+    expect(out.before).toBe(0);
+    // undefined: the places' check looks at each place itself (placesMemo.ts), as where no table can be watched
+    expect(out.after).toBeUndefined();
+  },
+);

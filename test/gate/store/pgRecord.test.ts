@@ -105,4 +105,15 @@ describe.skipIf(pg === null)("the record in PostgreSQL", () => {
     await sql.close();
     expect(head.n).toBe(4);
   });
+  test("a store whose record tables were dropped is replaced, not verified empty; one never migrated is empty", async () => {
+    const { url, record } = await fresh();
+    await record.append(entry("a", 0));
+    expect(verdict(url)).toMatchObject({ lines: 1, problems: [] });
+    const sql = new SQL(url, { max: 1 });
+    await sql.unsafe("DROP TABLE record_lines, record_sessions, record_head, record_key");
+    await sql.close();
+    expect(verdict(url).problems.map((p) => p.kind)).toEqual(["replaced"]);
+    const empty = await (pg?.freshDb() as Promise<string>);
+    expect(verdict(empty)).toMatchObject({ sessions: 0, lines: 0, problems: [] });
+  });
 });

@@ -82,6 +82,21 @@ test("a store that cannot be reached is core.store.unavailable, and says no part
   for (const secret of ["Sup3r", "s3cret", "Other9secret"]) expect(said).not.toContain(secret);
 });
 
+test("a password with a / that was not percent-encoded is refused before any connection, showing no part of it", () => {
+  for (const url of [
+    "postgres://rta:1234/Sup3rsecret@127.0.0.1:1/nowhere",
+    "postgres://rta:/Sup3rsecret@127.0.0.1:1/nowhere",
+    "postgres://rta@127.0.0.1:1/nowhere?password=x@Sup3rsecret",
+  ]) {
+    const err = refusal(url);
+    expect(err?.code).toBe("core.store.unavailable");
+    const said = JSON.stringify(err) + String(err?.message) + String(err?.hint);
+    for (const secret of ["Sup3rsecret", "1234"]) expect(said).not.toContain(secret);
+    expect(said).toContain("does not parse");
+    expect(err?.hint).toContain("percent-encode");
+  }
+});
+
 describe.skipIf(pg === null)("on a PostgreSQL server", () => {
   test("the first replica runs each migration once; the next finds them run, and both serve", async () => {
     const url = await (pg?.freshDb() as Promise<string>);
