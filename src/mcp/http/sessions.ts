@@ -90,7 +90,7 @@ export class LegacySessions {
     if (rows) {
       const row = rows.touch(id, agent, this.clock.now());
       if (!row) {
-        if (session?.agent === agent) this.close(session, false);
+        if (session?.agent === agent) this.close(session);
         return undefined;
       }
       if (!session) return { row };
@@ -166,7 +166,7 @@ export class LegacySessions {
   /** Ends one session (a person at `rta operator` asked), on every replica; false when none has that id. */
   end(id: string): boolean {
     const session = this.byId.get(id);
-    if (session) this.close(session, false);
+    if (session) this.close(session);
     const removed = this.rows()?.remove(id) ?? false;
     if (removed) this.ended?.(id);
     return session !== undefined || removed;
@@ -175,7 +175,7 @@ export class LegacySessions {
   /** Ends every session the agent opened (it was locked), on every replica, and says how many. */
   endAgent(agent: string): number {
     const own = [...this.byId.values()].filter((s) => s.agent === agent);
-    for (const s of own) this.close(s, false);
+    for (const s of own) this.close(s);
     const removed = this.rows()?.removeAgent(agent) ?? [];
     for (const id of removed) this.ended?.(id);
     return new Set([...own.map((s) => s.id), ...removed]).size;
@@ -183,7 +183,7 @@ export class LegacySessions {
 
   /** Closes every session held here: the server is stopping. A shared store keeps their rows, for another replica. */
   closeAll(): void {
-    for (const s of [...this.byId.values()]) this.close(s, false);
+    for (const s of [...this.byId.values()]) this.close(s);
   }
 
   /** At the agent's share, its least recently used idle session here is closed; refused when none can be. */
@@ -210,7 +210,7 @@ export class LegacySessions {
       rows.remove(victim);
       this.ended?.(victim);
       const held = this.byId.get(victim);
-      if (held) this.close(held, false);
+      if (held) this.close(held);
       total -= 1;
     }
     if (total >= this.shares.total)
@@ -223,22 +223,17 @@ export class LegacySessions {
     const now = this.clock.now();
     const rows = this.rows();
     // a copy idle here may be in use on another replica: only the copy is dropped, and the row when it is idle too
-    for (const s of [...this.byId.values()])
-      if (s.busy === 0 && now - s.lastUsed > SESSION_IDLE_MS) this.close(s, rows === undefined);
+    for (const s of [...this.byId.values()]) if (s.busy === 0 && now - s.lastUsed > SESSION_IDLE_MS) this.close(s);
     for (const id of rows?.removeIdle(now - SESSION_IDLE_MS) ?? []) {
       this.ended?.(id);
       const held = this.byId.get(id);
-      if (held && held.busy === 0) this.close(held, false);
+      if (held && held.busy === 0) this.close(held);
     }
   }
 
-  /** Closes a session held here; `everywhere` removes its row too (a shared store). */
-  private close(session: LegacySession, everywhere = true): void {
+  /** Closes a session held here; its row, if a shared store keeps one, is the caller's to remove. */
+  private close(session: LegacySession): void {
     if (this.byId.delete(session.id)) this.watcher?.closed(session.id);
-    if (everywhere && this.rows()) {
-      this.rows()?.remove(session.id);
-      this.ended?.(session.id);
-    }
     void session.transport.close().catch(() => {});
   }
 }
