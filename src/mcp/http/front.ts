@@ -31,7 +31,6 @@
 import {
   createMcpHandler,
   isLegacyRequest,
-  type JSONRPCMessage,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
@@ -71,11 +70,6 @@ export interface HttpFront {
   stopAccepting: () => void;
   /** Closes every 2025-11-25 session held here (their open streams included); a shared store keeps their rows. */
   closeSessions: () => void;
-  /**
-   * Sends a server-to-client message (a notification) on the GET stream of a 2025-11-25 session this replica holds;
-   * false when it holds no open stream of that session, which may then be on another replica.
-   */
-  deliverToSession: (id: string, message: JSONRPCMessage) => boolean;
 }
 
 /**
@@ -252,7 +246,6 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
       stopping = true;
     },
     closeSessions: () => sessions.closeAll(),
-    deliverToSession: (id, message) => sessions.deliver(id, message),
   };
 }
 
