@@ -24,12 +24,10 @@ import { storeFailure } from "../gate/store/pgSchema.ts";
 import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
 import { SessionSubscriptions } from "./leasesSessions.ts";
 import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
-import { digestOf, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
+import { digestOf, MISSED_MS, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
 
 /** The most watchers one replica runs at once; past it, a watcher waits for a replica with room. */
 export const MAX_WORKERS = 256;
-/** How often a worker whose read again was refused (a lock) reads again, moved or not. */
-const MISSED_MS = 5000;
 
 /** A watcher this replica holds the lease of. */
 interface Worker {

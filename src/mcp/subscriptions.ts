@@ -58,7 +58,7 @@ interface Held {
 }
 
 /** How often a read again that was refused (a lock) is tried again, moved or not. */
-const MISSED_MS = 5000;
+export const MISSED_MS = 5000;
 
 /** The digest an answer is compared by. */
 export function digestOf(text: string): string {
