@@ -99,7 +99,7 @@ export class SessionSubscriptions {
   tell(id: string | null): void {
     const streaming = this.reach?.streaming() ?? [];
     if (streaming.length === 0) return;
-    void this.track(this.store.subscribers(id, id === null ? streaming : []))
+    void this.track(this.store.subscribers(id, streaming))
       .then((subs) => {
         for (const s of subs) deliver(s, this.reach);
       })

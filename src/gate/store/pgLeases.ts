@@ -230,14 +230,14 @@ export class PgLeases {
   }
 
   /**
-   * The sessions subscribed to watcher `id` (or, with `sessions`, those of these sessions to any watcher), each
-   * with the URI it subscribed to: whichever replica holds its stream tells it.
+   * Which of `sessions` (those whose stream the asking replica holds) are subscribed to watcher `id` (to any, when
+   * null), each with the URI it subscribed to.
    */
-  async subscribers(id: string | null, sessions: readonly string[] = []): Promise<{ session: string; uri: string }[]> {
+  async subscribers(id: string | null, sessions: readonly string[]): Promise<{ session: string; uri: string }[]> {
     const rows = await this.sql.unsafe(
       `SELECT split_part(s.id, ' ', 1) AS session, w.uri FROM watch_subscriptions s JOIN watchers w ON w.id = s.watcher
        WHERE position(' ' in s.id) > 0 AND ($1::text IS NULL OR s.watcher = $1)
-         AND ($1::text IS NOT NULL OR split_part(s.id, ' ', 1) IN (SELECT jsonb_array_elements_text($2::text::jsonb)))`,
+         AND split_part(s.id, ' ', 1) IN (SELECT jsonb_array_elements_text($2::text::jsonb))`,
       [id, JSON.stringify(sessions)],
     );
     return [...rows].map((r: { session: string; uri: string }) => ({ session: String(r.session), uri: String(r.uri) }));
