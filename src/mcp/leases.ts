@@ -24,19 +24,15 @@ import { storeFailure } from "../gate/store/pgSchema.ts";
 import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
 import { SessionSubscriptions } from "./leasesSessions.ts";
 import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
-import { digestOf, MISSED_MS, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
+import { digestOf, due, type Looked, readAgain, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
 
 /** The most watchers one replica runs at once; past it, a watcher waits for a replica with room. */
 export const MAX_WORKERS = 256;
 
 /** A watcher this replica holds the lease of. */
-interface Worker {
+interface Worker extends Looked {
   lease: Lease;
-  watcher: Watcher;
   digest: string | null;
-  lookedAt: number;
-  busy: boolean;
-  missed: boolean;
 }
 
 export class SharedWatching {
@@ -257,31 +253,12 @@ export class SharedWatching {
   look(): Promise<void> {
     const at = this.now();
     const reads: Promise<void>[] = [];
-    for (const [id, w] of this.workers) {
-      if (w.busy || at - w.lookedAt < (w.missed ? MISSED_MS : w.watcher.every)) continue;
-      w.lookedAt = at;
-      let moved: boolean;
-      try {
-        moved = w.watcher.moved();
-      } catch {
-        moved = true;
-      }
-      if (moved || w.missed) reads.push(this.reread(id, w));
-    }
+    for (const [id, w] of this.workers) if (due(w, at)) reads.push(this.reread(id, w));
     return Promise.all(reads).then(() => {});
   }
 
   private async reread(id: string, w: Worker): Promise<void> {
-    w.busy = true;
-    let text: string | undefined;
-    try {
-      text = await w.watcher.read(this.stop.signal);
-    } catch {
-      text = undefined;
-    } finally {
-      w.busy = false;
-    }
-    w.missed = text === undefined;
+    const text = await readAgain(w, this.stop.signal);
     if (text === undefined || this.workers.get(id) !== w) return;
     const digest = digestOf(text);
     if (digest === w.digest) return;

@@ -48,17 +48,52 @@ export type Watch = (
   session?: string,
 ) => Promise<{ watcher: Watcher; first: string }>;
 
-interface Held {
+/** A watcher a timer looks at: here, or a shared store's leased one (leases.ts). */
+export interface Looked {
   watcher: Watcher;
-  digest: string;
   lookedAt: number;
   busy: boolean;
   /** the last read again was refused or failed: read again at the polled pace, moved or not */
   missed: boolean;
 }
 
+interface Held extends Looked {
+  digest: string;
+}
+
 /** How often a read again that was refused (a lock) is tried again, moved or not. */
-export const MISSED_MS = 5000;
+const MISSED_MS = 5000;
+
+/**
+ * Whether `w` is to be read again at `at`: its time came and it moved (a look that throws counts as moved), or its
+ * last read was refused. Marks it looked at when its time came. Refuses nothing.
+ */
+export function due(w: Looked, at: number): boolean {
+  if (w.busy || at - w.lookedAt < (w.missed ? MISSED_MS : w.watcher.every)) return false;
+  w.lookedAt = at;
+  let moved: boolean;
+  try {
+    moved = w.watcher.moved();
+  } catch {
+    moved = true;
+  }
+  return moved || w.missed;
+}
+
+/** Reads `w` again: its answer, or undefined when that was refused or failed (then `missed`). Refuses nothing. */
+export async function readAgain(w: Looked, signal: AbortSignal): Promise<string | undefined> {
+  w.busy = true;
+  let text: string | undefined;
+  try {
+    text = await w.watcher.read(signal);
+  } catch {
+    text = undefined; // refused or failed: nothing is told, and the next change tries again
+  } finally {
+    w.busy = false;
+  }
+  w.missed = text === undefined;
+  return text;
+}
 
 /** The digest an answer is compared by. */
 export function digestOf(text: string): string {
@@ -209,31 +244,12 @@ export class Subscriptions {
   tick(): Promise<void> {
     const at = this.now();
     const reads: Promise<void>[] = [];
-    for (const [uri, held] of this.held) {
-      if (held.busy || at - held.lookedAt < (held.missed ? MISSED_MS : held.watcher.every)) continue;
-      held.lookedAt = at;
-      let moved: boolean;
-      try {
-        moved = held.watcher.moved();
-      } catch {
-        moved = true;
-      }
-      if (moved || held.missed) reads.push(this.reread(uri, held));
-    }
+    for (const [uri, held] of this.held) if (due(held, at)) reads.push(this.reread(uri, held));
     return Promise.all(reads).then(() => {});
   }
 
   private async reread(uri: string, held: Held): Promise<void> {
-    held.busy = true;
-    let text: string | undefined;
-    try {
-      text = await held.watcher.read(this.stop.signal);
-    } catch {
-      text = undefined; // refused or failed: nothing is told, and the next change tries again
-    } finally {
-      held.busy = false;
-    }
-    held.missed = text === undefined;
+    const text = await readAgain(held, this.stop.signal);
     if (text === undefined || this.held.get(uri) !== held) return;
     const digest = digestOf(text);
     if (digest === held.digest) return;
