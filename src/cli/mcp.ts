@@ -150,6 +150,11 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
     );
   const where = dirs(io.env);
   const kvIdentity = kvIdentityFor(io, opts.kv === true, where.config);
+  // RTA_STORE may hold the store's password, and a client's file is no place for it: the config dir is carried.
+  if (io.env.RTA_STORE)
+    io.err(
+      "rta: note: RTA_STORE is not carried into the registration, so the server it starts keeps its grants, locks and record in the data dir; to share the store, set `store` in config.toml instead\n",
+    );
   const reg = registration(client, {
     binary: process.execPath,
     roots,

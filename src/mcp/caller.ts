@@ -52,9 +52,18 @@ export function agentOrigin(ctx: CallerPlace, client: Implementation | undefined
 }
 
 /** The caller last made, and what it was made from: a client reports the same name and version every call. */
-let last:
-  | { place: CallerPlace; agent?: string; session: string; tokenAgent?: string; client: unknown[]; origin: AgentOrigin }
-  | undefined;
+let last: (CallerKey & { origin: AgentOrigin }) | undefined;
+
+/** What a caller is made from: the server's place as it stood, the token's agent, and the client's report. */
+interface CallerKey {
+  place: CallerPlace;
+  agent?: string;
+  session: string;
+  tokenAgent?: string;
+  hasClient: boolean;
+  name: unknown;
+  version: unknown;
+}
 
 /**
  * Who is calling, from the client's reported name and version and, over HTTP,
@@ -70,9 +79,9 @@ export function callerOf(ctx: CallerPlace, client: Implementation | undefined, t
     last.agent === ctx.agent &&
     last.session === ctx.session &&
     last.tokenAgent === tokenAgent &&
-    last.client[0] === (client !== undefined) &&
-    last.client[1] === name &&
-    last.client[2] === version
+    last.hasClient === (client !== undefined) &&
+    last.name === name &&
+    last.version === version
   )
     return last.origin;
   const reported = name?.trim() || "unknown";
@@ -88,7 +97,9 @@ export function callerOf(ctx: CallerPlace, client: Implementation | undefined, t
     agent: ctx.agent,
     session: ctx.session,
     tokenAgent,
-    client: [client !== undefined, name, version],
+    hasClient: client !== undefined,
+    name,
+    version,
     origin,
   };
   return origin;

@@ -119,6 +119,18 @@ describe("rta mcp install, piped", () => {
   });
 });
 
+test("RTA_STORE is not carried into a registration, and the person is told where the store goes instead", async () => {
+  const { env } = place();
+  const store = "postgres://ops:s3cret@127.0.0.1:1/rta";
+  const r = await rta(["mcp", "install", "codex", "--json"], { env: { ...env, RTA_STORE: store } });
+  expect(r.code).toBe(0);
+  expect(r.stdout).not.toContain("s3cret");
+  expect(r.stdout).not.toContain("RTA_STORE");
+  expect(r.stderr).toContain("RTA_STORE is not carried into the registration");
+  expect(r.stderr).toContain("set `store` in config.toml instead");
+  expect(r.stderr).not.toContain("s3cret");
+});
+
 describe("rta mcp install, on a terminal", () => {
   test("codex prints TOML, not JSON, and the note is about where it goes", async () => {
     const { env, project } = place();

@@ -212,9 +212,10 @@ interface KeptRoot extends OpenedRoot {
 export function lookedNow(opened: OpenedRoot): readonly LookedDir[] | undefined {
   if (opened.lookedNow !== true) return undefined;
   const kept = opened as KeptRoot;
-  const { name, seen, way } = kept;
-  // made once for the root's look and way as kept: both are found as they were whenever the root is served
-  if (kept.looks === undefined || kept.looks.length !== 1 + (way?.length ?? 0)) {
+  // made once for the root's look and way as kept (wayAgain forgets it with the way it replaces): both are found as
+  // they were whenever the root is served
+  if (kept.looks === undefined) {
+    const { name, seen, way } = kept;
     const root = { name, dev: seen.dev, ino: seen.ino, ctimeMs: seen.ctimeMs };
     kept.looks = way === undefined ? [root] : [root, ...way];
   }
@@ -233,6 +234,7 @@ function wayAgain(held: KeptRoot): boolean {
   const real = realOf(held.fd);
   if (real === undefined || real !== held.real) return false;
   held.way = wayTo(real, at);
+  held.looks = undefined;
   return true;
 }
 

@@ -82,11 +82,8 @@ export class CallsInFlight {
     return server;
   }
 
-  /**
-   * Counts a call while it runs, one the SDK never saw (the stdio direct
-   * path's): `stop` hears cancel(), and starts aborted once it was called.
-   */
-  run<T>(stop: AbortController, start: () => Promise<T>): Promise<T> {
+  /** Counts an SDK handler's call while its promise is pending (entered and left). */
+  private run<T>(stop: AbortController, start: () => Promise<T>): Promise<T> {
     this.entered(stop);
     let call: Promise<T>;
     try {
@@ -101,9 +98,9 @@ export class CallsInFlight {
   }
 
   /**
-   * Counts a call from now until left(stop) is called, once it has ended:
-   * run() without a promise to wait on (the stdio direct path's, which
-   * awaits its own). `stop` hears cancel(), and starts aborted once it was called.
+   * Counts a call from now until left(stop) is called, once it has ended: one
+   * the SDK never saw (the stdio direct path's, which awaits its own). `stop`
+   * hears cancel(), and starts aborted once it was called.
    */
   entered(stop: AbortController): void {
     if (this.cancelled && !stop.signal.aborted) stop.abort();

@@ -197,12 +197,12 @@ export class DirectCalls implements DirectAnswers {
       const origin = callerOf(this.ctx, client);
       // with no seat the answer is never a question: a call on a confirm list is refused, never run
       const result = (await answerCall(this.ctx, shape.name, shape.args, origin, stop, version)) as ToolAnswer;
-      this.calls.left(stop);
       frame = resultFrame(id, result, isModernRevision(version));
       lap("answer frame JSON");
     } catch (err) {
-      this.calls.left(stop);
       frame = errorFrame(id, err as Error & { code?: unknown; data?: unknown });
+    } finally {
+      this.calls.left(stop);
     }
     // A call its client cancelled, or that the session's end stopped, is not answered, as the SDK does.
     if (this.running.get(id) !== stop) return;

@@ -142,7 +142,12 @@ export class SessionRecord implements RecordSink {
   append(entry: RecordEntry): void | Promise<void> {
     // A call that would start after the end has no line to run under, so it does not run.
     if (this.ended) throw new RtaError("core.record.unavailable", "the session has ended", "start the server again");
-    if (this.starting) return this.starting.then(() => this.append(entry));
+    return this.write(entry);
+  }
+
+  /** append's write, past its check of the end: a line taken before the end waits for the start line, and is written. */
+  private write(entry: RecordEntry): void | Promise<void> {
+    if (this.starting) return this.starting.then(() => this.write(entry));
     if (this.start) {
       const start = this.start;
       const p = this.record.append(start);

@@ -88,4 +88,35 @@ describe("a session's record", () => {
     expect(said).toEqual(["rta: 2 call(s) did not stop when cancelled; ending without their record lines"]);
     expect(heard.map((e) => e.capability)).toEqual(["sys.info"]);
   });
+
+  test("a batching record's end line, sent while the start line's batch is on its way, is written after it", async () => {
+    const lines: RecordEntry[] = [];
+    const batches: (() => void)[] = [];
+    const state = { closed: false };
+    // each line is committed when its batch is let go, as a PostgreSQL store's record commits them
+    const record = {
+      append: (e: RecordEntry) =>
+        new Promise<void>((resolve) =>
+          batches.push(() => {
+            lines.push(e);
+            resolve();
+          }),
+        ),
+      close: () => {
+        state.closed = true;
+      },
+    } as unknown as FileRecord;
+    const sink = new SessionRecord(record);
+    const o = options(sink, []);
+    startSession(o, "stdio");
+    const first = sink.append(call);
+    const ended = endSession(o, "stdio", 1);
+    for (const go of batches.splice(0)) go();
+    await first;
+    for (const go of batches.splice(0)) go();
+    await ended;
+    expect(lines.map((l) => l.kind ?? l.outcome)).toEqual(["start", "ok", "end"]);
+    expect(state.closed).toBe(true);
+    expect(() => sink.append(call)).toThrow("the session has ended");
+  });
 });
