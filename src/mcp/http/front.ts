@@ -34,6 +34,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { RtaError } from "../../core/errors.ts";
 import type { Deps } from "../../gate/deps.ts";
 import { REQUEST_LIMIT_BYTES } from "../requestValues.ts";
 import { CallsInFlight } from "../serve/callsInFlight.ts";
@@ -140,6 +141,8 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
       return x.ticket ? whenSent(answer, () => x.ticket?.release()) : answer;
     } catch (err) {
       x.ticket?.release();
+      // a shared store gone away mid-request (a DELETE's row, a session's touch): try again, as at the token check
+      if (err instanceof RtaError && err.code === "core.store.unavailable") return STORE_AWAY();
       throw err;
     }
   };

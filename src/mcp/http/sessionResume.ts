@@ -5,7 +5,9 @@
  * session is the SDK's own: a new transport whose session id is the stored
  * one and a new server, primed by replaying the client's initialize (its
  * revision, clientInfo and capabilities) into them, its answer dropped, as
- * the SDK's public API takes it. Nothing of the SDK is patched.
+ * the SDK's public API takes it. The SDK itself is not patched: keepOnAnswer
+ * wraps the `send` of one transport rta made, so the row is kept before the
+ * initialize answer leaves.
  */
 import {
   type AuthInfo,
