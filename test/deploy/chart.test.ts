@@ -426,7 +426,7 @@ describe("the chart rendered with an override", () => {
 });
 
 const HELM = process.env.RTA_TEST_HELM || Bun.which("helm");
-if (!HELM) console.log("helm comparison skipped: no helm on PATH and RTA_TEST_HELM unset");
+if (!HELM) process.stderr.write("helm comparison skipped: no helm on PATH and RTA_TEST_HELM unset\n");
 
 describe.skipIf(!HELM)("helm template renders the same objects", () => {
   const cases: [string, Values][] = [
