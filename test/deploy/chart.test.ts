@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Command } from "commander";
 import type { Cli } from "../../src/cli/factory.ts";
 import { addMcpCommands } from "../../src/cli/mcpCommands.ts";
+import { envOf, execForm, only, repoDockerfile } from "../image/dockerfile.ts";
 import { canBindMount, tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
 import { nobodyBase } from "../support/nobody.ts";
@@ -158,6 +159,29 @@ describe("the chart rendered with its default values", () => {
     const service = r.manifests.get("service.yaml") as Obj;
     expect(((service.spec as Obj).ports as Obj[])[0]).toMatchObject({ port: 8722, targetPort: "http" });
     expect((service.spec as Obj).selector).toEqual(((d.spec as Obj).selector as Obj).matchLabels);
+  });
+
+  test("agrees with the Dockerfile: its CMD, port, user, working directory, and data and config dirs", () => {
+    const final = repoDockerfile().at(-1);
+    if (!final) throw new Error("the Dockerfile has no stage");
+    const image = envOf(final);
+    expect((c.args as string[]).slice(0, 4)).toEqual(execForm(only(final, "CMD")) as string[]);
+    expect((c.ports as Obj[])[0]?.containerPort).toBe(Number(only(final, "EXPOSE").args));
+    const [uid, gid] = only(final, "USER").args.split(":").map(Number);
+    const pod = ((d.spec as Obj).template as Obj).spec as Obj;
+    expect(pod.securityContext).toMatchObject({ runAsUser: uid, runAsGroup: gid, fsGroup: gid });
+    expect((r.values.serverDefaults as Obj).root).toBe(only(final, "WORKDIR").args);
+    const env = Object.fromEntries((c.env as { name: string; value?: string }[]).map((e) => [e.name, e.value]));
+    expect({ data: env.RTA_DATA_DIR, config: env.RTA_CONFIG_DIR }).toEqual({
+      data: image.RTA_DATA_DIR,
+      config: image.RTA_CONFIG_DIR,
+    });
+    const configured = containerOf(deploymentOf(renderChart({ config: "[limits]\n" })));
+    const mounts = Object.fromEntries((configured.volumeMounts as Obj[]).map((m) => [m.name, m.mountPath]));
+    expect({ data: mounts.data, config: mounts.config }).toEqual({
+      data: image.RTA_DATA_DIR,
+      config: image.RTA_CONFIG_DIR,
+    });
   });
 
   test("every flag in serverDefaults.extraArgs' defaults, and every flag the chart adds, is a flag of rta mcp serve", () => {
@@ -402,7 +426,7 @@ describe("the chart rendered with an override", () => {
 });
 
 const HELM = process.env.RTA_TEST_HELM || Bun.which("helm");
-if (!HELM) console.log("helm comparison skipped: no helm on PATH and RTA_TEST_HELM unset");
+if (!HELM) process.stderr.write("helm comparison skipped: no helm on PATH and RTA_TEST_HELM unset\n");
 
 describe.skipIf(!HELM)("helm template renders the same objects", () => {
   const cases: [string, Values][] = [

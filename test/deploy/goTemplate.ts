@@ -7,7 +7,7 @@
  * not have (a key missing from .Values included), printing a map or a list,
  * comparing an int with a float, or `template`/`block`/`break`/`continue`
  * fail the render with the file and line. Numbers follow Go: a template's
- * literal, `int`, `atoi`, `len` and sprig's arithmetic give ints (bigint
+ * literal, `int`, `atoi` and sprig's arithmetic give ints (bigint
  * here), a number from values.yaml is a float64 (a JS number), as Helm loads
  * it. toYaml writes keys sorted, as Helm's does; its quoting differs from
  * go-yaml's but parses to the same values.
@@ -482,25 +482,26 @@ function yamlLines(v: unknown, depth: number): string[] {
 
 type Fn = (v: unknown[], at: string) => unknown;
 
+/** sprig's indent: every line of `text` after `n` spaces. */
+function indented(n: unknown, text: unknown): string {
+  const pad = " ".repeat(Number(toInt(n)));
+  return pad + str(text).replaceAll("\n", `\n${pad}`);
+}
+
 /** How many arguments each fixed-arity function takes; a call with another count fails, as in Go. */
 const ARITY: Record<string, number> = {
   not: 1,
   eq: 2,
-  ne: 2,
   lt: 2,
-  le: 2,
   gt: 2,
-  ge: 2,
   default: 2,
   toString: 1,
   int: 1,
-  sub: 2,
   hasPrefix: 2,
   contains: 2,
   hasKey: 2,
   sha256sum: 1,
   toYaml: 1,
-  len: 1,
   atoi: 1,
   trunc: 2,
   trimSuffix: 2,
@@ -516,19 +517,9 @@ const FUNCS: Record<string, Fn> = {
   and: (v) => v.find((x) => !truthy(x)) ?? v[v.length - 1],
   or: (v) => v.find((x) => truthy(x)) ?? v[v.length - 1],
   eq: (v, at) => equal(v[0], v[1], at),
-  ne: (v, at) => !equal(v[0], v[1], at),
   lt: (v, at) => compare(v[0], v[1], at) < 0,
-  le: (v, at) => compare(v[0], v[1], at) <= 0,
   gt: (v, at) => compare(v[0], v[1], at) > 0,
-  ge: (v, at) => compare(v[0], v[1], at) >= 0,
-  len: (v, at) => {
-    const x = v[0];
-    if (typeof x === "string" || Array.isArray(x)) return BigInt(x.length);
-    if (isMap(x)) return BigInt(Object.keys(x).length);
-    throw new TemplateError(`${at}: len of ${typeName(x)}`);
-  },
   printf: (v, at) => printf(str(v[0]), v.slice(1), at),
-  print: (v) => v.map(str).join(""),
   default: (v, _at) => (truthy(v[1]) ? v[1] : v[0]),
   quote: (v) =>
     v
@@ -543,7 +534,6 @@ const FUNCS: Record<string, Fn> = {
   },
   add: (v) => v.reduce<bigint>((a, x) => a + toInt(x), 0n),
   mul: (v) => v.reduce<bigint>((a, x) => a * toInt(x), 1n),
-  sub: (v, _at) => toInt(v[0]) - toInt(v[1]),
   trunc: (v, _at) => {
     const n = Number(toInt(v[0]));
     const s = str(v[1]);
@@ -565,14 +555,8 @@ const FUNCS: Record<string, Fn> = {
   contains: (v, _at) => str(v[1]).includes(str(v[0])),
   sha256sum: (v, _at) => createHash("sha256").update(str(v[0])).digest("hex"),
   toYaml: (v, _at) => toYaml(v[0]),
-  indent: (v, _at) => {
-    const pad = " ".repeat(Number(toInt(v[0])));
-    return pad + str(v[1]).replaceAll("\n", `\n${pad}`);
-  },
-  nindent: (v, _at) => {
-    const pad = " ".repeat(Number(toInt(v[0])));
-    return `\n${pad}${str(v[1]).replaceAll("\n", `\n${pad}`)}`;
-  },
+  indent: (v, _at) => indented(v[0], v[1]),
+  nindent: (v, _at) => `\n${indented(v[0], v[1])}`,
   fail: (v, _at) => {
     throw new TemplateFail(str(v[0]));
   },

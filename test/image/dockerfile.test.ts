@@ -24,6 +24,11 @@ const build = stages[0] as Stage;
 const final = stages.at(-1) as Stage;
 const ignore = readFileSync(join(ROOT, ".dockerignore"), "utf8");
 const ops = (stage: Stage) => stage.instructions.map((i) => i.op);
+/** What the build stage's COPY instructions take from the context, without a trailing slash. */
+const copied = build.instructions
+  .filter((i) => i.op === "COPY")
+  .flatMap((i) => copyOf(i).sources)
+  .map((s) => s.replace(/\/$/, ""));
 
 describe("the reader", () => {
   test("joins continued lines, drops comments, and names stages", () => {
@@ -71,10 +76,6 @@ describe("the build stage", () => {
   });
 
   test("copies only what is in the build context, and the context holds no local state", () => {
-    const copied = build.instructions
-      .filter((i) => i.op === "COPY")
-      .flatMap((i) => copyOf(i).sources)
-      .map((s) => s.replace(/\/$/, ""));
     for (const source of copied) {
       expect({ source, there: existsSync(join(ROOT, source)) }).toEqual({ source, there: true });
       expect({ source, inContext: inContext(ignore, source) }).toEqual({ source, inContext: true });
@@ -86,10 +87,6 @@ describe("the build stage", () => {
   });
 
   test("every relative import of what it copies resolves to a file it copies", () => {
-    const copied = build.instructions
-      .filter((i) => i.op === "COPY")
-      .flatMap((i) => copyOf(i).sources)
-      .map((s) => s.replace(/\/$/, ""));
     const inside = (file: string) => copied.some((c) => file === c || file.startsWith(`${c}/`));
     const outside: string[] = [];
     for (const dir of copied.filter((c) => statSync(join(ROOT, c)).isDirectory()))

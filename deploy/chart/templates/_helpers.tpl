@@ -47,9 +47,23 @@ url
 {{- end -}}
 
 {{/*
+Refuses serverDefaults.extraArgs that would put the store URL on the command line or move the server off the port
+the probes and the Service use. Prints nothing.
+*/}}
+{{- define "rta.checkExtraArgs" -}}
+{{- range .Values.serverDefaults.extraArgs -}}
+{{- $arg := toString . -}}
+{{- if hasPrefix "--store" $arg -}}
+{{- fail "serverDefaults.extraArgs may not hold --store: a command line is visible to every user of the node; set store.url or store.existingSecret" -}}
+{{- else if hasPrefix "--http" $arg -}}
+{{- fail "serverDefaults.extraArgs may not hold --http: the chart serves on 0.0.0.0:8722, where the probes and the Service look; set service.port for the Service" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 The result ceiling in MiB, read from serverDefaults.extraArgs (--max-result N or --max-result=N; the last one
-counts, as on rta's command line), 8 when it is not there. Refuses extraArgs that would put the store URL on the
-command line or move the server off the port the probes and the Service use.
+counts, as on rta's command line), 8 when it is not there.
 */}}
 {{- define "rta.maxResultMiB" -}}
 {{- $mib := 8 -}}
@@ -63,10 +77,6 @@ command line or move the server off the port the probes and the Service use.
 {{- $next = true -}}
 {{- else if hasPrefix "--max-result=" $arg -}}
 {{- $mib = atoi (trimPrefix "--max-result=" $arg) -}}
-{{- else if hasPrefix "--store" $arg -}}
-{{- fail "serverDefaults.extraArgs may not hold --store: a command line is visible to every user of the node; set store.url or store.existingSecret" -}}
-{{- else if hasPrefix "--http" $arg -}}
-{{- fail "serverDefaults.extraArgs may not hold --http: the chart serves on 0.0.0.0:8722, where the probes and the Service look; set service.port for the Service" -}}
 {{- end -}}
 {{- end -}}
 {{- if $next -}}
