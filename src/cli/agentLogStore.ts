@@ -2,7 +2,7 @@
  * `rta agent log --follow` on a PostgreSQL store's record: the lines so far,
  * then each session's lines as they are committed, looked for every poll.
  */
-import { Exit } from "../core/errors.ts";
+import { Exit, RtaError } from "../core/errors.ts";
 import type { PgRecordReader } from "../gate/store/pgRecordRead.ts";
 import type { RecordLine } from "../record/line.ts";
 import { Batched, lineFor } from "./agentLogLines.ts";
@@ -16,7 +16,8 @@ const STORE_POLL_MS = 500;
 /**
  * Prints each matching line of the store's record, then each one committed
  * after, until SIGINT (130), SIGTERM (143) or a reader that went away (`|
- * head`, 0). Refuses (core.store.unavailable, thrown) a store it cannot read.
+ * head`, 0). Refuses (core.store.unavailable, thrown) a store it cannot read at first; one that stops answering
+ * later is waited for.
  */
 export async function followStore(
   cli: Cli,
@@ -44,9 +45,23 @@ export async function followStore(
       if (l && match(l)) out.add(`${lineFor(form, l)}\n`);
     });
     out.flush();
+    // A store that stops answering (a restart, a failover) is waited for, as a record file gone is: said once
+    // on stderr when it stops and once when it answers again.
+    let away = false;
     while (stopped === 0 && !gone()) {
       await Bun.sleep(STORE_POLL_MS);
-      for (const l of store.fresh()) if (match(l)) out.add(`${lineFor(form, l)}\n`);
+      let fresh: RecordLine[];
+      try {
+        fresh = store.fresh();
+      } catch (err) {
+        if (!(err instanceof RtaError) || away) continue;
+        away = true;
+        io.err(`rta: the store's record cannot be read just now (${err.message}): waiting for it\n`);
+        continue;
+      }
+      if (away) io.err("rta: the store's record reads again\n");
+      away = false;
+      for (const l of fresh) if (match(l)) out.add(`${lineFor(form, l)}\n`);
       out.flush();
     }
     return stopped === 0 ? Exit.ok : stopped;

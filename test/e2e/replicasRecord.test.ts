@@ -189,7 +189,7 @@ describe.skipIf(pg === null)("the record of replicas on one PostgreSQL store", (
     const r = await replica();
     const token = JSON.parse((await person(["mcp", "token", "new", "--agent", "once", "--json"])).stdout).token;
     expect(
-      (await person(["grant", "allow", "fs.write", "--agent", "once", "--ttl", "10m", "--max-uses", "1"])).code,
+      (await person(["grant", "allow", "fs.write", "--agent", "once", "--ttl", "10m", "--max-uses", "2"])).code,
     ).toBe(0);
     const follower = Bun.spawn([RTA, "agent", "log", "--follow", "--json", "--agent", "once", "--store", store], {
       env: { PATH: process.env.PATH ?? "", RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() },
@@ -198,32 +198,45 @@ describe.skipIf(pg === null)("the record of replicas on one PostgreSQL store", (
     });
     try {
       const c = await client(r, token);
+      let written = 0;
       const write = async () => {
-        const res = await c.callTool({ name: "fs_write", arguments: { path: "out/once.txt", content: "x" } });
+        const res = await c.callTool({
+          name: "fs_write",
+          arguments: { path: `out/once-${written++}.txt`, content: "x" },
+        });
         return res.isError
           ? (JSON.parse((res.content as { text: string }[])[0]?.text ?? "{}") as { code: string }).code
           : "ok";
       };
       const sql = new SQL(store, { max: 1 });
+      // the follower has read what was there before the table goes: it follows from here
+      const reader = (follower.stdout as ReadableStream<Uint8Array>).getReader();
+      let out = "";
+      const followed = async (count: number): Promise<string[]> => {
+        while (out.split("\n").filter(Boolean).length < count) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error(`the follower ended: ${await new Response(follower.stderr).text()}`);
+          out += new TextDecoder().decode(value);
+        }
+        return out
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => (JSON.parse(l) as Line).outcome);
+      };
+      expect(await write()).toBe("ok");
+      expect(await followed(1)).toEqual(["ok"]);
       await sql.unsafe("ALTER TABLE record_lines RENAME TO record_lines_away");
       expect(await write()).toBe("core.record.unavailable");
       await sql.unsafe("ALTER TABLE record_lines_away RENAME TO record_lines");
       await sql.close();
       const grants = JSON.parse((await person(["grant", "list", "--json", "--agent", "once"])).stdout).grants;
-      expect(grants.map((g: { uses: number }) => g.uses)).toEqual([0]);
+      expect(grants.map((g: { uses: number }) => g.uses)).toEqual([1]);
       expect(await write()).toBe("ok");
       expect(await write()).toBe("core.grant.required");
       expect(r.stderr()).toContain("rta: the record cannot be written, so agent calls are refused");
       expect(r.stderr().split("rta: the record cannot be written").length).toBe(2);
       // the follower prints each call once it is committed, one JSON object a line
-      let out = "";
-      const reader = (follower.stdout as ReadableStream<Uint8Array>).getReader();
-      while (out.split("\n").filter(Boolean).length < 2) out += new TextDecoder().decode((await reader.read()).value);
-      const followed = out
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Line);
-      expect(followed.map((l) => l.outcome)).toEqual(["ok", "core.grant.required"]);
+      expect(await followed(3)).toEqual(["ok", "ok", "core.grant.required"]);
     } finally {
       follower.kill("SIGINT");
       expect(await follower.exited).toBe(130);
