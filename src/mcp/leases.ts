@@ -23,16 +23,24 @@ import { type Lease, PgLeases, RENEW_MS, type WatcherRow, watcherId } from "../g
 import { storeFailure } from "../gate/store/pgSchema.ts";
 import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
 import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
-import { digestOf, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
+import { digestOf, MAX_SUBSCRIPTIONS, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
 
 /** The most watchers one replica runs at once; past it, a watcher waits for a replica with room. */
 export const MAX_WORKERS = 256;
+/**
+ * The most of one agent's watchers one replica runs: a connection's subscriptions (MAX_SUBSCRIPTIONS). An agent may
+ * hold many more (64 in each of its sessions), and claimed first come, they would take every worker of every replica
+ * while another agent's subscriptions waited unwatched; past this, its watchers wait for a replica with room for them.
+ */
+export const MAX_WORKERS_PER_AGENT = MAX_SUBSCRIPTIONS;
 /** How often a worker whose read again was refused (a lock) reads again, moved or not. */
 const MISSED_MS = 5000;
 
 /** A watcher this replica holds the lease of. */
 interface Worker {
   lease: Lease;
+  /** the agent whose subscriptions it watches */
+  agent: string;
   watcher: Watcher;
   digest: string | null;
   lookedAt: number;
@@ -84,6 +92,14 @@ export class SharedWatching {
     return shared;
   }
 
+  /** Whether this replica may run one more of `agent`'s watchers: under its bound, and under the agent's share of it. */
+  private hasRoom(agent: string): boolean {
+    if (this.workers.size >= MAX_WORKERS) return false;
+    let own = 0;
+    for (const w of this.workers.values()) if (w.agent === agent) own++;
+    return own < MAX_WORKERS_PER_AGENT;
+  }
+
   /** How many watchers this replica runs now. */
   get running(): number {
     return this.workers.size;
@@ -107,7 +123,7 @@ export class SharedWatching {
       const wanted = { agent, uri, client, digest: digestOf(first) };
       let claimed: WatcherRow | undefined;
       try {
-        claimed = await this.track(this.store.subscribe(sub, wanted, this.now(), this.workers.size < MAX_WORKERS));
+        claimed = await this.track(this.store.subscribe(sub, wanted, this.now(), this.hasRoom(agent)));
       } catch {
         throw unavailable();
       }
@@ -191,7 +207,7 @@ export class SharedWatching {
         await this.listening?.back();
         await this.store.sweep(now);
         if (this.stopped) return;
-        const claimed = await this.store.claimExpired(now, MAX_WORKERS - this.workers.size);
+        const claimed = await this.store.claimExpired(now, MAX_WORKERS - this.workers.size, MAX_WORKERS_PER_AGENT);
         // read in the background: a slow read (an upstream's) never holds the renewals up
         for (const row of claimed) void this.track(this.run(row, true));
       } catch {
@@ -226,7 +242,15 @@ export class SharedWatching {
     }
     this.workers.get(row.id)?.watcher.close();
     const lease = { id: row.id, fence: row.fence };
-    const worker = { lease, watcher, digest: row.digest, lookedAt: this.now(), busy: false, missed: false };
+    const worker = {
+      lease,
+      agent: row.agent,
+      watcher,
+      digest: row.digest,
+      lookedAt: this.now(),
+      busy: false,
+      missed: false,
+    };
     this.workers.set(row.id, worker);
     if (readNow) await this.reread(row.id, worker);
   }
