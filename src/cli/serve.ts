@@ -55,7 +55,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     return reportError(io, err as RtaError, false);
   }
   const given = flags.root.map((r) => resolve(r));
-  const session = newSessionId();
+  let session = newSessionId();
   const dataDir = dirs(io.env).data;
   const recordFile = join(dataDir, RECORD_FILE);
   let warned = false;
@@ -95,6 +95,8 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     if (err instanceof RtaError) return reportError(io, err, false);
     throw err;
   }
+  // in the store each session is its own chain, under its id: one no past session there has
+  if (record instanceof PgRecord) session = await record.freshSession(session, newSessionId);
   // A server opens the kv store only when told to: RTA_KV_IDENTITY in its environment, or --kv. A registration always
   // carries the config dir, so the identity there would otherwise open the store for every agent unasked.
   if (!flags.kv && !io.env.RTA_KV_IDENTITY) deps.dirs = { ...deps.dirs, identity: null };

@@ -1,19 +1,14 @@
 /**
- * Resource subscriptions across a server's replicas, on a PostgreSQL store
- * (store/pgLeases.ts holds the rows and their rules). A client's subscription
- * is read once where it is made, as on one server, then recorded in the store
- * against the watcher of its agent and URI. Each watcher is run by the one
- * replica holding its lease: this replica's workers look at theirs as
- * subscriptionReads.ts's watchers do (a file's fstat, the grants, a poll),
- * read again through the gate when one moved, and tell a change by a fenced
- * write that NOTIFYs every replica. Each replica LISTENs, and tells each
- * subscription whose stream it holds (deliver(); leasesSessions.ts for a
- * session's, wherever it was made). Every second it
- * renews its leases (a worker refused stops) and the subscriptions whose
- * streams it holds, drops those of a replica gone, and claims the leases that
- * ran out, a crashed replica's watchers included, up to its bound. A claimed watcher is read at once and compared with the digest last
- * told, so a change made while no replica watched is told. Loaded only when
- * `mcp serve --http` runs on a PostgreSQL store: without one nothing here runs.
+ * Resource subscriptions across a server's replicas, on a PostgreSQL store (store/pgLeases.ts holds the rows and
+ * their rules). A client's subscription is read once where it is made, as on one server, then recorded in the store
+ * against the watcher of its agent and URI. Each watcher is run by the one replica holding its lease: this replica's
+ * workers look at theirs as subscriptionReads.ts's watchers do (a file's fstat, the grants, a poll), read again
+ * through the gate when one moved, and tell a change by a fenced write that NOTIFYs every replica. Each replica
+ * LISTENs, and tells each subscription whose stream it holds (deliver(); leasesSessions.ts for a session's,
+ * wherever it was made). Every second it renews its leases (a worker refused stops) and the subscriptions whose
+ * streams it holds, drops those of a replica gone, and claims the leases that ran out, a crashed replica's watchers
+ * included, up to its bound. A claimed watcher is read at once and compared with the digest last told, so a change
+ * made while no replica watched is told. Loaded only when `mcp serve --http` runs on a PostgreSQL store.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
@@ -24,14 +19,27 @@ import { storeFailure } from "../gate/store/pgSchema.ts";
 import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
 import { SessionSubscriptions } from "./leasesSessions.ts";
 import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
-import { digestOf, due, type Looked, readAgain, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
+import {
+  digestOf,
+  due,
+  type Looked,
+  MAX_SUBSCRIPTIONS,
+  readAgain,
+  TICK_MS,
+  type Watch,
+  type Watcher,
+} from "./subscriptions.ts";
 
 /** The most watchers one replica runs at once; past it, a watcher waits for a replica with room. */
 export const MAX_WORKERS = 256;
+/** The most of one agent's watchers one replica runs, so one agent's many cannot leave another's unwatched. */
+export const MAX_WORKERS_PER_AGENT = MAX_SUBSCRIPTIONS;
 
 /** A watcher this replica holds the lease of. */
 interface Worker extends Looked {
   lease: Lease;
+  /** the agent whose subscriptions it watches */
+  agent: string;
   digest: string | null;
 }
 
@@ -83,6 +91,14 @@ export class SharedWatching {
     return shared;
   }
 
+  /** Whether this replica may run one more of `agent`'s watchers: under its bound, and under the agent's share of it. */
+  private hasRoom(agent: string): boolean {
+    if (this.workers.size >= MAX_WORKERS) return false;
+    let own = 0;
+    for (const w of this.workers.values()) if (w.agent === agent) own++;
+    return own < MAX_WORKERS_PER_AGENT;
+  }
+
   /** How many watchers this replica runs now. */
   get running(): number {
     return this.workers.size;
@@ -128,7 +144,7 @@ export class SharedWatching {
   async record(sub: string, wanted: Wanted): Promise<void> {
     let claimed: WatcherRow | undefined;
     try {
-      claimed = await this.track(this.store.subscribe(sub, wanted, this.now(), this.workers.size < MAX_WORKERS));
+      claimed = await this.track(this.store.subscribe(sub, wanted, this.now(), this.hasRoom(wanted.agent)));
     } catch {
       throw unavailable();
     }
@@ -199,7 +215,7 @@ export class SharedWatching {
         await this.listening?.back();
         await this.store.sweep(now);
         if (this.stopped) return;
-        const claimed = await this.store.claimExpired(now, MAX_WORKERS - this.workers.size);
+        const claimed = await this.store.claimExpired(now, MAX_WORKERS - this.workers.size, MAX_WORKERS_PER_AGENT);
         // read in the background: a slow read (an upstream's) never holds the renewals up
         for (const row of claimed) void this.track(this.run(row, true));
       } catch {
@@ -234,7 +250,15 @@ export class SharedWatching {
     }
     this.workers.get(row.id)?.watcher.close();
     const lease = { id: row.id, fence: row.fence };
-    const worker = { lease, watcher, digest: row.digest, lookedAt: this.now(), busy: false, missed: false };
+    const worker = {
+      lease,
+      agent: row.agent,
+      watcher,
+      digest: row.digest,
+      lookedAt: this.now(),
+      busy: false,
+      missed: false,
+    };
     this.workers.set(row.id, worker);
     if (readNow) await this.reread(row.id, worker);
   }

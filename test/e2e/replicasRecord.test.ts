@@ -161,6 +161,17 @@ describe.skipIf(pg === null)("the record of replicas on one PostgreSQL store", (
     }
   });
 
+  test("a session's lines all removed in SQL, its checkpoint moved back to before its first, is cut-session", async () => {
+    const first = "(SELECT session FROM record_sessions WHERE ord = (SELECT min(ord) FROM record_sessions))";
+    const said = await tampered([
+      `DELETE FROM record_lines WHERE session = ${first}`,
+      `UPDATE record_sessions SET last_seq = 0, last_mac = prev_mac WHERE session = ${first}`,
+    ]);
+    expect(said.stdout).toMatch(/^cut-session: .*the session holds no line, though its row is written with its first/m);
+    expect(said.stdout).not.toMatch(/^record verified/m);
+    expect(said.code).toBe(1);
+  });
+
   test("two lines swapped in SQL are reordered", async () => {
     const said = await tampered([
       `WITH a AS (SELECT id, line FROM record_lines WHERE seq = 3 AND session = (SELECT min(session) FROM record_sessions)),

@@ -122,17 +122,27 @@ export class PgLeases {
 
   /**
    * Claims, for this replica, up to `room` watchers whose lease ran out (or was never taken), each with a new
-   * fencing token. Two replicas claiming at once never both win one: the row is re-read under its lock.
+   * fencing token, and no more of one agent's than make `perAgent` held here: the agents' watchers are taken in
+   * turn, so one agent's thousands never take every worker while another's wait. Two replicas claiming at once
+   * never both win one: the row is re-read under its lock.
    */
-  async claimExpired(now: number, room: number): Promise<WatcherRow[]> {
+  async claimExpired(now: number, room: number, perAgent = Number.MAX_SAFE_INTEGER): Promise<WatcherRow[]> {
     if (room <= 0) return [];
     const rows = await this.sql.unsafe(
       `UPDATE watchers SET owner = $1, fence = nextval('watch_fences'), expires_at = $2::bigint + ${LEASE_MS}
-       WHERE id IN (SELECT id FROM watchers WHERE expires_at <= $2::bigint ORDER BY expires_at, id LIMIT $3
-                    FOR UPDATE SKIP LOCKED)
+       WHERE id IN (
+         SELECT id FROM watchers WHERE id IN (
+           SELECT c.id FROM (
+             SELECT id, agent, expires_at, row_number() OVER (PARTITION BY agent ORDER BY expires_at, id) AS turn
+             FROM watchers WHERE expires_at <= $2::bigint) c
+           LEFT JOIN (SELECT agent, count(*) AS n FROM watchers WHERE owner = $1 AND expires_at > $2::bigint
+                      GROUP BY agent) held ON held.agent = c.agent
+           WHERE c.turn + coalesce(held.n, 0) <= $4::bigint
+           ORDER BY c.turn, c.expires_at, c.id LIMIT $3)
+         AND expires_at <= $2::bigint FOR UPDATE SKIP LOCKED)
          AND expires_at <= $2::bigint
        RETURNING ${CLAIMED}`,
-      [this.owner, now, room],
+      [this.owner, now, room, perAgent],
     );
     return [...rows].map(rowOf);
   }

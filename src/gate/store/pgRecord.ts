@@ -24,6 +24,8 @@ import { storeFailure } from "./pgSchema.ts";
 
 /** At most this many lines in one statement: a batch past it goes in the next. */
 const MAX_BATCH = 512;
+/** Ids a server tries for its session before it keeps one the store has (at 2^-32 a try, never in practice). */
+const SESSION_TRIES = 8;
 
 interface Pending {
   entry: RecordEntry;
@@ -79,6 +81,27 @@ export class PgRecord implements RecordSink {
     });
   }
 
+  /**
+   * `first`, or the first id `next` gives that no session in the store's record has: a server's session id is 32
+   * random bits, which the sessions of a team's replicas and their restarts can meet, and a server whose id a past
+   * session has would go on with that session's chain (its start after that session's end). A store that cannot be
+   * asked keeps `first`: the server says so as it opens the store. Refuses nothing.
+   */
+  async freshSession(first: string, next: () => string): Promise<string> {
+    try {
+      const sql = this.connection();
+      const [made] = await sql.unsafe("SELECT to_regclass('record_sessions') IS NOT NULL AS made");
+      if (made?.made !== true) return first;
+      for (let id = first, tries = 0; tries < SESSION_TRIES; id = next(), tries++) {
+        const taken = await sql.unsafe("SELECT 1 FROM record_sessions WHERE session = $1", [id]);
+        if (taken.length === 0) return id;
+      }
+    } catch {
+      // said where the store is opened
+    }
+    return first;
+  }
+
   /** Waits for the lines queued to be committed (or refused), then closes the connection. Refuses nothing. */
   async close(): Promise<void> {
     this.closed = true;
@@ -106,9 +129,13 @@ export class PgRecord implements RecordSink {
     this.draining = undefined;
   }
 
-  private async commit(entries: RecordEntry[]): Promise<void> {
+  private connection(): SQL {
     this.sql ??= new SQL(this.url, { max: 1, idleTimeout: 60, connectionTimeout: 10 });
-    const sql = this.sql;
+    return this.sql;
+  }
+
+  private async commit(entries: RecordEntry[]): Promise<void> {
+    const sql = this.connection();
     if (this.key === undefined) {
       const [row] = await sql.unsafe("SELECT key FROM record_key WHERE id = 1");
       if (!row || !/^[0-9a-f]{64}$/.test(row.key)) throw new Error("the store holds no record key");

@@ -254,7 +254,16 @@ class SessionWalk {
       after = (rows.at(-1) as { seq: string }).seq;
     }
     const last = Number(s.last_seq);
-    if (prev.seq < last)
+    // rta adds a session's row in the statement that adds its first line: a row with no line had them all cut out,
+    // its checkpoint moved back to before the first, which nothing else here would show
+    if (first === undefined && prev.seq === 0)
+      say(
+        "cut-session",
+        id,
+        this.at,
+        "the session holds no line, though its row is written with its first: its lines were cut out",
+      );
+    else if (prev.seq < last)
       say("cut-tail", id, this.at, `the session's checkpoint is at line ${last}, its lines end at ${prev.seq}`);
     else if (prev.seq > last) say("forged", id, this.at, `lines past the session's checkpoint (line ${last})`);
     else if (prev.mac !== s.last_mac)

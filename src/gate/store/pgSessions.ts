@@ -113,6 +113,11 @@ export interface SessionRows {
   count(agent: string): { own: number; total: number };
   /** The agent's least recently used session, leaving out the ids given (busy here); undefined when none is left. */
   leastUsed(agent: string, except: string[]): string | undefined;
+  /**
+   * Removes the agent's sessions past the `keep` most recently used, never one of `except` (which count towards
+   * `keep`); their ids.
+   */
+  trim(agent: string, keep: number, except: string[]): string[];
 }
 
 /** The session rows in PostgreSQL; each method is one statement. Throws what the store refused. */
@@ -152,6 +157,17 @@ export class PgSessionRows implements SessionRows {
       [agent, JSON.stringify(except)],
     );
     return row?.id;
+  }
+
+  trim(agent: string, keep: number, except: string[]): string[] {
+    return this.ids(
+      this.pg.query(
+        `DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE agent = $1
+           AND id NOT IN (SELECT jsonb_array_elements_text(($2::text)::jsonb))
+           ORDER BY last_used DESC, created_at DESC OFFSET $3::bigint) RETURNING id`,
+        [agent, JSON.stringify(except), Math.max(0, keep - except.length)],
+      ),
+    );
   }
 
   private ids(rows: Record<string, unknown>[]): string[] {

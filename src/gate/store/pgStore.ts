@@ -125,6 +125,7 @@ export class PgGateStore {
       removeIdle: (before) => run(() => rows.removeIdle(before)),
       count: (agent) => run(() => rows.count(agent)),
       leastUsed: (agent, except) => run(() => rows.leastUsed(agent, except)),
+      trim: (agent, keep, except) => run(() => rows.trim(agent, keep, except)),
     };
   }
 

@@ -104,14 +104,27 @@ export class LegacySessions {
   adopt(session: LegacySession): LegacySession {
     const held = this.byId.get(session.id);
     if (held) return held;
+    this.holdRoom(session.agent);
     this.byId.set(session.id, session);
     this.watcher?.opened(session.id, session.agent);
     return session;
   }
 
-  /** Keeps the row of a session whose initialize was answered (a shared store only). */
+  /**
+   * Keeps the row of a session whose initialize was answered (a shared store only). The share make() counted may
+   * have been passed since by sessions made at once on other replicas (each counted the rows before the others were
+   * written): the agent's least recently used rows past its share go now, never this one or one busy here, so
+   * whichever replica writes last leaves the agent at its share.
+   */
   opened(row: SessionRow): void {
-    this.rows()?.put(row);
+    const rows = this.rows();
+    if (!rows) return;
+    rows.put(row);
+    const busy = [...this.byId.values()].filter((s) => s.agent === row.agent && s.busy > 0).map((s) => s.id);
+    for (const id of rows.trim(row.agent, this.shares.perAgent, [row.id, ...busy])) {
+      const held = this.byId.get(id);
+      if (held) this.close(held);
+    }
   }
 
   /**
@@ -142,6 +155,7 @@ export class LegacySessions {
     const rows = this.rows();
     const refusal = rows ? this.roomInStore(rows, agent) : this.roomHere(agent);
     if (refusal) return refusal;
+    if (rows) this.holdRoom(agent);
     const id = randomUUID();
     const session: LegacySession = {
       id,
@@ -216,6 +230,29 @@ export class LegacySessions {
     if (total >= this.shares.total)
       return { status: 503, message: "the server holds as many sessions as it may: close one or try later" };
     return undefined;
+  }
+
+  /**
+   * With a shared store, what this replica holds is a copy of a row that any replica may remove (evicted to make
+   * room, ended), and a copy whose row is gone is dropped only at its next use here, which an agent need never
+   * make: copies would pile up past every share. So before one more is held, the agent's least recently used idle
+   * copies here go while it holds its share, and anyone's while the server holds its total. Only the copy: its row,
+   * if it is still there, is another replica's to use, and this one builds the session again when asked.
+   */
+  private holdRoom(agent: string): void {
+    const oldestIdle = (of: (s: LegacySession) => boolean) =>
+      [...this.byId.values()].filter((s) => of(s) && s.busy === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+    const own = (s: LegacySession) => s.agent === agent;
+    for (let n = [...this.byId.values()].filter(own).length; n >= this.shares.perAgent; n--) {
+      const copy = oldestIdle(own);
+      if (!copy) break;
+      this.close(copy);
+    }
+    while (this.byId.size >= this.shares.total) {
+      const copy = oldestIdle(() => true);
+      if (!copy) break;
+      this.close(copy);
+    }
   }
 
   /** Closes the sessions idle past SESSION_IDLE_MS: here, and with a shared store, the rows no replica has used since. */

@@ -114,6 +114,21 @@ describe.skipIf(pg === null)("watcher leases in PostgreSQL", () => {
     expect((await replica(url, "b").claimExpired(NOW, 9)).length).toBe(2);
   });
 
+  test("an agent's share of a replica: its watchers past it wait, and the others' are claimed in turn", async () => {
+    const url = await freshStore();
+    const a = replica(url, "a");
+    for (let i = 0; i < 6; i++)
+      await a.subscribe(`m${i}`, { ...wanted(`rta://fs/read/m${i}.txt`), agent: "mallory" }, NOW, false);
+    await a.subscribe("c0", wanted("rta://fs/read/c0.txt"), NOW, false);
+    // room for 4, at most 2 of one agent's: mallory's many do not take the claude watcher's turn
+    const first = await a.claimExpired(NOW, 4, 2);
+    expect(first.map((w) => w.agent).sort()).toEqual(["claude", "mallory", "mallory"]);
+    // held here, mallory's 2 are its share: none more of its own, however much room is left
+    expect(await a.claimExpired(NOW, 10, 2)).toEqual([]);
+    // another replica runs its share too
+    expect((await replica(url, "b").claimExpired(NOW, 10, 2)).map((w) => w.agent)).toEqual(["mallory", "mallory"]);
+  });
+
   test("released leases are claimable at once", async () => {
     const url = await freshStore();
     const a = replica(url, "a");

@@ -105,6 +105,7 @@ describe.skipIf(pg === null)("the record in PostgreSQL", () => {
     await sql.close();
     expect(head.n).toBe(4);
   });
+
   test("a store whose record tables were dropped is replaced, not verified empty; one never migrated is empty", async () => {
     const { url, record } = await fresh();
     await record.append(entry("a", 0));
@@ -115,5 +116,30 @@ describe.skipIf(pg === null)("the record in PostgreSQL", () => {
     expect(verdict(url).problems.map((p) => p.kind)).toEqual(["replaced"]);
     const empty = await (pg?.freshDb() as Promise<string>);
     expect(verdict(empty)).toMatchObject({ sessions: 0, lines: 0, problems: [] });
+  });
+
+  test("a server's session id a past session in the store has is not taken: the next id free there is", async () => {
+    const { url, record } = await fresh();
+    const [first, second] = ["5e55104a", "5e55104b"] as const;
+    const next = () => second;
+    // a fresh store, its record not yet made by a migration, takes the id as it is
+    const empty = new PgRecord(await (pg?.freshDb() as Promise<string>));
+    closing.push(() => empty.close());
+    expect(await empty.freshSession(first, next)).toBe(first);
+    await record.append({ ...entry(first, 0), kind: "end", outcome: "end" });
+    const later = new PgRecord(url);
+    closing.push(() => later.close());
+    const session = await later.freshSession(first, next);
+    expect(session).toBe(second);
+    await later.append(entry(session, 1));
+    expect(verdict(url)).toMatchObject({ sessions: 2, problems: [] });
+    // what the id kept would have done: go on after the past session's end, which --verify says as tampering
+    const same = new PgRecord(url);
+    closing.push(() => same.close());
+    await same.append(entry(first, 2));
+    expect(verdict(url).problems.map((p) => p.kind)).toEqual(["reordered"]);
+    // a store that cannot be asked keeps the id: the server says so as it opens the store
+    const away = new PgRecord("postgres://rta@127.0.0.1:1/none");
+    expect(await away.freshSession("abad1dea", next)).toBe("abad1dea");
   });
 });

@@ -41,6 +41,15 @@ class MemoryRows implements SessionRows {
       .filter((r) => r.agent === agent && !except.includes(r.id))
       .sort((a, b) => a.lastUsed - b.lastUsed)[0]?.id;
   }
+  trim(agent: string, keep: number, except: string[]): string[] {
+    const ids = [...this.rows.values()]
+      .filter((r) => r.agent === agent && !except.includes(r.id))
+      .sort((a, b) => b.lastUsed - a.lastUsed)
+      .slice(Math.max(0, keep - except.length))
+      .map((r) => r.id);
+    for (const id of ids) this.rows.delete(id);
+    return ids;
+  }
 }
 
 const sent: [string, JSONRPCMessage][] = [];
@@ -177,5 +186,55 @@ describe("LegacySessions with a shared store", () => {
     expect(sessions.deliver(s.id, note)).toBe(true);
     expect(sessions.deliver("not-here", note)).toBe(false);
     expect(sent).toEqual([[s.id, note]]);
+  });
+
+  test("copies whose rows another replica removed are not held past the agent's share", () => {
+    let now = 1;
+    const rows = new MemoryRows();
+    const closedA: string[] = [];
+    const closedB: string[] = [];
+    const shares = { perAgent: 3, total: 100 };
+    const a = new LegacySessions({ now: () => now }, shares, () => rows);
+    const b = new LegacySessions({ now: () => now }, shares, () => rows);
+    // made on A, then evicted from the store by sessions made on B: A's copies have no row left
+    for (let i = 0; i < 3; i++) open(a, "mallory", closedA, now++);
+    for (let i = 0; i < 3; i++) open(b, "mallory", closedB, now++);
+    expect(rows.count("mallory").own).toBe(3);
+    expect(a.size).toBe(3);
+    for (let i = 0; i < 20; i++) open(i % 3 === 0 ? a : b, "mallory", i % 3 === 0 ? closedA : closedB, now++);
+    expect(rows.count("mallory").own).toBe(3);
+    expect(a.size).toBeLessThanOrEqual(3);
+    expect(b.size).toBeLessThanOrEqual(3);
+    // rebuilt from its row, a copy is held within the share too
+    const row = [...rows.rows.values()].find((r) => r.agent === "mallory" && "row" in (a.use(r.id, "mallory") ?? {}));
+    const id = (row as SessionRow).id;
+    a.adopt({ id, transport: fakeTransport(closedA)(id), agent: "mallory", lastUsed: now, busy: 0, streams: 0 });
+    expect(a.size).toBeLessThanOrEqual(3);
+    // dropping a copy leaves its row to the replica that uses it
+    expect(rows.count("mallory").own).toBe(3);
+  });
+
+  test("sessions made at once on two replicas, each counting the rows before the other's were written, leave the agent at its share", () => {
+    let now = 1;
+    const rows = new MemoryRows();
+    const shares = { perAgent: 3, total: 100 };
+    const a = new LegacySessions({ now: () => now }, shares, () => rows);
+    const b = new LegacySessions({ now: () => now }, shares, () => rows);
+    const closed: string[] = [];
+    for (let i = 0; i < 3; i++) open(a, "mallory", closed, now++);
+    // both make room against the same rows, then both write theirs
+    const both = [a, b].map((s) => ({ s, session: made(s.make("mallory", fakeTransport(closed))) }));
+    for (const { s, session } of both)
+      s.opened({
+        id: session.id,
+        agent: "mallory",
+        protocol: "2025-11-25",
+        client: {},
+        capabilities: {},
+        createdAt: now,
+        lastUsed: now++,
+      });
+    expect(rows.count("mallory").own).toBe(3);
+    for (const { session } of both) expect(rows.rows.has(session.id)).toBe(true);
   });
 });
