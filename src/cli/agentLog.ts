@@ -6,9 +6,7 @@
  * or one object a line while following. Never a tool.
  */
 import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { namesAgent, optionalAgentName } from "../core/agentName.ts";
-import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import type { RecordLine } from "../record/append.ts";
@@ -23,8 +21,6 @@ import { verifyRecord, verifyStore } from "./recordVerify.ts";
 import { jsonShown, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
-export { humanLine } from "./agentLogLines.ts";
-
 export interface LogOptions {
   /** an id, or true for the latest session */
   session?: string | true;
@@ -38,11 +34,6 @@ export interface LogOptions {
 
 /** How often --follow looks for new lines. */
 const FOLLOW_POLL_MS = 200;
-
-/** The record's path in the data dir the environment names; refuses nothing (the file need not exist). */
-export function recordFile(cli: Cli): string {
-  return join(dirs(cli.io.env).data, RECORD_FILE);
-}
 
 /**
  * `rta agent log`: the record's agent calls that match the filters, once or
