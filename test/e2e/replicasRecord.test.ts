@@ -237,6 +237,8 @@ describe.skipIf(pg === null)("the record of replicas on one PostgreSQL store", (
     const copy = await copyOf(store);
     const sql = new SQL(copy, { max: 1 });
     await sql.unsafe("UPDATE tokens SET revoked_at = 1");
+    // the calls of other agents (another test's) are left out: claude is the one agent the record has seen
+    await sql.unsafe("DELETE FROM record_lines WHERE line::jsonb->>'agent' IS DISTINCT FROM 'claude'");
     await sql.close();
     const granted = await person(["grant", "allow", "fs.read", "--ttl", "1m"], copy);
     expect(granted.stderr).toContain("for agent claude, the one agent registered or seen");
