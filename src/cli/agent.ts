@@ -11,7 +11,8 @@ import { type RecordSource, recordSource } from "./recordSource.ts";
 import { renderHuman, shown } from "./render.ts";
 import { reportError } from "./report.ts";
 
-export { humanLine, log, recordFile } from "./agentLog.ts";
+export { log } from "./agentLog.ts";
+export { humanLine } from "./agentLogLines.ts";
 
 interface SessionSummary {
   session: string;

@@ -6,15 +6,13 @@
  * or one object a line while following. Never a tool.
  */
 import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { namesAgent, optionalAgentName } from "../core/agentName.ts";
-import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { parseDuration } from "../core/duration.ts";
 import { Exit, RtaError } from "../core/errors.ts";
 import type { RecordLine } from "../record/append.ts";
 import { eachRecordLine, parseRecord } from "../record/read.ts";
 import { Batched, lineFor } from "./agentLogLines.ts";
-import { followStore } from "./agentLogStore.ts";
+import { follow, type LineTail, STORE_POLL_MS } from "./agentLogStore.ts";
 import type { Cli } from "./factory.ts";
 import { type Form, outputForm } from "./io.ts";
 import { readerLeft } from "./listing.ts";
@@ -22,8 +20,6 @@ import { type RecordSource, recordSource } from "./recordSource.ts";
 import { verifyRecord, verifyStore } from "./recordVerify.ts";
 import { jsonShown, shown } from "./render.ts";
 import { reportError } from "./report.ts";
-
-export { humanLine } from "./agentLogLines.ts";
 
 export interface LogOptions {
   /** an id, or true for the latest session */
@@ -38,11 +34,6 @@ export interface LogOptions {
 
 /** How often --follow looks for new lines. */
 const FOLLOW_POLL_MS = 200;
-
-/** The record's path in the data dir the environment names; refuses nothing (the file need not exist). */
-export function recordFile(cli: Cli): string {
-  return join(dirs(cli.io.env).data, RECORD_FILE);
-}
 
 /**
  * `rta agent log`: the record's agent calls that match the filters, once or
@@ -100,7 +91,9 @@ async function logFrom(cli: Cli, source: RecordSource, opts: LogOptions): Promis
     }
     return Exit.ok;
   }
-  return source.store ? followStore(cli, source.store, match, form) : follow(cli, file, match, form);
+  return source.store
+    ? follow(cli, source.store, match, form, STORE_POLL_MS)
+    : follow(cli, fileTail(file), match, form, FOLLOW_POLL_MS);
 }
 
 /** Prints the matching lines once, gathered into large writes; refuses only a record it cannot read. */
@@ -129,58 +122,29 @@ function listOnce(
 }
 
 /**
- * Prints each matching line as it is appended, until SIGINT, SIGTERM or a
- * reader that went away (`| head`): each poll's lines are written at once,
- * so a pipe sees them as they come. Returns what a shell reports for a
- * command ended by the signal (130 for Ctrl-C, as `rta log tail --follow`
- * does, 143 for SIGTERM), and 0 once the reader has gone. Refuses nothing.
+ * The data dir's record read as it grows, for --follow: its lines so far, then those appended since the last look
+ * (a line not ended yet waits for the next). A record replaced by a shorter one is read again from its start.
  */
-async function follow(cli: Cli, file: string, match: (l: RecordLine) => boolean, form: Form): Promise<number> {
-  const { io } = cli;
-  let stopped = 0;
-  const onInt = () => {
-    stopped = 128 + 2;
-  };
-  const onTerm = () => {
-    stopped = 128 + 15;
-  };
-  process.once("SIGINT", onInt);
-  process.once("SIGTERM", onTerm);
-  // piped to a reader that may leave (`| head`): asked each poll, so following ends when the reader does
-  const gone =
-    io.stdoutFd !== undefined && !io.stdoutIsTTY
-      ? (await import("./readerGone.ts")).readerGone(io.stdoutFd)
-      : () => false;
-  try {
-    const out = new Batched(io);
-    eachRecordLine(file, (l) => {
-      if (l && match(l)) out.add(`${lineFor(form, l)}\n`);
-    });
-    out.flush();
-    let offset = sizeOf(file);
-    let carry = "";
-    while (stopped === 0 && !gone()) {
-      await Bun.sleep(FOLLOW_POLL_MS);
+function fileTail(file: string): LineTail {
+  let offset = 0;
+  let carry = "";
+  return {
+    eachLine(each) {
+      eachRecordLine(file, each);
+      offset = sizeOf(file);
+    },
+    fresh() {
       const size = sizeOf(file);
       if (size < offset) offset = 0; // the record was replaced: read it from the start
-      if (size === offset) continue;
+      if (size === offset) return [];
       const chunk = readFrom(file, offset, size - offset);
       offset = size;
       const text = carry + chunk;
       const cut = text.lastIndexOf("\n");
       carry = text.slice(cut + 1);
-      for (const l of parseRecord(text.slice(0, cut + 1)).lines) if (match(l)) out.add(`${lineFor(form, l)}\n`);
-      out.flush();
-    }
-    return stopped === 0 ? Exit.ok : stopped;
-  } catch (err) {
-    // the reader went away (`| head`): following is over, and that is no failure
-    if (readerLeft(err)) return Exit.ok;
-    throw err;
-  } finally {
-    process.off("SIGINT", onInt);
-    process.off("SIGTERM", onTerm);
-  }
+      return parseRecord(text.slice(0, cut + 1)).lines;
+    },
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { CONFIG_FILE, ConfigSource, type ConfigState, usable } from "../core/config.ts";
+import { CONFIG_FILE, ConfigSource, usable } from "../core/config.ts";
 import { type Clock, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs, platformDirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
@@ -22,6 +22,7 @@ import { isPostgresUrl, PgGateStore } from "../gate/store/pgStore.ts";
 import { registrationFiles } from "../mcp/install.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
 import { RECORD_KEY_FILE } from "../record/key.ts";
+import { configuredStore } from "./storeFlag.ts";
 
 /** What a process's dependencies are made with beside its environment; each has the plain process's default. */
 export interface ProcessDepsOptions {
@@ -48,22 +49,6 @@ export function openStore(shared: string | undefined, local: () => GateStore): S
       "name it as postgres://user@host:5432/db, or leave it unset to keep the store in the data dir",
     );
   return new PgGateStore(shared, local);
-}
-
-/**
- * The shared store config.toml names, if any. A config that does not read but names a `store` at its top is
- * refused (core.config.invalid) rather than run without: a replica falling back to its own gate.db would keep
- * grants, uses and locks its siblings never see.
- */
-export function configuredStore(state: ConfigState): string | undefined {
-  if (state.kind !== "unreadable") return state.config.store;
-  const top = state.text?.split(/^\s*\[/m, 1)[0];
-  if (top === undefined || !/^\s*["']?store["']?\s*=/m.test(top)) return undefined;
-  throw new RtaError(
-    "core.config.invalid",
-    `config.toml names a shared store but does not read (${state.error.message}), so no store is opened: a server on the data dir's gate.db would not share its grants and locks with the others`,
-    "`rta config check` lists every problem in it",
-  );
 }
 
 /**

@@ -142,6 +142,8 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
 
   checkRoots(servedRoots(opts.root ?? [], roots), configFile, agentRules(d, hardlinks), add);
 
+  // the shared store RTA_STORE (or --store) or config names: a PostgreSQL one keeps the record too
+  const shared = cli.io.env.RTA_STORE || sharedStore;
   const record = join(d.data, RECORD_FILE);
   // A data dir that is there and not a dir is said once, above: there is no record inside it to look at.
   const dataStat = statSync(d.data, { throwIfNoEntry: false });
@@ -165,7 +167,7 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
     } catch {
       add("record", "fail", `${record} cannot be appended to`, `make it yours: chown "$USER" ${record}`);
     }
-  } else if (!isPostgresUrl(cli.io.env.RTA_STORE || sharedStore || ""))
+  } else if (!isPostgresUrl(shared ?? ""))
     // with a PostgreSQL store the servers write the record there (said under "shared store")
     add("record", "note", `${record} does not exist yet`, "nothing to do: the first agent call makes it");
   // The record's checkpoint, beside it: said only when it stops calls, as the record is.
@@ -210,7 +212,6 @@ export function doctor(cli: Cli, opts: { json?: boolean; root?: string[] }): num
     }
   }
 
-  const shared = cli.io.env.RTA_STORE || sharedStore;
   if (shared && !isPostgresUrl(shared))
     add(
       "shared store",

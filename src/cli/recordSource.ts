@@ -5,7 +5,6 @@
  * person without the store's password.
  */
 import { join } from "node:path";
-import { ConfigSource, usable } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { PgRecordReader } from "../gate/store/pgRecordRead.ts";
@@ -13,6 +12,7 @@ import { isPostgresUrl } from "../gate/store/pgStore.ts";
 import type { RecordLine } from "../record/line.ts";
 import { eachRecordLine } from "../record/read.ts";
 import type { Cli } from "./factory.ts";
+import { namedStore } from "./storeFlag.ts";
 
 /** The record's lines in the order they were written, and its place; a file's or a store's. */
 export interface RecordSource {
@@ -29,12 +29,14 @@ export interface RecordSource {
 
 /**
  * The record the environment names: the store's when it is a PostgreSQL one, else the data dir's file. Refuses
- * (core.store.unavailable) a store that is no postgres:// URL, without repeating it (it may carry a password).
+ * (core.store.unavailable) a store that is no postgres:// URL, without repeating it (it may carry a password), and
+ * (core.config.invalid) a config that names a store but does not read, as a server does: the data dir's file is not
+ * where that store's servers write.
  */
 export function recordSource(cli: Cli): RecordSource {
   const env = cli.io.env;
   const d = dirs(env);
-  const shared = env.RTA_STORE || usable(ConfigSource.inConfigDir(d.config).current())?.store;
+  const shared = namedStore(env);
   if (shared) {
     if (!isPostgresUrl(shared))
       throw new RtaError(

@@ -5,7 +5,6 @@
  */
 import { join, resolve } from "node:path";
 import { optionalAgentName } from "../core/agentName.ts";
-import { ConfigSource, usable } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { agentLimits } from "../gate/bound.ts";
@@ -18,11 +17,12 @@ import { serveStdio } from "../mcp/serve/stdio.ts";
 import { stdinSource } from "../mcp/stdinSource.ts";
 import { FileRecord } from "../record/append.ts";
 import { recordKey } from "../record/key.ts";
-import { configuredStore, redactorFor } from "./deps.ts";
+import { redactorFor } from "./deps.ts";
 import type { Cli } from "./factory.ts";
 import { checkServedPlaces, parseMaxResult } from "./mcp.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
+import { namedStore } from "./storeFlag.ts";
 import { serveNotes } from "./upstreamDoctor.ts";
 
 export interface ServeFlags {
@@ -67,8 +67,15 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
       `rta: the record cannot be written, so agent calls are refused (core.record.unavailable) until it can: ${shown((err as Error).message)}\n`,
     );
   };
+  // A shared store (--store, RTA_STORE, config's store): a config that names one but does not read stops the server.
+  let named: string | undefined;
+  try {
+    named = namedStore(io.env);
+  } catch (err) {
+    return reportError(io, err as RtaError, false);
+  }
+  const storeUrl = named;
   // With a PostgreSQL store the record is in it too (pgRecord.ts), its lines committed in batches.
-  const storeUrl = io.env.RTA_STORE || usable(ConfigSource.inConfigDir(dirs(io.env).config).current())?.store;
   const inStore = storeUrl !== undefined && isPostgresUrl(storeUrl);
   const record = inStore
     ? new PgRecord(storeUrl, { onFailure })
@@ -84,16 +91,15 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
   const deps = cli.serverDeps(sink, given);
   // A shared store (--store, RTA_STORE, config's store) is opened now: one that cannot be reached, or holds a newer
   // schema than this rta's, stops the server before it listens, saying why without the URL's password.
-  // A config that names a store but does not read stops it too (configuredStore).
   let shared: string | undefined;
-  try {
-    if (io.env.RTA_STORE || configuredStore(deps.config.current())) {
+  if (storeUrl) {
+    try {
       const gate = deps.gate();
       if (gate instanceof PgGateStore) shared = gate.label;
+    } catch (err) {
+      if (err instanceof RtaError) return reportError(io, err, false);
+      throw err;
     }
-  } catch (err) {
-    if (err instanceof RtaError) return reportError(io, err, false);
-    throw err;
   }
   // in the store each session is its own chain, under its id: one no past session there has
   if (record instanceof PgRecord) session = await record.freshSession(session, newSessionId);

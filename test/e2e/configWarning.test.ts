@@ -31,7 +31,7 @@ test("a person is told once, and an agent is not told at all", async () => {
   }
 });
 
-test("a config naming a store that does not read stops a server and the grant verbs, rather than fall back to gate.db", async () => {
+test("a config naming a store that does not read stops a server, the grant verbs and agent log, rather than fall back to gate.db", async () => {
   const config = tempDir();
   const data = tempDir();
   writeFileSync(join(config, "config.toml"), 'store = "mysql://ops:s3cret@127.0.0.1:1/rta"\n[limits]\n');
@@ -44,7 +44,11 @@ test("a config naming a store that does not read stops a server and the grant ve
   const list = await rta(["grant", "list"], { env });
   expect(list.code).toBe(2);
   expect(list.stderr).toContain("(core.config.invalid)");
-  for (const r of [serve, list]) expect(r.stderr + r.stdout).not.toContain("s3cret");
+  // nor does agent log read the data dir's file in place of the store's record
+  const log = await rta(["agent", "log"], { env });
+  expect(log.code).toBe(2);
+  expect(log.stderr).toContain("(core.config.invalid)");
+  for (const r of [serve, list, log]) expect(r.stderr + r.stdout).not.toContain("s3cret");
   // a config that does not read and names no store still runs without it, as before
   writeFileSync(join(config, "config.toml"), 'roots = "not a list"\n[eol]\nstore = 1\n');
   expect((await rta(["grant", "list"], { env })).code).toBe(0);

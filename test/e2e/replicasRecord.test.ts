@@ -257,6 +257,18 @@ describe.skipIf(pg === null)("the record of replicas on one PostgreSQL store", (
     expect(verified.code).toBe(0);
   });
 
+  test("a grant that names no agent finds the agent the store's record has seen, its token revoked", async () => {
+    const copy = await copyOf(store);
+    const sql = new SQL(copy, { max: 1 });
+    await sql.unsafe("UPDATE tokens SET revoked_at = 1");
+    // the calls of other agents (another test's) are left out: claude is the one agent the record has seen
+    await sql.unsafe("DELETE FROM record_lines WHERE line::jsonb->>'agent' IS DISTINCT FROM 'claude'");
+    await sql.close();
+    const granted = await person(["grant", "allow", "fs.read", "--ttl", "1m"], copy);
+    expect(granted.stderr).toContain("for agent claude, the one agent registered or seen");
+    expect(granted.code).toBe(0);
+  });
+
   test("the store's password is in no output of agent log, --verify, --follow or overview", async () => {
     const secret = "postgres://rta:Pa55-w0rd-xyz@127.0.0.1:1/none";
     for (const args of [

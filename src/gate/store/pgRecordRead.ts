@@ -234,17 +234,12 @@ class SessionWalk {
         if (ended) say("reordered", id, at, "comes after its session's end line");
         if (seq !== prev.seq + 1)
           say("cut-inside", id, at, `lines ${prev.seq + 1} to ${seq - 1} of the session are missing`);
-        else if (seq === 1 && chainMac(key, startMac, l) !== l.mac)
+        else if (seq === 1 && chainMac(key, startMac, l) !== l.mac) {
           // its mac against the session it named when written tells a cut session from an altered line
-          say(
-            chainMac(key, s.prev_mac, l) === l.mac ? "cut-session" : "forged",
-            id,
-            at,
-            chainMac(key, s.prev_mac, l) === l.mac
-              ? "the session that started before this one is not in the store: it was cut out"
-              : "does not match its chain under the key: it was altered or made up",
-          );
-        else if (seq > 1 && chainMac(key, prev.mac, l) !== l.mac)
+          if (chainMac(key, s.prev_mac, l) === l.mac)
+            say("cut-session", id, at, "the session that started before this one is not in the store: it was cut out");
+          else say("forged", id, at, "does not match its chain under the key: it was altered or made up");
+        } else if (seq > 1 && chainMac(key, prev.mac, l) !== l.mac)
           say("forged", id, at, "does not match its chain under the key: it was altered or made up");
         if (seq === 1) first = l.mac;
         if (l.kind === "end") ended = true;
