@@ -24,6 +24,12 @@ import { storeFailure } from "./pgSchema.ts";
 
 /** At most this many lines in one statement: a batch past it goes in the next. */
 const MAX_BATCH = 512;
+/**
+ * How long a batch's commit may take: as long as the gate waits for its own store (pgBridge.ts). A store that hangs
+ * (a frozen network) would otherwise hold every call's answer for good. After one that timed out, the batches of
+ * the next while are refused at once, the connection made anew, instead of each waiting its turn.
+ */
+const COMMIT_WAIT_MS = 15_000;
 /** Ids a server tries for its session before it keeps one the store has (at 2^-32 a try, never in practice). */
 const SESSION_TRIES = 8;
 
@@ -65,6 +71,8 @@ export class PgRecord implements RecordSink {
   /** each session this process writes: its last committed line */
   private readonly tips = new Map<string, Tip>();
   private closed = false;
+  /** after a commit that timed out: until when batches are refused at once, and why */
+  private stalled: { until: number; why: string } | undefined;
 
   constructor(
     /** the store's URL, password included: never said */
@@ -117,7 +125,7 @@ export class PgRecord implements RecordSink {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await this.commit(batch.map((p) => p.entry));
+        await this.withinWait(batch.map((p) => p.entry));
         for (const p of batch) p.done();
       } catch (err) {
         // A commit whose answer was lost may have gone through: its sessions' tips are read again from the store.
@@ -127,6 +135,33 @@ export class PgRecord implements RecordSink {
       }
     }
     this.draining = undefined;
+  }
+
+  /** Commits `entries` within COMMIT_WAIT_MS; a commit that does not answer in time leaves its connection behind. */
+  private async withinWait(entries: RecordEntry[]): Promise<void> {
+    const stalled = this.stalled;
+    if (stalled && Date.now() < stalled.until)
+      throw new Error(`${stalled.why} (a moment ago; not asked again until it has had time to recover)`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, refuse) => {
+      timer = setTimeout(() => refuse(new Error(`no answer within ${COMMIT_WAIT_MS / 1000} s`)), COMMIT_WAIT_MS);
+    });
+    const committing = this.commit(entries);
+    try {
+      await Promise.race([committing, late]);
+      this.stalled = undefined;
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith("no answer within")) {
+        committing.catch(() => {});
+        this.stalled = { until: Date.now() + COMMIT_WAIT_MS, why: err.message };
+        const hung = this.sql;
+        this.sql = undefined;
+        void hung?.close({ timeout: 0 }).catch(() => {});
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private connection(): SQL {
