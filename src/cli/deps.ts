@@ -18,7 +18,6 @@ import { kubeConfigPlaces } from "../gate/paths/kubeConfig.ts";
 import { PathGate } from "../gate/paths/pathGate.ts";
 import { agentRules } from "../gate/paths/rules.ts";
 import { POLICY_FILE, PolicySource } from "../gate/policy.ts";
-import { isPostgresUrl, PgGateStore } from "../gate/store/pgStore.ts";
 import { registrationFiles } from "../mcp/install.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
 import { RECORD_KEY_FILE } from "../record/key.ts";
@@ -42,6 +41,9 @@ export interface ProcessDepsOptions {
  */
 export function openStore(shared: string | undefined, local: () => GateStore): StoreTables {
   if (!shared) return local();
+  // loaded only for a shared store: a process on the data dir's gate.db does not evaluate the PostgreSQL modules
+  const { isPostgresUrl, PgGateStore } =
+    require("../gate/store/pgStore.ts") as typeof import("../gate/store/pgStore.ts");
   if (!isPostgresUrl(shared))
     throw new RtaError(
       "core.store.unavailable",

@@ -8,9 +8,6 @@ import { optionalAgentName } from "../core/agentName.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { agentLimits } from "../gate/bound.ts";
-import { PgRecord } from "../gate/store/pgRecord.ts";
-import { safeUrl } from "../gate/store/pgSchema.ts";
-import { isPostgresUrl, PgGateStore } from "../gate/store/pgStore.ts";
 import type { HttpAddress } from "../mcp/serve/http.ts";
 import { newSessionId, type ServeEnd, type ServeOptions, SessionRecord } from "../mcp/serve/session.ts";
 import { serveStdio } from "../mcp/serve/stdio.ts";
@@ -75,11 +72,16 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     return reportError(io, err as RtaError, false);
   }
   const storeUrl = named;
+  // The PostgreSQL modules are loaded only for a shared store: a server on the data dir's gate.db does not pay for
+  // them (nor for Bun's SQL client, which pgRecord.ts takes up as it loads) at start.
+  const pg = storeUrl ? await import("../gate/store/pgStore.ts") : undefined;
   // With a PostgreSQL store the record is in it too (pgRecord.ts), its lines committed in batches.
-  const inStore = storeUrl !== undefined && isPostgresUrl(storeUrl);
-  const record = inStore
-    ? new PgRecord(storeUrl, { onFailure })
-    : new FileRecord(recordFile, { key: () => recordKey(dataDir), checkpoints: () => deps.gate(), onFailure });
+  const inStore = storeUrl !== undefined && pg?.isPostgresUrl(storeUrl) === true;
+  const pgRecord = inStore ? await import("../gate/store/pgRecord.ts") : undefined;
+  const record =
+    pgRecord && storeUrl
+      ? new pgRecord.PgRecord(storeUrl, { onFailure })
+      : new FileRecord(recordFile, { key: () => recordKey(dataDir), checkpoints: () => deps.gate(), onFailure });
   // With --verbose every agent call is also one short line on stderr: tool, outcome, duration, never the arguments.
   const sink = new SessionRecord(
     record,
@@ -92,17 +94,17 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
   // A shared store (--store, RTA_STORE, config's store) is opened now: one that cannot be reached, or holds a newer
   // schema than this rta's, stops the server before it listens, saying why without the URL's password.
   let shared: string | undefined;
-  if (storeUrl) {
+  if (storeUrl && pg) {
     try {
       const gate = deps.gate();
-      if (gate instanceof PgGateStore) shared = gate.label;
+      if (gate instanceof pg.PgGateStore) shared = gate.label;
     } catch (err) {
       if (err instanceof RtaError) return reportError(io, err, false);
       throw err;
     }
   }
   // in the store each session is its own chain, under its id: one no past session there has
-  if (record instanceof PgRecord) session = await record.freshSession(session, newSessionId);
+  if (pgRecord && record instanceof pgRecord.PgRecord) session = await record.freshSession(session, newSessionId);
   // A server opens the kv store only when told to: RTA_KV_IDENTITY in its environment, or --kv. A registration always
   // carries the config dir, so the identity there would otherwise open the store for every agent unasked.
   if (!flags.kv && !io.env.RTA_KV_IDENTITY) deps.dirs = { ...deps.dirs, identity: null };
@@ -114,11 +116,16 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
   // each upstream is discovered before the first tools/list (one that fails or is slow is left out), its messages
   // held to the same bound, with room for their envelope
   await cli.loadUpstreams(true, limits.hard + 1024 * 1024);
+  // where the server says its record is: a store is named without its password
+  const said =
+    inStore && storeUrl
+      ? `the shared store ${(await import("../gate/store/pgSchema.ts")).safeUrl(storeUrl)}`
+      : recordFile;
   const options: ServeOptions = {
     catalogue: cli.catalogue,
     deps,
     record: sink,
-    recordFile: inStore ? `the shared store ${safeUrl(storeUrl)}` : recordFile,
+    recordFile: said,
     session,
     limits,
     ...(agent ? { agent } : {}),
