@@ -6,8 +6,8 @@
  * two never disagree on a spelling. Refuses, as net.badhost, what is no host
  * and a URL no request could be sent to.
  */
-import { isIP } from "node:net";
 import { RtaError } from "./errors.ts";
+import { isIP } from "./lazyNet.ts";
 
 /**
  * The host a destination argument names, as a grant's --host is compared

@@ -7,12 +7,12 @@
  * The team ceiling is applied again here, in case the policy changed since
  * the grant was issued.
  */
-import { isIP } from "node:net";
 import type { AgentOrigin, Call } from "../core/call.ts";
 import { type Args, type Capability, needsGrant } from "../core/capability.ts";
 import { formatDuration } from "../core/duration.ts";
 import { RtaError } from "../core/errors.ts";
 import { checkedHost, hostOf, parseUrl } from "../core/hostName.ts";
+import { isIP } from "../core/lazyNet.ts";
 import { shellWord, withArticle } from "../core/words.ts";
 import { argsDigest } from "./argsDigest.ts";
 import { type Grant, type GrantQuery, grantState, type StoreTables } from "./gateStore.ts";

@@ -5,7 +5,6 @@
  * call names a path on a stdio server started with no --root. The roots it
  * answers are added as a 2025-11-25 client's are, once for the session.
  */
-import { fileURLToPath } from "node:url";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type InputRequiredResult,
@@ -68,7 +67,8 @@ export function rootPaths(roots: readonly { uri: string }[]): string[] {
   return roots.flatMap((r) => {
     if (!r.uri.startsWith("file://")) return [];
     try {
-      return [fileURLToPath(r.uri)];
+      // node:url is loaded only once a client offers roots: a server's start does not pay for it
+      return [(require("node:url") as typeof import("node:url")).fileURLToPath(r.uri)];
     } catch {
       return [];
     }

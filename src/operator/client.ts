@@ -14,8 +14,9 @@
  * (core.operator.unsafe): a socket there may be anyone's.
  */
 import { existsSync } from "node:fs";
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { RtaError } from "../core/errors.ts";
+import { connect } from "../core/lazyNet.ts";
 import { checkRunDir, removeIfStale, socketFiles } from "./runDir.ts";
 import { type ChannelEvent, type ChannelReply, type ChannelRequest, LineSplitter } from "./wire.ts";
 

@@ -6,9 +6,9 @@
  * socket left by a server that died is removed, only when it is ours.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { RtaError } from "../core/errors.ts";
+import { connect } from "../core/lazyNet.ts";
 
 /** The dir the sockets are in, for this environment and data dir. Refuses nothing. */
 export function runDirOf(env: Record<string, string | undefined>, dataDir: string): string {

@@ -4,8 +4,8 @@
  * the grant names that exact host or address: these are where an agent that
  * can choose a destination could reach what the machine alone can.
  */
-import { isIP } from "node:net";
 import type { AddressClass } from "../../core/access.ts";
+import { isIP } from "../../core/lazyNet.ts";
 
 /** Cloud metadata endpoints: AWS/GCP/Azure/OpenStack (169.254.169.254), ECS (169.254.170.2), Alibaba, Azure's wire server, AWS over IPv6. */
 const METADATA = new Set(["169.254.169.254", "169.254.170.2", "100.100.100.200", "168.63.129.16", "fd00:ec2::254"]);

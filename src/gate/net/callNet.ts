@@ -5,9 +5,10 @@
  * resolved for the same call, so what a capability dials is always an
  * address the rules have seen: a destination it made up is refused.
  */
-import { connect as connectTcp, isIP, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Destination, Exchange, HttpLimits, Lookup, NetAccess } from "../../core/access.ts";
+import { connect as connectTcp, isIP } from "../../core/lazyNet.ts";
 import { mayFollow, type Reach, resolveDestination } from "./destination.ts";
 import { exchange } from "./httpClient.ts";
 import { dnsServers, query } from "./resolver.ts";

@@ -8,10 +8,10 @@
  * person is held to neither. These are the only places the network rules
  * read who calls and which grant paid.
  */
-import { isIP } from "node:net";
 import type { AddressClass, Destination } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
 import { checkedHost } from "../../core/hostName.ts";
+import { isIP } from "../../core/lazyNet.ts";
 import { withArticle } from "../../core/words.ts";
 import { classify, isSensitive } from "./addressClass.ts";
 import { dnsServers, query } from "./resolver.ts";

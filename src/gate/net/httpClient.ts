@@ -9,10 +9,10 @@
  * separate; the body is kept up to a limit and the rest is not read.
  */
 import type { RequestOptions } from "node:https";
-import { isIP } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Exchange, HttpLimits } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
+import { isIP } from "../../core/lazyNet.ts";
 
 export interface Target {
   url: URL;

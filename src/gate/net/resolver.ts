@@ -7,10 +7,10 @@
  */
 import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
-import net from "node:net";
 import type * as Packet from "dns-packet";
 import type { Answer, DnsResult, RecordType } from "../../core/access.ts";
 import { RtaError } from "../../core/errors.ts";
+import * as net from "../../core/lazyNet.ts";
 
 /** How long one server is given to answer before the next is asked. */
 export const DNS_TIMEOUT_MS = 3000;
