@@ -31,6 +31,8 @@ export interface ProcessDepsOptions {
   roots?: string[];
   /** the clock every stage reads (default: the system's) */
   clock?: Clock;
+  /** where config.toml is read from (default: a source of its own on the config dir's) */
+  config?: ConfigSource;
 }
 
 /**
@@ -65,10 +67,10 @@ export function openStore(shared: string | undefined, local: () => GateStore): S
  */
 export function processDeps(
   env: Record<string, string | undefined>,
-  { record = new MemoryRecord(), roots: given = [], clock = systemClock }: ProcessDepsOptions = {},
+  { record = new MemoryRecord(), roots: given = [], clock = systemClock, config: source }: ProcessDepsOptions = {},
 ): Deps {
   const d = dirs(env);
-  const config = ConfigSource.inConfigDir(d.config);
+  const config = source ?? ConfigSource.inConfigDir(d.config);
   const settings = usable(config.current());
   const roots = [...given, ...(settings?.roots ?? []).filter((r) => !given.includes(r))];
   return {

@@ -34,8 +34,11 @@ export interface Cli {
   readonly catalogue: Catalogue;
   /** a person's dependencies: the stores in rta's dirs and a record that keeps nothing; made on first use and kept */
   deps(): Deps;
-  /** a server's dependencies: its own record, and the roots its command line gave ahead of config's */
-  serverDeps(record: RecordSink, roots: string[]): Deps;
+  /**
+   * a server's dependencies: its own record, the roots its command line gave ahead of config's, and config.toml
+   * read through `config` when the server reads it already
+   */
+  serverDeps(record: RecordSink, roots: string[], config?: ConfigSource): Deps;
   /** the exit status the command chose */
   status: number;
   /**
@@ -136,7 +139,8 @@ export function makeCli(parts: CliParts = {}): Cli {
       return catalogue();
     },
     deps: once(() => depsModule().processDeps(io.env, { clock })),
-    serverDeps: (record, roots) => depsModule().processDeps(io.env, { record, roots, clock }),
+    serverDeps: (record, roots, config) =>
+      depsModule().processDeps(io.env, { record, roots, clock, ...(config ? { config } : {}) }),
     status: Exit.ok,
     async loadPlugins(describeChanged: boolean | ((name: string) => boolean) = true) {
       // the upstreams as the last discovery kept them: a grant or lock names their tools with nothing started

@@ -5,6 +5,7 @@
  */
 import { join, resolve } from "node:path";
 import { optionalAgentName } from "../core/agentName.ts";
+import { ConfigSource } from "../core/config.ts";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
 import { agentLimits } from "../gate/bound.ts";
@@ -65,9 +66,11 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
     );
   };
   // A shared store (--store, RTA_STORE, config's store): a config that names one but does not read stops the server.
+  // config.toml is read through one source, here and by the server's dependencies: a start parses it once
+  const config = ConfigSource.inConfigDir(dirs(io.env).config);
   let named: string | undefined;
   try {
-    named = namedStore(io.env);
+    named = namedStore(io.env, config);
   } catch (err) {
     return reportError(io, err as RtaError, false);
   }
@@ -90,7 +93,7 @@ export async function serve(cli: Cli, flags: ServeFlags): Promise<number> {
           io.err(`rta: ${shown(entry.agent)} ${shown(entry.capability)} ${entry.outcome} ${entry.duration_ms} ms\n`)
       : undefined,
   );
-  const deps = cli.serverDeps(sink, given);
+  const deps = cli.serverDeps(sink, given, config);
   // A shared store (--store, RTA_STORE, config's store) is opened now: one that cannot be reached, or holds a newer
   // schema than this rta's, stops the server before it listens, saying why without the URL's password.
   let shared: string | undefined;

@@ -51,9 +51,13 @@ export function configuredStore(state: ConfigState): string | undefined {
 }
 
 /**
- * The shared store this command uses: RTA_STORE (which --store sets), else config's `store`; undefined for none.
- * Refuses (core.config.invalid) a config that names one but does not read, as configuredStore does.
+ * The shared store this command uses: RTA_STORE (which --store sets), else config's `store` (read through `config`
+ * when the command has the source it reads config.toml through already); undefined for none. Refuses
+ * (core.config.invalid) a config that names one but does not read, as configuredStore does.
  */
-export function namedStore(env: Record<string, string | undefined>): string | undefined {
-  return env.RTA_STORE || configuredStore(ConfigSource.inConfigDir(dirs(env).config).current());
+export function namedStore(
+  env: Record<string, string | undefined>,
+  config: ConfigSource = ConfigSource.inConfigDir(dirs(env).config),
+): string | undefined {
+  return env.RTA_STORE || configuredStore(config.current());
 }
