@@ -94,11 +94,11 @@ export class Listening {
     if (this.sql !== old) void old?.close().catch(() => {});
   }
 
-  /** Stops listening, and closes its connection. */
-  async close(): Promise<void> {
+  /** Stops listening, and closes its connection (at once, a query under way or not, with `timeout: 0`). */
+  async close(options?: { timeout: number }): Promise<void> {
     this.closed = true;
-    await this.stop?.().catch(() => {});
-    await this.sql?.close().catch(() => {});
+    if (options === undefined) await this.stop?.().catch(() => {});
+    await this.sql?.close(options).catch(() => {});
   }
 
   private async open(): Promise<void> {
