@@ -24,6 +24,8 @@ export interface Reach {
   streaming(): string[];
   /** sends `message` on the session's GET stream if it is here; false when it is not */
   deliver(session: string, message: JSONRPCMessage): boolean;
+  /** closes this replica's copy of a session ended on another (its stream with it); its row is gone already */
+  end(session: string): void;
 }
 
 /** A subscription of a session's, told on whichever replica holds its stream. */

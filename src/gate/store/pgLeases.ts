@@ -222,6 +222,17 @@ export class PgLeases {
     );
   }
 
+  /** Which of `sessions` (each one's stream is here) no longer have a row: they ended on another replica. */
+  async ended(sessions: readonly string[]): Promise<string[]> {
+    if (sessions.length === 0) return [];
+    const rows = await this.sql.unsafe(
+      `SELECT value AS id FROM jsonb_array_elements_text($1::text::jsonb)
+       WHERE NOT EXISTS (SELECT 1 FROM mcp_sessions m WHERE m.id = value)`,
+      [JSON.stringify(sessions)],
+    );
+    return [...rows].map((r: { id: string }) => String(r.id));
+  }
+
   /**
    * Stops holding the subscriptions of `session` (of every session, when undefined): they are kept for the replica
    * its client's stream moves to, and dropped by a sweep when none takes them back within 15 s.
