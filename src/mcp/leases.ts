@@ -14,7 +14,15 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { SQL } from "bun";
 import type { AgentOrigin } from "../core/call.ts";
-import { type Lease, PgLeases, RENEW_MS, type Wanted, type WatcherRow, watcherId } from "../gate/store/pgLeases.ts";
+import {
+  LEASE_MS,
+  type Lease,
+  PgLeases,
+  RENEW_MS,
+  type Wanted,
+  type WatcherRow,
+  watcherId,
+} from "../gate/store/pgLeases.ts";
 import { storeFailure } from "../gate/store/pgSchema.ts";
 import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
 import { SessionSubscriptions } from "./leasesSessions.ts";
@@ -160,6 +168,20 @@ export class SharedWatching {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.stop.abort();
+    // a store that stops answering holds the stop up no longer than a lease lasts: what was not given up by then
+    // runs out, for the other replicas to claim, as a crashed replica's does
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, LEASE_MS);
+    });
+    await Promise.race([this.giveUp(), late]);
+    clearTimeout(timer);
+    void this.listening?.close({ timeout: 0 });
+    await this.sql.close({ timeout: 0 }).catch(() => {});
+  }
+
+  /** The writes under way let finish, this replica's leases given up, the sessions' subscriptions let go. */
+  private async giveUp(): Promise<void> {
     await this.beating;
     await this.idle();
     const leases = [...this.workers.values()].map((w) => w.lease);
@@ -170,7 +192,6 @@ export class SharedWatching {
     await this.store.leave().catch(() => {});
     await this.store.release(leases).catch(() => {});
     await this.listening?.close();
-    await this.sql.close().catch(() => {});
   }
 
   /** Resolves once the store's writes and the first reads of leases taken over, under way now, are over. */

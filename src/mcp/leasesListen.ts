@@ -24,6 +24,8 @@ export interface Reach {
   streaming(): string[];
   /** sends `message` on the session's GET stream if it is here; false when it is not */
   deliver(session: string, message: JSONRPCMessage): boolean;
+  /** closes this replica's copy of a session ended on another (its stream with it); its row is gone already */
+  end(session: string): void;
 }
 
 /** A subscription of a session's, told on whichever replica holds its stream. */
@@ -94,11 +96,11 @@ export class Listening {
     if (this.sql !== old) void old?.close().catch(() => {});
   }
 
-  /** Stops listening, and closes its connection. */
-  async close(): Promise<void> {
+  /** Stops listening, and closes its connection (at once, a query under way or not, with `timeout: 0`). */
+  async close(options?: { timeout: number }): Promise<void> {
     this.closed = true;
-    await this.stop?.().catch(() => {});
-    await this.sql?.close().catch(() => {});
+    if (options === undefined) await this.stop?.().catch(() => {});
+    await this.sql?.close(options).catch(() => {});
   }
 
   private async open(): Promise<void> {

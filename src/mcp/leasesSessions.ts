@@ -76,10 +76,14 @@ export class SessionSubscriptions {
 
   /**
    * Renews the subscriptions of the sessions whose stream is here (the beat's work), wherever they were made: a
-   * replica that made one and then let it go leaves it held. Throws what the store threw.
+   * replica that made one and then let it go leaves it held. The streams here of sessions ended elsewhere end.
+   * Throws what the store threw.
    */
   async hold(): Promise<void> {
-    await this.store.holdSessions(this.reach?.streaming() ?? [], this.now());
+    const streaming = this.reach?.streaming() ?? [];
+    await this.store.holdSessions(streaming, this.now());
+    // a session ended on another replica (its DELETE, its agent locked) has its copy here closed, its stream with it
+    for (const id of await this.store.ended(streaming)) this.reach?.end(id);
   }
 
   /** Session `session`'s copy here closed: its subscriptions are kept for the replica it goes on through. */

@@ -311,3 +311,31 @@ describe.skipIf(pg === null)("a store that cannot be reached", () => {
     expect(srv.stderr()).not.toContain("internal error");
   }, 60_000);
 });
+
+describe.skipIf(pg === null)("a session ended through another replica than its stream's", () => {
+  test("its DELETE through B ends its GET stream on A, and its subscription with it", async () => {
+    const { store, a, b, token } = await twoReplicas();
+    const init = await a.initialize(token);
+    const id = init.headers.get("mcp-session-id") as string;
+    await init.text();
+    const headers = { authorization: `Bearer ${token}`, "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+    const post = (body: unknown) =>
+      fetch(a.url, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(body),
+      }).then((r) => r.text());
+    await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(await post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: URI } })).toContain(
+      '"result":{}',
+    );
+    const stream = await fetch(a.url, { headers: { ...headers, accept: "text/event-stream" } });
+    expect(stream.status).toBe(200);
+    await heldBy(store, a);
+    expect((await fetch(b.url, { method: "DELETE", headers })).status).toBe(200);
+    expect(await count(store, "watch_subscriptions")).toBe(0);
+    // A holds no row of it any more: its stream there ends (before, it stayed open, silent, for as long as A ran)
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    while (!(await reader.read()).done);
+  }, 60_000);
+});

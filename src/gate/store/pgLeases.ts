@@ -192,11 +192,17 @@ export class PgLeases {
   }
 
   /**
-   * Drops the subscriptions no replica has held for 15 s (their stream's replica is gone), and each watcher left
-   * with none; returns how many subscriptions it dropped.
+   * Drops the subscriptions no replica has held for 15 s (their stream's replica is gone), and those of sessions
+   * whose row is gone (a subscribe that passed its session's check as a DELETE elsewhere removed the row: held by
+   * the replica it was made on, it would be renewed for as long as that one ran), and each watcher left with none;
+   * returns how many subscriptions it dropped.
    */
   async sweep(now: number): Promise<number> {
-    return await this.drop("held_until <= $1::bigint", [now]);
+    return await this.drop(
+      `held_until <= $1::bigint OR (position(' ' in watch_subscriptions.id) > 0 AND NOT EXISTS (
+         SELECT 1 FROM mcp_sessions m WHERE m.id = split_part(watch_subscriptions.id, ' ', 1)))`,
+      [now],
+    );
   }
 
   /**
@@ -220,6 +226,17 @@ export class PgLeases {
        WHERE position(' ' in id) > 0 AND split_part(id, ' ', 1) IN (SELECT jsonb_array_elements_text($3::text::jsonb))`,
       [this.owner, now + LEASE_MS, JSON.stringify(sessions)],
     );
+  }
+
+  /** Which of `sessions` (each one's stream is here) no longer have a row: they ended on another replica. */
+  async ended(sessions: readonly string[]): Promise<string[]> {
+    if (sessions.length === 0) return [];
+    const rows = await this.sql.unsafe(
+      `SELECT value AS id FROM jsonb_array_elements_text($1::text::jsonb)
+       WHERE NOT EXISTS (SELECT 1 FROM mcp_sessions m WHERE m.id = value)`,
+      [JSON.stringify(sessions)],
+    );
+    return [...rows].map((r: { id: string }) => String(r.id));
   }
 
   /**

@@ -96,7 +96,11 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
   if (ctx.operator) watchSessions(sessions, ctx.operator);
   // on a shared store a session's subscriptions are told wherever its stream is, and end with the session
   const shared = ctx.leases?.sessions;
-  shared?.use({ streaming: () => sessions.streaming(), deliver: (id, message) => sessions.deliver(id, message) });
+  shared?.use({
+    streaming: () => sessions.streaming(),
+    deliver: (id, message) => sessions.deliver(id, message),
+    end: (id) => sessions.lost(id),
+  });
   if (shared) sessions.ended = (id) => shared.ended(id);
   const subscriptionsOf = new WeakMap<WebStandardStreamableHTTPServerTransport, Subscriptions>();
   const resume = resumer(sessions, attach);

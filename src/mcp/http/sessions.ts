@@ -195,6 +195,12 @@ export class LegacySessions {
     return new Set([...own.map((s) => s.id), ...removed]).size;
   }
 
+  /** Closes the copy held here of a session whose row is gone (it ended on another replica), its stream with it. */
+  lost(id: string): void {
+    const session = this.byId.get(id);
+    if (session) this.close(session);
+  }
+
   /** Closes every session held here: the server is stopping. A shared store keeps their rows, for another replica. */
   closeAll(): void {
     for (const s of [...this.byId.values()]) this.close(s);

@@ -167,4 +167,23 @@ describe.skipIf(pg === null)("watcher leases in PostgreSQL", () => {
     expect(await a.sweep(NOW + 3 * LEASE_MS)).toBe(2);
     expect(await rows(url, "SELECT id FROM watchers")).toEqual([]);
   });
+
+  test("a session's subscription whose session ended (recorded as it was removed) is swept, held or not", async () => {
+    const url = await freshStore();
+    const a = replica(url, "a");
+    await rows(
+      url,
+      `INSERT INTO mcp_sessions (id, agent, protocol, client, capabilities, created_at, last_used)
+       VALUES ('live', 'claude', '2025-11-25', '{}', '{}', ${NOW}, ${NOW})`,
+    );
+    await a.subscribe(`live ${watcherId("claude", "rta://grants")}`, wanted("rta://grants"), NOW, true);
+    // a subscribe that passed its session's check while a DELETE through another replica removed the row
+    await a.subscribe(`gone ${watcherId("claude", "rta://grants")}`, wanted("rta://grants"), NOW, true);
+    // held by the replica that made it, it is not kept for a session no replica can continue
+    await a.hold(NOW + 1000);
+    expect(await a.sweep(NOW + 1000)).toBe(1);
+    expect((await rows(url, "SELECT id FROM watch_subscriptions")).map((r) => r.id)).toEqual([
+      `live ${watcherId("claude", "rta://grants")}`,
+    ]);
+  });
 });
