@@ -14,42 +14,24 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { SQL } from "bun";
 import type { AgentOrigin } from "../core/call.ts";
-import {
-  LEASE_MS,
-  type Lease,
-  PgLeases,
-  RENEW_MS,
-  type Wanted,
-  type WatcherRow,
-  watcherId,
-} from "../gate/store/pgLeases.ts";
+import { LEASE_MS, PgLeases, RENEW_MS, type Wanted, type WatcherRow, watcherId } from "../gate/store/pgLeases.ts";
 import { storeFailure } from "../gate/store/pgSchema.ts";
-import { deliver, Listening, type Local, unavailable } from "./leasesListen.ts";
+import {
+  deliver,
+  Listening,
+  type Local,
+  MAX_WORKERS,
+  MAX_WORKERS_PER_AGENT,
+  unavailable,
+  type Worker,
+  Writes,
+  within,
+} from "./leasesListen.ts";
 import { SessionSubscriptions } from "./leasesSessions.ts";
 import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
-import {
-  digestOf,
-  due,
-  type Looked,
-  MAX_SUBSCRIPTIONS,
-  readAgain,
-  TICK_MS,
-  type Watch,
-  type Watcher,
-} from "./subscriptions.ts";
+import { digestOf, due, readAgain, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
 
-/** The most watchers one replica runs at once; past it, a watcher waits for a replica with room. */
-export const MAX_WORKERS = 256;
-/** The most of one agent's watchers one replica runs, so one agent's many cannot leave another's unwatched. */
-export const MAX_WORKERS_PER_AGENT = MAX_SUBSCRIPTIONS;
-
-/** A watcher this replica holds the lease of. */
-interface Worker extends Looked {
-  lease: Lease;
-  /** the agent whose subscriptions it watches */
-  agent: string;
-  digest: string | null;
-}
+export { MAX_WORKERS, MAX_WORKERS_PER_AGENT } from "./leasesListen.ts";
 
 export class SharedWatching {
   private readonly workers = new Map<string, Worker>();
@@ -57,7 +39,7 @@ export class SharedWatching {
   private readonly stop = new AbortController();
   private timers: ReturnType<typeof setInterval>[] = [];
   private beating: Promise<void> | undefined;
-  private pending = new Set<Promise<unknown>>();
+  private readonly writes = new Writes();
   private listening: Listening | undefined;
   private stopped = false;
   /** the HTTP front's 2025-11-25 sessions' subscriptions, told on whichever replica holds each one's stream */
@@ -113,10 +95,9 @@ export class SharedWatching {
   }
 
   /**
-   * The Watch of one connection's subscriptions: `place` reads each URI once as resources/read would (and refuses
-   * as it would); the subscription is then recorded in the store, and its changes, from whichever replica's
-   * worker, handed to `tell`, or a 2025-11-25 session's to its stream, on whichever replica holds that. This
-   * replica claims a new watcher while it has room.
+   * The Watch of one connection's subscriptions: each URI read once as resources/read would (refused as it would),
+   * recorded in the store, its changes from any replica's worker handed to `tell` (a 2025-11-25 session's to its
+   * stream, wherever that is). This replica claims a new watcher while it has room.
    */
   watch(place: ReadPlace, tell: (uri: string) => void): Watch {
     return async (uri, origin, signal, of) => {
@@ -170,12 +151,7 @@ export class SharedWatching {
     this.stop.abort();
     // a store that stops answering holds the stop up no longer than a lease lasts: what was not given up by then
     // runs out, for the other replicas to claim, as a crashed replica's does
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, LEASE_MS);
-    });
-    await Promise.race([this.giveUp(), late]);
-    clearTimeout(timer);
+    await within(this.giveUp(), LEASE_MS);
     void this.listening?.close({ timeout: 0 });
     await this.sql.close({ timeout: 0 }).catch(() => {});
   }
@@ -195,8 +171,8 @@ export class SharedWatching {
   }
 
   /** Resolves once the store's writes and the first reads of leases taken over, under way now, are over. */
-  async idle(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+  idle(): Promise<void> {
+    return this.writes.idle();
   }
 
   /** The LISTEN was made again after a drop, which may have lost notices: each subscription held here is told. */
@@ -212,10 +188,7 @@ export class SharedWatching {
   }
 
   track<T>(p: Promise<T>): Promise<T> {
-    this.pending.add(p);
-    const done = () => this.pending.delete(p);
-    p.then(done, done);
-    return p;
+    return this.writes.track(p);
   }
 
   /**
@@ -270,9 +243,8 @@ export class SharedWatching {
       return; // what it names cannot be watched here now: the lease runs out, and another replica tries
     }
     this.workers.get(row.id)?.watcher.close();
-    const lease = { id: row.id, fence: row.fence };
     const worker = {
-      lease,
+      lease: { id: row.id, fence: row.fence },
       agent: row.agent,
       watcher,
       digest: row.digest,

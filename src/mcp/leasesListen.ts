@@ -10,7 +10,8 @@
  */
 import { type JSONRPCMessage, ProtocolError } from "@modelcontextprotocol/server";
 import { SQL } from "bun";
-import { CHANNEL } from "../gate/store/pgLeases.ts";
+import { CHANNEL, type Lease } from "../gate/store/pgLeases.ts";
+import { type Looked, MAX_SUBSCRIPTIONS } from "./subscriptions.ts";
 
 /** A subscription this replica holds the client's stream for. */
 export interface Local {
@@ -117,4 +118,45 @@ export class Listening {
       throw err;
     }
   }
+}
+
+/** The store's writes under way (and first reads of leases taken over), so a stopping replica lets them finish. */
+export class Writes {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  /** Tracks `p` until it settles, and gives it back. */
+  track<T>(p: Promise<T>): Promise<T> {
+    this.pending.add(p);
+    const done = () => this.pending.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /** Resolves once every write tracked now is over. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+}
+
+/** Waits for `p`, or `ms`, whichever is first. */
+export async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([p, late]);
+  clearTimeout(timer);
+}
+
+/** The most watchers one replica runs at once; past it, a watcher waits for a replica with room. */
+export const MAX_WORKERS = 256;
+/** The most of one agent's watchers one replica runs, so one agent's many cannot leave another's unwatched. */
+export const MAX_WORKERS_PER_AGENT = MAX_SUBSCRIPTIONS;
+
+/** A watcher a replica holds the lease of. */
+export interface Worker extends Looked {
+  lease: Lease;
+  /** the agent whose subscriptions it watches */
+  agent: string;
+  digest: string | null;
 }
