@@ -6,13 +6,13 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
-import { createServer, type Server, type Socket, connect as tcp } from "node:net";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { tempDir } from "../support/fixtures.ts";
 import { type RunningHttp, startHttp } from "../support/httpServer.ts";
 import { pgServer } from "../support/pg.ts";
 import { rta } from "../support/rta.ts";
+import { freezable } from "../support/storeProxy.ts";
 
 const pg = await pgServer();
 const URI = "rta://fs/read/notes.txt";
@@ -21,39 +21,6 @@ const closing: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of closing.splice(0).reverse()) await c();
 });
-
-/** A loopback proxy to `target` that, once frozen, takes connections and bytes and passes nothing on. */
-async function freezable(target: URL): Promise<{ port: number; freeze(): void; close(): void }> {
-  let frozen = false;
-  const open = new Set<Socket>();
-  const server: Server = createServer((inbound) => {
-    open.add(inbound);
-    inbound.on("close", () => open.delete(inbound));
-    inbound.on("error", () => {});
-    if (frozen) return;
-    const out = tcp(Number(target.port), target.hostname);
-    open.add(out);
-    out.on("error", () => inbound.destroy());
-    inbound.on("data", (d) => {
-      if (!frozen) out.write(d);
-    });
-    out.on("data", (d) => {
-      if (!frozen) inbound.write(d);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  return {
-    port: typeof address === "object" && address ? address.port : 0,
-    freeze: () => {
-      frozen = true;
-    },
-    close: () => {
-      for (const s of open) s.destroy();
-      server.close();
-    },
-  };
-}
 
 describe.skipIf(pg === null)("a replica whose shared store stops answering", () => {
   test("stops when asked, its subscriptions' store writes given up past their bound", async () => {

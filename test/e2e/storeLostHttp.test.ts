@@ -5,47 +5,13 @@
  * "internal error"; and /readyz says not ready.
  */
 import { describe, expect, test } from "bun:test";
-import { createServer, type Server, type Socket, connect as tcp } from "node:net";
 import { tempDir } from "../support/fixtures.ts";
 import { startHttp } from "../support/httpServer.ts";
 import { pgServer } from "../support/pg.ts";
 import { rta } from "../support/rta.ts";
+import { cuttable } from "../support/storeProxy.ts";
 
 const pg = await pgServer();
-
-/** A loopback proxy to `target` that, once cut, closes every connection it holds and each new one at once. */
-async function cuttable(target: URL): Promise<{ port: number; cut(): void; close(): void }> {
-  let cut = false;
-  const open = new Set<Socket>();
-  const server: Server = createServer((inbound) => {
-    inbound.on("error", () => {});
-    if (cut) {
-      inbound.destroy();
-      return;
-    }
-    const out = tcp(Number(target.port), target.hostname);
-    for (const s of [inbound, out]) {
-      open.add(s);
-      s.on("close", () => open.delete(s));
-    }
-    out.on("error", () => inbound.destroy());
-    inbound.pipe(out);
-    out.pipe(inbound);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  return {
-    port: typeof address === "object" && address ? address.port : 0,
-    cut: () => {
-      cut = true;
-      for (const s of open) s.destroy();
-    },
-    close: () => {
-      for (const s of open) s.destroy();
-      server.close();
-    },
-  };
-}
 
 describe.skipIf(pg === null)("an HTTP server whose shared store goes away", () => {
   test("answers a request 503 with Retry-After, not 500, and /readyz not ready", { timeout: 60_000 }, async () => {

@@ -4,45 +4,12 @@
  * next ones are refused at once, still closed, instead of each holding the whole server up for seconds in turn.
  */
 import { describe, expect, test } from "bun:test";
-import { createServer, type Server, type Socket, connect as tcp } from "node:net";
 import { tempDir } from "../support/fixtures.ts";
 import { connect, resultJson } from "../support/mcpClient.ts";
 import { pgServer } from "../support/pg.ts";
+import { freezable } from "../support/storeProxy.ts";
 
 const pg = await pgServer();
-
-/** A loopback proxy to `target` that, once frozen, takes connections and bytes and passes nothing on. */
-async function freezable(target: URL): Promise<{ port: number; freeze(): void; close(): void }> {
-  let frozen = false;
-  const open = new Set<Socket>();
-  const server: Server = createServer((inbound) => {
-    open.add(inbound);
-    inbound.on("close", () => open.delete(inbound));
-    inbound.on("error", () => {});
-    if (frozen) return;
-    const out = tcp(Number(target.port), target.hostname);
-    open.add(out);
-    out.on("error", () => inbound.destroy());
-    inbound.on("data", (d) => {
-      if (!frozen) out.write(d);
-    });
-    out.on("data", (d) => {
-      if (!frozen) inbound.write(d);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  return {
-    port: typeof address === "object" && address ? address.port : 0,
-    freeze: () => {
-      frozen = true;
-    },
-    close: () => {
-      for (const s of open) s.destroy();
-      server.close();
-    },
-  };
-}
 
 describe.skipIf(pg === null)("a shared store that stops answering", () => {
   test("refuses the calls after the first that waited out its time at once, and closed", {
