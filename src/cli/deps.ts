@@ -9,7 +9,6 @@ import { isAbsolute, join, resolve } from "node:path";
 import { CONFIG_FILE, ConfigSource, usable } from "../core/config.ts";
 import { type Clock, once, realHost, systemClock } from "../core/deps.ts";
 import { dirs, platformDirs, RECORD_FILE } from "../core/dirs.ts";
-import { RtaError } from "../core/errors.ts";
 import { Redactor } from "../core/redact.ts";
 import { type Deps, realTools } from "../gate/deps.ts";
 import { GATE_STORE_FILE, GateStore, type StoreTables } from "../gate/gateStore.ts";
@@ -21,7 +20,7 @@ import { POLICY_FILE, PolicySource } from "../gate/policy.ts";
 import { registrationFiles } from "../mcp/install.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
 import { RECORD_KEY_FILE } from "../record/key.ts";
-import { configuredStore } from "./storeFlag.ts";
+import { configuredStore, postgresStore } from "./storeFlag.ts";
 
 /** What a process's dependencies are made with beside its environment; each has the plain process's default. */
 export interface ProcessDepsOptions {
@@ -44,15 +43,10 @@ export interface ProcessDepsOptions {
 export function openStore(shared: string | undefined, local: () => GateStore): StoreTables {
   if (!shared) return local();
   // loaded only for a shared store: a process on the data dir's gate.db does not evaluate the PostgreSQL modules
-  const { isPostgresUrl, PgGateStore } =
-    require("../gate/store/pgStore.ts") as typeof import("../gate/store/pgStore.ts");
-  if (!isPostgresUrl(shared))
-    throw new RtaError(
-      "core.store.unavailable",
-      "the shared store (--store, RTA_STORE or config's store) is not a postgres:// URL",
-      "name it as postgres://user@host:5432/db, or leave it unset to keep the store in the data dir",
-    );
-  return new PgGateStore(shared, local);
+  const url = postgresStore(shared, "keep the store in the data dir");
+  // loaded only for a shared store: a process on the data dir's gate.db does not evaluate the PostgreSQL modules
+  const { PgGateStore } = require("../gate/store/pgStore.ts") as typeof import("../gate/store/pgStore.ts");
+  return new PgGateStore(url, local);
 }
 
 /**

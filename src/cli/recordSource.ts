@@ -6,13 +6,11 @@
  */
 import { join } from "node:path";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
-import { RtaError } from "../core/errors.ts";
 import { PgRecordReader } from "../gate/store/pgRecordRead.ts";
-import { isPostgresUrl } from "../gate/store/pgStore.ts";
 import type { RecordLine } from "../record/line.ts";
 import { eachRecordLine } from "../record/read.ts";
 import type { Cli } from "./factory.ts";
-import { namedStore } from "./storeFlag.ts";
+import { namedStore, postgresStore } from "./storeFlag.ts";
 
 /** The record's lines in the order they were written, and its place; a file's or a store's. */
 export interface RecordSource {
@@ -38,13 +36,7 @@ export function recordSource(cli: Cli): RecordSource {
   const d = dirs(env);
   const shared = namedStore(env);
   if (shared) {
-    if (!isPostgresUrl(shared))
-      throw new RtaError(
-        "core.store.unavailable",
-        "the shared store (--store, RTA_STORE or config's store) is not a postgres:// URL",
-        "name it as postgres://user@host:5432/db, or leave it unset to read the record in the data dir",
-      );
-    const store = new PgRecordReader(shared);
+    const store = new PgRecordReader(postgresStore(shared, "read the record in the data dir"));
     return { where: store.label, each: (fn) => store.eachLine(fn), store, close: () => store.close() };
   }
   const file = join(d.data, RECORD_FILE);

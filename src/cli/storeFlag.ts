@@ -7,6 +7,7 @@
 import { ConfigSource, type ConfigState } from "../core/config.ts";
 import { dirs } from "../core/dirs.ts";
 import { RtaError } from "../core/errors.ts";
+import { isPostgresUrl } from "../core/storeUrl.ts";
 
 /** The command line without --store and its value, and the value; refuses (core.cli.usage) a --store with none. */
 export function takeStore(argv: string[]): { argv: string[]; store?: string } {
@@ -60,4 +61,19 @@ export function namedStore(
   config: ConfigSource = ConfigSource.inConfigDir(dirs(env).config),
 ): string | undefined {
   return env.RTA_STORE || configuredStore(config.current());
+}
+
+/**
+ * `shared` (--store, RTA_STORE or config's store) as the PostgreSQL URL it must be; refuses anything else
+ * (core.store.unavailable) without repeating it, since it may hold a password. `unset` says what leaving it out
+ * does, for the hint.
+ */
+export function postgresStore(shared: string, unset: string): string {
+  if (!isPostgresUrl(shared))
+    throw new RtaError(
+      "core.store.unavailable",
+      "the shared store (--store, RTA_STORE or config's store) is not a postgres:// URL",
+      `name it as postgres://user@host:5432/db, or leave it unset to ${unset}`,
+    );
+  return shared;
 }

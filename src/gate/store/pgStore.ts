@@ -24,10 +24,7 @@ import { PgSessionRows, type SessionRows } from "./pgSessions.ts";
 import { CALL_UNITS, type Taken } from "./rates.ts";
 import type { Token } from "./tokens.ts";
 
-/** Whether a store named on the command line, in RTA_STORE or config, is a PostgreSQL one. */
-export function isPostgresUrl(store: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(store);
-}
+export { isPostgresUrl } from "../../core/storeUrl.ts";
 
 /** What keeps the record's checkpoint: the data dir's gate.db (GateStore's two methods). */
 export interface LocalCheckpoints {
