@@ -2,14 +2,13 @@
  * `rta agent log` (agentLog.ts) and `rta agent overview`: what agents did,
  * read back from the record. Never tools.
  */
-import { Exit, RtaError } from "../core/errors.ts";
+import { Exit } from "../core/errors.ts";
 import { type Scalar, table } from "../core/result.ts";
 import type { Cli } from "./factory.ts";
 import { jsonText, outputForm, paint } from "./io.ts";
 import { plainCell } from "./plain.ts";
-import { type RecordSource, recordSource } from "./recordSource.ts";
+import { type RecordSource, withRecord } from "./recordSource.ts";
 import { renderHuman, shown } from "./render.ts";
-import { reportError } from "./report.ts";
 
 export { log } from "./agentLog.ts";
 export { humanLine } from "./agentLogLines.ts";
@@ -33,22 +32,8 @@ interface SessionSummary {
  * grants spent, from the record: words on a terminal, key<TAB>value lines
  * piped, JSON with --json. Refuses only a record it cannot read.
  */
-export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): number {
-  let source: RecordSource;
-  try {
-    source = recordSource(cli);
-  } catch (err) {
-    return reportError(cli.io, err as RtaError, opts.json === true);
-  }
-  try {
-    return overviewOf(cli, source, opts);
-  } catch (err) {
-    // a store that cannot be read is said as itself, with no trace of its password
-    if (source.store && err instanceof RtaError) return reportError(cli.io, err, opts.json === true);
-    throw err;
-  } finally {
-    source.close();
-  }
+export function overview(cli: Cli, opts: { detail?: boolean; json?: boolean }): Promise<number> {
+  return withRecord(cli, opts.json === true, (source) => overviewOf(cli, source, opts));
 }
 
 function overviewOf(cli: Cli, source: RecordSource, opts: { detail?: boolean; json?: boolean }): number {

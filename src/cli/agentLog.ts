@@ -8,7 +8,7 @@
 import { closeSync, constants, openSync, readSync, statSync } from "node:fs";
 import { namesAgent, optionalAgentName } from "../core/agentName.ts";
 import { parseDuration } from "../core/duration.ts";
-import { Exit, RtaError } from "../core/errors.ts";
+import { Exit, type RtaError } from "../core/errors.ts";
 import type { RecordLine } from "../record/append.ts";
 import { eachRecordLine, parseRecord } from "../record/read.ts";
 import { Batched, lineFor } from "./agentLogLines.ts";
@@ -16,7 +16,7 @@ import { follow, type LineTail, STORE_POLL_MS } from "./agentLogStore.ts";
 import type { Cli } from "./factory.ts";
 import { type Form, outputForm } from "./io.ts";
 import { readerLeft } from "./listing.ts";
-import { type RecordSource, recordSource } from "./recordSource.ts";
+import { type RecordSource, withRecord } from "./recordSource.ts";
 import { verifyRecord, verifyStore } from "./recordVerify.ts";
 import { jsonShown, shown } from "./render.ts";
 import { reportError } from "./report.ts";
@@ -41,22 +41,8 @@ const FOLLOW_POLL_MS = 200;
  * --agent or --since before anything is read. With --verify, the record's
  * chain is checked instead.
  */
-export async function log(cli: Cli, opts: LogOptions): Promise<number> {
-  let source: RecordSource;
-  try {
-    source = recordSource(cli);
-  } catch (err) {
-    return reportError(cli.io, err as RtaError, opts.json === true);
-  }
-  try {
-    return await logFrom(cli, source, opts);
-  } catch (err) {
-    // a store that cannot be read is said as itself, with no trace of its password
-    if (source.store && err instanceof RtaError) return reportError(cli.io, err, opts.json === true);
-    throw err;
-  } finally {
-    source.close();
-  }
+export function log(cli: Cli, opts: LogOptions): Promise<number> {
+  return withRecord(cli, opts.json === true, (source) => logFrom(cli, source, opts));
 }
 
 async function logFrom(cli: Cli, source: RecordSource, opts: LogOptions): Promise<number> {

@@ -37,7 +37,7 @@ export function addReadingCommands(program: Command, cli: Cli): void {
     .option("--json", "print JSON")
     .action(async (opts) => {
       const { overview } = await import("./agent.ts");
-      cli.status = overview(cli, opts);
+      cli.status = await overview(cli, opts);
     });
 
   const configCmd = program.command("config").description("the operator's config.toml (never a tool)");

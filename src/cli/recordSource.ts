@@ -6,10 +6,12 @@
  */
 import { join } from "node:path";
 import { dirs, RECORD_FILE } from "../core/dirs.ts";
+import { RtaError } from "../core/errors.ts";
 import { PgRecordReader } from "../gate/store/pgRecordRead.ts";
 import type { RecordLine } from "../record/line.ts";
 import { eachRecordLine } from "../record/read.ts";
 import type { Cli } from "./factory.ts";
+import { reportError } from "./report.ts";
 import { namedStore, postgresStore } from "./storeFlag.ts";
 
 /** The record's lines in the order they were written, and its place; a file's or a store's. */
@@ -41,4 +43,31 @@ export function recordSource(cli: Cli): RecordSource {
   }
   const file = join(d.data, RECORD_FILE);
   return { where: file, file, each: (fn) => eachRecordLine(file, fn), close: () => {} };
+}
+
+/**
+ * Runs `read` on the record this command names (recordSource) and closes it after. A record that cannot be
+ * opened, or a store that cannot be read, is said as itself (`rta: error: … (code)` and its hint, or JSON with
+ * --json), never with the store's password; anything else is thrown on.
+ */
+export async function withRecord(
+  cli: Cli,
+  json: boolean,
+  read: (source: RecordSource) => number | Promise<number>,
+): Promise<number> {
+  let source: RecordSource;
+  try {
+    source = recordSource(cli);
+  } catch (err) {
+    if (err instanceof RtaError) return reportError(cli.io, err, json);
+    throw err;
+  }
+  try {
+    return await read(source);
+  } catch (err) {
+    if (source.store && err instanceof RtaError) return reportError(cli.io, err, json);
+    throw err;
+  } finally {
+    source.close();
+  }
 }
