@@ -29,6 +29,20 @@ export function refused(r: Refusal): Response {
   return rpcError(r.status, -32000, r.message, RETRY);
 }
 
+const OPENING = new TextEncoder().encode(": open\n\n");
+
+/**
+ * The same event stream, its first bytes an SSE comment, which every client skips. Bun sends a streamed response's
+ * headers only with its first bytes, and a session's GET stream may be silent for long: without them its client,
+ * and any proxy on the way, would wait for the first message, or the SDK's keepalive 15 s later, to learn the
+ * stream is open. Any other response is returned as it is.
+ */
+export function opened(res: Response): Response {
+  if (!res.body || !res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
+  const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ start: (c) => c.enqueue(OPENING) }));
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
 /**
  * The same response, calling `done` once its body has been sent or its client
  * has gone: that is when what the request held may be given back. A response

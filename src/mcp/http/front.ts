@@ -41,7 +41,7 @@ import { CallsInFlight } from "../serve/callsInFlight.ts";
 import { type Changing, createServer, type ServeContext } from "../server.ts";
 import { Subscriptions } from "../subscriptions.ts";
 import { authenticate } from "../tokens.ts";
-import { CLOSE, refused, rpcError, whenSent } from "./answers.ts";
+import { CLOSE, opened, refused, rpcError, whenSent } from "./answers.ts";
 import {
   bodyLimit,
   type Check,
@@ -171,7 +171,7 @@ export function httpFront(ctx: ServeContext, allowHosts: string[]): HttpFront {
         session.streams++;
         // its subscriptions are held where its stream is
         void shared?.takeBack(session.id, subscriptionsOf.get(session.transport));
-        return whenSent(res, () => session.streams--);
+        return whenSent(opened(res), () => session.streams--);
       }
       session.busy++;
       let res: Response;
