@@ -9,8 +9,10 @@ BUN=node_modules/.bin/bun
 SUITE=node_modules/@modelcontextprotocol/conformance/dist/index.js
 work=$(mktemp -d)
 pids=()
+# The server writes its record's end line as it stops: it is waited for, or it writes into what rm is removing.
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
