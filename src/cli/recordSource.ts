@@ -47,7 +47,7 @@ export function recordSource(cli: Cli): RecordSource {
 
 /**
  * Runs `read` on the record this command names (recordSource) and closes it after. A record that cannot be
- * opened, or a store that cannot be read, is said as itself (`rta: error: … (code)` and its hint, or JSON with
+ * opened or read (a file, or a store), is said as itself (`rta: error: … (code)` and its hint, and JSON with
  * --json), never with the store's password; anything else is thrown on.
  */
 export async function withRecord(
@@ -65,7 +65,7 @@ export async function withRecord(
   try {
     return await read(source);
   } catch (err) {
-    if (source.store && err instanceof RtaError) return reportError(cli.io, err, json);
+    if (err instanceof RtaError) return reportError(cli.io, err, json);
     throw err;
   } finally {
     source.close();

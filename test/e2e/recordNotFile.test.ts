@@ -1,7 +1,8 @@
 /**
  * End to end: a person reading a record that is not a file (a dir or a FIFO in its place, which the server refuses
  * calls on) is told so with fs.notfile: a dir failed as core.internal (and `--verify` said EISDIR with status 0), and
- * a FIFO kept `agent log`, `--verify` and `agent overview` waiting for good.
+ * a FIFO kept `agent log`, `--verify` and `agent overview` waiting for good. With --json the refusal is also JSON on
+ * stdout (it was said as text only).
  */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
@@ -36,6 +37,10 @@ describe("a record that is not a file", () => {
         );
         expect(ran.stderr).toContain("rta: hint: move it aside and put the record file back");
         expect(noStack(ran.stderr)).toBe(true);
+        // with --json the same refusal is also the error object on stdout, as every other refusal of a command
+        const json = await rta([...args, "--json"], { env: { RTA_DATA_DIR: data } });
+        expect(json.code).toBe(1);
+        expect(JSON.parse(json.stdout)).toMatchObject({ type: "error", code: "fs.notfile" });
       }
     });
   }
