@@ -96,7 +96,7 @@ export class BoundedStdioTransport implements Transport {
     );
   }
 
-  /** Resolves when the session has ended: stdin closed, a limit passed, or close() was called. */
+  /** Resolves when the session has ended: stdin closed (its answers still written until close()), a limit passed, or close() was called. */
   ended(): Promise<void> {
     return this.done;
   }
@@ -121,9 +121,16 @@ export class BoundedStdioTransport implements Transport {
     this.framer.push(chunk);
   };
 
+  /**
+   * The client sent all it will: nothing waiting starts, as for a server told to stop, and the session is said to
+   * have ended (ended()), the transport still answering: whoever awaits it lets the calls that are over be
+   * answered, then closes it, cancelling the rest.
+   */
   private onEnd = () => {
     this.framer.end();
-    void this.close();
+    this.stopped = true;
+    this.waiting.clear();
+    this.resolveDone();
   };
 
   /** A stdin that fails, or a client that stopped reading for good (its end of stdout closed): the session ends. */

@@ -123,6 +123,8 @@ export class SessionRecord implements RecordSink {
   private start: RecordEntry | undefined;
   /** a batching sink's start line on its way: the session's other lines wait for it */
   private starting: Promise<void> | undefined;
+  /** the lines handed to a batching sink and not yet committed or refused */
+  private readonly unsettled = new Set<Promise<void>>();
 
   constructor(
     private readonly record: ClosableSink,
@@ -142,7 +144,27 @@ export class SessionRecord implements RecordSink {
   append(entry: RecordEntry): void | Promise<void> {
     // A call that would start after the end has no line to run under, so it does not run.
     if (this.ended) throw new RtaError("core.record.unavailable", "the session has ended", "start the server again");
-    return this.write(entry);
+    const p = this.write(entry);
+    if (p instanceof Promise) {
+      this.unsettled.add(p);
+      const settle = () => void this.unsettled.delete(p);
+      p.then(settle, settle);
+    }
+    return p;
+  }
+
+  /**
+   * Resolves once every line handed to a batching sink is committed or refused, those handed while it waits too:
+   * each is the line of a call whose answer waits only for it. At once with a sink that writes each line as it
+   * comes. Refuses nothing.
+   */
+  async settled(): Promise<void> {
+    while (this.unsettled.size > 0) await Promise.allSettled([...this.unsettled]);
+  }
+
+  /** Whether a line handed to a batching sink is yet to be committed or refused. */
+  get unsettledLines(): boolean {
+    return this.unsettled.size > 0;
   }
 
   /** append's write, past its check of the end: a line taken before the end waits for the start line, and is written. */

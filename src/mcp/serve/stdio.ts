@@ -23,6 +23,7 @@ import {
   openChannel,
   type ServeEnd,
   type ServeOptions,
+  type SessionRecord,
   sayStopping,
   sayWhereServing,
   serverContext,
@@ -139,6 +140,7 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   }
   // The client closed its end: closing the server cancels the calls under way, and each is recorded as it stops.
   // Ended by a person at `rta operator`: the same, and the process ends (stdin is still open).
+  if (why === "ended") await answersOut(o.record);
   await handle.close();
   subscriptions.close();
   await calls.settled(CANCEL_GRACE_MS);
@@ -146,4 +148,20 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
   closeChannel();
   if (why === "operator") o.say("rta: a person ended this session through the operator channel");
   return { status: transport.endedOnLimit ? Exit.failure : Exit.ok, exit: why === "operator" };
+}
+
+/**
+ * Waits, CANCEL_GRACE_MS at most, for the calls whose run is over to be answered: a shared store commits lines in
+ * batches, and a call whose line is on its way is done but for its answer. A file record writes each line as it
+ * comes, so its calls are answered by then already: a client that sends its calls and closes its end (a script's
+ * pipe) is answered every call that ran, whichever record it is. Calls still running are cancelled after, as before.
+ */
+async function answersOut(record: SessionRecord): Promise<void> {
+  const until = Date.now() + CANCEL_GRACE_MS;
+  const grace = Bun.sleep(CANCEL_GRACE_MS);
+  do {
+    await Promise.race([record.settled(), grace]);
+    // a committed line's call goes on to its answer in the turns after: they are let run
+    await new Promise((resolve) => setImmediate(resolve));
+  } while (record.unsettledLines && Date.now() < until);
 }
