@@ -33,6 +33,10 @@ export class PgRecordReader {
   private readonly pg: SyncPg;
   /** each session's last seq handed to `fresh`'s caller */
   private readonly seen = new Map<string, number>();
+  /** the sessions whose end line was handed: no line comes after it */
+  private readonly ended = new Set<string>();
+  /** the highest start order `fresh` has asked up to: a session that starts later has a higher one */
+  private askedOrd: string | undefined;
 
   constructor(private readonly url: string) {
     refuseUnencoded(url);
@@ -96,6 +100,7 @@ export class PgRecordReader {
 
   private note(l: RecordLine): void {
     if (typeof l.seq === "number" && l.seq > (this.seen.get(l.session) ?? 0)) this.seen.set(l.session, l.seq);
+    if (l.kind === "end") this.ended.add(l.session);
   }
 
   /**
@@ -103,13 +108,22 @@ export class PgRecordReader {
    * prints next. A session's lines are committed in order by its one server, so none is passed over.
    */
   fresh(): RecordLine[] {
-    if (!this.hasRecord()) return [];
+    if (this.askedOrd === undefined && !this.hasRecord()) return [];
     const out: RecordLine[] = [];
-    const tips = this.ask<{ session: string; last: string }>(
-      "SELECT session, last_seq::text AS last FROM record_sessions ORDER BY record_sessions.ord",
+    // Only the sessions that can have lines since: those started after the last ask, and those seen that have not
+    // ended (a server's, or one whose server died). A record's history of ended sessions is not read at each look.
+    const open = [...this.seen.keys()].filter((session) => !this.ended.has(session));
+    const tips = this.ask<{ session: string; ord: string; last: string }>(
+      `SELECT session, ord::text AS ord, last_seq::text AS last FROM record_sessions
+       WHERE $1::bigint IS NULL OR ord > $1::bigint OR session IN (SELECT jsonb_array_elements_text($2::text::jsonb))
+       ORDER BY record_sessions.ord`,
+      [this.askedOrd ?? null, JSON.stringify(open)],
     );
     for (const tip of tips) {
+      if (this.askedOrd === undefined || BigInt(tip.ord) > BigInt(this.askedOrd)) this.askedOrd = tip.ord;
       const from = this.seen.get(tip.session) ?? 0;
+      // asked again while it has not ended, even were none of its lines one to hand on
+      if (from === 0) this.seen.set(tip.session, 0);
       if (Number(tip.last) <= from) continue;
       const rows = this.ask<{ line: string }>(
         "SELECT line FROM record_lines WHERE session = $1 AND seq > $2::bigint ORDER BY seq",

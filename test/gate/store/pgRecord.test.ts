@@ -2,7 +2,8 @@
  * The record in PostgreSQL (pgRecord.ts, pgRecordRead.ts) against a real server (test/support/pg.ts): lines appended
  * in the same turn go in one statement, at most 512 to one; every line acknowledged is a row; a batch the store
  * refuses is refused to each of its lines as core.record.unavailable and the session goes on after it; two writers'
- * sessions each verify, chained into one chain of session starts.
+ * sessions each verify, chained into one chain of session starts; --follow's look reads only the sessions that can
+ * have new lines.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
@@ -116,6 +117,32 @@ describe.skipIf(pg === null)("the record in PostgreSQL", () => {
     expect(verdict(url).problems.map((p) => p.kind)).toEqual(["replaced"]);
     const empty = await (pg?.freshDb() as Promise<string>);
     expect(verdict(empty)).toMatchObject({ sessions: 0, lines: 0, problems: [] });
+  });
+
+  test("--follow's look asks only sessions started since and those not ended, and hands on each new line once", async () => {
+    const { url, record } = await fresh();
+    await record.append(entry("done", 0));
+    await record.append({ ...entry("done", 1), kind: "end", outcome: "end" });
+    await record.append(entry("live", 2));
+    const reader = new PgRecordReader(url);
+    closing.push(() => reader.close());
+    const listed: string[] = [];
+    reader.eachLine((l) => listed.push(`${l?.session} ${l?.seq}`));
+    expect(listed).toEqual(["done 1", "done 2", "live 1"]);
+    expect(reader.fresh()).toEqual([]);
+    await record.append(entry("live", 3));
+    await record.append(entry("later", 4));
+    expect(reader.fresh().map((l) => `${l.session} ${l.seq}`)).toEqual(["live 2", "later 1"]);
+    expect(reader.fresh()).toEqual([]);
+    // a session that ended is not asked again: a row forced in after its end (which --verify names) is not looked for
+    const sql = new SQL(url, { max: 1 });
+    await sql.unsafe(
+      "INSERT INTO record_lines (session, seq, line) SELECT 'done', 3, line FROM record_lines WHERE session = 'done' AND seq = 1",
+    );
+    await sql.unsafe("UPDATE record_sessions SET last_seq = 3 WHERE session = 'done'");
+    await sql.close();
+    await record.append(entry("live", 5));
+    expect(reader.fresh().map((l) => `${l.session} ${l.seq}`)).toEqual(["live 3"]);
   });
 
   test("a server's session id a past session in the store has is not taken: the next id free there is", async () => {
