@@ -156,12 +156,21 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
  * comes, so its calls are answered by then already: a client that sends its calls and closes its end (a script's
  * pipe) is answered every call that ran, whichever record it is. Calls still running are cancelled after, as before.
  */
-async function answersOut(record: SessionRecord): Promise<void> {
+export async function answersOut(record: SessionRecord): Promise<void> {
   const until = Date.now() + CANCEL_GRACE_MS;
-  const grace = Bun.sleep(CANCEL_GRACE_MS);
-  do {
-    await Promise.race([record.settled(), grace]);
-    // a committed line's call goes on to its answer in the turns after: they are let run
-    await new Promise((resolve) => setImmediate(resolve));
-  } while (record.unsettledLines && Date.now() < until);
+  // its timer is cleared once the wait is over: one left pending kept the process, its session ended, for the
+  // whole grace, and a script's pipe waited on it
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CANCEL_GRACE_MS);
+  });
+  try {
+    do {
+      await Promise.race([record.settled(), grace]);
+      // a committed line's call goes on to its answer in the turns after: they are let run
+      await new Promise((resolve) => setImmediate(resolve));
+    } while (record.unsettledLines && Date.now() < until);
+  } finally {
+    clearTimeout(timer);
+  }
 }
