@@ -15,17 +15,20 @@ import {
   linkSync,
   lstatSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 /**
  * Takes the lock at `file` if it is free or its holder is gone: true when
- * this process now holds it, false when another live process does. Throws
- * what the system says of the directory (it must exist).
+ * this process now holds it, false when another live process does. Once
+ * held, what a killed taker left aside beside it is removed. Throws what
+ * the system says of the directory (it must exist).
  */
 export function tryFileLock(file: string): boolean {
   for (;;) {
@@ -36,6 +39,7 @@ export function tryFileLock(file: string): boolean {
       } finally {
         closeSync(fd);
       }
+      removeDeadAsides(file);
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
@@ -135,10 +139,41 @@ export function lockHolder(lock: string): { alive: boolean; id?: string } {
   if (text === "") return emptySince(lock) < EMPTY_GRACE_MS ? { alive: true } : dead;
   const pid = Number(text);
   if (!Number.isInteger(pid) || pid <= 0) return dead;
+  return isAlive(pid) ? { alive: true } : dead;
+}
+
+/** Whether process `pid` is running (one another user runs counts). */
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return { alive: true };
+    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM" ? { alive: true } : dead;
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes what removeDeadLock left beside the lock at `file` when it was killed between moving a dead lock aside and
+ * removing it: `<lock>.<pid>.<n>.dead` whose process is gone. One a live process made is its own, between its two
+ * steps, and is left. Refuses nothing.
+ */
+export function removeDeadAsides(file: string): void {
+  const dir = dirname(file);
+  const base = basename(file);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(`${base}.`) || !name.endsWith(".dead")) continue;
+    const [pid, n, ...rest] = name.slice(base.length + 1, -".dead".length).split(".");
+    if (rest.length > 0 || !/^\d+$/.test(pid ?? "") || !/^\d+$/.test(n ?? "") || isAlive(Number(pid))) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // gone already, or not ours to remove: left
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lockHolder, releaseFileLock, removeDeadLock, tryFileLock } from "../../src/core/fileLock.ts";
+import { lockHolder, releaseFileLock, removeDeadAsides, removeDeadLock, tryFileLock } from "../../src/core/fileLock.ts";
 import { tempDir } from "../support/fixtures.ts";
 
 /** The id of a process that has ended. */
@@ -38,5 +38,23 @@ describe("a lock whose holder is gone", () => {
     expect(Bun.spawnSync(["mkfifo", lock]).exitCode).toBe(0);
     expect(tryFileLock(lock)).toBe(true);
     expect(readFileSync(lock, "utf8")).toBe(String(process.pid));
+  });
+});
+
+describe("a lock moved aside by a process killed before it removed it", () => {
+  test("is removed once its process is gone; one a live process moved aside, and any other name, stay", () => {
+    const dir = tempDir();
+    const lock = join(dir, "kv.age.lock");
+    const dead = `kv.age.lock.${deadPid()}.1.dead`;
+    const live = `kv.age.lock.${process.pid}.3.dead`;
+    const others = ["kv.age.lock.x.1.dead", "kv.age.lock.12.1.2.dead", "other.lock.1.1.dead", "kv.age"];
+    for (const name of [dead, live, ...others]) writeFileSync(join(dir, name), "1");
+    removeDeadAsides(lock);
+    expect(readdirSync(dir).sort()).toEqual([live, ...others].sort());
+    // taking the lock removes them too
+    const later = `kv.age.lock.${deadPid()}.2.dead`;
+    writeFileSync(join(dir, later), "1");
+    expect(tryFileLock(lock)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(["kv.age.lock", live, ...others].sort());
   });
 });
