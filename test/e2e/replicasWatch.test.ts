@@ -7,14 +7,12 @@
  * is bounded only by the test's own limit.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync } from "node:fs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SQL } from "bun";
-import { tempDir } from "../support/fixtures.ts";
-import { type RunningHttp, startHttp } from "../support/httpServer.ts";
+import type { RunningHttp } from "../support/httpServer.ts";
 import { pgServer } from "../support/pg.ts";
-import { rta } from "../support/rta.ts";
+import { twoReplicas as replicas, sessionOf, updates } from "../support/replicas.ts";
 
 const pg = await pgServer();
 const URI = "rta://fs/read/notes.txt";
@@ -35,24 +33,7 @@ async function subscriber(srv: RunningHttp, token: string) {
     }),
   );
   clients.push(client);
-  const told: string[] = [];
-  let wake: (() => void) | undefined;
-  client.setNotificationHandler("notifications/resources/updated", async (n) => {
-    told.push(n.params.uri);
-    wake?.();
-  });
-  const nth = async (n: number) => {
-    while (told.length < n) await new Promise<void>((resolve) => (wake = resolve));
-    return told[n - 1] as string;
-  };
-  return { client, told, nth };
-}
-
-/** The replica's owner name in the lease rows ends with its record session, which its banner says. */
-function sessionOf(srv: RunningHttp): string {
-  const session = srv.stderr().match(/\(session ([^)\s]+)\)/)?.[1];
-  if (session === undefined) throw new Error(`no session in: ${srv.stderr()}`);
-  return session;
+  return { client, ...updates(client) };
 }
 
 /** The one watcher's owner (as its replica's session) and fencing token. */
@@ -71,15 +52,7 @@ async function lease(store: string): Promise<{ owner: string; fence: number }[]>
 
 /** Two replicas on a fresh store, sharing one root with notes.txt in it, and an agent's token. */
 async function twoReplicas() {
-  const store = await (pg?.freshDb() as Promise<string>);
-  const root = tempDir();
-  writeFileSync(join(root, "notes.txt"), "one\n");
-  const [a, b] = await Promise.all([0, 1].map(() => startHttp(["--root", root, "--store", store])));
-  running.push(a as RunningHttp, b as RunningHttp);
-  const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
-  const made = await rta(["mcp", "token", "new", "--agent", "claude", "--json", "--store", store], { env });
-  const token = JSON.parse(made.stdout).token as string;
-  return { store, file: join(root, "notes.txt"), a: a as RunningHttp, b: b as RunningHttp, token };
+  return await replicas(await (pg?.freshDb() as Promise<string>), running);
 }
 
 describe.skipIf(pg === null)("resource subscriptions across two replicas on one PostgreSQL store", () => {

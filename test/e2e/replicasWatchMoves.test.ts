@@ -15,6 +15,7 @@ import { type Socket, SQL } from "bun";
 import { tempDir } from "../support/fixtures.ts";
 import { type RunningHttp, startHttp } from "../support/httpServer.ts";
 import { pgServer } from "../support/pg.ts";
+import { count, twoReplicas as replicas, sessionOf, updates } from "../support/replicas.ts";
 import { rta } from "../support/rta.ts";
 
 const pg = await pgServer();
@@ -84,24 +85,7 @@ async function subscriber(url: string, token: string) {
   });
   await client.connect(transport);
   closing.push(() => client.close().catch(() => {}));
-  const told: string[] = [];
-  let wake: (() => void) | undefined;
-  client.setNotificationHandler("notifications/resources/updated", async (n) => {
-    told.push(n.params.uri);
-    wake?.();
-  });
-  const nth = async (n: number) => {
-    while (told.length < n) await new Promise<void>((resolve) => (wake = resolve));
-    return told[n - 1] as string;
-  };
-  return { client, transport, told, nth };
-}
-
-/** The replica's owner name in the store's rows ends with its record session, which its banner says. */
-function sessionOf(srv: RunningHttp): string {
-  const session = srv.stderr().match(/\(session ([^)\s]+)\)/)?.[1];
-  if (session === undefined) throw new Error(`no session in: ${srv.stderr()}`);
-  return session;
+  return { client, transport, ...updates(client) };
 }
 
 /** Waits until every subscription row is held by `srv` (its stream's replica took them back). */
@@ -119,29 +103,10 @@ async function heldBy(store: string, srv: RunningHttp, rows = 1): Promise<void> 
   }
 }
 
-async function count(store: string, table: string): Promise<number> {
-  const sql = new SQL(store, { max: 1 });
-  try {
-    return (await sql.unsafe(`SELECT count(*)::int AS n FROM ${table}`))[0].n as number;
-  } finally {
-    await sql.close();
-  }
-}
-
 /** Two replicas on a fresh store, sharing one root with notes.txt in it, an agent's token, and a balancer on A. */
 async function twoReplicas() {
-  const store = await (pg?.freshDb() as Promise<string>);
-  const root = tempDir();
-  writeFileSync(join(root, "notes.txt"), "one\n");
-  const [a, b] = (await Promise.all([0, 1].map(() => startHttp(["--root", root, "--store", store])))) as [
-    RunningHttp,
-    RunningHttp,
-  ];
-  running.push(a, b);
-  const env = { RTA_DATA_DIR: tempDir(), RTA_CONFIG_DIR: tempDir() };
-  const made = await rta(["mcp", "token", "new", "--agent", "claude", "--json", "--store", store], { env });
-  const token = JSON.parse(made.stdout).token as string;
-  return { store, file: join(root, "notes.txt"), a, b, token, lb: balancer(a) };
+  const two = await replicas(await (pg?.freshDb() as Promise<string>), running);
+  return { ...two, lb: balancer(two.a) };
 }
 
 describe.skipIf(pg === null)("a session's subscriptions follow its stream across replicas", () => {

@@ -10,22 +10,8 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { tempDir } from "../support/fixtures.ts";
 import { type Connected, connect, type Era } from "../support/mcpClient.ts";
+import { updates } from "../support/replicas.ts";
 import { rta } from "../support/rta.ts";
-
-/** The URIs the client is told changed, in order, and a wait for the next one. */
-function updates(client: Client) {
-  const told: string[] = [];
-  let wake: (() => void) | undefined;
-  client.setNotificationHandler("notifications/resources/updated", async (n) => {
-    told.push(n.params.uri);
-    wake?.();
-  });
-  const nth = async (n: number) => {
-    while (told.length < n) await new Promise<void>((resolve) => (wake = resolve));
-    return told[n - 1] as string;
-  };
-  return { told, nth };
-}
 
 /** Subscribes to `uris` as the era does; the listen (modern) is returned, to be closed. */
 async function subscribe(era: Era, client: Client, uris: string[]) {
