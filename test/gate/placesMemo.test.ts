@@ -143,9 +143,9 @@ describe("rta's places, kept between calls", () => {
       const first = memo.now();
       const st = statSync(home);
       const looked = { name: home, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs };
-      const kept = memo.now(looked) === first;
+      const kept = memo.now([looked]) === first;
       // a look that found the directory changed since is a change, whatever the directory says now
-      const stale = memo.now({ ...looked, ctimeMs: st.ctimeMs - 1 }) === first;
+      const stale = memo.now([{ ...looked, ctimeMs: st.ctimeMs - 1 }]) === first;
       return { kept, stale, workedOut: memo.workedOut };
     });
     expect(kept).toBe(true);
@@ -159,7 +159,10 @@ describe("rta's places, kept between calls", () => {
     const memo = settled([join(home, "config/rta")]);
     const st = statSync(home);
     expect(
-      isInside(join(home, "elsewhere/rta/x"), memo.now({ name: home, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs })),
+      isInside(
+        join(home, "elsewhere/rta/x"),
+        memo.now([{ name: home, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs }]),
+      ),
     ).toBe(false);
     pastLastChange(home);
     symlinkSync(join(home, "elsewhere"), join(home, "config"));
@@ -167,7 +170,7 @@ describe("rta's places, kept between calls", () => {
     expect(
       isInside(
         join(home, "elsewhere/rta/x"),
-        memo.now({ name: home, dev: now.dev, ino: now.ino, ctimeMs: now.ctimeMs }),
+        memo.now([{ name: home, dev: now.dev, ino: now.ino, ctimeMs: now.ctimeMs }]),
       ),
     ).toBe(true);
   });

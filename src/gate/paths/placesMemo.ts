@@ -77,9 +77,9 @@ export class PlacesMemo {
 
   /**
    * The places as they stand now: the last working-out while every directory it looked in is as it was. `looked`,
-   * a directory or directories just looked at by their paths, are not looked at again.
+   * directories just looked at by their paths, are not looked at again.
    */
-  now(looked?: LookedDir | readonly LookedDir[]): OwnPlaces {
+  now(looked?: readonly LookedDir[]): OwnPlaces {
     const kept = this.kept;
     if (kept !== undefined && allUnchanged(kept.seen, looked) && foundStill(kept)) return kept.own;
     // taken before the working-out: a mount made while it looks is seen at the next call
@@ -109,7 +109,7 @@ export class PlacesMemo {
  * for those `looked` already looked at. One that cannot be looked at (gone, or no longer searched the same way:
  * its mode, a parent's) has changed.
  */
-function allUnchanged(seen: readonly Seen[], looked: LookedDir | readonly LookedDir[] | undefined): boolean {
+function allUnchanged(seen: readonly Seen[], looked: readonly LookedDir[] | undefined): boolean {
   for (const s of seen) {
     const l = looked === undefined ? undefined : lookedAt(looked, s.name);
     const same =
@@ -122,9 +122,8 @@ function allUnchanged(seen: readonly Seen[], looked: LookedDir | readonly Looked
 }
 
 /** The look among `looked` at the directory `name`, if one was taken. */
-function lookedAt(looked: LookedDir | readonly LookedDir[], name: string): LookedDir | undefined {
-  if (!Array.isArray(looked)) return (looked as LookedDir).name === name ? (looked as LookedDir) : undefined;
-  for (const l of looked as readonly LookedDir[]) if (l.name === name) return l;
+function lookedAt(looked: readonly LookedDir[], name: string): LookedDir | undefined {
+  for (const l of looked) if (l.name === name) return l;
   return undefined;
 }
 
