@@ -99,12 +99,22 @@ export class SharedWatching {
    * recorded in the store, its changes from any replica's worker handed to `tell` (a 2025-11-25 session's to its
    * stream, wherever that is). This replica claims a new watcher while it has room.
    */
+  /**
+   * Session `session`'s client unsubscribed from `uri`: the session's row goes, on every replica, whichever replica
+   * it was made through and whether or not this one holds it (a replica holds only what was made before it took the
+   * session's rows back). Refuses nothing.
+   */
+  unsubscribed(session: string, agent: string, uri: string): void {
+    if (!this.sessions.reached) return;
+    const sub = `${session} ${watcherId(storedText(agent), uri)}`;
+    void this.track(this.store.unsubscribe(sub)).catch(() => {});
+  }
+
   watch(place: ReadPlace, tell: (uri: string) => void): Watch {
     return async (uri, origin, signal, of) => {
       const first = JSON.stringify((await readUri(place, uri, origin, signal)).contents);
-      // PostgreSQL's text holds no NUL, which a client's reported name may
-      const agent = origin.name.replaceAll("\u0000", "\ufffd");
-      const client = origin.client.replaceAll("\u0000", "\ufffd");
+      const agent = storedText(origin.name);
+      const client = storedText(origin.client);
       const id = watcherId(agent, uri);
       // a session's subscription is one row however many replicas it was made through, and outlives its stream here
       const byId = of !== undefined && this.sessions.reached;
@@ -289,4 +299,9 @@ export class SharedWatching {
     if (told) w.digest = digest;
     else this.drop(id, w);
   }
+}
+
+/** Text as PostgreSQL keeps it: its text holds no NUL, which a client's reported name may. */
+function storedText(text: string): string {
+  return text.replaceAll("\u0000", "\ufffd");
 }

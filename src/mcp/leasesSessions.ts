@@ -47,7 +47,7 @@ export class SessionSubscriptions {
 
   /**
    * The watcher a session's subscription `sub` is held by here: closing it lets go of nothing (the session may go
-   * on elsewhere); the client's unsubscribe drops the row, on every replica; subscribing again records it again.
+   * on elsewhere; the client's unsubscribe drops the row, Leases.unsubscribed); subscribing again records it again.
    */
   watcher(sub: string, wanted?: Wanted): Watcher {
     return {
@@ -55,7 +55,6 @@ export class SessionSubscriptions {
       moved: () => false,
       read: async () => undefined,
       close: () => {},
-      drop: () => void this.track(this.store.unsubscribe(sub)).catch(() => {}),
       ...(wanted ? { again: () => this.host.record(sub, wanted) } : {}),
     };
   }

@@ -110,7 +110,12 @@ export function createServer(ctx: ServeContext): Server {
       await subs.subscribe(req.params.uri, agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx));
       return {};
     });
-    server.setRequestHandler("resources/unsubscribe", async (req) => {
+    server.setRequestHandler("resources/unsubscribe", async (req, reqCtx) => {
+      // a shared store's subscription is the session's row, wherever it was made: it goes by its id, held here or not
+      if (ctx.leases && subs.session !== undefined) {
+        const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
+        ctx.leases.unsubscribed(subs.session, origin.name, req.params.uri);
+      }
       subs.unsubscribe(req.params.uri);
       return {};
     });

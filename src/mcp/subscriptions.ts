@@ -30,8 +30,6 @@ export interface Watcher {
   read(signal: AbortSignal): Promise<string | undefined>;
   /** lets go of what it keeps open */
   close(): void;
-  /** the client unsubscribed (a shared store's subscription: its row goes, on every replica); before close() */
-  drop?(): void;
   /** subscribed again while held (a shared store's: its row may have gone through another replica) */
   again?(): Promise<void>;
 }
@@ -212,7 +210,6 @@ export class Subscriptions {
 
   /** Stops watching `uri` (the client unsubscribed); one not held is let be. */
   unsubscribe(uri: string): void {
-    this.held.get(uri)?.watcher.drop?.();
     this.release(uri);
   }
 

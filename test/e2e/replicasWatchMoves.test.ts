@@ -181,6 +181,25 @@ describe.skipIf(pg === null)("a session's subscriptions made where its stream is
     appendFileSync(other, "three\n");
     expect(await sub.nth(4)).toBe("rta://fs/read/other.txt");
   }, 60_000);
+
+  test("subscribed through A while its stream is on B, unsubscribed through B: its row goes, though B never held it", async () => {
+    const { store, file, b, token, lb } = await twoReplicas();
+    const other = join(file, "..", "other.txt");
+    writeFileSync(other, "one\n");
+    const sub = await subscriber(lb.url, token);
+    await sub.client.subscribeResource({ uri: URI });
+    lb.streamTo(b);
+    lb.cut();
+    await heldBy(store, b);
+    // made through A after B took the session's rows back: B's copy of the session does not hold it
+    await sub.client.subscribeResource({ uri: "rta://fs/read/other.txt" });
+    expect(await count(store, "watch_subscriptions")).toBe(2);
+    lb.to(b);
+    // before, the unsubscribe through B dropped nothing, and the client was told of other.txt's changes for good
+    await sub.client.unsubscribeResource({ uri: "rta://fs/read/other.txt" });
+    while ((await count(store, "watch_subscriptions")) > 1) await Bun.sleep(50);
+    await heldBy(store, b);
+  }, 60_000);
 });
 
 /** A TCP relay to PostgreSQL's port, which `cut` stops (every connection ended, none taken) and `mend` restores. */
