@@ -128,8 +128,7 @@ export class BoundedStdioTransport implements Transport {
    */
   private onEnd = () => {
     this.framer.end();
-    this.stopped = true;
-    this.waiting.clear();
+    this.stopReading();
     this.resolveDone();
   };
 

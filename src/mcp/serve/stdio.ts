@@ -157,19 +157,22 @@ export async function serveStdio(o: StdioServeOptions): Promise<ServeEnd> {
  * pipe) is answered every call that ran, whichever record it is. Calls still running are cancelled after, as before.
  */
 export async function answersOut(record: SessionRecord): Promise<void> {
-  const until = Date.now() + CANCEL_GRACE_MS;
   // its timer is cleared once the wait is over: one left pending kept the process, its session ended, for the
   // whole grace, and a script's pipe waited on it
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let over = false;
   const grace = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, CANCEL_GRACE_MS);
+    timer = setTimeout(() => {
+      over = true;
+      resolve();
+    }, CANCEL_GRACE_MS);
   });
   try {
     do {
       await Promise.race([record.settled(), grace]);
       // a committed line's call goes on to its answer in the turns after: they are let run
       await new Promise((resolve) => setImmediate(resolve));
-    } while (record.unsettledLines && Date.now() < until);
+    } while (record.unsettledLines && !over);
   } finally {
     clearTimeout(timer);
   }
