@@ -20,7 +20,7 @@ import { POLICY_FILE, PolicySource } from "../gate/policy.ts";
 import { registrationFiles } from "../mcp/install.ts";
 import { MemoryRecord, type RecordSink } from "../record/append.ts";
 import { RECORD_KEY_FILE } from "../record/key.ts";
-import { configuredStore, postgresStore } from "./storeFlag.ts";
+import { namedStore, postgresStore } from "./storeFlag.ts";
 
 /** What a process's dependencies are made with beside its environment; each has the plain process's default. */
 export interface ProcessDepsOptions {
@@ -42,8 +42,7 @@ export interface ProcessDepsOptions {
  */
 export function openStore(shared: string | undefined, local: () => GateStore): StoreTables {
   if (!shared) return local();
-  // loaded only for a shared store: a process on the data dir's gate.db does not evaluate the PostgreSQL modules
-  const url = postgresStore(shared, "keep the store in the data dir");
+  const url = postgresStore(shared);
   // loaded only for a shared store: a process on the data dir's gate.db does not evaluate the PostgreSQL modules
   const { PgGateStore } = require("../gate/store/pgStore.ts") as typeof import("../gate/store/pgStore.ts");
   return new PgGateStore(url, local);
@@ -71,9 +70,7 @@ export function processDeps(
     clock,
     host: realHost,
     record,
-    gate: once(() =>
-      openStore(env.RTA_STORE || configuredStore(config.current()), () => new GateStore(join(d.data, GATE_STORE_FILE))),
-    ),
+    gate: once(() => openStore(namedStore(env, config), () => new GateStore(join(d.data, GATE_STORE_FILE)))),
     policy: PolicySource.inConfigDir(d.config),
     config,
     dirs: d,

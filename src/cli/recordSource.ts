@@ -38,7 +38,7 @@ export function recordSource(cli: Cli): RecordSource {
   const d = dirs(env);
   const shared = namedStore(env);
   if (shared) {
-    const store = new PgRecordReader(postgresStore(shared, "read the record in the data dir"));
+    const store = new PgRecordReader(postgresStore(shared));
     return { where: store.label, each: (fn) => store.eachLine(fn), store, close: () => store.close() };
   }
   const file = join(d.data, RECORD_FILE);

@@ -40,7 +40,7 @@ export function takeStore(argv: string[]): { argv: string[]; store?: string } {
  * refused (core.config.invalid) rather than run without: a replica falling back to its own gate.db would keep
  * grants, uses and locks its siblings never see.
  */
-export function configuredStore(state: ConfigState): string | undefined {
+function configuredStore(state: ConfigState): string | undefined {
   if (state.kind !== "unreadable") return state.config.store;
   const top = state.text?.split(/^\s*\[/m, 1)[0];
   if (top === undefined || !/^\s*["']?store["']?\s*=/m.test(top)) return undefined;
@@ -65,15 +65,14 @@ export function namedStore(
 
 /**
  * `shared` (--store, RTA_STORE or config's store) as the PostgreSQL URL it must be; refuses anything else
- * (core.store.unavailable) without repeating it, since it may hold a password. `unset` says what leaving it out
- * does, for the hint.
+ * (core.store.unavailable) without repeating it, since it may hold a password.
  */
-export function postgresStore(shared: string, unset: string): string {
+export function postgresStore(shared: string): string {
   if (!isPostgresUrl(shared))
     throw new RtaError(
       "core.store.unavailable",
       "the shared store (--store, RTA_STORE or config's store) is not a postgres:// URL",
-      `name it as postgres://user@host:5432/db, or leave it unset to ${unset}`,
+      "name it as postgres://user@host:5432/db, or leave it unset to use the data dir",
     );
   return shared;
 }

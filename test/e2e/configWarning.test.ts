@@ -56,14 +56,18 @@ test("a config naming a store that does not read stops a server, the grant verbs
 
 test("a shared store that is no postgres:// URL is refused by the grant verbs and agent log alike, never repeated", async () => {
   const env = { RTA_CONFIG_DIR: tempDir(), RTA_DATA_DIR: tempDir(), RTA_STORE: "mysql://ops:s3cret@127.0.0.1:1/rta" };
-  for (const [args, unset] of [
-    [["grant", "list"], "keep the store in the data dir"],
-    [["agent", "log"], "read the record in the data dir"],
-  ] as const) {
-    const r = await rta([...args], { env });
+  // a grant naming no agent reads the record for it: the same refusal, with the same hint
+  for (const args of [
+    ["grant", "list"],
+    ["agent", "log"],
+    ["grant", "allow", "fs.read", "--ttl", "1h"],
+  ]) {
+    const r = await rta(args, { env });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("is not a postgres:// URL (core.store.unavailable)");
-    expect(r.stderr).toContain(`or leave it unset to ${unset}`);
+    expect(r.stderr).toContain(
+      "rta: hint: name it as postgres://user@host:5432/db, or leave it unset to use the data dir\n",
+    );
     expect(r.stderr).not.toContain("s3cret");
   }
 });
