@@ -25,6 +25,7 @@ import { appendable, writeRegistration } from "../mcp/installMerge.ts";
 import { type Io, jsonText } from "./io.ts";
 import { shown } from "./render.ts";
 import { reportError } from "./report.ts";
+import { namedStore } from "./storeFlag.ts";
 
 export interface InstallOptions {
   root: string[];
@@ -150,8 +151,9 @@ function planned(io: Io, client: Client, opts: InstallOptions): { reg: Registrat
     );
   const where = dirs(io.env);
   const kvIdentity = kvIdentityFor(io, opts.kv === true, where.config);
-  // RTA_STORE may hold the store's password, and a client's file is no place for it: the config dir is carried.
-  if (io.env.RTA_STORE)
+  // RTA_STORE may hold the store's password, and a client's file is no place for it: the config dir is carried, so
+  // a config that names a store is the store the server it starts uses
+  if (io.env.RTA_STORE && !configNamesStore(io.env))
     io.err(
       "rta: note: RTA_STORE is not carried into the registration, so the server it starts keeps its grants, locks and record in the data dir; to share the store, set `store` in config.toml instead\n",
     );
@@ -245,4 +247,13 @@ export function checkServedPlaces(roots: string[], allowHosts: string[]): void {
       `--allow-host ${JSON.stringify(notHost)} is not a host name`,
       "give the host name clients reach the server by, e.g. --allow-host rta.internal",
     );
+}
+
+/** Whether config.toml in the config dir names a shared store (one that does not read is refused where it is used). */
+function configNamesStore(env: Record<string, string | undefined>): boolean {
+  try {
+    return namedStore({ ...env, RTA_STORE: undefined }) !== undefined;
+  } catch {
+    return true;
+  }
 }

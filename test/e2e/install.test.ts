@@ -131,6 +131,17 @@ test("RTA_STORE is not carried into a registration, and the person is told where
   expect(r.stderr).not.toContain("s3cret");
 });
 
+test("with a store named in config.toml, which the carried config dir gives the server, no note says the data dir", async () => {
+  const { env } = place();
+  writeFileSync(join(env.RTA_CONFIG_DIR as string, "config.toml"), 'store = "postgres://ops@127.0.0.1:1/rta"\n');
+  const r = await rta(["mcp", "install", "codex", "--json"], {
+    env: { ...env, RTA_STORE: "postgres://ops:s3cret@127.0.0.1:1/other" },
+  });
+  expect(r.code).toBe(0);
+  expect(r.stderr).not.toContain("RTA_STORE is not carried");
+  expect(r.stdout + r.stderr).not.toContain("s3cret");
+});
+
 describe("rta mcp install, on a terminal", () => {
   test("codex prints TOML, not JSON, and the note is about where it goes", async () => {
     const { env, project } = place();
