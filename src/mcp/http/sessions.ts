@@ -124,6 +124,8 @@ export class LegacySessions {
     for (const id of rows.trim(row.agent, this.shares.perAgent, [row.id, ...busy])) {
       const held = this.byId.get(id);
       if (held) this.close(held);
+      // ended on every replica, as one evicted to make room is: its subscriptions go with it now, not at a sweep
+      this.ended?.(id);
     }
   }
 

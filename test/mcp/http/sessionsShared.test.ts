@@ -220,8 +220,11 @@ describe("LegacySessions with a shared store", () => {
     const shares = { perAgent: 3, total: 100 };
     const a = new LegacySessions({ now: () => now }, shares, () => rows);
     const b = new LegacySessions({ now: () => now }, shares, () => rows);
+    const ended: string[] = [];
+    for (const s of [a, b]) s.ended = (id) => ended.push(id);
     const closed: string[] = [];
     for (let i = 0; i < 3; i++) open(a, "mallory", closed, now++);
+    const first = [...rows.rows.keys()];
     // both make room against the same rows, then both write theirs
     const both = [a, b].map((s) => ({ s, session: made(s.make("mallory", fakeTransport(closed))) }));
     for (const { s, session } of both)
@@ -236,5 +239,9 @@ describe("LegacySessions with a shared store", () => {
       });
     expect(rows.count("mallory").own).toBe(3);
     for (const { session } of both) expect(rows.rows.has(session.id)).toBe(true);
+    // each row trimmed is said ended, so its subscriptions go with it on every replica
+    const trimmed = first.filter((id) => !rows.rows.has(id));
+    expect(trimmed.length).toBeGreaterThan(0);
+    for (const id of trimmed) expect(ended).toContain(id);
   });
 });
