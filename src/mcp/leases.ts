@@ -27,7 +27,7 @@ import {
   Writes,
   within,
 } from "./leasesListen.ts";
-import { SessionSubscriptions } from "./leasesSessions.ts";
+import { SessionSubscriptions, storedText } from "./leasesSessions.ts";
 import { type ReadPlace, readUri, watcherOf } from "./subscriptionReads.ts";
 import { digestOf, due, readAgain, TICK_MS, type Watch, type Watcher } from "./subscriptions.ts";
 
@@ -99,17 +99,6 @@ export class SharedWatching {
    * recorded in the store, its changes from any replica's worker handed to `tell` (a 2025-11-25 session's to its
    * stream, wherever that is). This replica claims a new watcher while it has room.
    */
-  /**
-   * Session `session`'s client unsubscribed from `uri`: the session's row goes, on every replica, whichever replica
-   * it was made through and whether or not this one holds it (a replica holds only what was made before it took the
-   * session's rows back). Refuses nothing.
-   */
-  unsubscribed(session: string, agent: string, uri: string): void {
-    if (!this.sessions.reached) return;
-    const sub = `${session} ${watcherId(storedText(agent), uri)}`;
-    void this.track(this.store.unsubscribe(sub)).catch(() => {});
-  }
-
   watch(place: ReadPlace, tell: (uri: string) => void): Watch {
     return async (uri, origin, signal, of) => {
       const first = JSON.stringify((await readUri(place, uri, origin, signal)).contents);
@@ -299,9 +288,4 @@ export class SharedWatching {
     if (told) w.digest = digest;
     else this.drop(id, w);
   }
-}
-
-/** Text as PostgreSQL keeps it: its text holds no NUL, which a client's reported name may. */
-function storedText(text: string): string {
-  return text.replaceAll("\u0000", "\ufffd");
 }

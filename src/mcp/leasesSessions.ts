@@ -10,7 +10,7 @@
  * to; rows no replica takes back within 15 s are swept. A session that ends (its DELETE, a person, its agent
  * locked, idle) takes its rows with it.
  */
-import type { PgLeases, Wanted } from "../gate/store/pgLeases.ts";
+import { type PgLeases, type Wanted, watcherId } from "../gate/store/pgLeases.ts";
 import { deliver, type Reach } from "./leasesListen.ts";
 import type { Subscriptions, Watcher } from "./subscriptions.ts";
 
@@ -85,6 +85,16 @@ export class SessionSubscriptions {
     for (const id of await this.store.ended(streaming)) this.reach?.end(id);
   }
 
+  /**
+   * Session `session`'s client (agent `agent`) unsubscribed from `uri`: the session's row goes, on every replica,
+   * whichever replica it was made through and whether this one holds it or not. Refuses nothing.
+   */
+  unsubscribed(session: string, agent: string, uri: string): void {
+    if (!this.reached) return;
+    const sub = `${session} ${watcherId(storedText(agent), uri)}`;
+    void this.track(this.store.unsubscribe(sub)).catch(() => {});
+  }
+
   /** Session `session`'s copy here closed: its subscriptions are kept for the replica it goes on through. */
   letGo(session: string): void {
     void this.track(this.store.letGo(session)).catch(() => {});
@@ -108,4 +118,9 @@ export class SessionSubscriptions {
       })
       .catch(() => {});
   }
+}
+
+/** Text as PostgreSQL keeps it: its text holds no NUL, which a client's reported name may. */
+export function storedText(text: string): string {
+  return text.replaceAll("\u0000", "\ufffd");
 }

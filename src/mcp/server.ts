@@ -114,7 +114,7 @@ export function createServer(ctx: ServeContext): Server {
       // a shared store's subscription is the session's row, wherever it was made: it goes by its id, held here or not
       if (ctx.leases && subs.session !== undefined) {
         const origin = agentOrigin(ctx, clientInfo(server, reqCtx.mcpReq.envelope), reqCtx);
-        ctx.leases.unsubscribed(subs.session, origin.name, req.params.uri);
+        ctx.leases.sessions.unsubscribed(subs.session, origin.name, req.params.uri);
       }
       subs.unsubscribe(req.params.uri);
       return {};
